@@ -1,0 +1,46 @@
+package bpf
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Build is one bundled build of FizzBuzzFibonacci.
+type Build struct {
+	Name        string // as given on the command line: v1..v4
+	Description string
+	Program     string // the XDP function in the object
+	Object      []byte // the ELF object, embedded at compile time
+}
+
+// Default is the build measured when no object is named.
+const Default = "v4"
+
+// ErrUnknownBuild is returned by Lookup for a name that is not bundled.
+var ErrUnknownBuild = errors.New("unknown bundled build")
+
+// The program's function name, the same in every build.
+const program = "fizzbuzz"
+
+// Builds returns the bundled builds, oldest first.
+func Builds() []Build {
+	return []Build{
+		{"v1", "push the IPv4 source address into a queue", program, _FizzbuzzV1Bytes},
+		{"v2", "FizzBuzz: push Fizz (%3), Buzz (%5), FizzBuzz (%15), else nothing", program, _FizzbuzzV2Bytes},
+		{"v3", "FizzBuzzFibonacci, Fibonacci found by a loop per packet (the regression)", program, _FizzbuzzV3Bytes},
+		{"v4", "FizzBuzzFibonacci, Fibonacci as a constant-time test (the fix)", program, _FizzbuzzV4Bytes},
+	}
+}
+
+// Lookup returns the bundled build of that name.
+func Lookup(name string) (Build, error) {
+	var names []string
+	for _, b := range Builds() {
+		if b.Name == name {
+			return b, nil
+		}
+		names = append(names, b.Name)
+	}
+	return Build{}, fmt.Errorf("%w %q (bundled: %s)", ErrUnknownBuild, name, strings.Join(names, ", "))
+}

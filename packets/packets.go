@@ -1,0 +1,244 @@
+package packets
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+)
+
+// Case is one packet fed to the program under test.
+type Case struct {
+	// Name selects the case on the command line, e.g. "fizz".
+	Name string `json:"name"`
+	// Summary describes the frame in a line, e.g. "udp 192.0.2.4:40000 > 198.51.100.1:9".
+	Summary string `json:"summary"`
+	// Source is the frame's IP source address; invalid when it has none.
+	Source netip.Addr `json:"source"`
+	// Frame is the whole Ethernet frame, without FCS.
+	Frame []byte `json:"frame"`
+	// Expect names the XDP action a well-behaved Ethernet/IPv4 parser, such
+	// as the bundled programs, returns for this frame.
+	Expect string `json:"expect"`
+}
+
+// The source-address classes of FizzBuzzFibonacci, in the order they are
+// reported. The address is taken in host byte order.
+const (
+	Fizz      = "fizz"      // divisible by 3, not by 5
+	Buzz      = "buzz"      // divisible by 5, not by 3
+	FizzBuzz  = "fizzbuzz"  // divisible by 15
+	Fibonacci = "fibonacci" // address % 256 is a Fibonacci number
+	None      = "none"      // none of the above: nothing is pushed
+)
+
+// Cases outside the default set, selected by name.
+const (
+	NonIPv4 = "non-ipv4" // an IPv6/UDP frame: the parser passes it untouched
+	Short   = "short"    // cut inside the IPv4 header: the parser aborts
+)
+
+// ErrUnknownCase is returned for a case name that is not defined.
+var ErrUnknownCase = errors.New("unknown packet case")
+
+// All frames come from and go to documentation prefixes (RFC 5737, RFC 3849),
+// so that a capture of them can never be mistaken for real traffic.
+var (
+	classPrefix = netip.MustParseAddr("192.0.2.0")
+	destination = netip.MustParseAddr("198.51.100.1")
+	sourceMAC   = net.HardwareAddr{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}
+	destMAC     = net.HardwareAddr{0x02, 0x00, 0x00, 0x00, 0x00, 0x02}
+)
+
+const (
+	sourcePort = 40000
+	destPort   = 9 // discard
+	// Padding the UDP payload to 18 bytes makes a 60-byte frame, the
+	// Ethernet minimum without FCS, as a NIC would hand it to XDP.
+	payloadSize = 18
+	// Short frames keep 10 of the 20 bytes of the IPv4 header.
+	shortLength = 14 + 10
+)
+
+// classOctets is the last octet of each class's address within
+// 192.0.2.0/24. 233 is the largest Fibonacci number below 256, so the
+// fibonacci class takes the longest path through a loop that walks the
+// sequence. TestClassesMatchTheirNames checks each against its definition.
+var classOctets = []struct {
+	name  string
+	octet byte
+}{
+	{Fizz, 4},
+	{Buzz, 6},
+	{FizzBuzz, 16},
+	{Fibonacci, 233},
+	{None, 9},
+}
+
+// Classes returns the names of the source-address classes, the default cases.
+func Classes() []string {
+	names := make([]string, len(classOctets))
+	for i, c := range classOctets {
+		names[i] = c.name
+	}
+	return names
+}
+
+// Names returns the name of every case that Select accepts.
+func Names() []string {
+	return append(Classes(), NonIPv4, Short)
+}
+
+// Default returns the cases for every source-address class.
+func Default() []Case {
+	cases, err := Select(Classes())
+	if err != nil {
+		panic(err) // the class table is static; a failure here is a bug
+	}
+	return cases
+}
+
+// Select returns the named cases in the given order. Names are trimmed and
+// matched case-insensitively; duplicates are an error, since a case measured
+// twice would be reported twice.
+func Select(names []string) ([]Case, error) {
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%w: no case given (known: %s)", ErrUnknownCase, strings.Join(Names(), ", "))
+	}
+	cases := make([]Case, 0, len(names))
+	seen := make(map[string]bool)
+	for _, raw := range names {
+		name := strings.ToLower(strings.TrimSpace(raw))
+		if seen[name] {
+			return nil, fmt.Errorf("packet case %q given twice", name)
+		}
+		seen[name] = true
+		c, err := build(name)
+		if err != nil {
+			return nil, err
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
+}
+
+func build(name string) (Case, error) {
+	for _, c := range classOctets {
+		if c.name == name {
+			return ipv4Case(name, classAddress(c.octet))
+		}
+	}
+	switch name {
+	case NonIPv4:
+		return ipv6Case(name)
+	case Short:
+		c, err := ipv4Case(name, classAddress(classOctets[0].octet))
+		if err != nil {
+			return Case{}, err
+		}
+		c.Frame = c.Frame[:shortLength]
+		c.Summary = fmt.Sprintf("ipv4 header cut at %d of 20 bytes, %s", shortLength-14, c.Summary)
+		c.Expect = "XDP_ABORTED"
+		return c, nil
+	}
+	return Case{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownCase, name, strings.Join(Names(), ", "))
+}
+
+func classAddress(octet byte) netip.Addr {
+	a := classPrefix.As4()
+	a[3] = octet
+	return netip.AddrFrom4(a)
+}
+
+// HostOrder returns an IPv4 address as the number a program gets from
+// bpf_ntohl(ip->saddr).
+func HostOrder(addr netip.Addr) uint32 {
+	a := addr.As4()
+	return binary.BigEndian.Uint32(a[:])
+}
+
+// Classify returns the FizzBuzzFibonacci class of an IPv4 source address,
+// as the bundled v3 and v4 builds decide it.
+func Classify(addr netip.Addr) string {
+	n := HostOrder(addr)
+	switch {
+	case slices.Contains(fibonacciBelow256, n%256):
+		return Fibonacci
+	case n%15 == 0:
+		return FizzBuzz
+	case n%3 == 0:
+		return Fizz
+	case n%5 == 0:
+		return Buzz
+	}
+	return None
+}
+
+var fibonacciBelow256 = []uint32{0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233}
+
+func ipv4Case(name string, src netip.Addr) (Case, error) {
+	eth := &layers.Ethernet{SrcMAC: sourceMAC, DstMAC: destMAC, EthernetType: layers.EthernetTypeIPv4}
+	ip := &layers.IPv4{
+		Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolUDP,
+		SrcIP: src.AsSlice(), DstIP: destination.AsSlice(),
+	}
+	udp := &layers.UDP{SrcPort: sourcePort, DstPort: destPort}
+	frame, err := serialize(eth, ip, udp)
+	if err != nil {
+		return Case{}, fmt.Errorf("build case %s: %w", name, err)
+	}
+	return Case{
+		Name:    name,
+		Summary: fmt.Sprintf("udp %s:%d > %s:%d", src, sourcePort, destination, destPort),
+		Source:  src,
+		Frame:   frame,
+		Expect:  "XDP_PASS",
+	}, nil
+}
+
+func ipv6Case(name string) (Case, error) {
+	src := netip.MustParseAddr("2001:db8::1")
+	dst := netip.MustParseAddr("2001:db8::2")
+	eth := &layers.Ethernet{SrcMAC: sourceMAC, DstMAC: destMAC, EthernetType: layers.EthernetTypeIPv6}
+	ip := &layers.IPv6{
+		Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolUDP,
+		SrcIP: src.AsSlice(), DstIP: dst.AsSlice(),
+	}
+	udp := &layers.UDP{SrcPort: sourcePort, DstPort: destPort}
+	frame, err := serialize(eth, ip, udp)
+	if err != nil {
+		return Case{}, fmt.Errorf("build case %s: %w", name, err)
+	}
+	return Case{
+		Name:    name,
+		Summary: fmt.Sprintf("udp6 [%s]:%d > [%s]:%d", src, sourcePort, dst, destPort),
+		Source:  src,
+		Frame:   frame,
+		Expect:  "XDP_PASS",
+	}, nil
+}
+
+// netLayer is what UDP needs to compute its pseudo-header checksum.
+type netLayer interface {
+	gopacket.SerializableLayer
+	gopacket.NetworkLayer
+}
+
+func serialize(eth *layers.Ethernet, ip netLayer, udp *layers.UDP) ([]byte, error) {
+	if err := udp.SetNetworkLayerForChecksum(ip); err != nil {
+		return nil, err
+	}
+	buf := gopacket.NewSerializeBuffer()
+	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
+	payload := gopacket.Payload(make([]byte, payloadSize))
+	if err := gopacket.SerializeLayers(buf, opts, eth, ip, udp, payload); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
