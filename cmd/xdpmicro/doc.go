@@ -1,0 +1,7 @@
+// Command xdpmicro benchmarks eBPF XDP programs through BPF_PROG_TEST_RUN
+// and reports Criterion-style statistics per packet case.
+//
+// This package only wires the others together: flags become a
+// testrun.Config, its result becomes a report.Report, written in the asked
+// format. Run `xdpmicro help` for the commands and their flags.
+package main

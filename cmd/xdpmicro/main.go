@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// Exit codes, as documented in the README.
+const (
+	exitOK        = 0
+	exitFailed    = 1 // the run failed: kernel, verifier, privileges, I/O
+	exitUsage     = 2 // bad usage or bad input
+	exitInterrupt = 128
+)
+
+// usageError marks an error as the user's input being wrong.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// interrupted carries the signal that stopped a run.
+type interrupted struct{ signal int }
+
+func (e interrupted) Error() string { return "interrupted" }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	root := rootCommand()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var sig interrupted
+	if errors.As(err, &sig) {
+		return exitInterrupt + sig.signal
+	}
+	fmt.Fprintln(os.Stderr, "xdpmicro: "+oneLine(err))
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		fmt.Fprintln(os.Stderr, "verifier log (tail):")
+		for _, line := range tail(ve.Log, 20) {
+			fmt.Fprintln(os.Stderr, "  "+line)
+		}
+	}
+	if isUsage(err) {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+func isUsage(err error) bool {
+	var ue usageError
+	for _, sentinel := range []error{
+		testrun.ErrBadObject, testrun.ErrNoProgram, testrun.ErrUnsupportedType, testrun.ErrConfig,
+		packets.ErrUnknownCase, report.ErrFormat, stats.ErrConfidence,
+	} {
+		if errors.Is(err, sentinel) {
+			return true
+		}
+	}
+	return errors.As(err, &ue)
+}
+
+// oneLine keeps the first line of an error: the verifier's log, when there
+// is one, is printed separately.
+func oneLine(err error) string {
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return msg
+	}
+	return strings.ReplaceAll(err.Error(), "\n", " ")
+}
+
+func tail(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
+	}
+	return lines
+}
+
+func rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "xdpmicro",
+		Short: "Micro-benchmark eBPF XDP programs with BPF_PROG_TEST_RUN",
+		Long: `xdpmicro loads an XDP program (never attaching it to an interface), feeds it
+crafted packets through the kernel's BPF_PROG_TEST_RUN command, and reports
+Criterion-style statistics per packet case: estimates with bootstrap
+confidence intervals and outliers, as a table, Bencher Metric Format or JSON.
+
+It needs root, or CAP_BPF + CAP_NET_ADMIN (+ CAP_PERFMON).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(benchCommand(), programsCommand())
+	return root
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/bpf"
+)
+
+func programsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "programs [OBJECT]",
+		Short: "List the bundled builds, or the programs inside an object",
+		Example: `  xdpmicro programs
+  xdpmicro programs ./prog.o`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeObject,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			table := tablewriter.NewWriter(cmd.OutOrStdout())
+			if len(args) == 0 {
+				table.Header("build", "program", "description")
+				for _, b := range bpf.Builds() {
+					name := b.Name
+					if name == bpf.Default {
+						name += " (default)"
+					}
+					if err := table.Append(name, b.Program, b.Description); err != nil {
+						return err
+					}
+				}
+				return table.Render()
+			}
+			object, _, err := resolveObject(args[0])
+			if err != nil {
+				return err
+			}
+			progs, err := object.Programs()
+			if err != nil {
+				return err
+			}
+			table.Header("program", "type", "section", "measurable")
+			for _, p := range progs {
+				measurable := "yes"
+				if !p.Supported() {
+					measurable = "no"
+				}
+				if err := table.Append(p.Name, p.Type, p.Section, measurable); err != nil {
+					return err
+				}
+			}
+			if err := table.Render(); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%d program(s) in %s\n", len(progs), object.Name)
+			return err
+		},
+	}
+}

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/google/renameio/v2"
+)
+
+// Format is an output format.
+type Format string
+
+// The output formats.
+const (
+	Table Format = "table" // for people, in a terminal
+	BMF   Format = "bmf"   // Bencher Metric Format, for `bencher run --adapter json`
+	JSON  Format = "json"  // everything, for tools and later comparison
+)
+
+// Formats lists the output formats.
+func Formats() []string { return []string{string(Table), string(BMF), string(JSON)} }
+
+// ErrFormat is returned for an unknown format name.
+var ErrFormat = errors.New("unknown format")
+
+// ParseFormat checks a format name.
+func ParseFormat(name string) (Format, error) {
+	if !slices.Contains(Formats(), name) {
+		return "", fmt.Errorf("%w %q (known: %s)", ErrFormat, name, strings.Join(Formats(), ", "))
+	}
+	return Format(name), nil
+}
+
+// Write renders the report in the format.
+func (r *Report) Write(w io.Writer, f Format) error {
+	switch f {
+	case Table:
+		return r.writeTable(w)
+	case BMF:
+		return r.writeBMF(w)
+	case JSON:
+		return writeJSON(w, r)
+	}
+	return fmt.Errorf("%w %q", ErrFormat, f)
+}
+
+// WriteFile renders the report into a file atomically: the file holds the
+// old content or the whole new one, never a part.
+func (r *Report) WriteFile(path string, f Format) error {
+	var buf bytes.Buffer
+	if err := r.Write(&buf, f); err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// bmfMetric is one measure of one benchmark in Bencher Metric Format.
+type bmfMetric struct {
+	Value float64 `json:"value"`
+	Lower float64 `json:"lower_value"`
+	Upper float64 `json:"upper_value"`
+}
+
+// writeBMF reports the last program measured: the only one, or the "after"
+// build of a comparison. Benchmarks are named <program>/<case>; the measure
+// is Bencher's built-in latency, in nanoseconds.
+func (r *Report) writeBMF(w io.Writer) error {
+	out := map[string]map[string]bmfMetric{}
+	if len(r.Programs) > 0 {
+		p := r.Programs[len(r.Programs)-1]
+		for _, c := range p.Results {
+			if c.Stats == nil {
+				continue
+			}
+			mean := c.Stats.Estimates.Mean
+			out[p.Info.Name+"/"+c.Name] = map[string]bmfMetric{
+				"latency": {Value: mean.Point, Lower: mean.Lower, Upper: mean.Upper},
+			}
+		}
+	}
+	return writeJSON(w, out)
+}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"encoding/hex"
+	"fmt"
+
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// Schema identifies the JSON document's layout; bump it when a field's
+// meaning changes, so that a reader of saved results can refuse old ones.
+const Schema = "xdpmicro.bench/v1"
+
+// Settings are the choices the run was made with, echoed into reports.
+type Settings struct {
+	Object     string   `json:"object"`
+	Program    string   `json:"program,omitempty"`
+	Cases      []string `json:"cases"`
+	CPU        int      `json:"cpu"` // as asked; -1 for the tool's choice
+	Samples    int      `json:"samples"`
+	Repeat     uint32   `json:"repeat"`
+	Warmup     string   `json:"warmup"`
+	Confidence float64  `json:"confidence"`
+	Resamples  int      `json:"resamples"`
+}
+
+// Report is everything one bench run found.
+type Report struct {
+	Schema      string              `json:"schema"`
+	Settings    Settings            `json:"config"`
+	Environment testrun.Environment `json:"environment"`
+	Partial     bool                `json:"partial,omitempty"`
+	Programs    []Program           `json:"programs"`
+}
+
+// Program is one measured program.
+type Program struct {
+	Label   string              `json:"label,omitempty"`
+	Object  string              `json:"object"`
+	Info    testrun.ProgramInfo `json:"program"`
+	Results []Case              `json:"cases"`
+}
+
+// Case is one packet case's measurement and its statistics.
+type Case struct {
+	Name    string    `json:"name"`
+	Summary string    `json:"summary"`
+	Source  string    `json:"source,omitempty"`
+	Length  int       `json:"frame_length"`
+	Frame   string    `json:"frame_hex"`
+	Return  uint32    `json:"return"`
+	Action  string    `json:"action"`
+	Retries int       `json:"retries"`
+	Samples []float64 `json:"samples_ns"`
+	// Stats is nil when a cancelled run left too few samples.
+	Stats *stats.Summary `json:"stats"`
+}
+
+// New computes the statistics of every case of a run.
+func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, error) {
+	r := &Report{Schema: Schema, Settings: settings, Environment: res.Environment, Partial: res.Partial}
+	for _, p := range res.Programs {
+		prog := Program{Label: p.Label, Object: p.Object, Info: p.Info}
+		for _, c := range p.Cases {
+			var summary *stats.Summary
+			if !res.Partial || len(c.Samples) >= stats.MinSamples {
+				s, err := stats.Summarize(c.Samples, opts)
+				if err != nil {
+					return nil, fmt.Errorf("case %s: %w", c.Case.Name, err)
+				}
+				summary = &s
+			}
+			src := ""
+			if c.Case.Source.IsValid() {
+				src = c.Case.Source.String()
+			}
+			prog.Results = append(prog.Results, Case{
+				Name:    c.Case.Name,
+				Summary: c.Case.Summary,
+				Source:  src,
+				Length:  len(c.Case.Frame),
+				Frame:   hex.EncodeToString(c.Case.Frame),
+				Return:  c.Return,
+				Action:  c.Action,
+				Retries: c.Retries,
+				Samples: c.Samples,
+				Stats:   summary,
+			})
+		}
+		r.Programs = append(r.Programs, prog)
+	}
+	return r, nil
+}

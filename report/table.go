@@ -1,0 +1,99 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+func (r *Report) writeTable(w io.Writer) error {
+	env := r.Environment
+	for _, p := range r.Programs {
+		title := p.Info.Name + " in " + p.Object
+		if p.Label != "" {
+			title = p.Label + ": " + title
+		}
+		fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
+		table := tablewriter.NewTable(w,
+			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
+			tablewriter.WithRowAlignment(tw.AlignRight),
+			tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		)
+		table.Header("case", "source", "return",
+			fmt.Sprintf("mean [%g%% CI]", 100*r.Settings.Confidence), "median", "std dev", "outliers", "samples × repeat")
+		for _, c := range p.Results {
+			row := []string{c.Name, c.Source, c.Action}
+			if c.Stats == nil {
+				row = append(row, "too few samples", "", "", "", fmt.Sprintf("%d × %d", len(c.Samples), env.Repeat))
+			} else {
+				s := c.Stats
+				row = append(row,
+					fmt.Sprintf("%s [%s %s] ns", ns(s.Estimates.Mean.Point), ns(s.Estimates.Mean.Lower), ns(s.Estimates.Mean.Upper)),
+					ns(s.Estimates.Median.Point)+" ns",
+					ns(s.Estimates.StdDev.Point)+" ns",
+					fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
+					fmt.Sprintf("%d × %d", s.N, env.Repeat),
+				)
+			}
+			if err := table.Append(row); err != nil {
+				return err
+			}
+		}
+		if err := table.Render(); err != nil {
+			return err
+		}
+		for _, note := range notes(p) {
+			fmt.Fprintln(w, "  "+note)
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Partial {
+		fmt.Fprintln(w, "PARTIAL: the run was interrupted; figures above use the samples taken so far.")
+	}
+	fmt.Fprintf(w, "kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel\n",
+		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
+		env.Wall.Round(1e7), env.KernelTime.Round(1e7))
+	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample (resolution %g ns); "+
+		"intervals are %d-resample bootstrap percentiles\n", env.Resolution, r.Settings.Resamples)
+	return nil
+}
+
+// notes lists what the table's cells cannot hold: the kinds of outliers,
+// restarted samples.
+func notes(p Program) []string {
+	var out []string
+	for _, c := range p.Results {
+		if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
+			o := c.Stats.Outliers
+			var kinds []string
+			for _, k := range []struct {
+				n    int
+				name string
+			}{{o.LowSevere, "low severe"}, {o.LowMild, "low mild"}, {o.HighMild, "high mild"}, {o.HighSevere, "high severe"}} {
+				if k.n > 0 {
+					kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.name))
+				}
+			}
+			out = append(out, fmt.Sprintf("%s: outliers %s", c.Name, strings.Join(kinds, ", ")))
+		}
+		if c.Retries > 0 {
+			out = append(out, fmt.Sprintf("%s: %d sample(s) restarted after a signal (EINTR)", c.Name, c.Retries))
+		}
+	}
+	return out
+}
+
+// ns formats nanoseconds with a precision fitting their size.
+func ns(v float64) string {
+	switch {
+	case v >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 100:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}

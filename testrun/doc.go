@@ -1,0 +1,18 @@
+// Package testrun measures BPF programs through the kernel's
+// BPF_PROG_TEST_RUN command, without attaching them anywhere.
+//
+// It loads an object, picks the program, runs every packet case once and
+// checks its return code, pins the measuring OS thread to one CPU, warms up,
+// and takes samples: each sample is one test run of Repeat runs, for which
+// the kernel reports the mean time per run in whole nanoseconds. Samples of
+// all cases are taken round-robin, in alternating order, so that drift on
+// the machine hits every case alike.
+//
+// XDP runs are never timed with a wall clock: with a repeat count above one
+// the kernel swaps the program into the XDP dispatcher and back around the
+// timed loop, which costs tens of milliseconds that only the kernel's own
+// figure excludes.
+//
+// The package returns raw samples and the environment they were taken in;
+// it knows nothing of statistics or output formats.
+package testrun

@@ -1,0 +1,195 @@
+package testrun
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/packets"
+)
+
+// requireBPF skips a test that needs to load programs into the kernel when
+// this process may not. Kernel tests never fake the kernel: they load the
+// real programs and run them.
+func requireBPF(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("loading BPF programs needs root (or CAP_BPF + CAP_NET_ADMIN): run the tests with sudo")
+	}
+}
+
+func bundled(t *testing.T, name string) Object {
+	t.Helper()
+	b, err := bpf.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Object{Name: b.Name, ELF: b.Object}
+}
+
+func allCases(t *testing.T) []packets.Case {
+	t.Helper()
+	cases, err := packets.Select(packets.Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+// Every build returns what DESIGN.md says for every case, and pushes what
+// its version should: checked by popping the queue after one real run.
+func TestBundledBehaviour(t *testing.T) {
+	requireBPF(t)
+	const (
+		fizz, buzz, fizzbuzz, fibonacci = 1, 2, 3, 4
+		nothing                         = -1
+	)
+	want := map[string]map[string]int64{
+		"v2": {packets.Fizz: fizz, packets.Buzz: buzz, packets.FizzBuzz: fizzbuzz, packets.Fibonacci: nothing, packets.None: nothing},
+		"v3": {packets.Fizz: fizz, packets.Buzz: buzz, packets.FizzBuzz: fizzbuzz, packets.Fibonacci: fibonacci, packets.None: nothing},
+		"v4": {packets.Fizz: fizz, packets.Buzz: buzz, packets.FizzBuzz: fizzbuzz, packets.Fibonacci: fibonacci, packets.None: nothing},
+	}
+	for _, b := range bpf.Builds() {
+		t.Run(b.Name, func(t *testing.T) {
+			l, err := load(bundled(t, b.Name), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.close()
+			queue := l.coll.Maps["verdicts"]
+			for _, c := range allCases(t) {
+				ret, err := l.runOnce(c.Frame)
+				if err != nil {
+					t.Fatalf("%s: %v", c.Name, err)
+				}
+				if got := ActionName(ret); got != c.Expect {
+					t.Errorf("%s: returned %s, want %s", c.Name, got, c.Expect)
+				}
+				var pushed uint32
+				popErr := queue.LookupAndDelete(nil, &pushed)
+				if popErr != nil && !errors.Is(popErr, ebpf.ErrKeyNotExist) {
+					t.Fatalf("%s: pop: %v", c.Name, popErr)
+				}
+				got := int64(-1)
+				if popErr == nil {
+					got = int64(pushed)
+				}
+				var expected int64
+				switch {
+				case c.Name == packets.NonIPv4 || c.Name == packets.Short:
+					expected = nothing
+				case b.Name == "v1":
+					expected = int64(packets.HostOrder(c.Source))
+				default:
+					expected = want[b.Name][c.Name]
+				}
+				if got != expected {
+					t.Errorf("%s: queue got %d, want %d", c.Name, got, expected)
+				}
+			}
+		})
+	}
+}
+
+// A full queue must keep taking pushes (BPF_EXIST), or long benchmarks
+// measure the failure path: after more runs than the queue holds, the
+// newest value must still be the one just pushed.
+func TestQueueOverwritesWhenFull(t *testing.T) {
+	requireBPF(t)
+	l, err := load(bundled(t, "v1"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	cases := allCases(t)
+	queue := l.coll.Maps["verdicts"]
+	for i := range int(queue.MaxEntries()) + 10 {
+		if _, err := l.runOnce(cases[i%5].Frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Drain: the last value out is the last pushed.
+	var v, last uint32
+	n := 0
+	for queue.LookupAndDelete(nil, &v) == nil {
+		last = v
+		n++
+	}
+	if n != int(queue.MaxEntries()) {
+		t.Fatalf("drained %d values, want %d", n, queue.MaxEntries())
+	}
+	lastCase := cases[(int(queue.MaxEntries())+9)%5]
+	if last != packets.HostOrder(lastCase.Source) {
+		t.Fatalf("last value %d, want %d: pushes to a full queue were dropped", last, packets.HostOrder(lastCase.Source))
+	}
+}
+
+func TestRun(t *testing.T) {
+	requireBPF(t)
+	cases, err := packets.Select([]string{packets.Fizz, packets.Fibonacci, packets.Short})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{
+		Programs:     []Program{{Object: bundled(t, "v3")}},
+		Cases:        cases,
+		CheckReturns: true,
+		CPU:          -1,
+		Samples:      MinSamples,
+		Repeat:       10000,
+	}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Partial {
+		t.Error("complete run marked partial")
+	}
+	if got := res.Programs[0].Info.Name; got != "fizzbuzz" {
+		t.Errorf("program %q, want fizzbuzz", got)
+	}
+	for _, c := range res.Programs[0].Cases {
+		if len(c.Samples) != MinSamples {
+			t.Errorf("%s: %d samples, want %d", c.Case.Name, len(c.Samples), MinSamples)
+		}
+		for _, s := range c.Samples {
+			if s <= 0 || s > 100000 {
+				t.Errorf("%s: implausible sample %v ns", c.Case.Name, s)
+			}
+		}
+	}
+	env := res.Environment
+	if env.Wall <= env.KernelTime || env.KernelTime <= 0 {
+		t.Errorf("wall %v should exceed kernel time %v > 0", env.Wall, env.KernelTime)
+	}
+	if env.Kernel == "" || env.Repeat != 10000 {
+		t.Errorf("environment incomplete: %+v", env)
+	}
+}
+
+func TestRunRejectsWrongReturn(t *testing.T) {
+	requireBPF(t)
+	c := allCases(t)[0]
+	c.Expect = "XDP_DROP"
+	cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: []packets.Case{c},
+		CheckReturns: true, CPU: -1, Samples: MinSamples, Repeat: 1}
+	if _, err := Run(context.Background(), cfg); !errors.Is(err, ErrUnexpectedReturn) {
+		t.Fatalf("got %v, want ErrUnexpectedReturn", err)
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	requireBPF(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: packets.Default(),
+		CPU: -1, Samples: 100000, Repeat: 1000}
+	res, err := Run(ctx, cfg)
+	if !errors.Is(err, context.DeadlineExceeded) || !res.Partial {
+		t.Fatalf("got partial=%v err=%v, want a partial result and the context's error", res.Partial, err)
+	}
+}

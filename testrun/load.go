@@ -1,0 +1,87 @@
+package testrun
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+)
+
+// loaded is a program in the kernel, with the maps it uses.
+type loaded struct {
+	object Object
+	info   ProgramInfo
+	coll   *ebpf.Collection
+	prog   *ebpf.Program
+}
+
+// load puts the chosen program of obj and its maps into the kernel. Nothing
+// is pinned or attached: closing the file descriptors frees it all.
+func load(obj Object, program string) (*loaded, error) {
+	spec, info, err := obj.choose(program)
+	if err != nil {
+		return nil, err
+	}
+	// Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK; newer ones
+	// ignore it and this is a no-op.
+	if err := rlimit.RemoveMemlock(); err != nil && !errors.Is(err, unix.EPERM) {
+		return nil, fmt.Errorf("remove memlock limit: %w", err)
+	}
+	coll, err := ebpf.NewCollection(spec)
+	if err != nil {
+		return nil, loadError(obj, info, err)
+	}
+	return &loaded{object: obj, info: info, coll: coll, prog: coll.Programs[info.Name]}, nil
+}
+
+func loadError(obj Object, info ProgramInfo, err error) error {
+	var ve *ebpf.VerifierError
+	switch {
+	case errors.Is(err, unix.EPERM):
+		return fmt.Errorf("%w: loading %s needs CAP_BPF and CAP_NET_ADMIN: %s", ErrPermission, info.Name, PermissionHint)
+	case errors.As(err, &ve) && len(ve.Log) > 0:
+		return fmt.Errorf("%w: %s in %s: %w", ErrVerifier, info.Name, obj.Name, err)
+	}
+	return fmt.Errorf("load %s from %s: %w", info.Name, obj.Name, err)
+}
+
+func (l *loaded) close() { l.coll.Close() }
+
+// runOnce runs a frame once, as a packet would be, and returns the action.
+func (l *loaded) runOnce(frame []byte) (uint32, error) {
+	// Room for programs that grow the packet with bpf_xdp_adjust_tail.
+	out := make([]byte, len(frame)+4096)
+	ret, err := l.prog.Run(&ebpf.RunOptions{Data: frame, DataOut: out, Repeat: 1})
+	if err != nil {
+		return 0, runError(err)
+	}
+	return ret, nil
+}
+
+// sample runs a frame repeat times and returns the kernel's figure for the
+// time per run, in ns, and how often an interrupted run was restarted.
+func (l *loaded) sample(frame []byte, repeat uint32) (ns float64, retries int, err error) {
+	_, per, err := l.prog.Benchmark(frame, int(repeat), func() { retries++ })
+	if err != nil {
+		return 0, retries, runError(err)
+	}
+	return float64(per.Nanoseconds()), retries, nil
+}
+
+func runError(err error) error {
+	if errors.Is(err, unix.EPERM) {
+		return fmt.Errorf("%w: BPF_PROG_TEST_RUN needs CAP_BPF and CAP_NET_ADMIN: %s", ErrPermission, PermissionHint)
+	}
+	return fmt.Errorf("test run: %w", err)
+}
+
+// ActionName names an XDP return code.
+func ActionName(ret uint32) string {
+	names := []string{"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT"}
+	if int(ret) < len(names) {
+		return names[ret]
+	}
+	return fmt.Sprintf("%d", ret)
+}

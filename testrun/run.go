@@ -1,0 +1,242 @@
+package testrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/packets"
+	"golang.org/x/sys/unix"
+)
+
+// Limits on the configuration.
+const (
+	MinSamples = 10 // fewer cannot support a bootstrap interval or outlier fences
+	MaxRepeat  = math.MaxUint32
+)
+
+// ErrConfig reports a configuration that cannot be run.
+var ErrConfig = errors.New("bad configuration")
+
+// Program names a program to measure.
+type Program struct {
+	Label   string // distinguishes programs measured together, e.g. "before"
+	Object  Object
+	Program string // function name; empty for the only supported one
+}
+
+// Config is what to measure, and how.
+type Config struct {
+	Programs []Program
+	Cases    []packets.Case
+	// CheckReturns fails the run when a case's checking run returns other
+	// than the case's Expect.
+	CheckReturns bool
+	CPU          int           // CPU to measure on; negative lets Run choose
+	Warmup       time.Duration // time spent sampling before samples are kept
+	Samples      int           // samples kept per case and program
+	Repeat       uint32        // runs per sample
+}
+
+// Environment is where and how the samples were taken.
+type Environment struct {
+	Kernel     string    `json:"kernel"`
+	KernelInfo string    `json:"kernel_version"`
+	Arch       string    `json:"arch"`
+	CPUModel   string    `json:"cpu_model"`
+	CPU        int       `json:"cpu"`
+	CPUs       int       `json:"cpus"`
+	Hostname   string    `json:"hostname"`
+	Repeat     uint32    `json:"repeat"`
+	Samples    int       `json:"samples"`
+	Warmup     string    `json:"warmup"`
+	Resolution float64   `json:"resolution_ns"` // the kernel's quantum for one run's time
+	Start      time.Time `json:"start"`
+	// Wall is the whole measurement's duration; Kernel time is what the
+	// kernel timed inside it. The difference is mostly the XDP dispatcher
+	// swap around every call.
+	Wall       time.Duration `json:"wall_ns"`
+	KernelTime time.Duration `json:"kernel_time_ns"`
+}
+
+// CaseResult holds one case's samples for one program.
+type CaseResult struct {
+	Case    packets.Case `json:"case"`
+	Return  uint32       `json:"return"`
+	Action  string       `json:"action"`
+	Samples []float64    `json:"samples_ns"` // kernel's ns per run, one per sample, in the order taken
+	Retries int          `json:"retries"`    // samples restarted after EINTR
+}
+
+// ProgramResult holds the results for one program.
+type ProgramResult struct {
+	Label  string       `json:"label,omitempty"`
+	Object string       `json:"object"`
+	Info   ProgramInfo  `json:"program"`
+	Cases  []CaseResult `json:"cases"`
+}
+
+// Result is everything a run measured.
+type Result struct {
+	Environment Environment     `json:"environment"`
+	Programs    []ProgramResult `json:"programs"`
+	// Partial is set when the run was cancelled before every sample was taken.
+	Partial bool `json:"partial,omitempty"`
+}
+
+func (c Config) validate() error {
+	switch {
+	case len(c.Programs) == 0:
+		return fmt.Errorf("%w: no program to measure", ErrConfig)
+	case len(c.Cases) == 0:
+		return fmt.Errorf("%w: no packet case", ErrConfig)
+	case c.Samples < MinSamples:
+		return fmt.Errorf("%w: --samples %d is below the minimum of %d", ErrConfig, c.Samples, MinSamples)
+	case c.Repeat < 1:
+		return fmt.Errorf("%w: --repeat must be at least 1", ErrConfig)
+	case c.Warmup < 0:
+		return fmt.Errorf("%w: --warmup must not be negative", ErrConfig)
+	}
+	return nil
+}
+
+// Run loads the programs, checks every case once, and samples them all on
+// one pinned CPU. When ctx is cancelled it stops after the current sample
+// and returns what it has, marked Partial, with ctx's error.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if err := cfg.validate(); err != nil {
+		return Result{}, err
+	}
+	cpu, err := chooseCPU(cfg.CPU)
+	if err != nil {
+		return Result{}, err
+	}
+
+	var progs []*loaded
+	defer func() {
+		for _, p := range progs {
+			p.close()
+		}
+	}()
+	for _, p := range cfg.Programs {
+		l, err := load(p.Object, p.Program)
+		if err != nil {
+			return Result{}, err
+		}
+		progs = append(progs, l)
+	}
+
+	res := Result{Environment: environment(cfg, cpu)}
+	for i, l := range progs {
+		pr := ProgramResult{Label: cfg.Programs[i].Label, Object: l.object.Name, Info: l.info}
+		for _, c := range cfg.Cases {
+			ret, err := l.runOnce(c.Frame)
+			if err != nil {
+				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
+			}
+			action := ActionName(ret)
+			if cfg.CheckReturns && c.Expect != "" && action != c.Expect {
+				return Result{}, fmt.Errorf("%w: %s, case %s: returned %s, expected %s",
+					ErrUnexpectedReturn, l.info.Name, c.Name, action, c.Expect)
+			}
+			pr.Cases = append(pr.Cases, CaseResult{Case: c, Return: ret, Action: action, Samples: make([]float64, 0, cfg.Samples)})
+		}
+		res.Programs = append(res.Programs, pr)
+	}
+
+	start := time.Now()
+	err = onPinnedThread(cpu, func() error { return sampleAll(ctx, cfg, progs, &res) })
+	res.Environment.Wall = time.Since(start)
+	for _, pr := range res.Programs {
+		for _, c := range pr.Cases {
+			for _, s := range c.Samples {
+				res.Environment.KernelTime += time.Duration(s * float64(cfg.Repeat))
+			}
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			res.Partial = true
+			return res, err
+		}
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// unit is one (program, case) pair: what one sample measures.
+type unit struct {
+	prog   *loaded
+	result *CaseResult
+}
+
+// sampleAll warms up, then takes cfg.Samples samples of every unit in
+// rounds. Each round visits the units in the opposite order of the last, so
+// that no unit always follows the same neighbour, and a slow drift of the
+// machine lands on all of them alike.
+func sampleAll(ctx context.Context, cfg Config, progs []*loaded, res *Result) error {
+	var units []unit
+	for ci := range cfg.Cases {
+		for pi, l := range progs {
+			units = append(units, unit{prog: l, result: &res.Programs[pi].Cases[ci]})
+		}
+	}
+	take := func(u unit, keep bool) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ns, retries, err := u.prog.sample(u.result.Case.Frame, cfg.Repeat)
+		if err != nil {
+			return fmt.Errorf("case %s: %w", u.result.Case.Name, err)
+		}
+		if keep {
+			u.result.Samples = append(u.result.Samples, ns)
+			u.result.Retries += retries
+		}
+		return nil
+	}
+
+	// Warm-up: whole rounds until the budget is spent, at least one.
+	deadline := time.Now().Add(cfg.Warmup)
+	for first := true; first || time.Now().Before(deadline); first = false {
+		for _, u := range units {
+			if err := take(u, false); err != nil {
+				return err
+			}
+		}
+	}
+
+	for round := range cfg.Samples {
+		for i := range units {
+			u := units[i]
+			if round%2 == 1 {
+				u = units[len(units)-1-i]
+			}
+			if err := take(u, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// onPinnedThread runs f on an OS thread bound to cpu. The thread is never
+// handed back to the scheduler: the goroutine exits locked, so the runtime
+// discards the thread with its changed affinity.
+func onPinnedThread(cpu int, f func() error) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		var set unix.CPUSet
+		set.Set(cpu)
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			done <- fmt.Errorf("pin to CPU %d: %w", cpu, err)
+			return
+		}
+		done <- f()
+	}()
+	return <-done
+}
