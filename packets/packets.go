@@ -143,7 +143,8 @@ func build(name string) (Case, error) {
 			return Case{}, err
 		}
 		c.Frame = c.Frame[:shortLength]
-		c.Summary = fmt.Sprintf("ipv4 header cut at %d of 20 bytes, %s", shortLength-14, c.Summary)
+		c.Source = netip.Addr{} // cut off with the rest of the header
+		c.Summary = fmt.Sprintf("ipv4, header cut after %d of 20 bytes", shortLength-14)
 		c.Expect = "XDP_ABORTED"
 		return c, nil
 	}

@@ -18,11 +18,7 @@ func (r *Report) writeTable(w io.Writer) error {
 			title = p.Label + ": " + title
 		}
 		fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
-		table := tablewriter.NewTable(w,
-			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
-			tablewriter.WithRowAlignment(tw.AlignRight),
-			tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		)
+		table := newTable(w)
 		table.Header("case", "source", "return",
 			fmt.Sprintf("mean [%g%% CI]", 100*r.Settings.Confidence), "median", "std dev", "outliers", "samples × repeat")
 		for _, c := range p.Results {
@@ -60,6 +56,20 @@ func (r *Report) writeTable(w io.Writer) error {
 	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample (resolution %g ns); "+
 		"intervals are %d-resample bootstrap percentiles\n", env.Resolution, r.Settings.Resamples)
 	return nil
+}
+
+// newTable makes a table with the case and its description on the left and
+// the figures aligned right, so that decimal points line up.
+func newTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
+			Global:    tw.AlignRight,
+			PerColumn: []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft},
+		}),
+	)
 }
 
 // notes lists what the table's cells cannot hold: the kinds of outliers,

@@ -61,8 +61,12 @@ func (p ProgramInfo) Supported() bool { return p.Type == ebpf.XDP.String() }
 var SupportedTypes = []string{ebpf.XDP.String()}
 
 func (o Object) spec() (*ebpf.CollectionSpec, error) {
-	if _, err := elf.NewFile(bytes.NewReader(o.ELF)); err != nil {
+	f, err := elf.NewFile(bytes.NewReader(o.ELF))
+	if err != nil {
 		return nil, fmt.Errorf("%w: %s is not an ELF file", ErrBadObject, o.Name)
+	}
+	if f.Machine != elf.EM_BPF {
+		return nil, fmt.Errorf("%w: %s is an ELF file for %s, not a BPF object", ErrBadObject, o.Name, f.Machine)
 	}
 	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(o.ELF))
 	if err != nil {

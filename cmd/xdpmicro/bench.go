@@ -46,7 +46,7 @@ samples of --repeat runs each, all cases taken in turn.`,
 		Example: `  sudo xdpmicro bench --repeat 1000000
   sudo xdpmicro bench v3 --class fibonacci,none
   sudo xdpmicro bench ./prog.o --program xdp_main --format bmf --output results.json`,
-		Args: cobra.MaximumNArgs(1),
+		Args: atMostArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			object := bpf.Default
 			if len(args) == 1 {
@@ -117,7 +117,7 @@ func bench(cmd *cobra.Command, objectArg string, f benchFlags) error {
 	}
 	if res.Partial {
 		// Never put a partial report where a complete one is expected.
-		fmt.Fprintln(os.Stderr, "xdpmicro: interrupted; partial results follow, nothing written to --output")
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output")
 		_ = rep.Write(cmd.OutOrStdout(), report.Table)
 		return interrupted{signal: int(caught())}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -34,12 +35,16 @@ type interrupted struct{ signal int }
 func (e interrupted) Error() string { return "interrupted" }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+// run executes the command line and returns the exit code. Errors are one
+// line on stderr; a verifier log's tail may follow.
+func run(args []string, stdout, stderr io.Writer) int {
 	root := rootCommand()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -48,12 +53,12 @@ func run(args []string) int {
 	if errors.As(err, &sig) {
 		return exitInterrupt + sig.signal
 	}
-	fmt.Fprintln(os.Stderr, "xdpmicro: "+oneLine(err))
+	fmt.Fprintln(stderr, "xdpmicro: "+oneLine(err))
 	var ve *ebpf.VerifierError
 	if errors.As(err, &ve) {
-		fmt.Fprintln(os.Stderr, "verifier log (tail):")
+		fmt.Fprintln(stderr, "verifier log (tail):")
 		for _, line := range tail(ve.Log, 20) {
-			fmt.Fprintln(os.Stderr, "  "+line)
+			fmt.Fprintln(stderr, "  "+line)
 		}
 	}
 	if isUsage(err) {
@@ -86,6 +91,16 @@ func oneLine(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", " ")
 }
 
+// atMostArgs is cobra.MaximumNArgs, reported as a usage error.
+func atMostArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MaximumNArgs(n)(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
 func tail(lines []string, n int) []string {
 	if len(lines) > n {
 		return lines[len(lines)-n:]
@@ -105,6 +120,15 @@ confidence intervals and outliers, as a table, Bencher Metric Format or JSON.
 It needs root, or CAP_BPF + CAP_NET_ADMIN (+ CAP_PERFMON).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Without a Run of its own, cobra would report an unknown command
+		// as a plain error; this makes it a usage error (exit 2).
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unknown command %q (commands: bench, programs, completion, help)", args[0])}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(benchCommand(), programsCommand())

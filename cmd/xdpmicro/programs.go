@@ -14,7 +14,7 @@ func programsCommand() *cobra.Command {
 		Short: "List the bundled builds, or the programs inside an object",
 		Example: `  xdpmicro programs
   xdpmicro programs ./prog.o`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              atMostArgs(1),
 		ValidArgsFunction: completeObject,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			table := tablewriter.NewWriter(cmd.OutOrStdout())

@@ -1,0 +1,121 @@
+package testrun
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/packets"
+)
+
+func TestVerifierRejection(t *testing.T) {
+	requireBPF(t)
+	_, err := load(readTestObject(t, "reject.o"), "")
+	var ve *ebpf.VerifierError
+	if !errors.Is(err, ErrVerifier) || !errors.As(err, &ve) || len(ve.Log) == 0 {
+		t.Fatalf("got %v, want ErrVerifier carrying the verifier's log", err)
+	}
+}
+
+// loadedPrograms returns the IDs of the programs in the kernel named name.
+// Packages' tests run in parallel, so the test counts only programs of a
+// name that no other test loads.
+func loadedPrograms(t *testing.T, name string) []ebpf.ProgramID {
+	t.Helper()
+	var ids []ebpf.ProgramID
+	for id := ebpf.ProgramID(0); ; {
+		next, err := ebpf.ProgramGetNextID(id)
+		if errors.Is(err, os.ErrNotExist) {
+			return ids
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = next
+		p, err := ebpf.NewProgramFromID(id)
+		if err != nil {
+			continue // freed meanwhile
+		}
+		info, err := p.Info()
+		p.Close()
+		if err == nil && info.Name == name {
+			ids = append(ids, id)
+		}
+	}
+}
+
+// bpfDescriptors lists this process's file descriptors on BPF objects.
+func bpfDescriptors(t *testing.T) []string {
+	t.Helper()
+	fds, err := filepath.Glob("/proc/self/fd/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bpf []string
+	for _, fd := range fds {
+		target, err := os.Readlink(fd)
+		if err == nil && strings.HasPrefix(target, "anon_inode:bpf-") {
+			bpf = append(bpf, target)
+		}
+	}
+	return bpf
+}
+
+// After a run, whether it succeeded, failed its check or was cancelled,
+// nothing it loaded stays in the kernel: it holds no descriptor, and the
+// kernel's own list of programs is as before.
+func TestNothingLeftLoaded(t *testing.T) {
+	requireBPF(t)
+	const name = "xdp_drop" // kernel names are truncated to 15 characters
+	before := loadedPrograms(t, name)
+	fdsBefore := bpfDescriptors(t)
+
+	cases := packets.Default()
+	wrong := slices.Clone(cases)
+	wrong[0].Expect = "XDP_TX"
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	runs := []struct {
+		name  string
+		ctx   context.Context
+		cases []packets.Case
+	}{
+		{"success", context.Background(), cases},
+		{"failed check", context.Background(), wrong},
+		{"cancelled", cancelled, cases},
+	}
+	for _, r := range runs {
+		cfg := Config{Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: name}},
+			Cases: r.cases, CheckReturns: true, CPU: -1, Samples: MinSamples, Repeat: 100}
+		for i := range cfg.Cases {
+			if cfg.Cases[i].Expect == "XDP_PASS" {
+				cfg.Cases[i].Expect = "XDP_DROP"
+			}
+		}
+		_, err := Run(r.ctx, cfg)
+		if (err == nil) != (r.name == "success") {
+			t.Fatalf("%s: unexpected error %v", r.name, err)
+		}
+		if got := bpfDescriptors(t); len(got) != len(fdsBefore) {
+			t.Fatalf("%s: BPF descriptors open after the run: %v (before: %v)", r.name, got, fdsBefore)
+		}
+	}
+	// The kernel frees programs after an RCU grace period: give it time.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		after := loadedPrograms(t, name)
+		if slices.Equal(before, after) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("programs named %s before: %v, after: %v", name, before, after)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
