@@ -44,8 +44,11 @@ const (
 	Short   = "short"    // cut inside the IPv4 header: the parser aborts
 )
 
-// ErrUnknownCase is returned for a case name that is not defined.
-var ErrUnknownCase = errors.New("unknown packet case")
+// Errors of Select.
+var (
+	ErrUnknownCase   = errors.New("unknown packet case")
+	ErrDuplicateCase = errors.New("packet case given twice")
+)
 
 // All frames come from and go to documentation prefixes (RFC 5737, RFC 3849),
 // so that a capture of them can never be mistaken for real traffic.
@@ -116,7 +119,7 @@ func Select(names []string) ([]Case, error) {
 	for _, raw := range names {
 		name := strings.ToLower(strings.TrimSpace(raw))
 		if seen[name] {
-			return nil, fmt.Errorf("packet case %q given twice", name)
+			return nil, fmt.Errorf("%w: %q", ErrDuplicateCase, name)
 		}
 		seen[name] = true
 		c, err := build(name)

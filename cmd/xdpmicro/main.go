@@ -71,7 +71,7 @@ func isUsage(err error) bool {
 	var ue usageError
 	for _, sentinel := range []error{
 		testrun.ErrBadObject, testrun.ErrNoProgram, testrun.ErrUnsupportedType, testrun.ErrConfig,
-		packets.ErrUnknownCase, report.ErrFormat, stats.ErrConfidence,
+		packets.ErrUnknownCase, packets.ErrDuplicateCase, report.ErrFormat, stats.ErrConfidence,
 	} {
 		if errors.Is(err, sentinel) {
 			return true

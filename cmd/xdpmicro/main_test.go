@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
+)
+
+func requireBPF(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("loading BPF programs needs root (or CAP_BPF + CAP_NET_ADMIN): run the tests with sudo")
+	}
+}
+
+func xdpmicro(args ...string) (code int, stdout, stderr string) {
+	var out, errs bytes.Buffer
+	code = run(args, &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+// Quick settings for tests that only check the plumbing, not the figures.
+var quick = []string{"--samples", "10", "--repeat", "1000", "--warmup", "0", "--resamples", "1000"}
+
+// Bad input: exit 2 and one line on stderr, nothing on stdout. None of
+// these reaches the kernel, so they run without privileges too.
+func TestBadInput(t *testing.T) {
+	tests := [][]string{
+		{"bench", "no/such/file.o"},
+		{"bench", "/etc/hostname"},
+		{"bench", "v9"},
+		{"bench", "--repeat", "0"},
+		{"bench", "--repeat", "4294967296"},
+		{"bench", "--samples", "3"},
+		{"bench", "--confidence", "1"},
+		{"bench", "--confidence", "0"},
+		{"bench", "--format", "xml"},
+		{"bench", "--class", "fizz,nope"},
+		{"bench", "--class", "fizz,fizz"},
+		{"bench", "--program", "nope"},
+		{"bench", "../../bpf/testdata/multi.o"},
+		{"bench", "../../bpf/testdata/multi.o", "--program", "socket_all"},
+		{"bench", "--cpu", "4096"},
+		{"bench", "a", "b"},
+		{"bench", "--no-such-flag"},
+		{"programs", "/etc/hostname"},
+		{"no-such-command"},
+	}
+	for _, args := range tests {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, stdout, stderr := xdpmicro(args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr: %s", code, exitUsage, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty: %q", stdout)
+			}
+			if lines := strings.Count(stderr, "\n"); lines != 1 || !strings.HasPrefix(stderr, "xdpmicro: ") {
+				t.Errorf("want one line on stderr, got %q", stderr)
+			}
+		})
+	}
+}
+
+func TestProgramsListsBundledBuilds(t *testing.T) {
+	code, stdout, stderr := xdpmicro("programs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"v1", "v2", "v3", "v4 (default)", "fizzbuzz"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("programs output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestVerifierRejectionExitsOne(t *testing.T) {
+	requireBPF(t)
+	code, _, stderr := xdpmicro("bench", "../../bpf/testdata/reject.o")
+	first, rest, _ := strings.Cut(stderr, "\n")
+	if code != exitFailed || !strings.Contains(first, "rejected by the verifier") || !strings.Contains(rest, "verifier log") {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+func TestBenchJSON(t *testing.T) {
+	requireBPF(t)
+	code, stdout, stderr := xdpmicro(append([]string{"bench", "v2", "--format", "json"}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("output is not JSON: %v", err)
+	}
+	if rep.Schema != report.Schema || len(rep.Programs) != 1 {
+		t.Fatalf("schema %q, %d programs", rep.Schema, len(rep.Programs))
+	}
+	cases := rep.Programs[0].Results
+	if len(cases) != len(packets.Classes()) {
+		t.Fatalf("%d cases, want %d", len(cases), len(packets.Classes()))
+	}
+	for i, c := range cases {
+		if c.Name != packets.Classes()[i] || c.Source == "" || c.Frame == "" || c.Action != "XDP_PASS" {
+			t.Errorf("case %d incomplete: %+v", i, c)
+		}
+		if len(c.Samples) != 10 || c.Stats == nil {
+			t.Fatalf("%s: %d samples, stats %v", c.Name, len(c.Samples), c.Stats)
+		}
+		m := c.Stats.Estimates.Mean
+		if !(m.Lower <= m.Point && m.Point <= m.Upper && m.Point > 0) {
+			t.Errorf("%s: mean %+v not inside its interval", c.Name, m)
+		}
+	}
+	if env := rep.Environment; env.Kernel == "" || env.CPUModel == "" || env.Repeat != 1000 {
+		t.Errorf("environment incomplete: %+v", env)
+	}
+}
+
+func TestBenchBMFToFile(t *testing.T) {
+	requireBPF(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results.json")
+	code, stdout, stderr := xdpmicro(append([]string{"bench", "--format", "bmf", "--output", out, "--class", "fizz,short"}, quick...)...)
+	if code != 0 || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bmf map[string]map[string]struct {
+		Value float64 `json:"value"`
+		Lower float64 `json:"lower_value"`
+		Upper float64 `json:"upper_value"`
+	}
+	if err := json.Unmarshal(data, &bmf); err != nil {
+		t.Fatalf("not BMF: %v\n%s", err, data)
+	}
+	for _, name := range []string{"fizzbuzz/fizz", "fizzbuzz/short"} {
+		l, ok := bmf[name]["latency"]
+		if !ok || !(l.Lower <= l.Value && l.Value <= l.Upper && l.Value > 0) {
+			t.Errorf("%s: %+v", name, bmf[name])
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the output directory holds %d entries, want only the report", len(entries))
+	}
+}
+
+func TestBenchTable(t *testing.T) {
+	requireBPF(t)
+	code, stdout, stderr := xdpmicro(append([]string{"bench", "v3"}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"fizzbuzz in v3 (bundled)", "192.0.2.233", "XDP_PASS", "10 × 1000", "kernel ", "CPU "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// Without privileges the tool says what is missing and how to get it, in
+// one line, and exits 1. Run as root, the test drops to nobody.
+func TestUnprivileged(t *testing.T) {
+	requireBPF(t)
+	dir, err := os.MkdirTemp("", "xdpmicro-unprivileged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil { // nobody must reach the binary
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "xdpmicro")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, append([]string{"bench"}, quick...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	exit, ok := err.(*exec.ExitError)
+	if !ok || exit.ExitCode() != exitFailed {
+		t.Fatalf("got %v, want exit %d; stderr: %s", err, exitFailed, stderr.String())
+	}
+	msg := stderr.String()
+	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "sudo") || !strings.Contains(msg, "setcap") {
+		t.Fatalf("want one line saying how to get privileges, got %q", msg)
+	}
+}
