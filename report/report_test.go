@@ -1,0 +1,157 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// sampleResult is a run as testrun would return it, with samples chosen so
+// that the statistics are known: fizz is 10..19 ns (mean 14.5) plus one
+// high severe outlier at 100 ns.
+func sampleResult(t *testing.T) testrun.Result {
+	t.Helper()
+	cases, err := packets.Select([]string{packets.Fizz, packets.Short})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fizz, short []float64
+	for i := range 10 {
+		fizz = append(fizz, float64(10+i))
+		short = append(short, 5)
+	}
+	fizz = append(fizz, 100)
+	short = append(short, 5)
+	return testrun.Result{
+		Environment: testrun.Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1},
+		Programs: []testrun.ProgramResult{{
+			Object: "v4 (bundled)",
+			Info:   testrun.ProgramInfo{Name: "fizzbuzz", Type: "XDP"},
+			Cases: []testrun.CaseResult{
+				{Case: cases[0], Return: 2, Action: "XDP_PASS", Samples: fizz, Retries: 2},
+				{Case: cases[1], Return: 0, Action: "XDP_ABORTED", Samples: short},
+			},
+		}},
+	}
+}
+
+func newReport(t *testing.T) *Report {
+	t.Helper()
+	r, err := New(Settings{Confidence: 0.95, Resamples: 1000}, sampleResult(t), stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func render(t *testing.T, r *Report, f Format) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := r.Write(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestTable(t *testing.T) {
+	out := render(t, newReport(t), Table)
+	mean := (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 100) / 11.0
+	for _, want := range []string{
+		"fizzbuzz in v4 (bundled) (XDP)",
+		"192.0.2.4", "XDP_ABORTED",
+		strings.TrimRight(ns(mean), "0"), // the mean, 22.27
+		"1 of 11 (9.1 %)",                // the 100 ns sample
+		"fizz: outliers 1 high severe",
+		"fizz: 2 sample(s) restarted",
+		"11 × 1000", "kernel 6.1.0-test", "CPU 1 of 2", "resolution 1 ns",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestBMF(t *testing.T) {
+	var bmf map[string]map[string]map[string]float64
+	if err := json.Unmarshal([]byte(render(t, newReport(t), BMF)), &bmf); err != nil {
+		t.Fatal(err)
+	}
+	if len(bmf) != 2 {
+		t.Fatalf("%d benchmarks, want 2: %v", len(bmf), bmf)
+	}
+	short := bmf["fizzbuzz/short"]["latency"]
+	if short["value"] != 5 || short["lower_value"] != 5 || short["upper_value"] != 5 {
+		t.Errorf("constant samples of 5 ns: got %v", short)
+	}
+	fizz := bmf["fizzbuzz/fizz"]["latency"]
+	if !(fizz["lower_value"] < fizz["value"] && fizz["value"] < fizz["upper_value"]) {
+		t.Errorf("fizz: value outside its interval: %v", fizz)
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	r := newReport(t)
+	var back Report
+	if err := json.Unmarshal([]byte(render(t, r, JSON)), &back); err != nil {
+		t.Fatal(err)
+	}
+	got, want := back.Programs[0].Results[0], r.Programs[0].Results[0]
+	if got.Source != "192.0.2.4" || len(got.Samples) != 11 || got.Stats.Outliers.HighSevere != 1 || got.Frame != want.Frame {
+		t.Errorf("round trip lost data: %+v", got)
+	}
+}
+
+func TestPartialReportSkipsThinCases(t *testing.T) {
+	res := sampleResult(t)
+	res.Partial = true
+	res.Programs[0].Cases[1].Samples = res.Programs[0].Cases[1].Samples[:3]
+	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Programs[0].Results[1].Stats != nil || r.Programs[0].Results[0].Stats == nil {
+		t.Fatal("want statistics only for the case with enough samples")
+	}
+	if out := render(t, r, Table); !strings.Contains(out, "PARTIAL") || !strings.Contains(out, "too few samples") {
+		t.Errorf("partial table not marked:\n%s", out)
+	}
+}
+
+func TestWriteFileReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := newReport(t).WriteFile(path, JSON); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !json.Valid(data) {
+		t.Fatalf("file is not the new report: %q", data[:min(len(data), 40)])
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries in the directory, want 1: temporary files left", len(entries))
+	}
+	if err := newReport(t).WriteFile(filepath.Join(dir, "no", "such", "dir.json"), JSON); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, name := range Formats() {
+		if _, err := ParseFormat(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := ParseFormat("xml"); err == nil {
+		t.Error("xml accepted")
+	}
+}
