@@ -34,7 +34,7 @@ const (
 	Fizz      = "fizz"      // divisible by 3, not by 5
 	Buzz      = "buzz"      // divisible by 5, not by 3
 	FizzBuzz  = "fizzbuzz"  // divisible by 15
-	Fibonacci = "fibonacci" // address % 256 is a Fibonacci number
+	Fibonacci = "fibonacci" // none of those, and address % 256 is a Fibonacci number
 	None      = "none"      // none of the above: nothing is pushed
 )
 
@@ -168,18 +168,19 @@ func HostOrder(addr netip.Addr) uint32 {
 }
 
 // Classify returns the FizzBuzzFibonacci class of an IPv4 source address,
-// as the bundled v3 and v4 builds decide it.
+// as the bundled v3 and v4 builds decide it: FizzBuzz first, Fibonacci for
+// the addresses FizzBuzz has no word for.
 func Classify(addr netip.Addr) string {
 	n := HostOrder(addr)
 	switch {
-	case slices.Contains(fibonacciBelow256, n%256):
-		return Fibonacci
 	case n%15 == 0:
 		return FizzBuzz
 	case n%3 == 0:
 		return Fizz
 	case n%5 == 0:
 		return Buzz
+	case slices.Contains(fibonacciBelow256, n%256):
+		return Fibonacci
 	}
 	return None
 }

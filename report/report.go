@@ -15,6 +15,7 @@ const Schema = "xdpmicro.bench/v1"
 // Settings are the choices the run was made with, echoed into reports.
 type Settings struct {
 	Object     string   `json:"object"`
+	Before     string   `json:"before,omitempty"` // the old build of a before/after run
 	Program    string   `json:"program,omitempty"`
 	Cases      []string `json:"cases"`
 	CPU        int      `json:"cpu"` // as asked; -1 for the tool's choice
@@ -32,6 +33,7 @@ type Report struct {
 	Environment testrun.Environment `json:"environment"`
 	Partial     bool                `json:"partial,omitempty"`
 	Programs    []Program           `json:"programs"`
+	Comparison  *Comparison         `json:"comparison,omitempty"`
 }
 
 // Program is one measured program.

@@ -11,6 +11,26 @@ import (
 )
 
 func (r *Report) writeTable(w io.Writer) error {
+	if r.Comparison != nil {
+		if err := r.Comparison.writeTable(w, r.Settings.Confidence); err != nil {
+			return err
+		}
+	} else if err := r.writeProgramTables(w); err != nil {
+		return err
+	}
+	env := r.Environment
+	if r.Partial {
+		fmt.Fprintln(w, "PARTIAL: the run was interrupted; figures above use the samples taken so far.")
+	}
+	fmt.Fprintf(w, "kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel\n",
+		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
+		env.Wall.Round(1e7), env.KernelTime.Round(1e7))
+	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample (resolution %g ns); "+
+		"intervals are %d-resample bootstrap percentiles\n", env.Resolution, r.Settings.Resamples)
+	return nil
+}
+
+func (r *Report) writeProgramTables(w io.Writer) error {
 	env := r.Environment
 	for _, p := range r.Programs {
 		title := p.Info.Name + " in " + p.Object
@@ -18,7 +38,7 @@ func (r *Report) writeTable(w io.Writer) error {
 			title = p.Label + ": " + title
 		}
 		fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
-		table := newTable(w)
+		table := newTable(w, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft)
 		table.Header("case", "source", "return",
 			fmt.Sprintf("mean [%g%% CI]", 100*r.Settings.Confidence), "median", "std dev", "outliers", "samples × repeat")
 		for _, c := range p.Results {
@@ -47,27 +67,52 @@ func (r *Report) writeTable(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
-	if r.Partial {
-		fmt.Fprintln(w, "PARTIAL: the run was interrupted; figures above use the samples taken so far.")
-	}
-	fmt.Fprintf(w, "kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel\n",
-		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
-		env.Wall.Round(1e7), env.KernelTime.Round(1e7))
-	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample (resolution %g ns); "+
-		"intervals are %d-resample bootstrap percentiles\n", env.Resolution, r.Settings.Resamples)
 	return nil
 }
 
-// newTable makes a table with the case and its description on the left and
-// the figures aligned right, so that decimal points line up.
-func newTable(w io.Writer) *tablewriter.Table {
+// writeTable shows each case's change in Criterion's words.
+func (c *Comparison) writeTable(w io.Writer, confidence float64) error {
+	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
+	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
+	table.Header("case", "before", "after", fmt.Sprintf("change [%g%% CI]", 100*confidence), "p", "verdict")
+	for _, cc := range c.Cases {
+		m := cc.Mean
+		if err := table.Append(cc.Name,
+			fmt.Sprintf("%s ns ±%.1f %%", ns(cc.Before.Point), 100*cc.Before.RelativeHalfWidth()),
+			fmt.Sprintf("%s ns ±%.1f %%", ns(cc.After.Point), 100*cc.After.RelativeHalfWidth()),
+			fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
+			fmt.Sprintf("%.3f %s %g", cc.P, map[bool]string{true: "<", false: ">="}[cc.P < c.Significance], c.Significance),
+			cc.Verdict.Sentence(),
+		); err != nil {
+			return err
+		}
+	}
+	if err := table.Render(); err != nil {
+		return err
+	}
+	how := "measured interleaved, sample by sample on one CPU"
+	if c.Mode != Interleaved {
+		how = "measured at different times (" + c.Mode + ")"
+	}
+	fmt.Fprintf(w, "  %s; p from the %s; a change counts beyond ±%g %% and one quantum (%g ns)\n",
+		how, c.Test, 100*c.NoiseThreshold, c.Quantum)
+	for _, warning := range c.Warnings {
+		fmt.Fprintln(w, "  warning: "+warning)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// newTable makes a table whose columns are aligned as given, and right
+// beyond those, so that figures' decimal points line up.
+func newTable(w io.Writer, columns ...tw.Align) *tablewriter.Table {
 	return tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
 			Global:    tw.AlignRight,
-			PerColumn: []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignLeft},
+			PerColumn: columns,
 		}),
 	)
 }

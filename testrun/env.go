@@ -47,7 +47,7 @@ func environment(cfg Config, cpu int) Environment {
 		Repeat:     cfg.Repeat,
 		Samples:    cfg.Samples,
 		Warmup:     cfg.Warmup.String(),
-		Resolution: 1,
+		Resolution: Resolution,
 		Start:      time.Now(),
 	}
 	var uts unix.Utsname

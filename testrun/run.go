@@ -18,6 +18,10 @@ const (
 	MaxRepeat  = math.MaxUint32
 )
 
+// Resolution is the kernel's quantum for the time of one run, in ns:
+// BPF_PROG_TEST_RUN reports floor(total ns / repeat).
+const Resolution = 1.0
+
 // ErrConfig reports a configuration that cannot be run.
 var ErrConfig = errors.New("bad configuration")
 

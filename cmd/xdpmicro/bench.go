@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
@@ -25,34 +26,110 @@ type benchFlags struct {
 	warmup     time.Duration
 	samples    int
 	repeat     uint32
+	before     string
+	after      string
+	baseline   string
+	save       string
+	dir        string
+	output     outputFlags
+	comparison compareFlags
+}
+
+// outputFlags are shared by the commands that write a report.
+type outputFlags struct {
 	confidence float64
 	resamples  int
 	format     string
 	output     string
 }
 
+func (o *outputFlags) register(fl *pflag.FlagSet) {
+	fl.Float64Var(&o.confidence, "confidence", 0.95, "confidence level of the intervals, in (0,1)")
+	fl.IntVar(&o.resamples, "resamples", 10000, "bootstrap resamples per estimate")
+	fl.StringVar(&o.format, "format", string(report.Table), "output format: "+strings.Join(report.Formats(), ", "))
+	fl.StringVarP(&o.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
+}
+
+func (o *outputFlags) statsOptions() (stats.Options, error) {
+	opts := stats.DefaultOptions()
+	opts.Confidence, opts.Resamples = o.confidence, o.resamples
+	if err := opts.Validate(); err != nil {
+		return opts, usageError{fmt.Errorf("--confidence %g / --resamples %d: %w", o.confidence, o.resamples, err)}
+	}
+	return opts, nil
+}
+
+// write puts a complete report where it was asked for.
+func (o *outputFlags) write(cmd *cobra.Command, rep *report.Report) error {
+	format, err := report.ParseFormat(o.format)
+	if err != nil {
+		return err
+	}
+	if o.output != "" {
+		return rep.WriteFile(o.output, format)
+	}
+	return rep.Write(cmd.OutOrStdout(), format)
+}
+
+// compareFlags are shared by the commands that compare.
+type compareFlags struct {
+	significance     float64
+	noiseThreshold   float64
+	failOnRegression bool
+}
+
+// defaultNoiseThreshold: see the A/A experiment in the README.
+const defaultNoiseThreshold = 0.02
+
+func (c *compareFlags) register(fl *pflag.FlagSet) {
+	fl.Float64Var(&c.significance, "significance", 0.05, "p-value below which a change is distinguishable from none")
+	fl.Float64Var(&c.noiseThreshold, "noise-threshold", defaultNoiseThreshold, "relative change a change's whole interval must exceed to count (0.02 = 2 %)")
+	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit with code 3 when any case regressed")
+}
+
+func (c *compareFlags) options(base stats.Options) (stats.CompareOptions, error) {
+	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: c.noiseThreshold, Quantum: testrun.Resolution}
+	if err := opts.Validate(); err != nil {
+		return opts, usageError{fmt.Errorf("--significance %g / --noise-threshold %g: %w", c.significance, c.noiseThreshold, err)}
+	}
+	return opts, nil
+}
+
+// verdict turns a regression into exit code 3 when asked to.
+func (c *compareFlags) verdict(rep *report.Report) error {
+	if c.failOnRegression && rep.Comparison != nil && rep.Comparison.Regressed() {
+		return errRegression
+	}
+	return nil
+}
+
 func benchCommand() *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
 		Use:   "bench [OBJECT]",
-		Short: "Measure a program on every packet case",
+		Short: "Measure a program on every packet case, or compare two builds",
 		Long: `Measure an XDP program on every packet case and report the time per run.
 
 OBJECT is a bundled build (` + strings.Join(bundledNames(), ", ") + `; default ` + bpf.Default + `) or the path of
 an ELF object file. Each case is first run once and its return code checked
 (for the bundled builds: XDP_PASS, or XDP_ABORTED for the short frame); then
 the measuring thread is pinned to one CPU, warms up, and takes --samples
-samples of --repeat runs each, all cases taken in turn.`,
+samples of --repeat runs each, all cases taken in turn.
+
+With --before and --after, both builds are loaded together and sampled on the
+same CPU, interleaved sample by sample, and each case's change is reported
+with its confidence interval, p-value and verdict. With --baseline, the run
+is compared with one saved earlier by --save-baseline.`,
 		Example: `  sudo xdpmicro bench --repeat 1000000
   sudo xdpmicro bench v3 --class fibonacci,none
-  sudo xdpmicro bench ./prog.o --program xdp_main --format bmf --output results.json`,
+  sudo xdpmicro bench ./prog.o --program xdp_main --format bmf --output results.json
+  sudo xdpmicro bench --before old.o --after new.o --fail-on-regression
+  sudo xdpmicro bench --before v3 --after v4
+  sudo xdpmicro bench --save-baseline main        # later:
+  sudo xdpmicro bench --baseline main`,
 		Args: atMostArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			object := bpf.Default
-			if len(args) == 1 {
-				object = args[0]
-			}
-			return bench(cmd, object, f)
+			return bench(cmd, args, f)
 		},
 		ValidArgsFunction: completeObject,
 	}
@@ -63,40 +140,95 @@ samples of --repeat runs each, all cases taken in turn.`,
 	fl.DurationVar(&f.warmup, "warmup", 500*time.Millisecond, "time spent sampling every case before samples are kept")
 	fl.IntVar(&f.samples, "samples", 40, fmt.Sprintf("samples per case (at least %d)", testrun.MinSamples))
 	fl.Uint32Var(&f.repeat, "repeat", 1000000, "runs per sample (BPF_PROG_TEST_RUN repeat), 1 to 4294967295")
-	fl.Float64Var(&f.confidence, "confidence", 0.95, "confidence level of the intervals, in (0,1)")
-	fl.IntVar(&f.resamples, "resamples", 10000, "bootstrap resamples per estimate")
-	fl.StringVar(&f.format, "format", string(report.Table), "output format: "+strings.Join(report.Formats(), ", "))
-	fl.StringVarP(&f.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
+	fl.StringVar(&f.before, "before", "", "compare: the old build (bundled name or file), measured interleaved with --after")
+	fl.StringVar(&f.after, "after", "", "compare: the new build; default: OBJECT")
+	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under this name")
+	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under this name")
+	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "directory of saved baselines")
+	f.output.register(fl)
+	f.comparison.register(fl)
 	_ = cmd.RegisterFlagCompletionFunc("class", fixedCompletion(packets.Names()))
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
+	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
+	_ = cmd.RegisterFlagCompletionFunc("after", completeObject)
 	return cmd
 }
 
-func bench(cmd *cobra.Command, objectArg string, f benchFlags) error {
-	format, err := report.ParseFormat(f.format)
+// programs turns OBJECT, --before and --after into what to measure.
+func (f benchFlags) programs(args []string) ([]testrun.Program, bool, error) {
+	after := bpf.Default
+	if len(args) == 1 {
+		after = args[0]
+	}
+	switch {
+	case f.after != "" && len(args) == 1:
+		return nil, false, usageError{errors.New("give the new build as OBJECT or as --after, not both")}
+	case f.after != "" && f.before == "":
+		return nil, false, usageError{errors.New("--after needs --before")}
+	case f.after != "":
+		after = f.after
+	}
+	if f.before != "" && f.baseline != "" {
+		return nil, false, usageError{errors.New("compare with --before or with --baseline, not both")}
+	}
+	names := []string{after}
+	labels := []string{""}
+	if f.before != "" {
+		names = []string{f.before, after}
+		labels = []string{"before", "after"}
+	}
+	var progs []testrun.Program
+	allBundled := true
+	for i, name := range names {
+		object, bundled, err := resolveObject(name)
+		if err != nil {
+			return nil, false, err
+		}
+		allBundled = allBundled && bundled
+		progs = append(progs, testrun.Program{Label: labels[i], Object: object, Program: f.program})
+	}
+	return progs, allBundled, nil
+}
+
+func bench(cmd *cobra.Command, args []string, f benchFlags) error {
+	if _, err := report.ParseFormat(f.output.format); err != nil {
+		return err
+	}
+	statOpts, err := f.output.statsOptions()
 	if err != nil {
 		return err
 	}
-	statOpts := stats.DefaultOptions()
-	statOpts.Confidence, statOpts.Resamples = f.confidence, f.resamples
-	if err := statOpts.Validate(); err != nil {
-		return usageError{fmt.Errorf("--confidence %g / --resamples %d: %w", f.confidence, f.resamples, err)}
+	compareOpts, err := f.comparison.options(statOpts)
+	if err != nil {
+		return err
 	}
 	cases, err := packets.Select(f.classes)
 	if err != nil {
 		return err
 	}
-	object, isBundled, err := resolveObject(objectArg)
+	progs, bundled, err := f.programs(args)
 	if err != nil {
 		return err
+	}
+	var baseline *report.Report
+	if f.baseline != "" {
+		// Read before measuring: a missing baseline should not cost a run.
+		if baseline, err = report.LoadBaseline(f.dir, f.baseline); err != nil {
+			return err
+		}
+	}
+	if f.save != "" {
+		if _, err := report.BaselinePath(f.dir, f.save); err != nil {
+			return err
+		}
 	}
 
 	ctx, stop, caught := signalContext()
 	defer stop()
 	res, runErr := testrun.Run(ctx, testrun.Config{
-		Programs:     []testrun.Program{{Object: object, Program: f.program}},
+		Programs:     progs,
 		Cases:        cases,
-		CheckReturns: isBundled,
+		CheckReturns: bundled,
 		CPU:          f.cpu,
 		Warmup:       f.warmup,
 		Samples:      f.samples,
@@ -107,9 +239,12 @@ func bench(cmd *cobra.Command, objectArg string, f benchFlags) error {
 	}
 
 	settings := report.Settings{
-		Object: object.Name, Program: f.program, Cases: f.classes, CPU: f.cpu,
+		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: f.classes, CPU: f.cpu,
 		Samples: f.samples, Repeat: f.repeat, Warmup: f.warmup.String(),
-		Confidence: f.confidence, Resamples: f.resamples,
+		Confidence: f.output.confidence, Resamples: f.output.resamples,
+	}
+	if f.before != "" {
+		settings.Before = progs[0].Object.Name
 	}
 	rep, err := report.New(settings, res, statOpts)
 	if err != nil {
@@ -117,14 +252,36 @@ func bench(cmd *cobra.Command, objectArg string, f benchFlags) error {
 	}
 	if res.Partial {
 		// Never put a partial report where a complete one is expected.
-		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output")
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output or saved")
 		_ = rep.Write(cmd.OutOrStdout(), report.Table)
 		return interrupted{signal: int(caught())}
 	}
-	if f.output != "" {
-		return rep.WriteFile(f.output, format)
+	if f.save != "" {
+		path, err := rep.SaveBaseline(f.dir, f.save)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: baseline %q saved to %s\n", f.save, path)
 	}
-	return rep.Write(cmd.OutOrStdout(), format)
+	switch {
+	case f.before != "":
+		if err := rep.CompareInterleaved(compareOpts); err != nil {
+			return err
+		}
+	case baseline != nil:
+		if rep, err = report.Against(baseline, rep, report.Baseline+" "+f.baseline, compareOpts); err != nil {
+			return err
+		}
+	}
+	if rep.Comparison != nil {
+		for _, w := range rep.Comparison.Warnings {
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
+		}
+	}
+	if err := f.output.write(cmd, rep); err != nil {
+		return err
+	}
+	return f.comparison.verdict(rep)
 }
 
 // resolveObject finds a bundled build by name, else reads a file.

@@ -17,11 +17,15 @@ import (
 
 // Exit codes, as documented in the README.
 const (
-	exitOK        = 0
-	exitFailed    = 1 // the run failed: kernel, verifier, privileges, I/O
-	exitUsage     = 2 // bad usage or bad input
-	exitInterrupt = 128
+	exitOK         = 0
+	exitFailed     = 1 // the run failed: kernel, verifier, privileges, I/O
+	exitUsage      = 2 // bad usage or bad input
+	exitRegression = 3 // a regression was found and --fail-on-regression given
+	exitInterrupt  = 128
 )
+
+// errRegression ends a run whose comparison found a regression.
+var errRegression = errors.New("a case regressed")
 
 // usageError marks an error as the user's input being wrong.
 type usageError struct{ err error }
@@ -53,6 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &sig) {
 		return exitInterrupt + sig.signal
 	}
+	if errors.Is(err, errRegression) {
+		return exitRegression
+	}
 	fmt.Fprintln(stderr, "xdpmicro: "+oneLine(err))
 	var ve *ebpf.VerifierError
 	if errors.As(err, &ve) {
@@ -71,7 +78,8 @@ func isUsage(err error) bool {
 	var ue usageError
 	for _, sentinel := range []error{
 		testrun.ErrBadObject, testrun.ErrNoProgram, testrun.ErrUnsupportedType, testrun.ErrConfig,
-		packets.ErrUnknownCase, packets.ErrDuplicateCase, report.ErrFormat, stats.ErrConfidence,
+		packets.ErrUnknownCase, packets.ErrDuplicateCase, report.ErrFormat, report.ErrBadResult,
+		report.ErrNoBaseline, report.ErrNotComparable, stats.ErrConfidence, stats.ErrResamples, stats.ErrCompare,
 	} {
 		if errors.Is(err, sentinel) {
 			return true
@@ -124,13 +132,13 @@ It needs root, or CAP_BPF + CAP_NET_ADMIN (+ CAP_PERFMON).`,
 		// as a plain error; this makes it a usage error (exit 2).
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Errorf("unknown command %q (commands: bench, programs, completion, help)", args[0])}
+				return usageError{fmt.Errorf("unknown command %q (commands: bench, compare, programs, completion, help)", args[0])}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(benchCommand(), programsCommand())
+	root.AddCommand(benchCommand(), compareCommand(), programsCommand())
 	return root
 }

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/report"
+)
+
+func compareCommand() *cobra.Command {
+	var out outputFlags
+	var cmp compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare OLD.json NEW.json",
+		Short: "Compare two results saved with --format json",
+		Long: `Compare two results saved with --format json (or two baselines), case by case.
+
+The last program of each file is compared: the only one, or the "after" build
+of a before/after run. Samples taken at different times cannot be paired, so
+the p-value comes from the Mann-Whitney U test; a warning says when the two
+were measured on different kernels, CPU models, CPUs or repeat counts.`,
+		Example: `  xdpmicro compare old.json new.json
+  xdpmicro compare .xdpmicro/main.json new.json --fail-on-regression`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageError{fmt.Errorf("compare takes two result files, got %d", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := report.ParseFormat(out.format); err != nil {
+				return err
+			}
+			statOpts, err := out.statsOptions()
+			if err != nil {
+				return err
+			}
+			opts, err := cmp.options(statOpts)
+			if err != nil {
+				return err
+			}
+			before, err := report.Read(args[0])
+			if err != nil {
+				return err
+			}
+			after, err := report.Read(args[1])
+			if err != nil {
+				return err
+			}
+			rep, err := report.Against(before, after, report.Files, opts)
+			if err != nil {
+				return err
+			}
+			for _, w := range rep.Comparison.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
+			}
+			if err := out.write(cmd, rep); err != nil {
+				return err
+			}
+			return cmp.verdict(rep)
+		},
+	}
+	out.register(cmd.Flags())
+	cmp.register(cmd.Flags())
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
+	return cmd
+}

@@ -1,0 +1,155 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// How the two sides of a comparison were measured.
+const (
+	Interleaved = "interleaved" // one run, samples of both builds alternating
+	Baseline    = "baseline"    // a run against a baseline saved earlier
+	Files       = "files"       // two saved results
+)
+
+// Comparison holds a before/after comparison of every case.
+type Comparison struct {
+	Mode           string         `json:"mode"`
+	Before         string         `json:"before"`
+	After          string         `json:"after"`
+	Test           string         `json:"test"`
+	Significance   float64        `json:"significance"`
+	NoiseThreshold float64        `json:"noise_threshold"`
+	Quantum        float64        `json:"quantum_ns"`
+	Cases          []ComparedCase `json:"cases"`
+	// Warnings say why the two sides may not be comparable.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ComparedCase is one case's comparison: the mean time per run of each
+// side, and the change with its verdict.
+type ComparedCase struct {
+	Name   string         `json:"name"`
+	Source string         `json:"source,omitempty"`
+	Before stats.Estimate `json:"before_mean"`
+	After  stats.Estimate `json:"after_mean"`
+	stats.Comparison
+}
+
+// Regressed reports whether any case regressed.
+func (c *Comparison) Regressed() bool {
+	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.Verdict == stats.Regressed })
+}
+
+// ErrNotComparable is returned when two results share no case.
+var ErrNotComparable = errors.New("results not comparable")
+
+// CompareInterleaved compares the two programs of a run that measured them
+// together, pairing their samples round by round.
+func (r *Report) CompareInterleaved(opts stats.CompareOptions) error {
+	if len(r.Programs) != 2 {
+		return fmt.Errorf("%w: a before/after run holds 2 programs, this one %d", ErrNotComparable, len(r.Programs))
+	}
+	opts.Paired = true
+	c, err := compare(r.Programs[0], r.Programs[1], opts)
+	if err != nil {
+		return err
+	}
+	c.Mode = Interleaved
+	r.Comparison = c
+	return nil
+}
+
+// Against returns a report of current compared with an earlier result:
+// the last program measured in each (the only one, or the "after" build),
+// case by case, by name. Samples taken at different times cannot be
+// paired, so the comparison uses the unpaired test, and warns when the two
+// were taken in different environments.
+func Against(base, current *Report, mode string, opts stats.CompareOptions) (*Report, error) {
+	if len(base.Programs) == 0 || len(current.Programs) == 0 {
+		return nil, fmt.Errorf("%w: a result holds no program", ErrNotComparable)
+	}
+	before, after := base.Programs[len(base.Programs)-1], current.Programs[len(current.Programs)-1]
+	opts.Paired = false
+	c, err := compare(before, after, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.Mode = mode
+	c.Warnings = append(c.Warnings, environmentDiffers(base.Environment, current.Environment)...)
+	out := *current
+	out.Programs = []Program{before, after}
+	out.Comparison = c
+	return &out, nil
+}
+
+func compare(before, after Program, opts stats.CompareOptions) (*Comparison, error) {
+	c := &Comparison{
+		Before: describe(before), After: describe(after),
+		Significance: opts.Significance, NoiseThreshold: opts.NoiseThreshold, Quantum: opts.Quantum,
+	}
+	for _, b := range before.Results {
+		i := slices.IndexFunc(after.Results, func(a Case) bool { return a.Name == b.Name })
+		if i < 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s only measured before", b.Name))
+			continue
+		}
+		a := after.Results[i]
+		if b.Stats == nil || a.Stats == nil {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: too few samples to compare", b.Name))
+			continue
+		}
+		if b.Frame != a.Frame {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: the packets differ", b.Name))
+		}
+		change, err := stats.Compare(b.Samples, a.Samples, opts)
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", b.Name, err)
+		}
+		c.Test = change.Test
+		c.Cases = append(c.Cases, ComparedCase{
+			Name: b.Name, Source: b.Source,
+			Before: b.Stats.Estimates.Mean, After: a.Stats.Estimates.Mean,
+			Comparison: change,
+		})
+	}
+	for _, a := range after.Results {
+		if !slices.ContainsFunc(before.Results, func(b Case) bool { return b.Name == a.Name }) {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s only measured after", a.Name))
+		}
+	}
+	if len(c.Cases) == 0 {
+		return nil, fmt.Errorf("%w: no case measured on both sides", ErrNotComparable)
+	}
+	return c, nil
+}
+
+func describe(p Program) string {
+	return p.Info.Name + " in " + p.Object
+}
+
+// environmentDiffers lists what makes two environments' figures
+// incomparable: another kernel, CPU model, CPU or repeat count.
+func environmentDiffers(a, b testrun.Environment) []string {
+	var w []string
+	if a.Kernel != b.Kernel {
+		w = append(w, fmt.Sprintf("kernels differ: %s before, %s after", a.Kernel, b.Kernel))
+	}
+	if a.CPUModel != b.CPUModel {
+		w = append(w, fmt.Sprintf("CPU models differ: %s before, %s after", a.CPUModel, b.CPUModel))
+	}
+	if a.CPU != b.CPU {
+		w = append(w, fmt.Sprintf("measured on CPU %d before, CPU %d after: the CPUs of one machine can differ by 40 %%", a.CPU, b.CPU))
+	}
+	if a.Repeat != b.Repeat {
+		w = append(w, fmt.Sprintf("repeat differs: %d before, %d after", a.Repeat, b.Repeat))
+	}
+	if a.Hostname != b.Hostname {
+		w = append(w, fmt.Sprintf("hosts differ: %s before, %s after", a.Hostname, b.Hostname))
+	}
+	return w
+}

@@ -1,0 +1,72 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// ErrBadResult is returned for a saved result that cannot be read.
+var ErrBadResult = errors.New("bad saved result")
+
+// ErrNoBaseline is returned when the named baseline was never saved.
+var ErrNoBaseline = errors.New("no such baseline")
+
+// Read loads a result saved with --format json or as a baseline.
+func Read(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
+	if r.Schema != Schema {
+		return nil, fmt.Errorf("%w: %s has schema %q, want %q", ErrBadResult, path, r.Schema, Schema)
+	}
+	if len(r.Programs) == 0 {
+		return nil, fmt.Errorf("%w: %s holds no program", ErrBadResult, path)
+	}
+	if r.Partial {
+		return nil, fmt.Errorf("%w: %s is a partial result", ErrBadResult, path)
+	}
+	return &r, nil
+}
+
+var baselineName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// BaselinePath is where the baseline of that name lives in dir.
+func BaselinePath(dir, name string) (string, error) {
+	if !baselineName.MatchString(name) {
+		return "", fmt.Errorf("%w: baseline name %q: use letters, digits, '.', '_' and '-'", ErrBadResult, name)
+	}
+	return filepath.Join(dir, name+".json"), nil
+}
+
+// SaveBaseline stores the report as a baseline, atomically.
+func (r *Report) SaveBaseline(dir, name string) (string, error) {
+	path, err := BaselinePath(dir, name)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("baseline directory: %w", err)
+	}
+	return path, r.WriteFile(path, JSON)
+}
+
+// LoadBaseline reads the baseline of that name from dir.
+func LoadBaseline(dir, name string) (*Report, error) {
+	path, err := BaselinePath(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w %q in %s (save one with --save-baseline %s)", ErrNoBaseline, name, dir, name)
+	}
+	return Read(path)
+}
