@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+func readReport(t *testing.T, path string) *report.Report {
+	t.Helper()
+	r, err := report.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// v3 walks the Fibonacci sequence in a loop where v4 tests 13 constants:
+// the fibonacci case is far slower in v3, by tens of percent.
+func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
+	requireBPF(t)
+	out := filepath.Join(t.TempDir(), "cmp.json")
+	args := append([]string{"bench", "--before", "v3", "--after", "v4", "--class", "fibonacci,fizz",
+		"--format", "json", "-o", out}, quick...)
+	if code, _, stderr := xdpmicro(args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep := readReport(t, out)
+	if len(rep.Programs) != 2 || rep.Programs[0].Label != "before" || rep.Comparison == nil {
+		t.Fatalf("want two labelled programs and a comparison, got %d programs", len(rep.Programs))
+	}
+	c := rep.Comparison
+	if c.Mode != report.Interleaved || c.Test != stats.PairedTest {
+		t.Errorf("mode %q, test %q", c.Mode, c.Test)
+	}
+	for _, cc := range c.Cases {
+		switch cc.Verdict {
+		case stats.Improved, stats.Regressed, stats.NoChange, stats.WithinNoise:
+		default:
+			t.Errorf("%s: verdict %q is not one of the four", cc.Name, cc.Verdict)
+		}
+		if cc.Name == "fibonacci" && (cc.Verdict != stats.Improved || cc.Mean.Upper > -0.1) {
+			t.Errorf("fibonacci: %s, change %+v; want an improvement of over 10 %%", cc.Verdict, cc.Mean)
+		}
+	}
+	// The same file read back must compare: the JSON holds the verdicts.
+	var raw map[string]any
+	data, _ := os.ReadFile(out)
+	if err := json.Unmarshal(data, &raw); err != nil || !strings.Contains(string(data), `"verdict": "improved"`) {
+		t.Errorf("JSON lacks a verdict field: %v", err)
+	}
+}
+
+func TestFailOnRegression(t *testing.T) {
+	requireBPF(t)
+	args := append([]string{"bench", "--before", "v4", "--after", "v3", "--class", "fibonacci", "--fail-on-regression"}, quick...)
+	code, stdout, stderr := xdpmicro(args...)
+	if code != exitRegression || !strings.Contains(stdout, "Performance has regressed.") {
+		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr: %s", code, exitRegression, stdout, stderr)
+	}
+	// Without the flag a regression is reported, not an error.
+	if code, _, _ := xdpmicro(args[:len(args)-len(quick)-1]...); code != 0 {
+		t.Errorf("without --fail-on-regression: exit %d", code)
+	}
+}
+
+func TestBaselineRoundTrip(t *testing.T) {
+	requireBPF(t)
+	dir := filepath.Join(t.TempDir(), "baselines")
+	save := append([]string{"bench", "--class", "none", "--baseline-dir", dir, "--save-baseline", "main"}, quick...)
+	if code, _, stderr := xdpmicro(save...); code != 0 || !strings.Contains(stderr, "saved") {
+		t.Fatalf("save: exit %d: %s", code, stderr)
+	}
+	saved := readReport(t, filepath.Join(dir, "main.json"))
+	if saved.Environment.Kernel == "" || saved.Environment.CPUModel == "" || saved.Environment.Repeat != 1000 {
+		t.Errorf("baseline lacks its environment: %+v", saved.Environment)
+	}
+	against := append([]string{"bench", "--class", "none", "--baseline-dir", dir, "--baseline", "main", "--format", "json"}, quick...)
+	code, stdout, stderr := xdpmicro(against...)
+	if code != 0 {
+		t.Fatalf("against baseline: exit %d: %s", code, stderr)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Comparison == nil {
+		t.Fatalf("no comparison in the output: %v", err)
+	}
+	if rep.Comparison.Mode != "baseline main" || rep.Comparison.Test != stats.UnpairedTest || len(rep.Comparison.Cases) != 1 {
+		t.Errorf("comparison: mode %q, test %q, %d cases", rep.Comparison.Mode, rep.Comparison.Test, len(rep.Comparison.Cases))
+	}
+}
+
+// Baseline and result files are checked before anything is measured.
+func TestComparisonBadInput(t *testing.T) {
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.json")
+	if err := os.WriteFile(corrupt, []byte(`{"schema": "xdpmicro.bench/v1", "programs": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	foreign := filepath.Join(dir, "foreign.json")
+	if err := os.WriteFile(foreign, []byte(`{"fizzbuzz/fizz": {"latency": {"value": 1}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"bench", "--baseline", "missing", "--baseline-dir", dir},
+		{"bench", "--baseline", "../escape", "--baseline-dir", dir},
+		{"bench", "--save-baseline", "a/b", "--baseline-dir", dir},
+		{"bench", "--before", "v3", "--baseline", "x"},
+		{"bench", "--after", "v4"},
+		{"bench", "v3", "--before", "v2", "--after", "v4"},
+		{"bench", "--before", "v9"},
+		{"bench", "--before", "v3", "--significance", "0"},
+		{"bench", "--before", "v3", "--noise-threshold", "-0.1"},
+		{"compare", corrupt},
+		{"compare", corrupt, corrupt},
+		{"compare", foreign, foreign},
+		{"compare", filepath.Join(dir, "none.json"), foreign},
+	} {
+		code, stdout, stderr := xdpmicro(args...)
+		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, code, stdout, stderr)
+		}
+	}
+}
+
+func TestCompareFiles(t *testing.T) {
+	requireBPF(t)
+	dir := t.TempDir()
+	old, cur := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
+	for _, run := range []struct{ object, out string }{{"v3", old}, {"v4", cur}} {
+		args := append([]string{"bench", run.object, "--class", "fibonacci,buzz", "--format", "json", "-o", run.out}, quick...)
+		if code, _, stderr := xdpmicro(args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	code, stdout, stderr := xdpmicro("compare", old, cur)
+	if code != 0 || !strings.Contains(stdout, "fibonacci") || !strings.Contains(stdout, "Mann-Whitney U") {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr: %s", code, stdout, stderr)
+	}
+	if code, _, _ := xdpmicro("compare", cur, old, "--fail-on-regression"); code != exitRegression {
+		t.Errorf("v4 -> v3 with --fail-on-regression: exit %d, want %d", code, exitRegression)
+	}
+	// Another environment is compared, with a warning.
+	rep := readReport(t, old)
+	rep.Environment.Kernel = "0.0.0-elsewhere"
+	if err := rep.WriteFile(old, report.JSON); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := xdpmicro("compare", old, cur); code != 0 || !strings.Contains(stderr, "warning: kernels differ") {
+		t.Errorf("exit %d, stderr %q: want a warning that the kernels differ", code, stderr)
+	}
+}

@@ -1,0 +1,151 @@
+package report
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+func compareOpts() stats.CompareOptions {
+	o := stats.DefaultOptions()
+	o.Resamples = 1000
+	return stats.CompareOptions{Options: o, Significance: 0.05, NoiseThreshold: 0.02, Quantum: 1}
+}
+
+// twoBuilds is a before/after run where every after sample is 1.5 times
+// its before sample.
+func twoBuilds(t *testing.T) testrun.Result {
+	t.Helper()
+	res := sampleResult(t)
+	after := res.Programs[0]
+	after.Label = "after"
+	after.Cases = nil
+	for _, c := range res.Programs[0].Cases {
+		slower := make([]float64, len(c.Samples))
+		for i, s := range c.Samples {
+			slower[i] = s * 1.5
+		}
+		c.Samples = slower
+		after.Cases = append(after.Cases, c)
+	}
+	res.Programs[0].Label = "before"
+	res.Programs = append(res.Programs, after)
+	return res
+}
+
+func TestCompareInterleaved(t *testing.T) {
+	r, err := New(Settings{Confidence: 0.95}, twoBuilds(t), stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CompareInterleaved(compareOpts()); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Comparison
+	if !c.Regressed() || c.Mode != Interleaved || c.Test != stats.PairedTest || len(c.Cases) != 2 {
+		t.Fatalf("comparison: %+v", c)
+	}
+	for _, cc := range c.Cases {
+		if cc.Verdict != stats.Regressed || cc.Mean.Point < 0.49 || cc.Mean.Point > 0.51 {
+			t.Errorf("%s: %s, change %+v; want regressed by 50 %%", cc.Name, cc.Verdict, cc.Mean)
+		}
+	}
+	out := render(t, r, Table)
+	for _, want := range []string{"before: fizzbuzz in v4 (bundled)", "Performance has regressed.", "+50.00 %", "paired sign-flip"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if js := render(t, r, JSON); !strings.Contains(js, `"verdict": "regressed"`) {
+		t.Error("JSON lacks the verdict")
+	}
+	// BMF tracks the after build.
+	if bmf := render(t, r, BMF); !strings.Contains(bmf, `"value": 7.5`) {
+		t.Errorf("BMF does not report the after build (short: 5 ns × 1.5):\n%s", bmf)
+	}
+}
+
+func TestAgainstWarnsAcrossEnvironments(t *testing.T) {
+	base, err := New(Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := sampleResult(t)
+	res.Environment.CPU = 0
+	res.Environment.Repeat = 5
+	cur, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Against(base, cur, Files, compareOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(r.Comparison.Warnings, "\n")
+	if !strings.Contains(w, "CPU 1 before, CPU 0 after") || !strings.Contains(w, "repeat differs") {
+		t.Errorf("warnings: %q", w)
+	}
+	for _, cc := range r.Comparison.Cases {
+		if cc.Verdict == stats.Regressed || cc.Verdict == stats.Improved || r.Comparison.Test != stats.UnpairedTest {
+			t.Errorf("%s: the same samples compared as %s by %s", cc.Name, cc.Verdict, r.Comparison.Test)
+		}
+	}
+}
+
+func TestReadRejectsBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	r, err := New(Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteFile(good, JSON); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(good); err != nil {
+		t.Fatalf("a saved report: %v", err)
+	}
+	for name, content := range map[string]string{
+		"truncated": `{"schema": "xdpmicro.bench/v1", "programs": [{`,
+		"schema":    `{"schema": "xdpmicro.bench/v0", "programs": [{}]}`,
+		"empty":     `{"schema": "xdpmicro.bench/v1", "programs": []}`,
+		"partial":   `{"schema": "xdpmicro.bench/v1", "partial": true, "programs": [{}]}`,
+	} {
+		path := filepath.Join(dir, name+".json")
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(path); !errors.Is(err, ErrBadResult) {
+			t.Errorf("%s: %v, want ErrBadResult", name, err)
+		}
+	}
+}
+
+func TestBaselines(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".xdpmicro")
+	r, err := New(Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := r.SaveBaseline(dir, "main")
+	if err != nil || path != filepath.Join(dir, "main.json") {
+		t.Fatalf("saved to %q: %v", path, err)
+	}
+	back, err := LoadBaseline(dir, "main")
+	if err != nil || back.Environment.Kernel != "6.1.0-test" {
+		t.Fatalf("loaded %+v: %v", back, err)
+	}
+	if _, err := LoadBaseline(dir, "other"); !errors.Is(err, ErrNoBaseline) {
+		t.Errorf("missing baseline: %v", err)
+	}
+	for _, bad := range []string{"", "../up", "a/b", ".hidden"} {
+		if _, err := BaselinePath(dir, bad); err == nil {
+			t.Errorf("baseline name %q accepted", bad)
+		}
+	}
+}
