@@ -79,11 +79,11 @@ type compareFlags struct {
 }
 
 // defaultNoiseThreshold: see the A/A experiment in the README.
-const defaultNoiseThreshold = 0.02
+const defaultNoiseThreshold = 0.03
 
 func (c *compareFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&c.significance, "significance", 0.05, "p-value below which a change is distinguishable from none")
-	fl.Float64Var(&c.noiseThreshold, "noise-threshold", defaultNoiseThreshold, "relative change a change's whole interval must exceed to count (0.02 = 2 %)")
+	fl.Float64Var(&c.noiseThreshold, "noise-threshold", defaultNoiseThreshold, "relative change a change's whole interval must exceed to count (0.03 = 3 %)")
 	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit with code 3 when any case regressed")
 }
 
