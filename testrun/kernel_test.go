@@ -3,7 +3,6 @@ package testrun
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -17,8 +16,8 @@ import (
 // real programs and run them.
 func requireBPF(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("loading BPF programs needs root (or CAP_BPF + CAP_NET_ADMIN): run the tests with sudo")
+	if err := CheckPrivileges(); err != nil {
+		t.Skip(err)
 	}
 }
 

@@ -118,6 +118,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := CheckPrivileges(); err != nil {
+		return Result{}, err
+	}
 
 	var progs []*loaded
 	defer func() {

@@ -12,12 +12,15 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
+// requireBPF skips a test that loads programs when this process may not;
+// kernel tests never fake the kernel.
 func requireBPF(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("loading BPF programs needs root (or CAP_BPF + CAP_NET_ADMIN): run the tests with sudo")
+	if err := testrun.CheckPrivileges(); err != nil {
+		t.Skip(err)
 	}
 }
 
