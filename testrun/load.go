@@ -17,13 +17,31 @@ type loaded struct {
 	prog   *ebpf.Program
 }
 
-// load puts the chosen program of obj and its maps into the kernel. Nothing
-// is pinned or attached: closing the file descriptors frees it all.
+// chosen is a program picked from an object, ready to load.
+type chosen struct {
+	object Object
+	info   ProgramInfo
+	spec   *ebpf.CollectionSpec
+}
+
+// load puts the chosen program of obj and its maps into the kernel.
 func load(obj Object, program string) (*loaded, error) {
-	spec, info, err := obj.choose(program)
+	c, err := choose(obj, program)
 	if err != nil {
 		return nil, err
 	}
+	return c.load()
+}
+
+func choose(obj Object, program string) (chosen, error) {
+	spec, info, err := obj.choose(program)
+	return chosen{obj, info, spec}, err
+}
+
+// load puts the program and its maps into the kernel. Nothing is pinned or
+// attached: closing the file descriptors frees it all.
+func (c chosen) load() (*loaded, error) {
+	obj, info, spec := c.object, c.info, c.spec
 	// Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK; newer ones
 	// ignore it and this is a no-op.
 	if err := rlimit.RemoveMemlock(); err != nil && !errors.Is(err, unix.EPERM) {

@@ -118,6 +118,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// Bad input is reported as such, whatever the privileges.
+	var picked []chosen
+	for _, p := range cfg.Programs {
+		c, err := choose(p.Object, p.Program)
+		if err != nil {
+			return Result{}, err
+		}
+		picked = append(picked, c)
+	}
 	if err := CheckPrivileges(); err != nil {
 		return Result{}, err
 	}
@@ -128,8 +137,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			p.close()
 		}
 	}()
-	for _, p := range cfg.Programs {
-		l, err := load(p.Object, p.Program)
+	for _, c := range picked {
+		l, err := c.load()
 		if err != nil {
 			return Result{}, err
 		}
