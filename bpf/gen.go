@@ -8,7 +8,7 @@ package bpf
 //go:generate go tool bpf2go -go-package bpf -cflags "-O2 -g -Wall -Werror -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -DVERSION=3" fizzbuzzV3 fizzbuzz.c
 //go:generate go tool bpf2go -go-package bpf -cflags "-O2 -g -Wall -Werror -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -DVERSION=4" fizzbuzzV4 fizzbuzz.c
 
-// Objects for tests elsewhere: built with clang alone, stripped of DWARF
-// (which records the build directory) so that they are reproducible.
-//go:generate sh -c "clang -O2 -g -Wall -target bpf -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/multi.c -o testdata/multi.o && llvm-strip -g testdata/multi.o"
-//go:generate sh -c "clang -O2 -g -Wall -target bpf -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/reject.c -o testdata/reject.o && llvm-strip -g testdata/reject.o"
+// Objects for tests elsewhere, built with clang alone. The build directory
+// is mapped to "." and DWARF stripped, so that they are reproducible.
+//go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/multi.c -o testdata/multi.o && llvm-strip -g testdata/multi.o"
+//go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/reject.c -o testdata/reject.o && llvm-strip -g testdata/reject.o"
