@@ -35,7 +35,7 @@ were measured on different kernels, CPU models, CPUs or repeat counts.`,
 			if err != nil {
 				return err
 			}
-			opts, err := cmp.options(statOpts)
+			opts, err := cmp.options(statOpts, false)
 			if err != nil {
 				return err
 			}
