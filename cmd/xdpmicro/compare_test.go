@@ -11,6 +11,10 @@ import (
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
+// Settings for tests that check a verdict on a real change: enough samples
+// and runs per sample that a 30 % change is found every time.
+var measured = []string{"--samples", "20", "--repeat", "100000", "--warmup", "0", "--resamples", "2000"}
+
 func readReport(t *testing.T, path string) *report.Report {
 	t.Helper()
 	r, err := report.Read(path)
@@ -26,7 +30,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 	requireBPF(t)
 	out := filepath.Join(t.TempDir(), "cmp.json")
 	args := append([]string{"bench", "--before", "v3", "--after", "v4", "--class", "fibonacci,fizz",
-		"--format", "json", "-o", out}, quick...)
+		"--format", "json", "-o", out}, measured...)
 	if code, _, stderr := xdpmicro(args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -58,13 +62,13 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 
 func TestFailOnRegression(t *testing.T) {
 	requireBPF(t)
-	args := append([]string{"bench", "--before", "v4", "--after", "v3", "--class", "fibonacci", "--fail-on-regression"}, quick...)
+	args := append([]string{"bench", "--before", "v4", "--after", "v3", "--class", "fibonacci", "--fail-on-regression"}, measured...)
 	code, stdout, stderr := xdpmicro(args...)
 	if code != exitRegression || !strings.Contains(stdout, "Performance has regressed.") {
 		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr: %s", code, exitRegression, stdout, stderr)
 	}
 	// Without the flag a regression is reported, not an error.
-	if code, _, _ := xdpmicro(args[:len(args)-len(quick)-1]...); code != 0 {
+	if code, _, _ := xdpmicro(args[:len(args)-len(measured)-1]...); code != 0 {
 		t.Errorf("without --fail-on-regression: exit %d", code)
 	}
 }
@@ -132,7 +136,7 @@ func TestCompareFiles(t *testing.T) {
 	dir := t.TempDir()
 	old, cur := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
 	for _, run := range []struct{ object, out string }{{"v3", old}, {"v4", cur}} {
-		args := append([]string{"bench", run.object, "--class", "fibonacci,buzz", "--format", "json", "-o", run.out}, quick...)
+		args := append([]string{"bench", run.object, "--class", "fibonacci,buzz", "--format", "json", "-o", run.out}, measured...)
 		if code, _, stderr := xdpmicro(args...); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
