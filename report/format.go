@@ -20,10 +20,12 @@ const (
 	Table Format = "table" // for people, in a terminal
 	BMF   Format = "bmf"   // Bencher Metric Format, for `bencher run --adapter json`
 	JSON  Format = "json"  // everything, for tools and later comparison
+	// GoBench is Go's benchmark format, one line per sample, for benchstat.
+	GoBench Format = "gobench"
 )
 
 // Formats lists the output formats.
-func Formats() []string { return []string{string(Table), string(BMF), string(JSON)} }
+func Formats() []string { return []string{string(Table), string(BMF), string(JSON), string(GoBench)} }
 
 // ErrFormat is returned for an unknown format name.
 var ErrFormat = errors.New("unknown format")
@@ -45,6 +47,8 @@ func (r *Report) Write(w io.Writer, f Format) error {
 		return r.writeBMF(w)
 	case JSON:
 		return writeJSON(w, r)
+	case GoBench:
+		return r.writeGoBench(w)
 	}
 	return fmt.Errorf("%w %q", ErrFormat, f)
 }

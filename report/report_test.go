@@ -11,6 +11,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
+	"golang.org/x/perf/benchfmt"
 )
 
 // sampleResult is a run as testrun would return it, with samples chosen so
@@ -153,5 +154,36 @@ func TestParseFormat(t *testing.T) {
 	}
 	if _, err := ParseFormat("xml"); err == nil {
 		t.Error("xml accepted")
+	}
+}
+
+// Go benchmark format: one line per sample, read back by benchfmt as
+// benchstat would read it.
+func TestGoBench(t *testing.T) {
+	r, err := New(Settings{Confidence: 0.95}, twoBuilds(t), stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := render(t, r, GoBench)
+	reader := benchfmt.NewReader(strings.NewReader(out), "test.txt")
+	perBuild := map[string]int{}
+	for reader.Scan() {
+		res, ok := reader.Result().(*benchfmt.Result)
+		if !ok {
+			t.Fatalf("not a result: %v", reader.Result())
+		}
+		if got := res.Name.String(); got != "Fizzbuzz/case=fizz" && got != "Fizzbuzz/case=short" {
+			t.Errorf("name %q", got)
+		}
+		if v, ok := res.Value("sec/op"); !ok || v <= 0 || res.Iters != 1000 {
+			t.Errorf("%s: value %v, iters %d", res.Name, v, res.Iters)
+		}
+		perBuild[res.GetConfig("build")]++
+	}
+	if err := reader.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if perBuild["before"] != 22 || perBuild["after"] != 22 {
+		t.Errorf("lines per build: %v, want 22 each (one per sample: 11 fizz, 11 short)", perBuild)
 	}
 }
