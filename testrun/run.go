@@ -43,6 +43,17 @@ type Config struct {
 	Warmup       time.Duration // time spent sampling before samples are kept
 	Samples      int           // samples kept per case and program
 	Repeat       uint32        // runs per sample
+	// Progress, if set, is called after every sample, on the measuring
+	// thread: it must return at once.
+	Progress func(Progress)
+}
+
+// Progress says how far a run has got.
+type Progress struct {
+	Warmup bool   // still warming up: Done and Total count kept samples only
+	Done   int    // samples kept so far, over all cases and programs
+	Total  int    // samples to keep
+	Case   string // the case just sampled
 }
 
 // Environment is where and how the samples were taken.
@@ -200,6 +211,7 @@ func sampleAll(ctx context.Context, cfg Config, progs []*loaded, res *Result) er
 			units = append(units, unit{prog: l, result: &res.Programs[pi].Cases[ci]})
 		}
 	}
+	kept, total := 0, cfg.Samples*len(units)
 	take := func(u unit, keep bool) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -211,6 +223,10 @@ func sampleAll(ctx context.Context, cfg Config, progs []*loaded, res *Result) er
 		if keep {
 			u.result.Samples = append(u.result.Samples, ns)
 			u.result.Retries += retries
+			kept++
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Warmup: !keep, Done: kept, Total: total, Case: u.result.Case.Name})
 		}
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
+	"golang.org/x/term"
 )
 
 type benchFlags struct {
@@ -32,6 +33,7 @@ type benchFlags struct {
 	baseline   string
 	save       string
 	dir        string
+	quiet      bool
 	output     outputFlags
 	comparison compareFlags
 }
@@ -191,6 +193,7 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under this name")
 	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under this name")
 	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "directory of saved baselines")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.comparison.register(fl)
 	_ = cmd.RegisterFlagCompletionFunc("class", fixedCompletion(packets.Names()))
@@ -271,7 +274,14 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 
 	ctx, stop, caught := signalContext()
 	defer stop()
+	var progress func(testrun.Progress)
+	stopProgress := func() {}
+	if stderr, ok := cmd.ErrOrStderr().(*os.File); ok && !f.quiet && term.IsTerminal(int(stderr.Fd())) {
+		bar := report.NewProgressBar(stderr)
+		progress, stopProgress = bar.Update, bar.Stop
+	}
 	res, runErr := testrun.Run(ctx, testrun.Config{
+		Progress:     progress,
 		Programs:     progs,
 		Cases:        cases,
 		CheckReturns: bundled,
@@ -280,6 +290,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Samples:      f.samples,
 		Repeat:       f.repeat,
 	})
+	stopProgress() // before anything else is written
 	if runErr != nil && !res.Partial {
 		return runErr
 	}
