@@ -149,3 +149,41 @@ func TestBaselines(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteHTML(t *testing.T) {
+	r, err := New(Settings{Confidence: 0.95}, twoBuilds(t), stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CompareInterleaved(compareOpts()); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "report")
+	if err := r.WriteHTML(dir); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<h2>fizz</h2>", "<h2>short</h2>", "Performance has regressed.", `src="case-0-distribution.svg"`, `src="case-1-samples.svg"`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "http://") || strings.Contains(string(page), "https://") || strings.Contains(string(page), "<script") {
+		t.Error("the page must need no network and no JavaScript")
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "case-0-distribution.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both programs are drawn, each with its legend entry.
+	if !strings.HasPrefix(string(svg), "<?xml") || !strings.Contains(string(svg), "before: mean") || !strings.Contains(string(svg), "after: mean") {
+		t.Errorf("distribution figure lacks the two overlaid programs")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 5 {
+		t.Errorf("%d files, want index.html and 4 figures", len(entries))
+	}
+}

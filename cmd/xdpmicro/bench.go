@@ -44,6 +44,7 @@ type outputFlags struct {
 	resamples  int
 	format     string
 	output     string
+	html       string
 }
 
 func (o *outputFlags) register(fl *pflag.FlagSet) {
@@ -51,6 +52,7 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&o.resamples, "resamples", 10000, "bootstrap resamples per estimate")
 	fl.StringVar(&o.format, "format", string(report.Table), "output format: "+strings.Join(report.Formats(), ", "))
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
+	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into this directory")
 }
 
 func (o *outputFlags) statsOptions() (stats.Options, error) {
@@ -67,6 +69,11 @@ func (o *outputFlags) write(cmd *cobra.Command, rep *report.Report) error {
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return err
+	}
+	if o.html != "" {
+		if err := rep.WriteHTML(o.html); err != nil {
+			return err
+		}
 	}
 	if o.output != "" {
 		return rep.WriteFile(o.output, format)

@@ -132,7 +132,8 @@ func TestBenchBMFToFile(t *testing.T) {
 	requireBPF(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "results.json")
-	code, stdout, stderr := xdpmicro(append([]string{"bench", "--format", "bmf", "--output", out, "--class", "fizz,short"}, quick...)...)
+	html := filepath.Join(dir, "report")
+	code, stdout, stderr := xdpmicro(append([]string{"bench", "--format", "bmf", "--output", out, "--report", html, "--class", "fizz,short"}, quick...)...)
 	if code != 0 || stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
@@ -154,8 +155,11 @@ func TestBenchBMFToFile(t *testing.T) {
 			t.Errorf("%s: %+v", name, bmf[name])
 		}
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("the output directory holds %d entries, want only the report", len(entries))
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("the output directory holds %d entries, want only the report and the HTML directory", len(entries))
+	}
+	if _, err := os.Stat(filepath.Join(html, "index.html")); err != nil {
+		t.Errorf("--report: %v", err)
 	}
 }
 
