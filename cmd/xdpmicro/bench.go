@@ -175,13 +175,24 @@ With --before and --after, both builds are loaded together and sampled on the
 same CPU, interleaved sample by sample, and each case's change is reported
 with its confidence interval, p-value and verdict. With --baseline, the run
 is compared with one saved earlier by --save-baseline.`,
-		Example: `  sudo xdpmicro bench --repeat 1000000
-  sudo xdpmicro bench v3 --class fibonacci,none
+		Example: `  # the bundled default (v4), every source-address class, a table
+  sudo xdpmicro bench --repeat 1000000
+
+  # some cases, more samples, on CPU 0, with 99 % intervals
+  sudo xdpmicro bench v3 --class fibonacci,none,short --samples 100 --cpu 0 --confidence 0.99
+
+  # your own object; BMF for Bencher, written atomically
   sudo xdpmicro bench ./prog.o --program xdp_main --format bmf --output results.json
+
+  # did my change make it slower? interleaved on one CPU; exit 3 if so
   sudo xdpmicro bench --before old.o --after new.o --fail-on-regression
-  sudo xdpmicro bench --before v3 --after v4
-  sudo xdpmicro bench --save-baseline main        # later:
-  sudo xdpmicro bench --baseline main`,
+
+  # against a baseline saved earlier in .xdpmicro/
+  sudo xdpmicro bench --save-baseline main
+  sudo xdpmicro bench --baseline main --noise-threshold 0.15
+
+  # Go benchmark lines for benchstat, and an HTML page with plots
+  sudo xdpmicro bench --format gobench --report report/ --quiet > new.txt`,
 		Args: atMostArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return bench(cmd, args, f)

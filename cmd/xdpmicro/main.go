@@ -123,9 +123,27 @@ func rootCommand() *cobra.Command {
 		Long: `xdpmicro loads an XDP program (never attaching it to an interface), feeds it
 crafted packets through the kernel's BPF_PROG_TEST_RUN command, and reports
 Criterion-style statistics per packet case: estimates with bootstrap
-confidence intervals and outliers, as a table, Bencher Metric Format or JSON.
+confidence intervals and outliers, and for two builds the change with a
+p-value and a verdict. Output is a table, Bencher Metric Format, JSON, Go
+benchmark lines for benchstat, and an HTML page with plots.
 
-It needs root, or CAP_BPF + CAP_NET_ADMIN (+ CAP_PERFMON).`,
+Privileges: root, or CAP_BPF and CAP_NET_ADMIN (CAP_PERFMON on some kernels):
+  sudo setcap cap_bpf,cap_net_admin,cap_perfmon+ep $(command -v xdpmicro)
+
+Exit codes:
+  0    success
+  1    the run failed: kernel, verifier, privileges, I/O, a wrong return code
+  2    bad usage or input
+  3    a case regressed and --fail-on-regression was given
+  130  interrupted by SIGINT (143: SIGTERM); partial results are printed,
+       nothing is written to --output, --report or a baseline
+
+Nothing is pinned, attached or left loaded when xdpmicro exits.`,
+		Example: `  sudo xdpmicro bench                              # the bundled v4, every class
+  sudo xdpmicro bench --before v3 --after v4       # the regression and its fix
+  sudo xdpmicro bench ./prog.o --program xdp_main --format bmf -o results.json
+  xdpmicro programs ./prog.o                       # what is inside an object
+  source <(xdpmicro completion bash)               # shell completion`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Without a Run of its own, cobra would report an unknown command
