@@ -206,3 +206,34 @@ func TestUnprivileged(t *testing.T) {
 		t.Fatalf("want one line saying how to get privileges, got %q", msg)
 	}
 }
+
+func TestCompletion(t *testing.T) {
+	code, stdout, _ := xdpmicro("__complete", "bench", "--class", "")
+	if code != 0 || !strings.Contains(stdout, "fibonacci\n") || !strings.Contains(stdout, "short\n") {
+		t.Errorf("--class completion: exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = xdpmicro("__complete", "bench", "--format", "")
+	if code != 0 || !strings.Contains(stdout, "gobench\n") {
+		t.Errorf("--format completion: exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = xdpmicro("completion", "bash")
+	if code != 0 || !strings.Contains(stdout, "bash completion") {
+		t.Errorf("completion bash: exit %d", code)
+	}
+}
+
+// Help reads like a manual: every flag with its default, and examples.
+func TestHelp(t *testing.T) {
+	code, stdout, _ := xdpmicro("help", "bench")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"Examples:", "--before old.o --after new.o", "(default 1000000)", "(default 40)", "(default auto)", "(default \"table\")"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("help bench lacks %q", want)
+		}
+	}
+	if _, root, _ := xdpmicro("help"); !strings.Contains(root, "Exit codes:") {
+		t.Error("help lacks the exit codes")
+	}
+}
