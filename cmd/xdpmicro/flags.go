@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// outputFlags are shared by the commands that write a report.
+type outputFlags struct {
+	confidence float64
+	resamples  int
+	format     string
+	output     string
+	html       string
+}
+
+func (o *outputFlags) register(fl *pflag.FlagSet) {
+	fl.Float64Var(&o.confidence, "confidence", 0.95, "confidence level of the intervals, in (0,1)")
+	fl.IntVar(&o.resamples, "resamples", 10000, "bootstrap resamples per estimate")
+	fl.StringVar(&o.format, "format", string(report.Table), "output format: "+strings.Join(report.Formats(), ", "))
+	fl.StringVarP(&o.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
+	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into this directory")
+}
+
+func (o *outputFlags) statsOptions() (stats.Options, error) {
+	opts := stats.DefaultOptions()
+	opts.Confidence, opts.Resamples = o.confidence, o.resamples
+	if err := opts.Validate(); err != nil {
+		return opts, usageError{fmt.Errorf("--confidence %g / --resamples %d: %w", o.confidence, o.resamples, err)}
+	}
+	return opts, nil
+}
+
+// write puts a complete report where it was asked for.
+func (o *outputFlags) write(cmd *cobra.Command, rep *report.Report) error {
+	format, err := report.ParseFormat(o.format)
+	if err != nil {
+		return err
+	}
+	if o.html != "" {
+		if err := rep.WriteHTML(o.html); err != nil {
+			return err
+		}
+	}
+	if o.output != "" {
+		return rep.WriteFile(o.output, format)
+	}
+	return rep.Write(cmd.OutOrStdout(), format)
+}
+
+// compareFlags are shared by the commands that compare.
+type compareFlags struct {
+	significance     float64
+	noiseThreshold   threshold
+	failOnRegression bool
+}
+
+// Default noise thresholds, from A/A experiments (see the README): a
+// build against itself, interleaved, never crossed 2 %; the same build in
+// separate invocations, unpaired, differed by up to 24 %, and 12 % kept
+// false verdicts to 2 % of cases.
+const (
+	interleavedNoiseThreshold = 0.03
+	acrossRunsNoiseThreshold  = 0.12
+)
+
+func (c *compareFlags) register(fl *pflag.FlagSet) {
+	fl.Float64Var(&c.significance, "significance", 0.05, "p-value below which a change is distinguishable from none")
+	c.noiseThreshold = autoThreshold
+	fl.Var(&c.noiseThreshold, "noise-threshold", fmt.Sprintf(
+		"relative change a change's whole interval must exceed to count (0.03 = 3 %%); auto: %g for interleaved builds, %g across runs (baselines, compare)",
+		interleavedNoiseThreshold, acrossRunsNoiseThreshold))
+	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit with code 3 when any case regressed")
+}
+
+// options are the comparison options; interleaved says whether the two
+// sides were sampled together, which decides the default noise threshold.
+func (c *compareFlags) options(base stats.Options, interleaved bool) (stats.CompareOptions, error) {
+	threshold := float64(c.noiseThreshold)
+	switch {
+	case c.noiseThreshold == autoThreshold && interleaved:
+		threshold = interleavedNoiseThreshold
+	case c.noiseThreshold == autoThreshold:
+		threshold = acrossRunsNoiseThreshold
+	}
+	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: testrun.Resolution}
+	if err := opts.Validate(); err != nil {
+		return opts, usageError{fmt.Errorf("--significance %g / --noise-threshold %g: %w", c.significance, threshold, err)}
+	}
+	return opts, nil
+}
+
+// threshold is a relative noise threshold in [0, 1), or "auto".
+type threshold float64
+
+const autoThreshold threshold = -1
+
+func (t *threshold) String() string {
+	if *t == autoThreshold {
+		return "auto"
+	}
+	return strconv.FormatFloat(float64(*t), 'g', -1, 64)
+}
+
+func (t *threshold) Set(s string) error {
+	if s == "auto" {
+		*t = autoThreshold
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v >= 0 && v < 1) {
+		return fmt.Errorf("want auto or a fraction in [0, 1), e.g. 0.03 for 3 %%")
+	}
+	*t = threshold(v)
+	return nil
+}
+
+func (t *threshold) Type() string { return "threshold" }
+
+// verdict turns a regression into exit code 3 when asked to.
+func (c *compareFlags) verdict(rep *report.Report) error {
+	if c.failOnRegression && rep.Comparison != nil && rep.Comparison.Regressed() {
+		return errRegression
+	}
+	return nil
+}
