@@ -42,7 +42,12 @@ enum verdict {
 struct {
 	__uint(type, BPF_MAP_TYPE_QUEUE);
 	__uint(max_entries, 1024);
+#if VERSION == 1
 	__type(value, __u32);
+#else
+	// The enum's BTF lets tools show FIZZ rather than 1.
+	__type(value, enum verdict);
+#endif
 } verdicts SEC(".maps");
 
 static __always_inline void push(__u32 value)

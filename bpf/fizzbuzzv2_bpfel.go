@@ -12,6 +12,15 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type fizzbuzzV2Verdict uint32
+
+const (
+	fizzbuzzV2VerdictFIZZ      fizzbuzzV2Verdict = 1
+	fizzbuzzV2VerdictBUZZ      fizzbuzzV2Verdict = 2
+	fizzbuzzV2VerdictFIZZBUZZ  fizzbuzzV2Verdict = 3
+	fizzbuzzV2VerdictFIBONACCI fizzbuzzV2Verdict = 4
+)
+
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.

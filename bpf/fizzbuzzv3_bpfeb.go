@@ -12,6 +12,15 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type fizzbuzzV3Verdict uint32
+
+const (
+	fizzbuzzV3VerdictFIZZ      fizzbuzzV3Verdict = 1
+	fizzbuzzV3VerdictBUZZ      fizzbuzzV3Verdict = 2
+	fizzbuzzV3VerdictFIZZBUZZ  fizzbuzzV3Verdict = 3
+	fizzbuzzV3VerdictFIBONACCI fizzbuzzV3Verdict = 4
+)
+
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.

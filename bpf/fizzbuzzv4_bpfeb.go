@@ -12,6 +12,15 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type fizzbuzzV4Verdict uint32
+
+const (
+	fizzbuzzV4VerdictFIZZ      fizzbuzzV4Verdict = 1
+	fizzbuzzV4VerdictBUZZ      fizzbuzzV4Verdict = 2
+	fizzbuzzV4VerdictFIZZBUZZ  fizzbuzzV4Verdict = 3
+	fizzbuzzV4VerdictFIBONACCI fizzbuzzV4Verdict = 4
+)
+
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.

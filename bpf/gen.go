@@ -12,3 +12,4 @@ package bpf
 // is mapped to "." and DWARF stripped, so that they are reproducible.
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/multi.c -o testdata/multi.o && llvm-strip -g testdata/multi.o"
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/reject.c -o testdata/reject.o && llvm-strip -g testdata/reject.o"
+//go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/maps.c -o testdata/maps.o && llvm-strip -g testdata/maps.o"

@@ -65,7 +65,7 @@ func TestBundledBehaviour(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", c.Name, err)
 				}
-				if got := ActionName(ret); got != c.Expect {
+				if got := ActionName("XDP", ret); got != c.Expect {
 					t.Errorf("%s: returned %s, want %s", c.Name, got, c.Expect)
 				}
 				var pushed uint32
@@ -136,7 +136,6 @@ func TestRun(t *testing.T) {
 	cfg := Config{
 		Programs:     []Program{{Object: bundled(t, "v3")}},
 		Cases:        cases,
-		CheckReturns: true,
 		CPU:          -1,
 		Samples:      MinSamples,
 		Repeat:       10000,
@@ -175,7 +174,7 @@ func TestRunRejectsWrongReturn(t *testing.T) {
 	c := allCases(t)[0]
 	c.Expect = "XDP_DROP"
 	cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: []packets.Case{c},
-		CheckReturns: true, CPU: -1, Samples: MinSamples, Repeat: 1}
+		CPU: -1, Samples: MinSamples, Repeat: 1}
 	if _, err := Run(context.Background(), cfg); !errors.Is(err, ErrUnexpectedReturn) {
 		t.Fatalf("got %v, want ErrUnexpectedReturn", err)
 	}
@@ -190,5 +189,31 @@ func TestRunCancelled(t *testing.T) {
 	res, err := Run(ctx, cfg)
 	if !errors.Is(err, context.DeadlineExceeded) || !res.Partial {
 		t.Fatalf("got partial=%v err=%v, want a partial result and the context's error", res.Partial, err)
+	}
+}
+
+// tc classifiers and socket filters run on the same packets as XDP.
+func TestOtherProgramTypes(t *testing.T) {
+	requireBPF(t)
+	for _, tt := range []struct{ program, expect, action string }{
+		{"tc_shot", "TC_ACT_SHOT", "TC_ACT_SHOT"},
+		{"socket_all", "0xffffffff", "4294967295"},
+	} {
+		cases := packets.Default()[:2]
+		for i := range cases {
+			cases[i].Expect = tt.expect
+		}
+		res, err := Run(context.Background(), Config{
+			Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: tt.program}},
+			Cases:    cases, CPU: -1, Samples: MinSamples, Repeat: 1000,
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.program, err)
+		}
+		for _, c := range res.Programs[0].Cases {
+			if c.Action != tt.action || len(c.Samples) != MinSamples || c.Samples[0] <= 0 {
+				t.Errorf("%s/%s: action %s, samples %v", tt.program, c.Case.Name, c.Action, c.Samples)
+			}
+		}
 	}
 }

@@ -92,7 +92,7 @@ func TestNothingLeftLoaded(t *testing.T) {
 	}
 	for _, r := range runs {
 		cfg := Config{Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: name}},
-			Cases: r.cases, CheckReturns: true, CPU: -1, Samples: MinSamples, Repeat: 100}
+			Cases: r.cases, CPU: -1, Samples: MinSamples, Repeat: 100}
 		for i := range cfg.Cases {
 			if cfg.Cases[i].Expect == "XDP_PASS" {
 				cfg.Cases[i].Expect = "XDP_DROP"

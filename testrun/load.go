@@ -13,6 +13,7 @@ import (
 type loaded struct {
 	object Object
 	info   ProgramInfo
+	spec   *ebpf.CollectionSpec // BTF of the maps, to show their contents
 	coll   *ebpf.Collection
 	prog   *ebpf.Program
 }
@@ -51,7 +52,7 @@ func (c chosen) load() (*loaded, error) {
 	if err != nil {
 		return nil, loadError(obj, info, err)
 	}
-	return &loaded{object: obj, info: info, coll: coll, prog: coll.Programs[info.Name]}, nil
+	return &loaded{object: obj, info: info, spec: spec, coll: coll, prog: coll.Programs[info.Name]}, nil
 }
 
 func loadError(obj Object, info ProgramInfo, err error) error {
@@ -93,13 +94,4 @@ func runError(err error) error {
 		return fmt.Errorf("%w: BPF_PROG_TEST_RUN needs CAP_BPF and CAP_NET_ADMIN: %s", ErrPermission, PermissionHint)
 	}
 	return fmt.Errorf("test run: %w", err)
-}
-
-// ActionName names an XDP return code.
-func ActionName(ret uint32) string {
-	names := []string{"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT"}
-	if int(ret) < len(names) {
-		return names[ret]
-	}
-	return fmt.Sprintf("%d", ret)
 }

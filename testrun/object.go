@@ -55,10 +55,7 @@ type ProgramInfo struct {
 }
 
 // Supported reports whether xdpmicro can measure programs of this type.
-func (p ProgramInfo) Supported() bool { return p.Type == ebpf.XDP.String() }
-
-// SupportedTypes names the program types xdpmicro can measure.
-var SupportedTypes = []string{ebpf.XDP.String()}
+func (p ProgramInfo) Supported() bool { return slices.Contains(SupportedTypes, p.Type) }
 
 func (o Object) spec() (*ebpf.CollectionSpec, error) {
 	f, err := elf.NewFile(bytes.NewReader(o.ELF))

@@ -22,6 +22,8 @@ func TestPrograms(t *testing.T) {
 	}
 	want := []ProgramInfo{
 		{Name: "socket_all", Type: "SocketFilter", Section: "socket"},
+		{Name: "tc_shot", Type: "SchedCLS", Section: "tc"},
+		{Name: "trace_getpid", Type: "TracePoint", Section: "tracepoint/syscalls/sys_enter_getpid"},
 		{Name: "xdp_drop", Type: "XDP", Section: "xdp"},
 		{Name: "xdp_pass", Type: "XDP", Section: "xdp"},
 	}
@@ -58,7 +60,7 @@ func TestChoose(t *testing.T) {
 		{"ELF for another machine", notBPF, "", ErrBadObject, ""},
 		{"ambiguous", multi, "", ErrNoProgram, ""},
 		{"unknown name", multi, "nope", ErrNoProgram, ""},
-		{"unsupported type", multi, "socket_all", ErrUnsupportedType, ""},
+		{"unsupported type", multi, "trace_getpid", ErrUnsupportedType, ""},
 		{"by name", multi, "xdp_drop", nil, "xdp_drop"},
 		{"the only XDP program", readTestObject(t, "reject.o"), "", nil, "unchecked_read"},
 	}
@@ -82,5 +84,34 @@ func TestChoose(t *testing.T) {
 				t.Fatalf("chose %q with %d programs, want only %q", info.Name, len(spec.Programs), tt.chosen)
 			}
 		})
+	}
+}
+
+func TestActions(t *testing.T) {
+	for _, tt := range []struct {
+		programType, expect string
+		ret                 uint32
+		name                string
+	}{
+		{"XDP", "xdp_pass", 2, "XDP_PASS"},
+		{"XDP", "XDP_ABORTED", 0, "XDP_ABORTED"},
+		{"XDP", "7", 7, "7"},
+		{"SchedCLS", "TC_ACT_SHOT", 2, "TC_ACT_SHOT"},
+		{"SchedCLS", "TC_ACT_UNSPEC", 0xffffffff, "TC_ACT_UNSPEC"},
+		{"SchedCLS", "-1", 0xffffffff, "TC_ACT_UNSPEC"},
+		{"SocketFilter", "0x40", 64, "64"},
+	} {
+		ret, err := ParseExpect(tt.programType, tt.expect)
+		if err != nil || ret != tt.ret {
+			t.Errorf("ParseExpect(%s, %s) = %d, %v; want %d", tt.programType, tt.expect, ret, err, tt.ret)
+		}
+		if got := ActionName(tt.programType, ret); got != tt.name {
+			t.Errorf("ActionName(%s, %d) = %s, want %s", tt.programType, ret, got, tt.name)
+		}
+	}
+	for _, bad := range [][2]string{{"XDP", "TC_ACT_OK"}, {"SchedCLS", "XDP_PASS"}, {"SocketFilter", "drop"}, {"XDP", "-2"}} {
+		if _, err := ParseExpect(bad[0], bad[1]); !errors.Is(err, ErrConfig) {
+			t.Errorf("ParseExpect(%s, %s): %v, want ErrConfig", bad[0], bad[1], err)
+		}
 	}
 }

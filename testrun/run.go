@@ -36,13 +36,12 @@ type Program struct {
 type Config struct {
 	Programs []Program
 	Cases    []packets.Case
-	// CheckReturns fails the run when a case's checking run returns other
-	// than the case's Expect.
-	CheckReturns bool
 	CPU          int           // CPU to measure on; negative lets Run choose
 	Warmup       time.Duration // time spent sampling before samples are kept
 	Samples      int           // samples kept per case and program
 	Repeat       uint32        // runs per sample
+	// MapInit, if set, fills maps of every program after loading.
+	MapInit *MapInit
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
@@ -84,6 +83,8 @@ type CaseResult struct {
 	Action  string       `json:"action"`
 	Samples []float64    `json:"samples_ns"` // kernel's ns per run, one per sample, in the order taken
 	Retries int          `json:"retries"`    // samples restarted after EINTR
+	// Effects are the changes the checking run made to the maps.
+	Effects []Effect `json:"effects,omitempty"`
 }
 
 // ProgramResult holds the results for one program.
@@ -138,6 +139,24 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		picked = append(picked, c)
 	}
+	for _, p := range picked {
+		for _, c := range cfg.Cases {
+			if c.Expect == "" {
+				continue
+			}
+			if _, err := ParseExpect(p.info.Type, c.Expect); err != nil {
+				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
+			}
+		}
+	}
+	updates := make([][]mapUpdate, len(picked))
+	if cfg.MapInit != nil {
+		for i, p := range picked {
+			if updates[i], err = cfg.MapInit.resolve(p.spec); err != nil {
+				return Result{}, err
+			}
+		}
+	}
 	if err := CheckPrivileges(); err != nil {
 		return Result{}, err
 	}
@@ -148,28 +167,43 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			p.close()
 		}
 	}()
-	for _, c := range picked {
+	for i, c := range picked {
 		l, err := c.load()
 		if err != nil {
 			return Result{}, err
 		}
 		progs = append(progs, l)
+		if err := l.apply(updates[i]); err != nil {
+			return Result{}, err
+		}
 	}
 
 	res := Result{Environment: environment(cfg, cpu)}
 	for i, l := range progs {
 		pr := ProgramResult{Label: cfg.Programs[i].Label, Object: l.object.Name, Info: l.info}
 		for _, c := range cfg.Cases {
+			before, err := l.snapshot()
+			if err != nil {
+				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
+			}
 			ret, err := l.runOnce(c.Frame)
 			if err != nil {
 				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
 			}
-			action := ActionName(ret)
-			if cfg.CheckReturns && c.Expect != "" && action != c.Expect {
-				return Result{}, fmt.Errorf("%w: %s, case %s: returned %s, expected %s",
-					ErrUnexpectedReturn, l.info.Name, c.Name, action, c.Expect)
+			effects, err := l.effects(before)
+			if err != nil {
+				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
 			}
-			pr.Cases = append(pr.Cases, CaseResult{Case: c, Return: ret, Action: action, Samples: make([]float64, 0, cfg.Samples)})
+			action := ActionName(l.info.Type, ret)
+			if c.Expect != "" {
+				// Validated before loading; cannot fail here.
+				want, _ := ParseExpect(l.info.Type, c.Expect)
+				if ret != want {
+					return Result{}, fmt.Errorf("%w: %s, case %s: returned %s, expected %s",
+						ErrUnexpectedReturn, l.info.Name, c.Name, action, ActionName(l.info.Type, want))
+				}
+			}
+			pr.Cases = append(pr.Cases, CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, cfg.Samples)})
 		}
 		res.Programs = append(res.Programs, pr)
 	}

@@ -1,0 +1,66 @@
+package testrun
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+)
+
+// The program types xdpmicro measures: all run on a packet through
+// BPF_PROG_TEST_RUN with a repeat count.
+var measurable = []ebpf.ProgramType{ebpf.XDP, ebpf.SchedCLS, ebpf.SocketFilter}
+
+// SupportedTypes names the program types xdpmicro can measure.
+var SupportedTypes = func() []string {
+	var names []string
+	for _, t := range measurable {
+		names = append(names, t.String())
+	}
+	return names
+}()
+
+// actionNames are the named return codes of a program type; the index is
+// the code. tc's TC_ACT_UNSPEC is -1 and handled apart.
+var actionNames = map[string][]string{
+	ebpf.XDP.String(): {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT"},
+	ebpf.SchedCLS.String(): {"TC_ACT_OK", "TC_ACT_RECLASSIFY", "TC_ACT_SHOT", "TC_ACT_PIPE",
+		"TC_ACT_STOLEN", "TC_ACT_QUEUED", "TC_ACT_REPEAT", "TC_ACT_REDIRECT", "TC_ACT_TRAP"},
+}
+
+const tcActUnspec = "TC_ACT_UNSPEC"
+
+// ActionName names a return code of a program of that type. A socket
+// filter's return is the number of bytes to keep, so it stays a number.
+func ActionName(programType string, ret uint32) string {
+	names := actionNames[programType]
+	switch {
+	case int(ret) < len(names):
+		return names[ret]
+	case programType == ebpf.SchedCLS.String() && int32(ret) == -1:
+		return tcActUnspec
+	}
+	return strconv.FormatUint(uint64(ret), 10)
+}
+
+// ParseExpect turns an expected action, a name of the program type's
+// actions or a number, into a return code.
+func ParseExpect(programType, expect string) (uint32, error) {
+	name := strings.ToUpper(strings.TrimSpace(expect))
+	if i := slices.Index(actionNames[programType], name); i >= 0 {
+		return uint32(i), nil
+	}
+	if name == tcActUnspec && programType == ebpf.SchedCLS.String() {
+		return uint32(0xffffffff), nil
+	}
+	if n, err := strconv.ParseInt(name, 0, 64); err == nil && n >= -1 && n <= 0xffffffff {
+		return uint32(n), nil
+	}
+	known := "a number"
+	if names := actionNames[programType]; len(names) > 0 {
+		known = strings.Join(names, ", ") + " or a number"
+	}
+	return 0, fmt.Errorf("%w: expected action %q is not one of a %s program's: %s", ErrConfig, expect, programType, known)
+}
