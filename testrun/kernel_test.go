@@ -134,11 +134,11 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{
-		Programs:     []Program{{Object: bundled(t, "v3")}},
-		Cases:        cases,
-		CPU:          -1,
-		Samples:      MinSamples,
-		Repeat:       10000,
+		Programs: []Program{{Object: bundled(t, "v3")}},
+		Cases:    cases,
+		CPU:      -1,
+		Samples:  MinSamples,
+		Repeat:   10000,
 	}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {

@@ -36,10 +36,10 @@ type Program struct {
 type Config struct {
 	Programs []Program
 	Cases    []packets.Case
-	CPU          int           // CPU to measure on; negative lets Run choose
-	Warmup       time.Duration // time spent sampling before samples are kept
-	Samples      int           // samples kept per case and program
-	Repeat       uint32        // runs per sample
+	CPU      int           // CPU to measure on; negative lets Run choose
+	Warmup   time.Duration // time spent sampling before samples are kept
+	Samples  int           // samples kept per case and program
+	Repeat   uint32        // runs per sample
 	// MapInit, if set, fills maps of every program after loading.
 	MapInit *MapInit
 	// Progress, if set, is called after every sample, on the measuring

@@ -50,7 +50,7 @@ func TestBadInput(t *testing.T) {
 		{"bench", "--class", "fizz,fizz"},
 		{"bench", "--program", "nope"},
 		{"bench", "../../bpf/testdata/multi.o"},
-		{"bench", "../../bpf/testdata/multi.o", "--program", "socket_all"},
+		{"bench", "../../bpf/testdata/multi.o", "--program", "trace_getpid"},
 		{"bench", "--cpu", "4096"},
 		{"bench", "a", "b"},
 		{"bench", "--no-such-flag"},
