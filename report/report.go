@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -18,7 +19,8 @@ type Settings struct {
 	Before     string   `json:"before,omitempty"` // the old build of a before/after run
 	Program    string   `json:"program,omitempty"`
 	Cases      []string `json:"cases"`
-	CPU        int      `json:"cpu"` // as asked; -1 for the tool's choice
+	Sizes      []int    `json:"sizes,omitempty"` // frame sizes every case was padded to
+	CPU        int      `json:"cpu"`             // as asked; -1 for the tool's choice
 	Samples    int      `json:"samples"`
 	Repeat     uint32   `json:"repeat"`
 	Warmup     string   `json:"warmup"`
@@ -42,19 +44,35 @@ type Program struct {
 	Object  string              `json:"object"`
 	Info    testrun.ProgramInfo `json:"program"`
 	Results []Case              `json:"cases"`
+	// Series holds each case's mean by frame size, when --size was given.
+	Series []Series `json:"series,omitempty"`
+}
+
+// Series is the cost of one case at each frame size.
+type Series struct {
+	Case   string        `json:"case"`
+	Points []SeriesPoint `json:"points"`
+}
+
+// SeriesPoint is the mean time per run at one frame size.
+type SeriesPoint struct {
+	Size int            `json:"size"`
+	Mean stats.Estimate `json:"mean"`
 }
 
 // Case is one packet case's measurement and its statistics.
 type Case struct {
-	Name    string    `json:"name"`
-	Summary string    `json:"summary"`
-	Source  string    `json:"source,omitempty"`
-	Length  int       `json:"frame_length"`
-	Frame   string    `json:"frame_hex"`
-	Return  uint32    `json:"return"`
-	Action  string    `json:"action"`
-	Retries int       `json:"retries"`
-	Samples []float64 `json:"samples_ns"`
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	Source  string `json:"source,omitempty"`
+	Length  int    `json:"frame_length"`
+	Frame   string `json:"frame_hex"`
+	Return  uint32 `json:"return"`
+	Action  string `json:"action"`
+	Retries int    `json:"retries"`
+	// Effects are the changes the checking run made to maps.
+	Effects []testrun.Effect `json:"effects,omitempty"`
+	Samples []float64        `json:"samples_ns"`
 	// Stats is nil when a cancelled run left too few samples.
 	Stats *stats.Summary `json:"stats"`
 }
@@ -86,11 +104,36 @@ func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, er
 				Return:  c.Return,
 				Action:  c.Action,
 				Retries: c.Retries,
+				Effects: c.Effects,
 				Samples: c.Samples,
 				Stats:   summary,
 			})
 		}
+		if len(settings.Sizes) > 0 {
+			prog.Series = series(prog.Results)
+		}
 		r.Programs = append(r.Programs, prog)
 	}
 	return r, nil
+}
+
+// series groups cases padded to several sizes, named <case>@<size>, by
+// case, in the order they first appear.
+func series(results []Case) []Series {
+	var out []Series
+	index := map[string]int{}
+	for _, c := range results {
+		base, _, found := strings.Cut(c.Name, "@")
+		if !found || c.Stats == nil {
+			continue
+		}
+		i, ok := index[base]
+		if !ok {
+			i = len(out)
+			index[base] = i
+			out = append(out, Series{Case: base})
+		}
+		out[i].Points = append(out[i].Points, SeriesPoint{Size: c.Length, Mean: c.Stats.Estimates.Mean})
+	}
+	return out
 }

@@ -66,6 +66,9 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			fmt.Fprintln(w, "  "+note)
 		}
 		fmt.Fprintln(w)
+		if err := writeSeries(w, p.Series); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -117,8 +120,36 @@ func newTable(w io.Writer, columns ...tw.Align) *tablewriter.Table {
 	)
 }
 
+// writeSeries shows each case's mean time per run by frame size.
+func writeSeries(w io.Writer, series []Series) error {
+	if len(series) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "mean time per run by frame size")
+	table := newTable(w, tw.AlignLeft)
+	header := []any{"case"}
+	for _, p := range series[0].Points {
+		header = append(header, fmt.Sprintf("%d B", p.Size))
+	}
+	table.Header(header...)
+	for _, s := range series {
+		row := []string{s.Case}
+		for _, p := range s.Points {
+			row = append(row, fmt.Sprintf("%s ns ±%.1f %%", ns(p.Mean.Point), 100*p.Mean.RelativeHalfWidth()))
+		}
+		if err := table.Append(row); err != nil {
+			return err
+		}
+	}
+	if err := table.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
 // notes lists what the table's cells cannot hold: the kinds of outliers,
-// restarted samples.
+// what the checking run changed in maps, restarted samples.
 func notes(p Program) []string {
 	var out []string
 	for _, c := range p.Results {
@@ -134,6 +165,9 @@ func notes(p Program) []string {
 				}
 			}
 			out = append(out, fmt.Sprintf("%s: outliers %s", c.Name, strings.Join(kinds, ", ")))
+		}
+		for _, e := range c.Effects {
+			out = append(out, fmt.Sprintf("%s: %s", c.Name, e))
 		}
 		if c.Retries > 0 {
 			out = append(out, fmt.Sprintf("%s: %d sample(s) restarted after a signal (EINTR)", c.Name, c.Retries))
