@@ -27,8 +27,8 @@ compare: ## BEFORE against AFTER, interleaved; exit 3 on a regression
 bench-bmf: ## results.json in Bencher Metric Format
 	$(XDPMICRO) bench --format bmf --output results.json
 
-report: ## an HTML page with plots in report/, for BEFORE against AFTER
-	$(XDPMICRO) bench --before $(BEFORE) --after $(AFTER) --report report --quiet
+report: ## an HTML page with plots in xdpmicro-report/, for BEFORE against AFTER
+	$(XDPMICRO) bench --before $(BEFORE) --after $(AFTER) --report xdpmicro-report --quiet
 
 ci: ## what CI runs
 	bash .ci/run
