@@ -21,6 +21,11 @@ func Read(path string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
 	}
+	return Parse(path, data)
+}
+
+// Parse reads a saved result from data; path names it in errors.
+func Parse(path string, data []byte) (*Report, error) {
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
@@ -33,6 +38,14 @@ func Read(path string) (*Report, error) {
 	}
 	if r.Partial {
 		return nil, fmt.Errorf("%w: %s is a partial result", ErrBadResult, path)
+	}
+	// Comparisons index cases and samples: refuse what cannot be compared.
+	for _, p := range r.Programs {
+		for _, c := range p.Results {
+			if c.Name == "" || c.Stats != nil && c.Stats.N != len(c.Samples) {
+				return nil, fmt.Errorf("%w: %s: case %q is inconsistent", ErrBadResult, path, c.Name)
+			}
+		}
 	}
 	return &r, nil
 }

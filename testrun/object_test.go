@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func readTestObject(t *testing.T, name string) Object {
+func readTestObject(t testing.TB, name string) Object {
 	t.Helper()
 	obj, err := ReadObject("../bpf/testdata/" + name)
 	if err != nil {

@@ -1,0 +1,31 @@
+package testrun
+
+import "testing"
+
+// FuzzParseMapInit: any --map-init file gives an error or entries that
+// resolve against a real object without panicking.
+func FuzzParseMapInit(f *testing.F) {
+	f.Add([]byte(configInit))
+	f.Add([]byte("maps:\n  lengths:\n    - {key_hex: '3c000000', value_hex: '0100000000000000'}\n"))
+	f.Add([]byte("maps:\n  config:\n    - {key: 0, value: {port: [1, 2]}}\n"))
+	spec, _, err := readTestObject(f, "maps.o").choose("")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		init, err := ParseMapInit("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		updates, err := init.resolve(spec)
+		if err != nil {
+			return
+		}
+		for _, u := range updates {
+			ms := spec.Maps[u.mapName]
+			if uint32(len(u.value)) != ms.ValueSize {
+				t.Fatalf("map %s: resolved a value of %d bytes, the map's are %d", u.mapName, len(u.value), ms.ValueSize)
+			}
+		}
+	})
+}
