@@ -20,7 +20,8 @@ import (
 
 type benchFlags struct {
 	program    string
-	classes    []string
+	selection  caseFlags
+	mapInit    string
 	cpu        int
 	warmup     time.Duration
 	samples    int
@@ -78,7 +79,8 @@ is compared with one saved earlier by --save-baseline.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.program, "program", "", "program (function) to measure; default: the object's only XDP program")
-	fl.StringSliceVar(&f.classes, "class", packets.Classes(), "packet cases to measure, comma-separated; known: "+strings.Join(packets.Names(), ", "))
+	f.selection.register(cmd, "pcap")
+	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run from this YAML or JSON file (see the README)")
 	fl.IntVar(&f.cpu, "cpu", -1, "CPU to measure on; -1 picks the highest-numbered allowed CPU")
 	fl.DurationVar(&f.warmup, "warmup", 500*time.Millisecond, "time spent sampling every case before samples are kept")
 	fl.IntVar(&f.samples, "samples", 40, fmt.Sprintf("samples per case (at least %d)", testrun.MinSamples))
@@ -91,7 +93,6 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.comparison.register(fl)
-	_ = cmd.RegisterFlagCompletionFunc("class", fixedCompletion(packets.Names()))
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
 	_ = cmd.RegisterFlagCompletionFunc("after", completeObject)
@@ -146,13 +147,19 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	cases, err := packets.Select(f.classes)
-	if err != nil {
-		return err
-	}
 	progs, bundled, err := f.programs(args)
 	if err != nil {
 		return err
+	}
+	cases, err := f.selection.cases(cmd.Flags(), bundled)
+	if err != nil {
+		return err
+	}
+	var mapInit *testrun.MapInit
+	if f.mapInit != "" {
+		if mapInit, err = testrun.ReadMapInit(f.mapInit); err != nil {
+			return err
+		}
 	}
 	var baseline *report.Report
 	if f.baseline != "" {
@@ -176,14 +183,14 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		progress, stopProgress = bar.Update, bar.Stop
 	}
 	res, runErr := testrun.Run(ctx, testrun.Config{
-		Progress:     progress,
-		Programs:     progs,
-		Cases:        cases,
-		CheckReturns: bundled,
-		CPU:          f.cpu,
-		Warmup:       f.warmup,
-		Samples:      f.samples,
-		Repeat:       f.repeat,
+		Progress: progress,
+		Programs: progs,
+		Cases:    cases,
+		MapInit:  mapInit,
+		CPU:      f.cpu,
+		Warmup:   f.warmup,
+		Samples:  f.samples,
+		Repeat:   f.repeat,
 	})
 	stopProgress() // before anything else is written
 	if runErr != nil && !res.Partial {
@@ -191,7 +198,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	}
 
 	settings := report.Settings{
-		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: f.classes, CPU: f.cpu,
+		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: f.cpu,
 		Samples: f.samples, Repeat: f.repeat, Warmup: f.warmup.String(),
 		Confidence: f.output.confidence, Resamples: f.output.resamples,
 	}
@@ -234,6 +241,14 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		return err
 	}
 	return f.comparison.verdict(rep)
+}
+
+func caseNames(cases []packets.Case) []string {
+	names := make([]string, len(cases))
+	for i, c := range cases {
+		names[i] = c.Name
+	}
+	return names
 }
 
 // resolveObject finds a bundled build by name, else reads a file.

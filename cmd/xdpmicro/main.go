@@ -78,7 +78,8 @@ func isUsage(err error) bool {
 	var ue usageError
 	for _, sentinel := range []error{
 		testrun.ErrBadObject, testrun.ErrNoProgram, testrun.ErrUnsupportedType, testrun.ErrConfig,
-		packets.ErrUnknownCase, packets.ErrDuplicateCase, report.ErrFormat, report.ErrBadResult,
+		packets.ErrUnknownCase, packets.ErrDuplicateCase, packets.ErrPacketFile, packets.ErrPcap, packets.ErrSize,
+		testrun.ErrMapInit, report.ErrFormat, report.ErrBadResult,
 		report.ErrNoBaseline, report.ErrNotComparable, stats.ErrConfidence, stats.ErrResamples, stats.ErrCompare,
 	} {
 		if errors.Is(err, sentinel) {
@@ -150,13 +151,13 @@ Nothing is pinned, attached or left loaded when xdpmicro exits.`,
 		// as a plain error; this makes it a usage error (exit 2).
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Errorf("unknown command %q (commands: bench, compare, programs, completion, help)", args[0])}
+				return usageError{fmt.Errorf("unknown command %q (commands: bench, compare, packets, programs, completion, help)", args[0])}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(benchCommand(), compareCommand(), programsCommand())
+	root.AddCommand(benchCommand(), compareCommand(), packetsCommand(), programsCommand())
 	return root
 }

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
+)
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const casesYAML = `cases:
+  - name: dns
+    expect: XDP_PASS
+    ipv4: {src: 192.0.2.3, dst: 198.51.100.1}
+    udp: {src: 40000, dst: 53}
+    payload: {size: 30}
+  - name: syn
+    ipv6: {src: "2001:db8::1", dst: "2001:db8::2"}
+    tcp: {src: 40000, dst: 80, flags: [syn]}
+`
+
+// The packets command shows what bench would use, and writes it as a
+// capture that reads back to the same frames.
+func TestPacketsCommand(t *testing.T) {
+	file := writeFile(t, "cases.yaml", casesYAML)
+	code, stdout, stderr := xdpmicro("packets", "--packets", file, "--class", "fizz", "--size", "128,256")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"fizz@128", "fizz@256", "dns@128", "syn@256", "192.0.2.3", "2001:db8::1", "XDP_PASS", "00000000  02 00 00 00 00 02"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "cases.pcap")
+	if code, _, stderr := xdpmicro("packets", "--class", "fizz,short,non-ipv4", "--pcap", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	back, err := packets.ReadPcap(out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := packets.Select([]string{"fizz", "short", "non-ipv4"})
+	if len(back) != len(want) {
+		t.Fatalf("%d cases read back, want %d", len(back), len(want))
+	}
+	for i := range want {
+		if string(back[i].Frame) != string(want[i].Frame) {
+			t.Errorf("case %d: frame differs after the round trip", i)
+		}
+	}
+}
+
+func TestCaseSelectionBadInput(t *testing.T) {
+	dup := writeFile(t, "dup.yaml", "cases:\n  - name: fizz\n    ipv4: {src: 192.0.2.3, dst: 198.51.100.1}\n")
+	bad := writeFile(t, "bad.yaml", "cases:\n  - name: x\n    ipv4: {src: 192.0.2.300, dst: 198.51.100.1}\n")
+	notPcap := writeFile(t, "not.pcap", "hello, this is not a capture")
+	for _, args := range [][]string{
+		{"bench", "--packets", bad},
+		{"bench", "--packets", "no/such.yaml"},
+		{"bench", "--packets", dup, "--class", "fizz"},
+		{"bench", "--pcap", notPcap},
+		{"bench", "--size", "10"},
+		{"bench", "--expect", "XDP_MAYBE"},
+		{"bench", "--map-init", "no/such.yaml"},
+		{"packets", "--from-pcap", notPcap},
+	} {
+		code, stdout, stderr := xdpmicro(args...)
+		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, code, stdout, stderr)
+		}
+	}
+	// The file's line and field are named.
+	if _, _, stderr := xdpmicro("bench", "--packets", bad); !strings.Contains(stderr, "bad.yaml:3") {
+		t.Errorf("error does not name the file and line: %q", stderr)
+	}
+}
+
+// A case whose return differs from --expect fails the run before timing.
+func TestExpectFailsTheRun(t *testing.T) {
+	requireBPF(t)
+	code, stdout, stderr := xdpmicro(append([]string{"bench", "--class", "fizz", "--expect", "XDP_DROP"}, quick...)...)
+	if code != exitFailed || stdout != "" || !strings.Contains(stderr, "case fizz: returned XDP_PASS, expected XDP_DROP") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Own packets, sizes and map effects end to end, on a tc program.
+func TestBenchOwnPackets(t *testing.T) {
+	requireBPF(t)
+	file := writeFile(t, "cases.yaml", casesYAML)
+	args := append([]string{"bench", "../../bpf/testdata/multi.o", "--program", "tc_shot", "--packets", file,
+		"--expect", "TC_ACT_SHOT", "--size", "128,1500", "--format", "json"}, quick...)
+	code, stdout, stderr := xdpmicro(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Programs[0]
+	if len(p.Results) != 4 || p.Results[0].Name != "dns@128" || p.Results[1].Length != 1500 || p.Results[0].Action != "TC_ACT_SHOT" {
+		t.Fatalf("cases: %+v", p.Results)
+	}
+	if len(p.Series) != 2 || p.Series[0].Case != "dns" || len(p.Series[0].Points) != 2 || p.Series[0].Points[1].Size != 1500 {
+		t.Errorf("series: %+v", p.Series)
+	}
+}
+
+func TestBenchPcap(t *testing.T) {
+	requireBPF(t)
+	capture := filepath.Join(t.TempDir(), "in.pcap")
+	if code, _, stderr := xdpmicro("packets", "--class", "fizz,buzz,none", "--pcap", capture); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, stdout, stderr := xdpmicro(append([]string{"bench", "v4", "--pcap", capture, "--pcap-limit", "2", "--format", "json"}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	res := rep.Programs[0].Results
+	if len(res) != 2 || !strings.HasPrefix(res[0].Name, "1:udp 192.0.2.4") {
+		t.Fatalf("cases from the capture: %d, first %q", len(res), res[0].Name)
+	}
+	if len(res[0].Effects) != 1 || res[0].Effects[0].Value != "FIZZ" {
+		t.Errorf("the fizz packet's effect: %+v", res[0].Effects)
+	}
+}

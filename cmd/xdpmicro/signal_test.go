@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+)
+
+// buildBinary builds xdpmicro for tests that need a real process.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "xdpmicro")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// programsNamed lists the kernel's programs of that name.
+func programsNamed(t *testing.T, name string) []ebpf.ProgramID {
+	t.Helper()
+	var ids []ebpf.ProgramID
+	for id := ebpf.ProgramID(0); ; {
+		next, err := ebpf.ProgramGetNextID(id)
+		if errors.Is(err, os.ErrNotExist) {
+			return ids
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = next
+		if p, err := ebpf.NewProgramFromID(id); err == nil {
+			if info, err := p.Info(); err == nil && info.Name == name {
+				ids = append(ids, id)
+			}
+			p.Close()
+		}
+	}
+}
+
+// SIGINT or SIGTERM in the middle of a run: out within a second, what was
+// measured printed and marked partial, the exit code 128 + signal, the
+// output file as it was, and nothing left in the kernel.
+func TestInterrupt(t *testing.T) {
+	requireBPF(t)
+	bin := buildBinary(t)
+	const program = "xdp_pass" // no other test measures it
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		out := filepath.Join(t.TempDir(), "good.json")
+		if err := os.WriteFile(out, []byte("a good old report"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before := len(programsNamed(t, program))
+		cmd := exec.Command(bin, "bench", "../../bpf/testdata/multi.o", "--program", program,
+			"--samples", "100000", "--repeat", "100000", "--warmup", "0", "--format", "json", "--output", out)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		sent := time.Now()
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		if took := time.Since(sent); took > time.Second {
+			t.Errorf("%v: took %v to stop", sig, took)
+		}
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) {
+			t.Errorf("%v: %v, want exit %d", sig, err, 128+int(sig))
+		}
+		if !strings.Contains(stdout.String(), "PARTIAL") || !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("%v: partial results not shown:\n%s\n%s", sig, stdout.String(), stderr.String())
+		}
+		if data, _ := os.ReadFile(out); string(data) != "a good old report" {
+			t.Errorf("%v: the output file was overwritten", sig)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for len(programsNamed(t, program)) != before && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if n := len(programsNamed(t, program)); n != before {
+			t.Errorf("%v: %d programs named %s loaded after the exit, %d before", sig, n, program, before)
+		}
+	}
+}
