@@ -50,6 +50,58 @@ func loadedPrograms(t *testing.T, name string) []ebpf.ProgramID {
 	}
 }
 
+// loadedMaps returns the IDs of the maps in the kernel named name.
+func loadedMaps(t *testing.T, name string) []ebpf.MapID {
+	t.Helper()
+	var ids []ebpf.MapID
+	for id := ebpf.MapID(0); ; {
+		next, err := ebpf.MapGetNextID(id)
+		if errors.Is(err, os.ErrNotExist) {
+			return ids
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		id = next
+		m, err := ebpf.NewMapFromID(id)
+		if err != nil {
+			continue
+		}
+		info, err := m.Info()
+		m.Close()
+		if err == nil && info.Name == name {
+			ids = append(ids, id)
+		}
+	}
+}
+
+// Maps go too: a run of an object with maps, compared by the kernel's
+// list of maps.
+func TestNoMapLeftLoaded(t *testing.T) {
+	requireBPF(t)
+	const name = "lengths" // only maps.o has it
+	before := loadedMaps(t, name)
+	init, err := ParseMapInit("init.yaml", []byte(configInit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := packets.Default()
+	for i := range cases {
+		cases[i].Expect = ""
+	}
+	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "maps.o")}},
+		Cases: cases, MapInit: init, CPU: -1, Samples: MinSamples, Repeat: 100}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !slices.Equal(before, loadedMaps(t, name)) {
+		if time.Now().After(deadline) {
+			t.Fatalf("maps named %s before: %v, after: %v", name, before, loadedMaps(t, name))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // bpfDescriptors lists this process's file descriptors on BPF objects.
 func bpfDescriptors(t *testing.T) []string {
 	t.Helper()

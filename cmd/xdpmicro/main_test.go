@@ -39,6 +39,7 @@ func TestBadInput(t *testing.T) {
 	tests := [][]string{
 		{"bench", "no/such/file.o"},
 		{"bench", "/etc/hostname"},
+		{"bench", "/bin/sh"}, // an ELF, but an ordinary executable
 		{"bench", "v9"},
 		{"bench", "--repeat", "0"},
 		{"bench", "--repeat", "4294967296"},
