@@ -74,7 +74,7 @@ func (l *loaded) runOnce(frame []byte) (uint32, error) {
 	out := make([]byte, len(frame)+4096)
 	ret, err := l.prog.Run(&ebpf.RunOptions{Data: frame, DataOut: out, Repeat: 1})
 	if err != nil {
-		return 0, runError(err)
+		return 0, l.runError(err, frame)
 	}
 	return ret, nil
 }
@@ -84,14 +84,18 @@ func (l *loaded) runOnce(frame []byte) (uint32, error) {
 func (l *loaded) sample(frame []byte, repeat uint32) (ns float64, retries int, err error) {
 	_, per, err := l.prog.Benchmark(frame, int(repeat), func() { retries++ })
 	if err != nil {
-		return 0, retries, runError(err)
+		return 0, retries, l.runError(err, frame)
 	}
 	return float64(per.Nanoseconds()), retries, nil
 }
 
-func runError(err error) error {
-	if errors.Is(err, unix.EPERM) {
+func (l *loaded) runError(err error, frame []byte) error {
+	switch {
+	case errors.Is(err, unix.EPERM):
 		return fmt.Errorf("%w: BPF_PROG_TEST_RUN needs CAP_BPF and CAP_NET_ADMIN: %s", ErrPermission, PermissionHint)
+	case errors.Is(err, unix.EINVAL):
+		return fmt.Errorf("the kernel refused to run the %s program on this %d-byte frame (too short or too long for the type?): %w",
+			l.info.Type, len(frame), err)
 	}
 	return fmt.Errorf("test run: %w", err)
 }
