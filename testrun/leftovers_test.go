@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -23,64 +24,12 @@ func TestVerifierRejection(t *testing.T) {
 	}
 }
 
-// loadedPrograms returns the IDs of the programs in the kernel named name.
-// Packages' tests run in parallel, so the test counts only programs of a
-// name that no other test loads.
-func loadedPrograms(t *testing.T, name string) []ebpf.ProgramID {
-	t.Helper()
-	var ids []ebpf.ProgramID
-	for id := ebpf.ProgramID(0); ; {
-		next, err := ebpf.ProgramGetNextID(id)
-		if errors.Is(err, os.ErrNotExist) {
-			return ids
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		id = next
-		p, err := ebpf.NewProgramFromID(id)
-		if err != nil {
-			continue // freed meanwhile
-		}
-		info, err := p.Info()
-		p.Close()
-		if err == nil && info.Name == name {
-			ids = append(ids, id)
-		}
-	}
-}
-
-// loadedMaps returns the IDs of the maps in the kernel named name.
-func loadedMaps(t *testing.T, name string) []ebpf.MapID {
-	t.Helper()
-	var ids []ebpf.MapID
-	for id := ebpf.MapID(0); ; {
-		next, err := ebpf.MapGetNextID(id)
-		if errors.Is(err, os.ErrNotExist) {
-			return ids
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		id = next
-		m, err := ebpf.NewMapFromID(id)
-		if err != nil {
-			continue
-		}
-		info, err := m.Info()
-		m.Close()
-		if err == nil && info.Name == name {
-			ids = append(ids, id)
-		}
-	}
-}
-
 // Maps go too: a run of an object with maps, compared by the kernel's
 // list of maps.
 func TestNoMapLeftLoaded(t *testing.T) {
 	requireBPF(t)
 	const name = "lengths" // only maps.o has it
-	before := loadedMaps(t, name)
+	before := kerneltest.Maps(t, name)
 	init, err := ParseMapInit("init.yaml", []byte(configInit))
 	if err != nil {
 		t.Fatal(err)
@@ -94,9 +43,9 @@ func TestNoMapLeftLoaded(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for !slices.Equal(before, loadedMaps(t, name)) {
+	for !slices.Equal(before, kerneltest.Maps(t, name)) {
 		if time.Now().After(deadline) {
-			t.Fatalf("maps named %s before: %v, after: %v", name, before, loadedMaps(t, name))
+			t.Fatalf("maps named %s before: %v, after: %v", name, before, kerneltest.Maps(t, name))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -125,7 +74,7 @@ func bpfDescriptors(t *testing.T) []string {
 func TestNothingLeftLoaded(t *testing.T) {
 	requireBPF(t)
 	const name = "xdp_drop" // kernel names are truncated to 15 characters
-	before := loadedPrograms(t, name)
+	before := kerneltest.Programs(t, name)
 	fdsBefore := bpfDescriptors(t)
 
 	cases := packets.Default()
@@ -161,7 +110,7 @@ func TestNothingLeftLoaded(t *testing.T) {
 	// The kernel frees programs after an RCU grace period: give it time.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		after := loadedPrograms(t, name)
+		after := kerneltest.Programs(t, name)
 		if slices.Equal(before, after) {
 			return
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 )
 
 // buildBinary builds xdpmicro for tests that need a real process.
@@ -22,28 +22,6 @@ func buildBinary(t *testing.T) string {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// programsNamed lists the kernel's programs of that name.
-func programsNamed(t *testing.T, name string) []ebpf.ProgramID {
-	t.Helper()
-	var ids []ebpf.ProgramID
-	for id := ebpf.ProgramID(0); ; {
-		next, err := ebpf.ProgramGetNextID(id)
-		if errors.Is(err, os.ErrNotExist) {
-			return ids
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		id = next
-		if p, err := ebpf.NewProgramFromID(id); err == nil {
-			if info, err := p.Info(); err == nil && info.Name == name {
-				ids = append(ids, id)
-			}
-			p.Close()
-		}
-	}
 }
 
 // SIGINT or SIGTERM in the middle of a run: out within a second, what was
@@ -58,7 +36,7 @@ func TestInterrupt(t *testing.T) {
 		if err := os.WriteFile(out, []byte("a good old report"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		before := len(programsNamed(t, program))
+		before := len(kerneltest.Programs(t, program))
 		cmd := exec.Command(bin, "bench", "../../bpf/testdata/multi.o", "--program", program,
 			"--samples", "100000", "--repeat", "100000", "--warmup", "0", "--format", "json", "--output", out)
 		var stdout, stderr bytes.Buffer
@@ -86,10 +64,10 @@ func TestInterrupt(t *testing.T) {
 			t.Errorf("%v: the output file was overwritten", sig)
 		}
 		deadline := time.Now().Add(5 * time.Second)
-		for len(programsNamed(t, program)) != before && time.Now().Before(deadline) {
+		for len(kerneltest.Programs(t, program)) != before && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
-		if n := len(programsNamed(t, program)); n != before {
+		if n := len(kerneltest.Programs(t, program)); n != before {
 			t.Errorf("%v: %d programs named %s loaded after the exit, %d before", sig, n, program, before)
 		}
 	}
