@@ -121,9 +121,9 @@ func rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "xdpmicro",
 		Short: "Micro-benchmark eBPF XDP programs with BPF_PROG_TEST_RUN",
-		Long: `xdpmicro loads an XDP program (never attaching it to an interface), feeds it
-crafted packets through the kernel's BPF_PROG_TEST_RUN command, and reports
-Criterion-style statistics per packet case: estimates with bootstrap
+		Long: `xdpmicro loads an XDP, tc or socket-filter program (never attaching it
+anywhere), feeds it crafted packets through the kernel's BPF_PROG_TEST_RUN
+command, and reports Criterion-style statistics per packet case: estimates with bootstrap
 confidence intervals and outliers, and for two builds the change with a
 p-value and a verdict. Output is a table, Bencher Metric Format, JSON, Go
 benchmark lines for benchstat, and an HTML page with plots.
