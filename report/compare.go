@@ -55,6 +55,9 @@ func (r *Report) CompareInterleaved(opts stats.CompareOptions) error {
 		return fmt.Errorf("%w: a before/after run holds 2 programs, this one %d", ErrNotComparable, len(r.Programs))
 	}
 	opts.Paired = true
+	if q := r.Environment.Resolution; q > 0 {
+		opts.Quantum = q // the timer's own quantum
+	}
 	c, err := compare(r.Programs[0], r.Programs[1], opts)
 	if err != nil {
 		return err
@@ -75,6 +78,9 @@ func Against(base, current *Report, mode string, opts stats.CompareOptions) (*Re
 	}
 	before, after := base.Programs[len(base.Programs)-1], current.Programs[len(current.Programs)-1]
 	opts.Paired = false
+	if q := max(base.Environment.Resolution, current.Environment.Resolution); q > 0 {
+		opts.Quantum = q // the coarser of the two timers
+	}
 	c, err := compare(before, after, opts)
 	if err != nil {
 		return nil, err
@@ -144,6 +150,9 @@ func environmentDiffers(a, b testrun.Environment) []string {
 	}
 	if a.CPU != b.CPU {
 		w = append(w, fmt.Sprintf("measured on CPU %d before, CPU %d after: the CPUs of one machine can differ by 40 %%", a.CPU, b.CPU))
+	}
+	if a.Timer != b.Timer {
+		w = append(w, fmt.Sprintf("timers differ: %s before, %s after", a.Timer, b.Timer))
 	}
 	if a.Repeat != b.Repeat {
 		w = append(w, fmt.Sprintf("repeat differs: %d before, %d after", a.Repeat, b.Repeat))

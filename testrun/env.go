@@ -48,7 +48,12 @@ func environment(cfg Config, cpu int) Environment {
 		Samples:    cfg.Samples,
 		Warmup:     cfg.Warmup.String(),
 		Resolution: Resolution,
+		Timer:      TimerKernel,
 		Start:      time.Now(),
+	}
+	if cfg.Timer == TimerStats {
+		// Sums of whole nanoseconds over Repeat runs.
+		env.Timer, env.Resolution = TimerStats, Resolution/float64(cfg.Repeat)
 	}
 	var uts unix.Utsname
 	if unix.Uname(&uts) == nil {

@@ -217,3 +217,34 @@ func TestOtherProgramTypes(t *testing.T) {
 		}
 	}
 }
+
+// --timer stats: samples from run_time_ns / run_cnt, which resolve below
+// the kernel's whole nanoseconds and include the clock reads of every run.
+func TestStatsTimer(t *testing.T) {
+	requireBPF(t)
+	cases := packets.Default()[:1]
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
+		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 100000, Timer: TimerStats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := res.Environment; env.Timer != TimerStats || env.Resolution != 1e-5 {
+		t.Errorf("timer %q, resolution %g", env.Timer, env.Resolution)
+	}
+	fractional := 0
+	for _, s := range res.Programs[0].Cases[0].Samples {
+		if s <= 0 || s > 100000 {
+			t.Fatalf("implausible sample %v", s)
+		}
+		if s != float64(int64(s)) {
+			fractional++
+		}
+	}
+	if fractional == 0 {
+		t.Error("no sample resolves below a nanosecond")
+	}
+	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
+		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 1, Timer: "wallclock"}); !errors.Is(err, ErrConfig) {
+		t.Errorf("unknown timer: %v", err)
+	}
+}

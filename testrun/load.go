@@ -16,6 +16,8 @@ type loaded struct {
 	spec   *ebpf.CollectionSpec // BTF of the maps, to show their contents
 	coll   *ebpf.Collection
 	prog   *ebpf.Program
+	// statsTimer takes samples from the program's run-time statistics.
+	statsTimer bool
 }
 
 // chosen is a program picked from an object, ready to load.
@@ -82,11 +84,28 @@ func (l *loaded) runOnce(frame []byte) (uint32, error) {
 // sample runs a frame repeat times and returns the kernel's figure for the
 // time per run, in ns, and how often an interrupted run was restarted.
 func (l *loaded) sample(frame []byte, repeat uint32) (ns float64, retries int, err error) {
+	var before *ebpf.ProgramStats
+	if l.statsTimer {
+		if before, err = l.prog.Stats(); err != nil {
+			return 0, 0, fmt.Errorf("read run-time statistics: %w", err)
+		}
+	}
 	_, per, err := l.prog.Benchmark(frame, int(repeat), func() { retries++ })
 	if err != nil {
 		return 0, retries, l.runError(err, frame)
 	}
-	return float64(per.Nanoseconds()), retries, nil
+	if !l.statsTimer {
+		return float64(per.Nanoseconds()), retries, nil
+	}
+	after, err := l.prog.Stats()
+	if err != nil {
+		return 0, retries, fmt.Errorf("read run-time statistics: %w", err)
+	}
+	runs := after.RunCount - before.RunCount
+	if runs == 0 {
+		return 0, retries, fmt.Errorf("run-time statistics counted no run")
+	}
+	return float64(after.Runtime-before.Runtime) / float64(runs), retries, nil
 }
 
 func (l *loaded) runError(err error, frame []byte) error {

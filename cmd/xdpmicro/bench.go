@@ -32,6 +32,7 @@ type benchFlags struct {
 	save       string
 	dir        string
 	quiet      bool
+	timer      string
 	output     outputFlags
 	comparison compareFlags
 }
@@ -90,6 +91,7 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under this name")
 	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under this name")
 	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "directory of saved baselines")
+	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel: BPF_PROG_TEST_RUN's figure, whole ns per run; stats: BPF_ENABLE_STATS run_time_ns/run_cnt, finer but with the clock's cost in every run")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.comparison.register(fl)
@@ -191,6 +193,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Warmup:   f.warmup,
 		Samples:  f.samples,
 		Repeat:   f.repeat,
+		Timer:    f.timer,
 	})
 	stopProgress() // before anything else is written
 	if runErr != nil && !res.Partial {
