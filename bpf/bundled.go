@@ -33,6 +33,10 @@ func Builds() []Build {
 	}
 }
 
+// Floor returns the object of empty programs, one per measurable type
+// (empty_xdp, empty_tc, empty_socket), whose time is the harness floor.
+func Floor() []byte { return _EmptyBytes }
+
 // Lookup returns the bundled build of that name.
 func Lookup(name string) (Build, error) {
 	var names []string

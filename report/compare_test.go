@@ -187,3 +187,38 @@ func TestWriteHTML(t *testing.T) {
 		t.Errorf("%d files, want index.html and 4 figures", len(entries))
 	}
 }
+
+// With a floor, every case is also given net of it: the paired difference
+// of the means, here exactly 14.5 - 4.5 = 10 ns for fizz (samples 10..19
+// against 0..9 in the same rounds, plus 100 against 90).
+func TestNetOfFloor(t *testing.T) {
+	res := sampleResult(t)
+	floor := res.Programs[0]
+	floor.Label = "floor"
+	floor.Cases = nil
+	for _, c := range res.Programs[0].Cases {
+		below := make([]float64, len(c.Samples))
+		for i, s := range c.Samples {
+			below[i] = s - 10
+		}
+		c.Samples = below
+		floor.Cases = append(floor.Cases, c)
+	}
+	res.Floor = &floor
+	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Programs[0].Results {
+		if c.Net == nil || c.Net.Point != 10 || c.Net.Lower != 10 || c.Net.Upper != 10 {
+			t.Errorf("%s: net %+v, want exactly 10 ns", c.Name, c.Net)
+		}
+	}
+	if r.Floor == nil || len(r.Floor.Results) != 2 {
+		t.Fatal("the floor is not in the report")
+	}
+	out := render(t, r, Table)
+	if !strings.Contains(out, "net of floor") || !strings.Contains(out, "10.00 [10.00 10.00] ns") || !strings.Contains(out, "floor: fizzbuzz") {
+		t.Errorf("table lacks the net figures:\n%s", out)
+	}
+}

@@ -35,7 +35,9 @@ type Report struct {
 	Environment testrun.Environment `json:"environment"`
 	Partial     bool                `json:"partial,omitempty"`
 	Programs    []Program           `json:"programs"`
-	Comparison  *Comparison         `json:"comparison,omitempty"`
+	// Floor is the empty program measured with every case, if it was.
+	Floor      *Program    `json:"floor,omitempty"`
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
 // Program is one measured program.
@@ -73,6 +75,9 @@ type Case struct {
 	// Effects are the changes the checking run made to maps.
 	Effects []testrun.Effect `json:"effects,omitempty"`
 	Samples []float64        `json:"samples_ns"`
+	// Net is the mean time per run less the floor's, sampled in the same
+	// rounds, with its paired bootstrap interval; nil without a floor.
+	Net *stats.Estimate `json:"net,omitempty"`
 	// Stats is nil when a cancelled run left too few samples.
 	Stats *stats.Summary `json:"stats"`
 }
@@ -80,41 +85,84 @@ type Case struct {
 // New computes the statistics of every case of a run.
 func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, error) {
 	r := &Report{Schema: Schema, Settings: settings, Environment: res.Environment, Partial: res.Partial}
-	for _, p := range res.Programs {
-		prog := Program{Label: p.Label, Object: p.Object, Info: p.Info}
-		for _, c := range p.Cases {
-			var summary *stats.Summary
-			if !res.Partial || len(c.Samples) >= stats.MinSamples {
-				s, err := stats.Summarize(c.Samples, opts)
-				if err != nil {
-					return nil, fmt.Errorf("case %s: %w", c.Case.Name, err)
-				}
-				summary = &s
-			}
-			src := ""
-			if c.Case.Source.IsValid() {
-				src = c.Case.Source.String()
-			}
-			prog.Results = append(prog.Results, Case{
-				Name:    c.Case.Name,
-				Summary: c.Case.Summary,
-				Source:  src,
-				Length:  len(c.Case.Frame),
-				Frame:   hex.EncodeToString(c.Case.Frame),
-				Return:  c.Return,
-				Action:  c.Action,
-				Retries: c.Retries,
-				Effects: c.Effects,
-				Samples: c.Samples,
-				Stats:   summary,
-			})
+	if res.Floor != nil {
+		floor, err := newProgram(*res.Floor, res.Partial, settings, opts)
+		if err != nil {
+			return nil, fmt.Errorf("floor: %w", err)
 		}
-		if len(settings.Sizes) > 0 {
-			prog.Series = series(prog.Results)
+		r.Floor = &floor
+	}
+	for _, p := range res.Programs {
+		prog, err := newProgram(p, res.Partial, settings, opts)
+		if err != nil {
+			return nil, err
+		}
+		if r.Floor != nil {
+			if err := prog.subtract(*r.Floor, opts); err != nil {
+				return nil, err
+			}
 		}
 		r.Programs = append(r.Programs, prog)
 	}
 	return r, nil
+}
+
+// subtract sets each case's time net of the floor's in the same rounds.
+func (p *Program) subtract(floor Program, opts stats.Options) error {
+	for i := range p.Results {
+		c, f := &p.Results[i], floor.Results[i]
+		n := min(len(c.Samples), len(f.Samples)) // an interrupted round
+		if c.Stats == nil || n < stats.MinSamples {
+			continue
+		}
+		// Resampling the per-round differences keeps each round's pair.
+		diffs := make([]float64, n)
+		for j := range diffs {
+			diffs[j] = c.Samples[j] - f.Samples[j]
+		}
+		est, err := stats.Bootstrap(diffs, opts)
+		if err != nil {
+			return fmt.Errorf("case %s net of the floor: %w", c.Name, err)
+		}
+		c.Net = &est.Mean
+	}
+	return nil
+}
+
+// newProgram computes the statistics of every case of one program.
+func newProgram(p testrun.ProgramResult, partial bool, settings Settings, opts stats.Options) (Program, error) {
+	prog := Program{Label: p.Label, Object: p.Object, Info: p.Info}
+	for _, c := range p.Cases {
+		var summary *stats.Summary
+		if !partial || len(c.Samples) >= stats.MinSamples {
+			s, err := stats.Summarize(c.Samples, opts)
+			if err != nil {
+				return Program{}, fmt.Errorf("case %s: %w", c.Case.Name, err)
+			}
+			summary = &s
+		}
+		src := ""
+		if c.Case.Source.IsValid() {
+			src = c.Case.Source.String()
+		}
+		prog.Results = append(prog.Results, Case{
+			Name:    c.Case.Name,
+			Summary: c.Case.Summary,
+			Source:  src,
+			Length:  len(c.Case.Frame),
+			Frame:   hex.EncodeToString(c.Case.Frame),
+			Return:  c.Return,
+			Action:  c.Action,
+			Retries: c.Retries,
+			Effects: c.Effects,
+			Samples: c.Samples,
+			Stats:   summary,
+		})
+	}
+	if len(settings.Sizes) > 0 {
+		prog.Series = series(prog.Results)
+	}
+	return prog, nil
 }
 
 // series groups cases padded to several sizes, named <case>@<size>, by

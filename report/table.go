@@ -22,6 +22,16 @@ func (r *Report) writeTable(w io.Writer) error {
 	if r.Partial {
 		fmt.Fprintln(w, "PARTIAL: the run was interrupted; figures above use the samples taken so far.")
 	}
+	if f := r.Floor; f != nil {
+		var means []string
+		for _, c := range f.Results {
+			if c.Stats != nil {
+				means = append(means, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Estimates.Mean.Point)))
+			}
+		}
+		fmt.Fprintf(w, "floor: %s, the empty %s program, in the same rounds; mean ns per case: %s\n",
+			f.Info.Name, f.Info.Type, strings.Join(means, ", "))
+	}
 	fmt.Fprintf(w, "kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel\n",
 		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
 		env.Wall.Round(1e7), env.KernelTime.Round(1e7))
@@ -39,16 +49,30 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
 		table := newTable(w, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft)
-		table.Header("case", "source", "return",
-			fmt.Sprintf("mean [%g%% CI]", 100*r.Settings.Confidence), "median", "std dev", "outliers", "samples × repeat")
+		header := []any{"case", "source", "return", fmt.Sprintf("mean [%g%% CI]", 100*r.Settings.Confidence)}
+		if r.Floor != nil {
+			header = append(header, "net of floor")
+		}
+		table.Header(append(header, "median", "std dev", "outliers", "samples × repeat")...)
 		for _, c := range p.Results {
 			row := []string{c.Name, c.Source, c.Action}
 			if c.Stats == nil {
-				row = append(row, "too few samples", "", "", "", fmt.Sprintf("%d × %d", len(c.Samples), env.Repeat))
+				row = append(row, "too few samples")
+				if r.Floor != nil {
+					row = append(row, "")
+				}
+				row = append(row, "", "", "", fmt.Sprintf("%d × %d", len(c.Samples), env.Repeat))
 			} else {
 				s := c.Stats
+				row = append(row, fmt.Sprintf("%s [%s %s] ns", ns(s.Estimates.Mean.Point), ns(s.Estimates.Mean.Lower), ns(s.Estimates.Mean.Upper)))
+				if r.Floor != nil {
+					net := "—"
+					if c.Net != nil {
+						net = fmt.Sprintf("%s [%s %s] ns", ns(c.Net.Point), ns(c.Net.Lower), ns(c.Net.Upper))
+					}
+					row = append(row, net)
+				}
 				row = append(row,
-					fmt.Sprintf("%s [%s %s] ns", ns(s.Estimates.Mean.Point), ns(s.Estimates.Mean.Lower), ns(s.Estimates.Mean.Upper)),
 					ns(s.Estimates.Median.Point)+" ns",
 					ns(s.Estimates.StdDev.Point)+" ns",
 					fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),

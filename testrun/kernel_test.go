@@ -248,3 +248,38 @@ func TestStatsTimer(t *testing.T) {
 		t.Errorf("unknown timer: %v", err)
 	}
 }
+
+// The harness floor: the empty program of the measured type is sampled
+// with every case, in the same rounds.
+func TestFloor(t *testing.T) {
+	requireBPF(t)
+	floor := Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+	for _, tt := range []struct {
+		object  Object
+		program string
+		want    string
+	}{
+		{bundled(t, "v3"), "", "empty_xdp"},
+		{readTestObject(t, "multi.o"), "tc_shot", "empty_tc"},
+	} {
+		cases, _ := packets.Select([]string{packets.Fibonacci, packets.None})
+		if tt.program != "" {
+			for i := range cases {
+				cases[i].Expect = ""
+			}
+		}
+		res, err := Run(context.Background(), Config{Programs: []Program{{Object: tt.object, Program: tt.program}},
+			Cases: cases, Floor: &floor, CPU: -1, Samples: MinSamples, Repeat: 100000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Floor == nil || res.Floor.Info.Name != tt.want || len(res.Programs) != 1 {
+			t.Fatalf("floor %+v, %d programs", res.Floor, len(res.Programs))
+		}
+		for i, c := range res.Floor.Cases {
+			if len(c.Samples) != MinSamples || c.Case.Name != cases[i].Name {
+				t.Errorf("floor of %s: %d samples", c.Case.Name, len(c.Samples))
+			}
+		}
+	}
+}

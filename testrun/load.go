@@ -41,6 +41,20 @@ func choose(obj Object, program string) (chosen, error) {
 	return chosen{obj, info, spec}, err
 }
 
+// chooseByType picks the program of obj that has the given type.
+func chooseByType(obj Object, programType string) (chosen, error) {
+	infos, err := obj.Programs()
+	if err != nil {
+		return chosen{}, err
+	}
+	for _, p := range infos {
+		if p.Type == programType {
+			return choose(obj, p.Name)
+		}
+	}
+	return chosen{}, fmt.Errorf("%w: %s has no %s program", ErrNoProgram, obj.Name, programType)
+}
+
 // load puts the program and its maps into the kernel. Nothing is pinned or
 // attached: closing the file descriptors frees it all.
 func (c chosen) load() (*loaded, error) {

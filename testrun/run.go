@@ -54,6 +54,10 @@ type Config struct {
 	Samples  int           // samples kept per case and program
 	Repeat   uint32        // runs per sample
 	Timer    string        // TimerKernel (the default when empty) or TimerStats
+	// Floor, if set, is an object of empty programs: the one of the
+	// measured programs' type is sampled with every case in the same rounds,
+	// so that each case's time can be given net of the harness's own.
+	Floor *Object
 	// MapInit, if set, fills maps of every program after loading.
 	MapInit *MapInit
 	// Progress, if set, is called after every sample, on the measuring
@@ -114,6 +118,8 @@ type ProgramResult struct {
 type Result struct {
 	Environment Environment     `json:"environment"`
 	Programs    []ProgramResult `json:"programs"`
+	// Floor holds the empty program's samples, when Config.Floor was set.
+	Floor *ProgramResult `json:"floor,omitempty"`
 	// Partial is set when the run was cancelled before every sample was taken.
 	Partial bool `json:"partial,omitempty"`
 }
@@ -166,9 +172,18 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			}
 		}
 	}
+	floor := -1 // index of the floor program in picked
+	if cfg.Floor != nil {
+		c, err := chooseByType(*cfg.Floor, picked[0].info.Type)
+		if err != nil {
+			return Result{}, err
+		}
+		floor = len(picked)
+		picked = append(picked, c)
+	}
 	updates := make([][]mapUpdate, len(picked))
 	if cfg.MapInit != nil {
-		for i, p := range picked {
+		for i, p := range picked[:len(cfg.Programs)] {
 			if updates[i], err = cfg.MapInit.resolve(p.spec); err != nil {
 				return Result{}, err
 			}
@@ -197,7 +212,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 	res := Result{Environment: environment(cfg, cpu)}
 	for i, l := range progs {
-		pr := ProgramResult{Label: cfg.Programs[i].Label, Object: l.object.Name, Info: l.info}
+		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
+		if i != floor {
+			pr.Label = cfg.Programs[i].Label
+		}
 		for _, c := range cfg.Cases {
 			before, err := l.snapshot()
 			if err != nil {
@@ -212,7 +230,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
 			}
 			action := ActionName(l.info.Type, ret)
-			if c.Expect != "" {
+			if c.Expect != "" && i != floor {
 				// Validated before loading; cannot fail here.
 				want, _ := ParseExpect(l.info.Type, c.Expect)
 				if ret != want {
@@ -238,7 +256,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	start := time.Now()
 	err = onPinnedThread(cpu, func() error { return sampleAll(ctx, cfg, progs, &res) })
 	res.Environment.Wall = time.Since(start)
-	for _, pr := range res.Programs {
+	if floor >= 0 {
+		res.Floor = &res.Programs[floor]
+		res.Programs = res.Programs[:floor]
+	}
+	for _, pr := range append(res.Programs, floorOrNone(res.Floor)...) {
 		for _, c := range pr.Cases {
 			for _, s := range c.Samples {
 				res.Environment.KernelTime += time.Duration(s * float64(cfg.Repeat))
@@ -253,6 +275,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	return res, nil
+}
+
+func floorOrNone(floor *ProgramResult) []ProgramResult {
+	if floor == nil {
+		return nil
+	}
+	return []ProgramResult{*floor}
 }
 
 // unit is one (program, case) pair: what one sample measures.

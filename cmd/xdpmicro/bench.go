@@ -33,6 +33,7 @@ type benchFlags struct {
 	dir        string
 	quiet      bool
 	timer      string
+	floor      bool
 	output     outputFlags
 	comparison compareFlags
 }
@@ -92,6 +93,7 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under this name")
 	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "directory of saved baselines")
 	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel: BPF_PROG_TEST_RUN's figure, whole ns per run; stats: BPF_ENABLE_STATS run_time_ns/run_cnt, finer but with the clock's cost in every run")
+	fl.BoolVar(&f.floor, "floor", false, "also measure the empty program of the same type with every case, and give each case net of it")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.comparison.register(fl)
@@ -184,7 +186,12 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		bar := report.NewProgressBar(stderr)
 		progress, stopProgress = bar.Update, bar.Stop
 	}
+	var floor *testrun.Object
+	if f.floor {
+		floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+	}
 	res, runErr := testrun.Run(ctx, testrun.Config{
+		Floor:    floor,
 		Progress: progress,
 		Programs: progs,
 		Cases:    cases,

@@ -142,3 +142,23 @@ func TestBenchPcap(t *testing.T) {
 		t.Errorf("the fizz packet's effect: %+v", res[0].Effects)
 	}
 }
+
+func TestBenchFloor(t *testing.T) {
+	requireBPF(t)
+	code, stdout, stderr := xdpmicro(append([]string{"bench", "--floor", "--class", "fizz,none", "--format", "json"}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Floor == nil || rep.Floor.Info.Name != "empty_xdp" {
+		t.Fatalf("no floor in the report: %+v", rep.Floor)
+	}
+	for _, c := range rep.Programs[0].Results {
+		if c.Net == nil || c.Net.Lower > c.Net.Point || c.Net.Point > c.Net.Upper {
+			t.Errorf("%s: net %+v", c.Name, c.Net)
+		}
+	}
+}
