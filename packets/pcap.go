@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/google/gopacket"
@@ -18,12 +20,34 @@ import (
 
 // Errors of captures and padding.
 var (
-	ErrPcap = errors.New("unusable capture")
+	ErrPcap = errors.New("packet capture")
 	ErrSize = errors.New("bad frame size")
 )
 
-// minFrame is what BPF_PROG_TEST_RUN needs: an Ethernet header.
-const minFrame = 14
+const (
+	// minFrame is the least BPF_PROG_TEST_RUN takes: an Ethernet header.
+	minFrame = 14
+	// maxPadSize is a 9000-byte jumbo payload with Ethernet and VLAN headers.
+	maxPadSize = 9018
+	// maxCapture is tcpdump's largest snaplen. No frame worth measuring is
+	// longer, and it bounds what a corrupt capture can make us allocate.
+	maxCapture = 262144
+	// writeSnaplen is the snaplen of written captures.
+	writeSnaplen = 65535
+)
+
+// pcapEpoch is the time of the first packet WritePcap writes: a fixed
+// time, so that the same cases always give the same file.
+var pcapEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Magic numbers, as the first four bytes read little-endian.
+const (
+	pcapMicro   = 0xa1b2c3d4
+	pcapMicroBE = 0xd4c3b2a1
+	pcapNano    = 0xa1b23c4d
+	pcapNanoBE  = 0x4d3cb2a1
+	ngSection   = 0x0a0d0d0a // pcapng section header block; reads the same both ways
+)
 
 // ReadPcap reads the cases of a capture file; see ParsePcap.
 func ReadPcap(path string, limit int) ([]Case, error) {
@@ -35,192 +59,616 @@ func ReadPcap(path string, limit int) ([]Case, error) {
 	return ParsePcap(path, f, limit)
 }
 
+// ParsePcap turns the packets of a classic pcap or a pcapng capture of
+// Ethernet frames into cases. Each is named by its 1-based number in the
+// file, as Wireshark shows it, and a short summary: "3:udp 10.0.0.1>10.0.0.2".
+//
+// Identical frames are measured once: the first is kept and later copies
+// are skipped, since they would only repeat its measurement. Frames shorter
+// than an Ethernet header are skipped, as the kernel refuses them; frames
+// cut short by the capture's snaplen are used as captured. limit > 0 stops
+// reading once that many cases are kept; 0 reads the whole capture.
+//
+// name names the capture in errors, which all wrap ErrPcap. A capture that
+// leaves no usable packet is an error, and so is a record cut off at the
+// end of the file.
+func ParsePcap(name string, r io.Reader, limit int) ([]Case, error) {
+	src, err := openCapture(bufio.NewReader(r))
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrPcap, name, err)
+	}
+	cases, read, short, err := collect(src, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrPcap, name, err)
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("%w %s: no usable packet (%d read, %d shorter than %d bytes)",
+			ErrPcap, name, read, short, minFrame)
+	}
+	return cases, nil
+}
+
 // packetSource is what the pcap and pcapng readers have in common.
 type packetSource interface {
 	ReadPacketData() ([]byte, gopacket.CaptureInfo, error)
 }
 
-// ParsePcap turns every Ethernet packet of a pcap or pcapng capture into a
-// case named by its index in the file and a summary, "3:udp 10.0.0.1>10.0.0.2".
-// Identical frames are measured once: the first is kept. Frames shorter
-// than an Ethernet header are skipped. limit > 0 keeps at most that many
-// cases. name is the file's name, for errors.
-func ParsePcap(name string, r io.Reader, limit int) ([]Case, error) {
-	br := bufio.NewReader(r)
-	magic, err := br.Peek(4)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: too short for a capture", ErrPcap, name)
-	}
-	var src packetSource
-	var link layers.LinkType
-	if binary.LittleEndian.Uint32(magic) == 0x0a0d0d0a { // pcapng section header
-		ng, err := pcapgo.NewNgReader(br, pcapgo.DefaultNgReaderOptions)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrPcap, name, err)
-		}
-		src, link = ng, ng.LinkType()
-	} else {
-		classic, err := pcapgo.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrPcap, name, err)
-		}
-		src, link = classic, classic.LinkType()
-	}
-	if link != layers.LinkTypeEthernet {
-		return nil, fmt.Errorf("%w: %s: link type %s, only Ethernet is supported", ErrPcap, name, link)
-	}
+// ngSource reads pcapng, whose interfaces each have a link type: one that
+// is not Ethernet is refused at its first packet.
+type ngSource struct{ *pcapgo.NgReader }
 
-	var cases []Case
-	seen := map[string]bool{}
-	for index := 1; limit <= 0 || len(cases) < limit; index++ {
-		data, _, err := src.ReadPacketData()
+func (s ngSource) ReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
+	data, ci, err := s.NgReader.ReadPacketData()
+	if err != nil {
+		return data, ci, err
+	}
+	if lt, _ := ci.AncillaryData[0].(layers.LinkType); lt != layers.LinkTypeEthernet {
+		return nil, ci, fmt.Errorf("interface %d: %w", ci.InterfaceIndex, linkTypeError(uint32(lt)))
+	}
+	return data, ci, nil
+}
+
+// openCapture tells pcap from pcapng by the magic number. Anything else,
+// including a compressed capture, is refused.
+func openCapture(br *bufio.Reader) (packetSource, error) {
+	head, err := br.Peek(24) // the whole pcap file header
+	if len(head) < 4 {
+		if len(head) == 0 && errors.Is(err, io.EOF) {
+			return nil, errors.New("empty file")
+		}
+		return nil, errors.New("too short for a capture")
+	}
+	switch binary.LittleEndian.Uint32(head) {
+	case pcapMicro, pcapMicroBE, pcapNano, pcapNanoBE:
+		return openClassic(br, head)
+	case ngSection:
+		return guarded(func() (packetSource, error) {
+			// Mixed link types, so that packets of other interfaces are
+			// refused rather than skipped, which would shift the numbering.
+			ng, err := pcapgo.NewNgReader(&ngBlocks{r: br}, pcapgo.NgReaderOptions{WantMixedLinkType: true})
+			if err != nil {
+				return nil, err
+			}
+			return ngSource{ng}, nil
+		})
+	}
+	return nil, fmt.Errorf("not a pcap or pcapng file (magic %x)", head[:4])
+}
+
+func openClassic(br *bufio.Reader, head []byte) (packetSource, error) {
+	if len(head) < 24 {
+		return nil, errors.New("pcap file header cut short")
+	}
+	// The header's link type, read whole: pcapgo keeps only its low byte.
+	var order binary.ByteOrder = binary.LittleEndian
+	if m := binary.LittleEndian.Uint32(head); m == pcapMicroBE || m == pcapNanoBE {
+		order = binary.BigEndian
+	}
+	if lt := order.Uint32(head[20:24]); lt != uint32(layers.LinkTypeEthernet) {
+		return nil, linkTypeError(lt)
+	}
+	r, err := pcapgo.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	// Packets may exceed a snaplen their writer did not enforce, as
+	// tcpdump and Wireshark accept; a bigger one bounds what we allocate.
+	r.SetSnaplen(maxCapture)
+	return r, nil
+}
+
+func linkTypeError(lt uint32) error {
+	if lt <= 0xff {
+		return fmt.Errorf("link type %d (%s): only Ethernet is supported", lt, layers.LinkType(lt))
+	}
+	return fmt.Errorf("link type %d: only Ethernet is supported", lt)
+}
+
+// guarded runs a pcapgo call and turns its panics into errors: pcapgo
+// divides by zero on some corrupt pcapng timestamp resolutions, and a
+// corrupt capture must be an error, not a crash.
+func guarded[T any](f func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed capture: %v", p)
+		}
+	}()
+	return f()
+}
+
+type captured struct {
+	data []byte
+	ci   gopacket.CaptureInfo
+}
+
+// collect reads packets until the end or until limit cases are kept. read
+// counts the packets read, short those too short to use.
+func collect(src packetSource, limit int) (cases []Case, read, short int, err error) {
+	seen := make(map[string]bool)
+	for limit <= 0 || len(cases) < limit {
+		p, err := guarded(func() (captured, error) {
+			data, ci, err := src.ReadPacketData()
+			return captured{data, ci}, err
+		})
+		if errors.Is(err, io.EOF) && len(p.data) == 0 {
+			break // between records: the end of the capture
+		}
 		if errors.Is(err, io.EOF) {
-			break
+			err = io.ErrUnexpectedEOF
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: packet %d: %w", ErrPcap, name, index, err)
+			return nil, read, short, fmt.Errorf("packet %d: %w", read+1, err)
 		}
-		if len(data) < minFrame || seen[string(data)] {
+		read++
+		switch {
+		case len(p.data) < minFrame:
+			short++
+		case !seen[string(p.data)]:
+			seen[string(p.data)] = true
+			cases = append(cases, captureCase(read, p.data, p.ci.Length))
+		}
+	}
+	return cases, read, short, nil
+}
+
+// captureCase names packet number index of a capture. frame is not
+// shared: both readers allocate each packet afresh.
+func captureCase(index int, frame []byte, length int) Case {
+	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.NoCopy)
+	d := describe(pkt)
+	size := fmt.Sprintf("%d bytes", len(frame))
+	if length > len(frame) {
+		size = fmt.Sprintf("%d of %d bytes captured", len(frame), length)
+	}
+	long := d.long + ", " + size
+	if pkt.ErrorLayer() != nil {
+		long += ", undecodable past " + lastGood(pkt)
+	}
+	return Case{
+		Name:    fmt.Sprintf("%d:%s", index, d.short),
+		Summary: long,
+		Source:  d.source,
+		Frame:   frame,
+	}
+}
+
+// lastGood names the last layer gopacket decoded before failing.
+func lastGood(pkt gopacket.Packet) string {
+	name := "ethernet"
+	for _, l := range pkt.Layers() {
+		if l.LayerType() != gopacket.LayerTypeDecodeFailure {
+			name = strings.ToLower(l.LayerType().String())
+		}
+	}
+	return name
+}
+
+// description is what a frame's name and summary say of it.
+type description struct {
+	short, long string
+	source      netip.Addr
+}
+
+func describe(pkt gopacket.Packet) description {
+	d := describeLink(pkt)
+	all := pkt.Layers()
+	for i, l := range all {
+		var ip description
+		switch l := l.(type) {
+		case *layers.IPv4:
+			ip = describeIP("", l.SrcIP, l.DstIP, l.Protocol, all[i+1:])
+		case *layers.IPv6:
+			ip = describeIP("6", l.SrcIP, l.DstIP, l.NextHeader, all[i+1:])
+		default:
 			continue
 		}
-		seen[string(data)] = true
-		cases = append(cases, describe(index, bytes.Clone(data)))
-	}
-	if len(cases) == 0 {
-		return nil, fmt.Errorf("%w: %s: no usable packet (Ethernet frames of at least %d bytes)", ErrPcap, name, minFrame)
-	}
-	return cases, nil
-}
-
-// describe names a captured frame from its layers.
-func describe(index int, frame []byte) Case {
-	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.NoCopy)
-	c := Case{Frame: frame}
-	proto, from, to := "", "", ""
-	if net := pkt.NetworkLayer(); net != nil {
-		flow := net.NetworkFlow()
-		from, to = flow.Src().String(), flow.Dst().String()
-		c.Source, _ = netip.ParseAddr(from)
-	}
-	_, v6 := pkt.Layer(layers.LayerTypeIPv6).(*layers.IPv6)
-	ports := ""
-	switch t := pkt.TransportLayer().(type) {
-	case *layers.UDP:
-		proto, ports = "udp", fmt.Sprintf(" ports %d>%d", t.SrcPort, t.DstPort)
-	case *layers.TCP:
-		proto, ports = "tcp", fmt.Sprintf(" ports %d>%d", t.SrcPort, t.DstPort)
-	}
-	switch {
-	case proto == "" && (pkt.Layer(layers.LayerTypeICMPv4) != nil || pkt.Layer(layers.LayerTypeICMPv6) != nil):
-		proto = "icmp"
-	case proto == "" && from != "":
-		proto = "ip"
-	}
-	if v6 && proto != "" {
-		proto += "6"
-	}
-	switch {
-	case proto != "":
-		c.Name = fmt.Sprintf("%d:%s %s>%s", index, proto, from, to)
-	case pkt.Layer(layers.LayerTypeARP) != nil:
-		c.Name = fmt.Sprintf("%d:arp", index)
-	default:
-		c.Name = fmt.Sprintf("%d:eth 0x%04x", index, binary.BigEndian.Uint16(frame[12:14]))
-	}
-	c.Summary = fmt.Sprintf("packet %d of the capture, %d bytes%s", index, len(frame), ports)
-	return c
-}
-
-// WritePcap writes the cases' frames as a classic pcap capture, one second
-// apart from a fixed time, so that the same cases give the same file.
-func WritePcap(w io.Writer, cases []Case) error {
-	pw := pcapgo.NewWriter(w)
-	if err := pw.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		return err
-	}
-	epoch := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i, c := range cases {
-		ci := gopacket.CaptureInfo{Timestamp: epoch.Add(time.Duration(i) * time.Second), CaptureLength: len(c.Frame), Length: len(c.Frame)}
-		if err := pw.WritePacket(ci, c.Frame); err != nil {
-			return fmt.Errorf("case %s: %w", c.Name, err)
+		if ip.source.IsValid() { // else the header is cut before its addresses
+			d = ip
 		}
+		break // the outer header is what a program parses first
+	}
+	if vlan, ok := pkt.Layer(layers.LayerTypeDot1Q).(*layers.Dot1Q); ok {
+		d.long = fmt.Sprintf("vlan %d %s", vlan.VLANIdentifier, d.long)
+	}
+	return d
+}
+
+// describeIP describes an IP packet by what its header carries, rest; v is
+// "" or "6".
+func describeIP(v string, src, dst net.IP, proto layers.IPProtocol, rest []gopacket.Layer) description {
+	from, _ := netip.AddrFromSlice(src)
+	to, _ := netip.AddrFromSlice(dst)
+	from, to = from.Unmap(), to.Unmap()
+	proto, next := pastExtensions(proto, rest)
+	if next != nil && len(next.LayerContents()) == 0 {
+		next = nil // gopacket keeps a layer it failed to decode, empty
+	}
+	// By the header's protocol, so that a transport header cut off by the
+	// snaplen, or a later fragment, still says what it carries.
+	word := fmt.Sprintf("ip%s/%d", v, proto)
+	switch proto {
+	case layers.IPProtocolUDP:
+		word = "udp" + v
+	case layers.IPProtocolTCP:
+		word = "tcp" + v
+	case layers.IPProtocolICMPv4:
+		word = "icmp"
+	case layers.IPProtocolICMPv6:
+		word = "icmp6"
+	}
+	long := fmt.Sprintf("%s %s > %s", word, from, to)
+	switch l := next.(type) {
+	case *layers.UDP:
+		long = fmt.Sprintf("%s %s > %s", word, netip.AddrPortFrom(from, uint16(l.SrcPort)), netip.AddrPortFrom(to, uint16(l.DstPort)))
+	case *layers.TCP:
+		long = fmt.Sprintf("%s %s > %s %s", word, netip.AddrPortFrom(from, uint16(l.SrcPort)), netip.AddrPortFrom(to, uint16(l.DstPort)), pcapTCPFlags(l))
+	case *layers.ICMPv4:
+		long += " " + l.TypeCode.String()
+	case *layers.ICMPv6:
+		long += " " + l.TypeCode.String()
+	}
+	return description{short: fmt.Sprintf("%s %s>%s", word, from, to), long: long, source: from}
+}
+
+// pastExtensions skips IPv6 extension headers, returning the protocol
+// and layer that follow them.
+func pastExtensions(proto layers.IPProtocol, rest []gopacket.Layer) (layers.IPProtocol, gopacket.Layer) {
+	for _, l := range rest {
+		switch ext := l.(type) {
+		case *layers.IPv6HopByHop:
+			proto = ext.NextHeader
+		case *layers.IPv6Routing:
+			proto = ext.NextHeader
+		case *layers.IPv6Destination:
+			proto = ext.NextHeader
+		case *layers.IPv6Fragment:
+			proto = ext.NextHeader
+		default:
+			return proto, l
+		}
+	}
+	return proto, nil
+}
+
+// pcapTCPFlags lists the flags a TCP segment sets, "SYN,ACK".
+func pcapTCPFlags(t *layers.TCP) string {
+	var set []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{
+		{t.SYN, "SYN"}, {t.ACK, "ACK"}, {t.FIN, "FIN"}, {t.RST, "RST"},
+		{t.PSH, "PSH"}, {t.URG, "URG"}, {t.ECE, "ECE"}, {t.CWR, "CWR"}, {t.NS, "NS"},
+	} {
+		if f.on {
+			set = append(set, f.name)
+		}
+	}
+	if len(set) == 0 {
+		return "no flags"
+	}
+	return strings.Join(set, ",")
+}
+
+// describeLink describes a frame without an IP header.
+func describeLink(pkt gopacket.Packet) description {
+	if arp, ok := pkt.Layer(layers.LayerTypeARP).(*layers.ARP); ok {
+		from, _ := netip.AddrFromSlice(arp.SourceProtAddress)
+		to, _ := netip.AddrFromSlice(arp.DstProtAddress)
+		op := fmt.Sprintf("op %d", arp.Operation)
+		switch arp.Operation {
+		case layers.ARPRequest:
+			op = "request"
+		case layers.ARPReply:
+			op = "reply"
+		}
+		return description{short: "arp", long: fmt.Sprintf("arp %s %s > %s", op, from, to)}
+	}
+	eth, _ := pkt.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
+	if eth == nil { // unreachable for 14 bytes or more; be safe
+		return description{short: "eth", long: "eth"}
+	}
+	kind := eth.EthernetType
+	for _, l := range pkt.Layers() {
+		if q, ok := l.(*layers.Dot1Q); ok {
+			kind = q.Type // the innermost tag's type says what follows
+		}
+	}
+	if kind == layers.EthernetTypeLLC && eth.Length != 0 {
+		return description{short: "llc", long: fmt.Sprintf("802.3 llc, length %d", eth.Length)}
+	}
+	return description{
+		short: fmt.Sprintf("eth 0x%04x", uint16(kind)),
+		long:  fmt.Sprintf("ethertype 0x%04x %s", uint16(kind), kind),
+	}
+}
+
+// ngBlocks passes a pcapng stream through to pcapgo, refusing packet
+// blocks that claim more than maxCapture bytes (pcapgo allocates what a
+// block claims before reading it: a dozen corrupt bytes could ask for
+// 4 GiB) and interfaces whose link type pcapgo would cut to a byte.
+type ngBlocks struct {
+	r         io.Reader
+	head      []byte // block header read ahead, still to pass on
+	rest      int64  // bytes of the current block still to pass on
+	bigEndian bool
+	buf       [24]byte
+}
+
+// pcapng block types.
+const (
+	ngInterface      = 1
+	ngPacket         = 2 // obsolete, still written by old tools
+	ngSimplePacket   = 3
+	ngEnhancedPacket = 6
+	ngByteOrder      = 0x1a2b3c4d
+)
+
+func (b *ngBlocks) Read(p []byte) (int, error) {
+	if len(b.head) == 0 && b.rest == 0 {
+		if err := b.next(); err != nil {
+			return 0, err
+		}
+	}
+	if len(b.head) > 0 {
+		n := copy(p, b.head)
+		b.head = b.head[n:]
+		return n, nil
+	}
+	if int64(len(p)) > b.rest {
+		p = p[:b.rest]
+	}
+	n, err := b.r.Read(p)
+	b.rest -= int64(n)
+	if errors.Is(err, io.EOF) && b.rest > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// next reads and checks the header of the next block: as much of it as
+// holds the byte order, a link type or a packet's length.
+func (b *ngBlocks) next() error {
+	if _, err := io.ReadFull(b.r, b.buf[:8]); err != nil {
+		return err // io.EOF between blocks is the end of the capture
+	}
+	typ := b.uint32(0)
+	need := 8
+	switch typ {
+	case ngSection, ngSimplePacket:
+		need = 12
+	case ngInterface:
+		need = 10
+	case ngPacket, ngEnhancedPacket:
+		need = 24
+	}
+	if _, err := io.ReadFull(b.r, b.buf[8:need]); err != nil {
+		return unexpected(err)
+	}
+	if typ == ngSection {
+		switch binary.BigEndian.Uint32(b.buf[8:12]) {
+		case ngByteOrder:
+			b.bigEndian = true
+		case swap32(ngByteOrder):
+			b.bigEndian = false
+		default:
+			return errors.New("pcapng section header: bad byte-order magic")
+		}
+	}
+	length := int64(b.uint32(4))
+	if length < int64(need) || length < 12 {
+		return fmt.Errorf("pcapng block of type %d: length %d is too short", typ, length)
+	}
+	switch typ {
+	case ngInterface:
+		if lt := b.uint16(8); lt > 0xff {
+			return linkTypeError(uint32(lt))
+		}
+	case ngSimplePacket, ngPacket, ngEnhancedPacket:
+		if claim := b.uint32(need - 4); claim > maxCapture {
+			return fmt.Errorf("pcapng packet block claims %d bytes, more than %d", claim, maxCapture)
+		}
+	}
+	b.head, b.rest = b.buf[:need], length-int64(need)
+	return nil
+}
+
+func (b *ngBlocks) uint32(at int) uint32 {
+	if b.bigEndian {
+		return binary.BigEndian.Uint32(b.buf[at:])
+	}
+	return binary.LittleEndian.Uint32(b.buf[at:])
+}
+
+func (b *ngBlocks) uint16(at int) uint16 {
+	if b.bigEndian {
+		return binary.BigEndian.Uint16(b.buf[at:])
+	}
+	return binary.LittleEndian.Uint16(b.buf[at:])
+}
+
+func swap32(v uint32) uint32 {
+	return v>>24 | v>>8&0xff00 | v<<8&0xff0000 | v<<24
+}
+
+func unexpected(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// WritePcap writes the cases' frames as a classic pcap capture of Ethernet
+// frames, for Wireshark or tcpdump, one record per case. Records are one
+// second apart from a fixed time, so that the same cases give the same file.
+func WritePcap(w io.Writer, cases []Case) error {
+	bw := bufio.NewWriter(w)
+	pw := pcapgo.NewWriter(bw)
+	if err := pw.WriteFileHeader(writeSnaplen, layers.LinkTypeEthernet); err != nil {
+		return fmt.Errorf("%w: write header: %w", ErrPcap, err)
+	}
+	for i, c := range cases {
+		if len(c.Frame) > writeSnaplen {
+			return fmt.Errorf("%w: case %s: %d-byte frame exceeds the %d-byte snaplen",
+				ErrPcap, c.Name, len(c.Frame), writeSnaplen)
+		}
+		ci := gopacket.CaptureInfo{
+			Timestamp:     pcapEpoch.Add(time.Duration(i) * time.Second),
+			CaptureLength: len(c.Frame),
+			Length:        len(c.Frame),
+		}
+		if err := pw.WritePacket(ci, c.Frame); err != nil {
+			return fmt.Errorf("%w: case %s: %w", ErrPcap, c.Name, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("%w: %w", ErrPcap, err)
 	}
 	return nil
 }
 
-// maxFrame is a jumbo frame with a VLAN tag.
-const maxFrame = 9018
-
-// Pad returns the case with its frame grown to size bytes, named
-// <name>@<size>. A frame of Ethernet, IPv4 or IPv6, and UDP or TCP gets a
-// longer payload, its lengths and checksums fixed, as a NIC would deliver
-// a bigger packet; any other gets an Ethernet trailer of zeros.
+// Pad returns the case with its frame grown to exactly size bytes, named
+// <name>@<size>, to measure how a program's cost grows with frame size.
+//
+// A frame of Ethernet, optional VLAN tags, IPv4 or IPv6, and UDP or TCP is
+// rebuilt with a longer zero payload, its lengths and checksums computed
+// afresh (which also completes checksums left to offload in a capture),
+// as a NIC would deliver a bigger packet. Any other frame gets an Ethernet
+// trailer of zeros, which parsers that trust the IP length ignore. Expect
+// is kept, except for a frame cut inside its Ethernet or IP header: zeros
+// after it change what a parser reads, so nothing is expected.
+// A frame already of that size is only renamed.
 func Pad(c Case, size int) (Case, error) {
-	if size < minFrame || size > maxFrame || size < len(c.Frame) {
-		return Case{}, fmt.Errorf("%w: %d bytes: want %d to %d, and at least the frame's %d", ErrSize, size, minFrame, maxFrame, len(c.Frame))
+	switch {
+	case size < minFrame:
+		return Case{}, fmt.Errorf("%w: %d bytes for case %s: below the %d-byte Ethernet header", ErrSize, size, c.Name, minFrame)
+	case size > maxPadSize:
+		return Case{}, fmt.Errorf("%w: %d bytes for case %s: above %d, a jumbo frame", ErrSize, size, c.Name, maxPadSize)
+	case size < len(c.Frame):
+		return Case{}, fmt.Errorf("%w: %d bytes for case %s: its frame is already %d", ErrSize, size, c.Name, len(c.Frame))
 	}
 	padded := c
 	padded.Name = fmt.Sprintf("%s@%d", c.Name, size)
-	padded.Summary = fmt.Sprintf("%s, padded to %d bytes", c.Summary, size)
 	if size == len(c.Frame) {
 		return padded, nil
 	}
-	if frame, ok := growPayload(c.Frame, size); ok {
+	pkt := gopacket.NewPacket(c.Frame, layers.LayerTypeEthernet, gopacket.Default)
+	if frame, ok := rebuild(pkt, size); ok {
 		padded.Frame = frame
+		padded.Summary = fmt.Sprintf("%s, payload grown to a %d-byte frame", c.Summary, size)
 		return padded, nil
 	}
 	padded.Frame = append(bytes.Clone(c.Frame), make([]byte, size-len(c.Frame))...)
+	padded.Summary = fmt.Sprintf("%s, zero trailer to %d bytes", c.Summary, size)
+	if headerCut(c.Frame) {
+		padded.Expect = ""
+	}
 	return padded, nil
 }
 
-// growPayload re-serializes a UDP or TCP frame with extra payload bytes;
-// ok is false for frames it does not know how to rebuild.
-func growPayload(frame []byte, size int) (_ []byte, ok bool) {
-	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default)
-	if pkt.ErrorLayer() != nil {
-		return nil, false
+// headerCut is true when a frame ends inside its Ethernet, VLAN, IPv4 or
+// IPv6 header: zeros appended to it would be read as header fields.
+func headerCut(frame []byte) bool {
+	if len(frame) < minFrame {
+		return true
 	}
-	var stack []gopacket.SerializableLayer
-	var network gopacket.NetworkLayer
-	var payload []byte
-	for _, l := range pkt.Layers() {
-		switch l := l.(type) {
-		case *layers.Ethernet, *layers.Dot1Q:
-			stack = append(stack, l.(gopacket.SerializableLayer))
-		case *layers.IPv4:
-			if len(l.Options) > 0 {
-				return nil, false
-			}
-			stack, network = append(stack, l), l
-		case *layers.IPv6:
-			stack, network = append(stack, l), l
-		case *layers.UDP:
-			if network == nil || l.SetNetworkLayerForChecksum(network) != nil {
-				return nil, false
-			}
-			stack, payload = append(stack, l), l.Payload
-		case *layers.TCP:
-			if network == nil || l.SetNetworkLayerForChecksum(network) != nil {
-				return nil, false
-			}
-			stack, payload = append(stack, l), l.Payload
-		case *gopacket.Payload:
-		default:
-			return nil, false // extension headers, tunnels: leave them be
+	at, kind := minFrame, layers.EthernetType(binary.BigEndian.Uint16(frame[12:]))
+	for kind == layers.EthernetTypeDot1Q || kind == layers.EthernetTypeQinQ {
+		if len(frame) < at+4 {
+			return true
 		}
+		kind = layers.EthernetType(binary.BigEndian.Uint16(frame[at+2:]))
+		at += 4
 	}
-	if len(stack) == 0 || payload == nil && len(stack) < 3 {
+	switch kind {
+	case layers.EthernetTypeIPv4:
+		return len(frame) < at+20 || len(frame) < at+int(frame[at]&0x0f)*4
+	case layers.EthernetTypeIPv6:
+		return len(frame) < at+40
+	}
+	return false
+}
+
+// checksummed is a transport layer whose checksum covers an IP pseudo-header.
+type checksummed interface {
+	gopacket.SerializableLayer
+	SetNetworkLayerForChecksum(gopacket.NetworkLayer) error
+	LayerContents() []byte
+	LayerPayload() []byte
+}
+
+// rebuild serializes an Ethernet[/Dot1Q...]/IP/UDP-or-TCP frame again with
+// payload zeros up to size bytes; ok is false for any other frame, which
+// it leaves alone. What the transport carries is only bytes to it: that
+// gopacket fails to decode, say, a DNS message on port 53 does not matter.
+func rebuild(pkt gopacket.Packet, size int) (_ []byte, ok bool) {
+	all := pkt.Layers()
+	if len(all) == 0 {
 		return nil, false
 	}
-	headers := len(frame) - len(payload)
-	if len(payload)+headers > len(frame) || size-headers < len(payload) {
+	eth, ok := all[0].(*layers.Ethernet)
+	if !ok {
 		return nil, false
 	}
-	grown := append(bytes.Clone(payload), make([]byte, size-headers-len(payload))...)
+	var inner []gopacket.SerializableLayer // everything below Ethernet
+	i := 1
+	for ; i < len(all) && all[i].LayerType() == layers.LayerTypeDot1Q; i++ {
+		inner = append(inner, all[i].(*layers.Dot1Q))
+	}
+	if i+1 >= len(all) {
+		return nil, false
+	}
+	ip, ok := all[i].(netLayer)
+	if !ok || !isIP(ip) {
+		return nil, false
+	}
+	l4, ok := all[i+1].(checksummed)
+	if !ok || len(l4.LayerContents()) == 0 || l4.SetNetworkLayerForChecksum(ip) != nil {
+		return nil, false // not UDP or TCP, or one gopacket failed to decode
+	}
+	inner = append(inner, ip, l4)
+	payload := l4.LayerPayload()
+
+	// Measure the headers as they re-serialize, options and all.
+	n, err := serializedLength(inner, payload)
+	if err != nil || minFrame+n > size {
+		return nil, false
+	}
+	grown := append(bytes.Clone(payload), make([]byte, size-minFrame-n)...)
 	buf := gopacket.NewSerializeBuffer()
 	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-	if err := gopacket.SerializeLayers(buf, opts, append(stack, gopacket.Payload(grown))...); err != nil || len(buf.Bytes()) != size {
+	if err := gopacket.SerializeLayers(buf, opts, append(inner, gopacket.Payload(grown))...); err != nil {
 		return nil, false
 	}
-	return buf.Bytes(), true
+	if err := eth.SerializeTo(buf, opts); err != nil {
+		return nil, false
+	}
+	// Ethernet pads a frame to 60 bytes; a smaller size drops those zeros.
+	if len(buf.Bytes()) < size {
+		return nil, false
+	}
+	return bytes.Clone(buf.Bytes()[:size]), true
+}
+
+func serializedLength(inner []gopacket.SerializableLayer, payload []byte) (int, error) {
+	buf := gopacket.NewSerializeBuffer()
+	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
+	err := gopacket.SerializeLayers(buf, opts, append(inner, gopacket.Payload(payload))...)
+	return len(buf.Bytes()), err
+}
+
+// isIP is true for a whole IPv4 or IPv6 packet. Not for a fragment: its
+// transport checksum covers the whole datagram, so a grown fragment could
+// not be made valid (an IPv6 fragment header is a layer of its own, which
+// rebuild refuses). Not for a packet cut by the snaplen either: rebuilt,
+// its lengths would claim less than was sent.
+func isIP(ip netLayer) bool {
+	switch ip := ip.(type) {
+	case *layers.IPv4:
+		return len(ip.Contents) > 0 && int(ip.Length) <= len(ip.Contents)+len(ip.Payload) &&
+			ip.Flags&layers.IPv4MoreFragments == 0 && ip.FragOffset == 0
+	case *layers.IPv6:
+		return len(ip.Contents) > 0 && int(ip.Length) <= len(ip.Payload)
+	}
+	return false
 }
