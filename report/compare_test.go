@@ -17,22 +17,28 @@ func compareOpts() stats.CompareOptions {
 	return stats.CompareOptions{Options: o, Significance: 0.05, NoiseThreshold: 0.02, Quantum: 1}
 }
 
+// derived is a copy of p labelled label, every sample passed through f.
+func derived(p testrun.ProgramResult, label string, f func(float64) float64) testrun.ProgramResult {
+	out := p
+	out.Label = label
+	out.Cases = nil
+	for _, c := range p.Cases {
+		samples := make([]float64, len(c.Samples))
+		for i, s := range c.Samples {
+			samples[i] = f(s)
+		}
+		c.Samples = samples
+		out.Cases = append(out.Cases, c)
+	}
+	return out
+}
+
 // twoBuilds is a before/after run where every after sample is 1.5 times
 // its before sample.
 func twoBuilds(t *testing.T) testrun.Result {
 	t.Helper()
 	res := sampleResult(t)
-	after := res.Programs[0]
-	after.Label = "after"
-	after.Cases = nil
-	for _, c := range res.Programs[0].Cases {
-		slower := make([]float64, len(c.Samples))
-		for i, s := range c.Samples {
-			slower[i] = s * 1.5
-		}
-		c.Samples = slower
-		after.Cases = append(after.Cases, c)
-	}
+	after := derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
 	res.Programs[0].Label = "before"
 	res.Programs = append(res.Programs, after)
 	return res
@@ -193,17 +199,7 @@ func TestWriteHTML(t *testing.T) {
 // against 0..9 in the same rounds, plus 100 against 90).
 func TestNetOfFloor(t *testing.T) {
 	res := sampleResult(t)
-	floor := res.Programs[0]
-	floor.Label = "floor"
-	floor.Cases = nil
-	for _, c := range res.Programs[0].Cases {
-		below := make([]float64, len(c.Samples))
-		for i, s := range c.Samples {
-			below[i] = s - 10
-		}
-		c.Samples = below
-		floor.Cases = append(floor.Cases, c)
-	}
+	floor := derived(res.Programs[0], "floor", func(s float64) float64 { return s - 10 })
 	res.Floor = &floor
 	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
