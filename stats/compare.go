@@ -42,6 +42,8 @@ const (
 	PairedTest = "paired sign-flip permutation test on per-round differences of the samples"
 	// UnpairedTest is used for samples taken at different times.
 	UnpairedTest = "Mann-Whitney U test"
+	// BootstrapTest is used for every estimator but the mean.
+	BootstrapTest = "bootstrap test on the change of the estimate"
 )
 
 // CompareOptions are the options of Compare.
@@ -61,6 +63,16 @@ type CompareOptions struct {
 	Quantum float64
 	// Paired says before[i] and after[i] were taken in the same round.
 	Paired bool
+	// Estimator is the statistic whose change decides the verdict; empty
+	// means Mean.
+	Estimator Estimator
+}
+
+func (o CompareOptions) estimator() Estimator {
+	if o.Estimator == "" {
+		return Mean
+	}
+	return o.Estimator
 }
 
 // ErrCompare reports options or samples that Compare cannot use.
@@ -89,11 +101,15 @@ type Comparison struct {
 	// bootstrap confidence intervals.
 	Mean   Estimate `json:"mean_change"`
 	Median Estimate `json:"median_change"`
-	// Difference is after's mean minus before's, in the samples' unit.
-	Difference Estimate `json:"mean_difference"`
-	P          float64  `json:"p"`
-	Test       string   `json:"test"`
-	Verdict    Verdict  `json:"verdict"`
+	// Change is the relative change of the Estimator, which decides the
+	// verdict; Difference is its absolute change, after - before, in the
+	// samples' unit.
+	Estimator  Estimator `json:"estimator"`
+	Change     Estimate  `json:"change"`
+	Difference Estimate  `json:"difference"`
+	P          float64   `json:"p"`
+	Test       string    `json:"test"`
+	Verdict    Verdict   `json:"verdict"`
 }
 
 // Compare compares two samples of the same case.
@@ -106,6 +122,9 @@ func Compare(before, after []float64, opts CompareOptions) (Comparison, error) {
 			return Comparison{}, err
 		}
 	}
+	if _, err := ParseEstimator(string(opts.estimator())); err != nil {
+		return Comparison{}, fmt.Errorf("%w: %w", ErrCompare, err)
+	}
 	if opts.Paired && len(before) != len(after) {
 		return Comparison{}, fmt.Errorf("%w: paired samples of %d and %d", ErrCompare, len(before), len(after))
 	}
@@ -113,13 +132,22 @@ func Compare(before, after []float64, opts CompareOptions) (Comparison, error) {
 		return Comparison{}, fmt.Errorf("%w: a relative change needs a positive baseline", ErrCompare)
 	}
 
+	est := opts.estimator()
 	var c Comparison
+	var ch changes
 	if opts.Paired {
-		c = bootstrapPaired(before, after, opts.Options)
-		c.P = signFlipP(before, after, opts.Options)
-		c.Test = PairedTest
+		c, ch = bootstrapPaired(before, after, opts.Options, est)
 	} else {
-		c = bootstrapUnpaired(before, after, opts.Options)
+		c, ch = bootstrapUnpaired(before, after, opts.Options, est)
+	}
+	switch {
+	case est != Mean:
+		// Rank and sign tests speak of the whole distribution or of the
+		// mean; the bootstrap speaks of the statistic itself.
+		c.P, c.Test = bootstrapP(ch.change), BootstrapTest
+	case opts.Paired:
+		c.P, c.Test = signFlipP(before, after, opts.Options), PairedTest
+	default:
 		thresholds := benchmath.Thresholds{CompareAlpha: opts.Significance}
 		c.P = benchmath.AssumeNothing.Compare(benchmath.NewSample(before, &thresholds), benchmath.NewSample(after, &thresholds)).P
 		c.Test = UnpairedTest
@@ -128,51 +156,85 @@ func Compare(before, after []float64, opts CompareOptions) (Comparison, error) {
 	return c, nil
 }
 
+// bootstrapP is the two-sided bootstrap p-value of a change: twice the
+// share of the bootstrap distribution on the far side of zero.
+func bootstrapP(dist []float64) float64 {
+	below, above := 0, 0
+	for _, x := range dist {
+		if x <= 0 {
+			below++
+		}
+		if x >= 0 {
+			above++
+		}
+	}
+	// Counting the observed arrangement itself keeps p above zero.
+	p := 2 * float64(min(below, above)+1) / float64(len(dist)+1)
+	return min(p, 1)
+}
+
 func verdict(c Comparison, opts CompareOptions) Verdict {
 	switch {
 	case c.P >= opts.Significance:
 		return NoChange
-	case c.Mean.Lower > opts.NoiseThreshold && c.Difference.Lower > opts.Quantum:
+	case c.Change.Lower > opts.NoiseThreshold && c.Difference.Lower > opts.Quantum:
 		return Regressed
-	case c.Mean.Upper < -opts.NoiseThreshold && c.Difference.Upper < -opts.Quantum:
+	case c.Change.Upper < -opts.NoiseThreshold && c.Difference.Upper < -opts.Quantum:
 		return Improved
 	}
 	return WithinNoise
 }
 
 // changes accumulates the bootstrap distributions of a comparison.
-type changes struct{ mean, median, diff []float64 }
-
-func newChanges(n int) changes {
-	return changes{make([]float64, n), make([]float64, n), make([]float64, n)}
+type changes struct {
+	est                        Estimator
+	lowBefore, lowAfter        []float64 // Harrell–Davis weights per side
+	mean, median, change, diff []float64
 }
 
+func newChanges(n int, est Estimator, nBefore, nAfter int, opts Options) changes {
+	ch := changes{est: est, mean: make([]float64, n), median: make([]float64, n), change: make([]float64, n), diff: make([]float64, n)}
+	if est == Low {
+		ch.lowBefore = harrellDavisWeights(nBefore, opts.lowQuantile())
+		ch.lowAfter = harrellDavisWeights(nAfter, opts.lowQuantile())
+	}
+	return ch
+}
+
+// add records resample k; it sorts before and after in place.
 func (ch changes) add(k int, before, after []float64) {
 	mb, ma := stat.Mean(before, nil), stat.Mean(after, nil)
 	slices.Sort(before)
 	slices.Sort(after)
 	ch.mean[k] = ma/mb - 1
 	ch.median[k] = median(after)/median(before) - 1
-	ch.diff[k] = ma - mb
+	eb, ea := mb, ma
+	if ch.est != Mean {
+		eb, ea = ch.est.point(before, ch.lowBefore), ch.est.point(after, ch.lowAfter)
+	}
+	ch.change[k] = ea/eb - 1
+	ch.diff[k] = ea - eb
 }
 
-func (ch changes) interval(before, after []float64, c float64) Comparison {
-	b, a := slices.Clone(before), slices.Clone(after)
-	point := newChanges(1)
-	point.add(0, b, a)
+func (ch changes) interval(before, after []float64, opts Options) Comparison {
+	point := newChanges(1, ch.est, len(before), len(after), opts)
+	point.add(0, slices.Clone(before), slices.Clone(after))
+	c := opts.Confidence
 	return Comparison{
 		Mean:       percentileInterval(point.mean[0], ch.mean, c),
 		Median:     percentileInterval(point.median[0], ch.median, c),
+		Estimator:  ch.est,
+		Change:     percentileInterval(point.change[0], ch.change, c),
 		Difference: percentileInterval(point.diff[0], ch.diff, c),
 	}
 }
 
 // bootstrapPaired resamples rounds: a drawn round brings both its samples,
 // so that what the two builds shared stays shared.
-func bootstrapPaired(before, after []float64, opts Options) Comparison {
+func bootstrapPaired(before, after []float64, opts Options, est Estimator) (Comparison, changes) {
 	n := len(before)
 	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
-	ch := newChanges(opts.Resamples)
+	ch := newChanges(opts.Resamples, est, n, n, opts)
 	b, a := make([]float64, n), make([]float64, n)
 	for k := range opts.Resamples {
 		for i := range n {
@@ -181,13 +243,13 @@ func bootstrapPaired(before, after []float64, opts Options) Comparison {
 		}
 		ch.add(k, b, a)
 	}
-	return ch.interval(before, after, opts.Confidence)
+	return ch.interval(before, after, opts), ch
 }
 
 // bootstrapUnpaired resamples each side on its own.
-func bootstrapUnpaired(before, after []float64, opts Options) Comparison {
+func bootstrapUnpaired(before, after []float64, opts Options, est Estimator) (Comparison, changes) {
 	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
-	ch := newChanges(opts.Resamples)
+	ch := newChanges(opts.Resamples, est, len(before), len(after), opts)
 	b, a := make([]float64, len(before)), make([]float64, len(after))
 	for k := range opts.Resamples {
 		for i := range b {
@@ -198,7 +260,7 @@ func bootstrapUnpaired(before, after []float64, opts Options) Comparison {
 		}
 		ch.add(k, b, a)
 	}
-	return ch.interval(before, after, opts.Confidence)
+	return ch.interval(before, after, opts), ch
 }
 
 // signFlipP is the two-sided p-value of the paired permutation test: under

@@ -50,6 +50,22 @@ type Options struct {
 	Confidence float64 // confidence level of the intervals, in (0, 1)
 	Resamples  int     // bootstrap resamples, at least MinResamples
 	Seed       uint64  // seeds resampling: same samples and Seed, same result
+	// LowQuantile is the quantile the low estimate stands for; 0 means
+	// DefaultLowQuantile.
+	LowQuantile float64
+}
+
+// DefaultLowQuantile is the quantile of the low estimate: low enough to
+// stay in the machine's fast phase when it spends a fifth of the time
+// there, high enough that one stray sample cannot move it much (see
+// docs/measurement-notes.md).
+const DefaultLowQuantile = 0.1
+
+func (o Options) lowQuantile() float64 {
+	if o.LowQuantile == 0 {
+		return DefaultLowQuantile
+	}
+	return o.LowQuantile
 }
 
 // defaultSeed is arbitrary; fixing it makes reports reproducible.
@@ -66,6 +82,9 @@ func DefaultOptions() Options {
 func (o Options) Validate() error {
 	if !(o.Confidence > 0 && o.Confidence < 1) {
 		return fmt.Errorf("confidence %v: %w", o.Confidence, ErrConfidence)
+	}
+	if !(o.LowQuantile >= 0 && o.LowQuantile < 1) {
+		return fmt.Errorf("low quantile %v: %w", o.LowQuantile, ErrConfidence)
 	}
 	if o.Resamples < MinResamples {
 		return fmt.Errorf("%d resamples, need at least %d: %w", o.Resamples, MinResamples, ErrResamples)
@@ -84,6 +103,14 @@ type Estimates struct {
 	// MAD is the median absolute deviation from the median, scaled by
 	// 1.4826 so that it estimates the standard deviation of normal data.
 	MAD Estimate `json:"mad"`
+	// Low is the Harrell–Davis estimate of the LowQuantile-quantile.
+	Low Estimate `json:"low"`
+	// Min is the smallest sample. Its interval is that of the bootstrap's
+	// minima, whose lower end is the minimum itself: it says how often the
+	// smallest values recur, not where a true minimum lies.
+	Min Estimate `json:"min"`
+	// LowQuantile is the quantile Low stands for.
+	LowQuantile float64 `json:"low_quantile"`
 }
 
 // Bootstrap estimates the mean, median, standard deviation and MAD of
@@ -129,6 +156,9 @@ func bootstrapSorted(sorted []float64, opts Options) Estimates {
 	medians := make([]float64, opts.Resamples)
 	stdDevs := make([]float64, opts.Resamples)
 	mads := make([]float64, opts.Resamples)
+	lows := make([]float64, opts.Resamples)
+	mins := make([]float64, opts.Resamples)
+	lowWeights := harrellDavisWeights(n, opts.lowQuantile())
 
 	for k := range opts.Resamples {
 		// Draw n indices with replacement, counting hits per index. As
@@ -144,16 +174,21 @@ func bootstrapSorted(sorted []float64, opts Options) Estimates {
 		means[k], stdDevs[k] = stat.MeanStdDev(x, nil)
 		medians[k] = median(x)
 		mads[k] = madScale * mad(x, medians[k])
+		lows[k] = weightedSum(x, lowWeights)
+		mins[k] = x[0]
 	}
 
 	mean, stdDev := stat.MeanStdDev(sorted, nil)
 	med := median(sorted)
 	c := opts.Confidence
 	return Estimates{
-		Mean:   percentileInterval(mean, means, c),
-		Median: percentileInterval(med, medians, c),
-		StdDev: percentileInterval(stdDev, stdDevs, c),
-		MAD:    percentileInterval(madScale*mad(sorted, med), mads, c),
+		Mean:        percentileInterval(mean, means, c),
+		Median:      percentileInterval(med, medians, c),
+		StdDev:      percentileInterval(stdDev, stdDevs, c),
+		MAD:         percentileInterval(madScale*mad(sorted, med), mads, c),
+		Low:         percentileInterval(weightedSum(sorted, lowWeights), lows, c),
+		Min:         percentileInterval(sorted[0], mins, c),
+		LowQuantile: opts.lowQuantile(),
 	}
 }
 
@@ -203,6 +238,7 @@ type Summary struct {
 	Outliers  Outliers  `json:"outliers"`
 	Min       float64   `json:"min"`
 	Max       float64   `json:"max"`
+	Regimes   Regimes   `json:"regimes"`
 }
 
 // Summarize returns the Summary of samples. It fails as Bootstrap does.
@@ -217,5 +253,6 @@ func Summarize(samples []float64, opts Options) (Summary, error) {
 		Outliers:  tukeySorted(sorted),
 		Min:       sorted[0],
 		Max:       sorted[len(sorted)-1],
+		Regimes:   DetectRegimes(samples),
 	}, nil
 }

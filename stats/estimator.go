@@ -1,0 +1,85 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Estimator names the statistic that stands for a sample: the figure
+// reported, compared between builds and brought to the asked precision.
+type Estimator string
+
+// The estimators.
+const (
+	// Low is the Harrell–Davis low quantile (Options.LowQuantile). On a
+	// machine whose noise only adds time, and which switches between a
+	// fast and a slow phase, it measures the fast phase: the program's
+	// cost when nothing disturbs it. The default: across invocations it
+	// is the most reproducible (docs/measurement-notes.md).
+	Low Estimator = "low"
+	// Mean is Criterion's choice: the average cost, including whatever
+	// the machine adds. It moves with the share of time spent in each phase.
+	Mean Estimator = "mean"
+	// Median is the middle sample; on two-phase samples it jumps between
+	// the phases.
+	Median Estimator = "median"
+	// Min is the smallest sample (BenchmarkTools.jl's choice); it has no
+	// useful interval and one quantum's truncation decides it.
+	Min Estimator = "min"
+)
+
+// DefaultEstimator is the estimator used when none is named.
+const DefaultEstimator = Low
+
+// Estimators lists the estimators, the default first.
+func Estimators() []Estimator { return []Estimator{Low, Mean, Median, Min} }
+
+// ErrEstimator reports an unknown estimator name.
+var ErrEstimator = errors.New("unknown estimator")
+
+// ParseEstimator returns the estimator of that name.
+func ParseEstimator(name string) (Estimator, error) {
+	for _, e := range Estimators() {
+		if string(e) == name {
+			return e, nil
+		}
+	}
+	var names []string
+	for _, e := range Estimators() {
+		names = append(names, string(e))
+	}
+	return "", fmt.Errorf("%w %q (known: %s)", ErrEstimator, name, strings.Join(names, ", "))
+}
+
+// Of returns the estimate of the estimator e; the mean for an unknown one.
+func (s Estimates) Of(e Estimator) Estimate {
+	switch e {
+	case Low:
+		return s.Low
+	case Median:
+		return s.Median
+	case Min:
+		return s.Min
+	}
+	return s.Mean
+}
+
+// point returns the statistic e of samples, which it sorts in place.
+func (e Estimator) point(samples []float64, lowWeights []float64) float64 {
+	switch e {
+	case Mean:
+		return stat.Mean(samples, nil)
+	}
+	slices.Sort(samples)
+	switch e {
+	case Low:
+		return weightedSum(samples, lowWeights)
+	case Median:
+		return median(samples)
+	}
+	return samples[0]
+}
