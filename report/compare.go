@@ -25,18 +25,19 @@ type Comparison struct {
 	Significance   float64        `json:"significance"`
 	NoiseThreshold float64        `json:"noise_threshold"`
 	Quantum        float64        `json:"quantum_ns"`
+	Estimator      string         `json:"estimator"`
 	Cases          []ComparedCase `json:"cases"`
 	// Warnings say why the two sides may not be comparable.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// ComparedCase is one case's comparison: the mean time per run of each
-// side, and the change with its verdict.
+// ComparedCase is one case's comparison: the estimated time per run of
+// each side, and the change with its verdict.
 type ComparedCase struct {
 	Name   string         `json:"name"`
 	Source string         `json:"source,omitempty"`
-	Before stats.Estimate `json:"before_mean"`
-	After  stats.Estimate `json:"after_mean"`
+	Before stats.Estimate `json:"before"`
+	After  stats.Estimate `json:"after"`
 	stats.Comparison
 }
 
@@ -97,6 +98,7 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 	c := &Comparison{
 		Before: describe(before), After: describe(after),
 		Significance: opts.Significance, NoiseThreshold: opts.NoiseThreshold, Quantum: opts.Quantum,
+		Estimator: string(opts.Estimator),
 	}
 	for _, b := range before.Results {
 		i := slices.IndexFunc(after.Results, func(a Case) bool { return a.Name == b.Name })
@@ -119,7 +121,7 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 		c.Test = change.Test
 		c.Cases = append(c.Cases, ComparedCase{
 			Name: b.Name, Source: b.Source,
-			Before: b.Stats.Estimates.Mean, After: a.Stats.Estimates.Mean,
+			Before: b.Stats.Estimates.Of(opts.Estimator), After: a.Stats.Estimates.Of(opts.Estimator),
 			Comparison: change,
 		})
 	}

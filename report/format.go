@@ -90,9 +90,9 @@ func (r *Report) writeBMF(w io.Writer) error {
 			if c.Stats == nil {
 				continue
 			}
-			mean := c.Stats.Estimates.Mean
+			e := c.Stats.Estimates.Of(r.Settings.estimator())
 			out[p.Info.Name+"/"+c.Name] = map[string]bmfMetric{
-				"latency": {Value: mean.Point, Lower: mean.Lower, Upper: mean.Upper},
+				"latency": {Value: e.Point, Lower: e.Lower, Upper: e.Upper},
 			}
 		}
 	}

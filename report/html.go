@@ -28,7 +28,7 @@ var (
 // WriteHTML writes a static page into dir: index.html and an SVG per
 // figure, drawn with gonum/plot. It needs no network and no JavaScript.
 // Per case: the distribution of the samples (histogram of whole
-// nanoseconds and a density curve) with the mean and its interval marked,
+// nanoseconds and a density curve) with the estimate and its interval marked,
 // and the samples in the order taken, to show drift and regimes; the
 // programs of a comparison are overlaid. Every file is written atomically.
 func (r *Report) WriteHTML(dir string) error {
@@ -73,7 +73,8 @@ func (r *Report) title() string {
 type side struct {
 	label   string
 	samples []float64
-	mean    stats.Estimate
+	what    stats.Estimator
+	est     stats.Estimate
 	color   color.NRGBA
 }
 
@@ -90,7 +91,7 @@ func (r *Report) sidesOf(i int) []side {
 		if label == "" {
 			label = p.Info.Name
 		}
-		sides = append(sides, side{label, p.Results[j].Samples, p.Results[j].Stats.Estimates.Mean, programColors[pi%len(programColors)]})
+		sides = append(sides, side{label, p.Results[j].Samples, r.Settings.estimator(), p.Results[j].Stats.Estimates.Of(r.Settings.estimator()), programColors[pi%len(programColors)]})
 	}
 	return sides
 }
@@ -128,17 +129,17 @@ func distributionPlot(name string, sides []side) *plot.Plot {
 		line.Color = s.color
 		line.Width = vg.Points(1.5)
 		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("%s: mean %.2f ns [%.2f %.2f]", s.label, s.mean.Point, s.mean.Lower, s.mean.Upper), line)
+		p.Legend.Add(fmt.Sprintf("%s: %s %.2f ns [%.2f %.2f]", s.label, s.what, s.est.Point, s.est.Lower, s.est.Upper), line)
 	}
 	for _, s := range sides {
-		band, _ := plotter.NewPolygon(plotter.XYs{{X: s.mean.Lower, Y: 0}, {X: s.mean.Upper, Y: 0}, {X: s.mean.Upper, Y: peak * 1.05}, {X: s.mean.Lower, Y: peak * 1.05}})
+		band, _ := plotter.NewPolygon(plotter.XYs{{X: s.est.Lower, Y: 0}, {X: s.est.Upper, Y: 0}, {X: s.est.Upper, Y: peak * 1.05}, {X: s.est.Lower, Y: peak * 1.05}})
 		band.Color = withAlpha(s.color, bandAlpha)
 		band.LineStyle.Width = 0
 		p.Add(band)
-		mean, _ := plotter.NewLine(plotter.XYs{{X: s.mean.Point, Y: 0}, {X: s.mean.Point, Y: peak * 1.05}})
-		mean.Color = s.color
-		mean.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-		p.Add(mean)
+		point, _ := plotter.NewLine(plotter.XYs{{X: s.est.Point, Y: 0}, {X: s.est.Point, Y: peak * 1.05}})
+		point.Color = s.color
+		point.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		p.Add(point)
 	}
 	p.Legend.Top = true
 	p.Y.Min, p.Y.Max = 0, peak*1.25

@@ -11,7 +11,7 @@ import (
 
 // Schema identifies the JSON document's layout; bump it when a field's
 // meaning changes, so that a reader of saved results can refuse old ones.
-const Schema = "xdpmicro.bench/v1"
+const Schema = "xdpmicro.bench/v2"
 
 // Settings are the choices the run was made with, echoed into reports.
 type Settings struct {
@@ -26,6 +26,21 @@ type Settings struct {
 	Warmup     string   `json:"warmup"`
 	Confidence float64  `json:"confidence"`
 	Resamples  int      `json:"resamples"`
+	// Estimator is the statistic that stands for each case.
+	Estimator stats.Estimator `json:"estimator"`
+	// Precision and Budget are adaptive sampling's target (relative
+	// half-width of the estimator's interval) and time limit; zero when
+	// the number of samples was fixed.
+	Precision float64 `json:"precision,omitempty"`
+	Budget    string  `json:"time_budget,omitempty"`
+}
+
+// estimator is the report's estimator.
+func (s Settings) estimator() stats.Estimator {
+	if s.Estimator == "" {
+		return stats.DefaultEstimator
+	}
+	return s.Estimator
 }
 
 // Report is everything one bench run found.
@@ -56,10 +71,10 @@ type Series struct {
 	Points []SeriesPoint `json:"points"`
 }
 
-// SeriesPoint is the mean time per run at one frame size.
+// SeriesPoint is the estimated time per run at one frame size.
 type SeriesPoint struct {
-	Size int            `json:"size"`
-	Mean stats.Estimate `json:"mean"`
+	Size     int            `json:"size"`
+	Estimate stats.Estimate `json:"estimate"`
 }
 
 // Case is one packet case's measurement and its statistics.
@@ -75,9 +90,11 @@ type Case struct {
 	// Effects are the changes the checking run made to maps.
 	Effects []testrun.Effect `json:"effects,omitempty"`
 	Samples []float64        `json:"samples_ns"`
-	// Net is the mean time per run less the floor's, sampled in the same
-	// rounds, with its paired bootstrap interval; nil without a floor.
+	// Net is the estimated time per run less the floor's, sampled in the
+	// same rounds, with its paired bootstrap interval; nil without a floor.
 	Net *stats.Estimate `json:"net,omitempty"`
+	// Enough says adaptive sampling reached the asked precision.
+	Enough bool `json:"enough,omitempty"`
 	// Stats is nil when a cancelled run left too few samples.
 	Stats *stats.Summary `json:"stats"`
 }
@@ -98,7 +115,7 @@ func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, er
 			return nil, err
 		}
 		if r.Floor != nil {
-			if err := prog.subtract(*r.Floor, opts); err != nil {
+			if err := prog.subtract(*r.Floor, settings.estimator(), opts); err != nil {
 				return nil, err
 			}
 		}
@@ -108,23 +125,18 @@ func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, er
 }
 
 // subtract sets each case's time net of the floor's in the same rounds.
-func (p *Program) subtract(floor Program, opts stats.Options) error {
+func (p *Program) subtract(floor Program, est stats.Estimator, opts stats.Options) error {
 	for i := range p.Results {
 		c, f := &p.Results[i], floor.Results[i]
 		n := min(len(c.Samples), len(f.Samples)) // an interrupted round
 		if c.Stats == nil || n < stats.MinSamples {
 			continue
 		}
-		// Resampling the per-round differences keeps each round's pair.
-		diffs := make([]float64, n)
-		for j := range diffs {
-			diffs[j] = c.Samples[j] - f.Samples[j]
-		}
-		est, err := stats.Bootstrap(diffs, opts)
+		net, err := stats.PairedDifference(f.Samples[:n], c.Samples[:n], est, opts)
 		if err != nil {
 			return fmt.Errorf("case %s net of the floor: %w", c.Name, err)
 		}
-		c.Net = &est.Mean
+		c.Net = &net
 	}
 	return nil
 }
@@ -156,18 +168,19 @@ func newProgram(p testrun.ProgramResult, partial bool, settings Settings, opts s
 			Retries: c.Retries,
 			Effects: c.Effects,
 			Samples: c.Samples,
+			Enough:  c.Enough,
 			Stats:   summary,
 		})
 	}
 	if len(settings.Sizes) > 0 {
-		prog.Series = series(prog.Results)
+		prog.Series = series(prog.Results, settings.estimator())
 	}
 	return prog, nil
 }
 
 // series groups cases padded to several sizes, named <case>@<size>, by
 // case, in the order they first appear.
-func series(results []Case) []Series {
+func series(results []Case, est stats.Estimator) []Series {
 	var out []Series
 	index := map[string]int{}
 	for _, c := range results {
@@ -181,7 +194,7 @@ func series(results []Case) []Series {
 			index[base] = i
 			out = append(out, Series{Case: base})
 		}
-		out[i].Points = append(out[i].Points, SeriesPoint{Size: c.Length, Mean: c.Stats.Estimates.Mean})
+		out[i].Points = append(out[i].Points, SeriesPoint{Size: c.Length, Estimate: c.Stats.Estimates.Of(est)})
 	}
 	return out
 }

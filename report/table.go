@@ -8,6 +8,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 func (r *Report) writeTable(w io.Writer) error {
@@ -19,25 +20,60 @@ func (r *Report) writeTable(w io.Writer) error {
 		return err
 	}
 	env := r.Environment
+	est := r.Settings.estimator()
 	if r.Partial {
 		fmt.Fprintln(w, "PARTIAL: the run was interrupted; figures above use the samples taken so far.")
 	}
 	if f := r.Floor; f != nil {
-		var means []string
+		var figures []string
 		for _, c := range f.Results {
 			if c.Stats != nil {
-				means = append(means, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Estimates.Mean.Point)))
+				figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Estimates.Of(est).Point)))
 			}
 		}
-		fmt.Fprintf(w, "floor: %s, the empty %s program, in the same rounds; mean ns per case: %s\n",
-			f.Info.Name, f.Info.Type, strings.Join(means, ", "))
+		fmt.Fprintf(w, "floor: %s, the empty %s program, in the same rounds; %s ns per case: %s\n",
+			f.Info.Name, f.Info.Type, est, strings.Join(figures, ", "))
 	}
 	fmt.Fprintf(w, "kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel\n",
 		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
 		env.Wall.Round(1e7), env.KernelTime.Round(1e7))
-	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample (resolution %g ns); "+
+	repeat := fmt.Sprintf("repeat %d", env.Repeat)
+	if env.RepeatChosen {
+		repeat += " (chosen: samples of about 0.5 ms)"
+	}
+	sampling := fmt.Sprintf("%s, %d samples per case", repeat, env.Samples)
+	if r.Settings.Precision > 0 {
+		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
+	}
+	fmt.Fprintf(w, "estimate: %s · %s\n", describeEstimator(est, r.quantile()), sampling)
+	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
 		"intervals are %d-resample bootstrap percentiles\n", env.Resolution, r.Settings.Resamples)
 	return nil
+}
+
+// describeEstimator says in words what the estimate is.
+func describeEstimator(e stats.Estimator, quantile float64) string {
+	switch e {
+	case stats.Low:
+		return fmt.Sprintf("low = Harrell–Davis %g-quantile of the samples: the time when the machine adds nothing", quantile)
+	case stats.Median:
+		return "median of the samples"
+	case stats.Min:
+		return "minimum of the samples"
+	}
+	return "mean of the samples"
+}
+
+// quantile is the low estimator's quantile, as the statistics recorded it.
+func (r *Report) quantile() float64 {
+	for _, p := range r.Programs {
+		for _, c := range p.Results {
+			if c.Stats != nil && c.Stats.Estimates.LowQuantile > 0 {
+				return c.Stats.Estimates.LowQuantile
+			}
+		}
+	}
+	return stats.DefaultLowQuantile
 }
 
 func (r *Report) writeProgramTables(w io.Writer) error {
@@ -48,12 +84,18 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			title = p.Label + ": " + title
 		}
 		fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
+		est := r.Settings.estimator()
+		// The second figure shown beside the estimate.
+		other := stats.Mean
+		if est == stats.Mean {
+			other = stats.Median
+		}
 		table := newTable(w, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft)
-		header := []any{"case", "source", "return", fmt.Sprintf("mean [%g%% CI]", 100*r.Settings.Confidence)}
+		header := []any{"case", "source", "return", fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)}
 		if r.Floor != nil {
 			header = append(header, "net of floor")
 		}
-		table.Header(append(header, "median", "std dev", "outliers", "samples × repeat")...)
+		table.Header(append(header, string(other), "std dev", "outliers", "samples × repeat")...)
 		for _, c := range p.Results {
 			row := []string{c.Name, c.Source, c.Action}
 			if c.Stats == nil {
@@ -64,7 +106,8 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 				row = append(row, "", "", "", fmt.Sprintf("%d × %d", len(c.Samples), env.Repeat))
 			} else {
 				s := c.Stats
-				row = append(row, fmt.Sprintf("%s [%s %s] ns", ns(s.Estimates.Mean.Point), ns(s.Estimates.Mean.Lower), ns(s.Estimates.Mean.Upper)))
+				e := s.Estimates.Of(est)
+				row = append(row, fmt.Sprintf("%s [%s %s] ns", ns(e.Point), ns(e.Lower), ns(e.Upper)))
 				if r.Floor != nil {
 					net := "—"
 					if c.Net != nil {
@@ -73,7 +116,7 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 					row = append(row, net)
 				}
 				row = append(row,
-					ns(s.Estimates.Median.Point)+" ns",
+					ns(s.Estimates.Of(other).Point)+" ns",
 					ns(s.Estimates.StdDev.Point)+" ns",
 					fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
 					fmt.Sprintf("%d × %d", s.N, env.Repeat),
@@ -86,11 +129,11 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		if err := table.Render(); err != nil {
 			return err
 		}
-		for _, note := range notes(p) {
+		for _, note := range notes(p, r.Settings) {
 			fmt.Fprintln(w, "  "+note)
 		}
 		fmt.Fprintln(w)
-		if err := writeSeries(w, p.Series); err != nil {
+		if err := writeSeries(w, p.Series, r.Settings.estimator()); err != nil {
 			return err
 		}
 	}
@@ -101,9 +144,13 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 func (c *Comparison) writeTable(w io.Writer, confidence float64) error {
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
 	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
-	table.Header("case", "before", "after", fmt.Sprintf("change [%g%% CI]", 100*confidence), "p", "verdict")
+	est := c.Estimator
+	if est == "" {
+		est = string(stats.Mean)
+	}
+	table.Header("case", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI]", 100*confidence), "p", "verdict")
 	for _, cc := range c.Cases {
-		m := cc.Mean
+		m := cc.Change
 		if err := table.Append(cc.Name,
 			fmt.Sprintf("%s ns ±%.1f %%", ns(cc.Before.Point), 100*cc.Before.RelativeHalfWidth()),
 			fmt.Sprintf("%s ns ±%.1f %%", ns(cc.After.Point), 100*cc.After.RelativeHalfWidth()),
@@ -144,12 +191,12 @@ func newTable(w io.Writer, columns ...tw.Align) *tablewriter.Table {
 	)
 }
 
-// writeSeries shows each case's mean time per run by frame size.
-func writeSeries(w io.Writer, series []Series) error {
+// writeSeries shows each case's time per run by frame size.
+func writeSeries(w io.Writer, series []Series, est stats.Estimator) error {
 	if len(series) == 0 {
 		return nil
 	}
-	fmt.Fprintln(w, "mean time per run by frame size")
+	fmt.Fprintf(w, "time per run (%s) by frame size\n", est)
 	table := newTable(w, tw.AlignLeft)
 	header := []any{"case"}
 	for _, p := range series[0].Points {
@@ -159,7 +206,7 @@ func writeSeries(w io.Writer, series []Series) error {
 	for _, s := range series {
 		row := []string{s.Case}
 		for _, p := range s.Points {
-			row = append(row, fmt.Sprintf("%s ns ±%.1f %%", ns(p.Mean.Point), 100*p.Mean.RelativeHalfWidth()))
+			row = append(row, fmt.Sprintf("%s ns ±%.1f %%", ns(p.Estimate.Point), 100*p.Estimate.RelativeHalfWidth()))
 		}
 		if err := table.Append(row); err != nil {
 			return err
@@ -174,9 +221,19 @@ func writeSeries(w io.Writer, series []Series) error {
 
 // notes lists what the table's cells cannot hold: the kinds of outliers,
 // what the checking run changed in maps, restarted samples.
-func notes(p Program) []string {
+func notes(p Program, settings Settings) []string {
 	var out []string
 	for _, c := range p.Results {
+		if c.Stats != nil && c.Stats.Regimes.Bimodal {
+			g := c.Stats.Regimes
+			out = append(out, fmt.Sprintf("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d switches",
+				c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches))
+		}
+		if c.Stats != nil && settings.Precision > 0 && !c.Enough {
+			hw := c.Stats.Estimates.Of(settings.estimator()).RelativeHalfWidth()
+			out = append(out, fmt.Sprintf("%s: precision not reached: ±%.1f %% after %d samples, asked ±%g %%",
+				c.Name, 100*hw, c.Stats.N, 100*settings.Precision))
+		}
 		if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
 			o := c.Stats.Outliers
 			var kinds []string

@@ -83,3 +83,22 @@ func (e Estimator) point(samples []float64, lowWeights []float64) float64 {
 	}
 	return samples[0]
 }
+
+// PairedDifference estimates e(after) - e(before) for samples taken in
+// pairs, before[i] with after[i], with a bootstrap interval that resamples
+// whole pairs, so that what each pair shared stays shared.
+func PairedDifference(before, after []float64, e Estimator, opts Options) (Estimate, error) {
+	for _, s := range [][]float64{before, after} {
+		if _, err := prepare(s, opts); err != nil {
+			return Estimate{}, err
+		}
+	}
+	if len(before) != len(after) {
+		return Estimate{}, fmt.Errorf("%w: paired samples of %d and %d", ErrCompare, len(before), len(after))
+	}
+	if _, err := ParseEstimator(string(e)); err != nil {
+		return Estimate{}, err
+	}
+	c, _ := bootstrapPaired(before, after, opts, e)
+	return c.Difference, nil
+}

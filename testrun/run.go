@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -51,9 +53,25 @@ type Config struct {
 	Cases    []packets.Case
 	CPU      int           // CPU to measure on; negative lets Run choose
 	Warmup   time.Duration // time spent sampling before samples are kept
-	Samples  int           // samples kept per case and program
-	Repeat   uint32        // runs per sample
-	Timer    string        // TimerKernel (the default when empty) or TimerStats
+	// Samples is the number of samples kept per case and program; with
+	// Enough, the fewest rounds before Enough is asked.
+	Samples int
+	// Repeat is the runs per sample; 0 chooses it (see chooseRepeat).
+	Repeat uint32
+	// Enough, if set, makes sampling adaptive: after every round from the
+	// Samples-th on, it is asked of each case still sampled, with that
+	// case's samples per program (not the floor's), whether they suffice;
+	// a case it accepts leaves the rounds. Sampling ends when every case
+	// has left or Budget is spent. It runs on the measuring thread between
+	// samples, so it should take well under a millisecond per case.
+	Enough func(caseIndex int, samples [][]float64) bool
+	// Budget bounds the time of calibration, warm-up and sampling when
+	// Enough is set.
+	Budget time.Duration
+	// Parallel is how many samples of a round may be in flight at once,
+	// all on the measuring CPU; 0 chooses (see parallelism).
+	Parallel int
+	Timer    string // TimerKernel (the default when empty) or TimerStats
 	// Floor, if set, is an object of empty programs: the one of the
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.
@@ -71,23 +89,28 @@ type Progress struct {
 	Done   int    // samples kept so far, over all cases and programs
 	Total  int    // samples to keep
 	Case   string // the case just sampled
+	// Elapsed and Budget are set when sampling is adaptive: how much of
+	// the time budget is spent.
+	Elapsed, Budget time.Duration
 }
 
 // Environment is where and how the samples were taken.
 type Environment struct {
-	Kernel     string    `json:"kernel"`
-	KernelInfo string    `json:"kernel_version"`
-	Arch       string    `json:"arch"`
-	CPUModel   string    `json:"cpu_model"`
-	CPU        int       `json:"cpu"`
-	CPUs       int       `json:"cpus"`
-	Hostname   string    `json:"hostname"`
-	Repeat     uint32    `json:"repeat"`
-	Samples    int       `json:"samples"`
-	Warmup     string    `json:"warmup"`
-	Resolution float64   `json:"resolution_ns"` // the quantum of one sample's time per run
-	Timer      string    `json:"timer"`
-	Start      time.Time `json:"start"`
+	Kernel     string `json:"kernel"`
+	KernelInfo string `json:"kernel_version"`
+	Arch       string `json:"arch"`
+	CPUModel   string `json:"cpu_model"`
+	CPU        int    `json:"cpu"`
+	CPUs       int    `json:"cpus"`
+	Hostname   string `json:"hostname"`
+	Repeat     uint32 `json:"repeat"`
+	// RepeatChosen says Repeat was chosen by calibration, not given.
+	RepeatChosen bool      `json:"repeat_chosen,omitempty"`
+	Samples      int       `json:"samples"`
+	Warmup       string    `json:"warmup"`
+	Resolution   float64   `json:"resolution_ns"` // the quantum of one sample's time per run
+	Timer        string    `json:"timer"`
+	Start        time.Time `json:"start"`
 	// Wall is the whole measurement's duration; Kernel time is what the
 	// kernel timed inside it. The difference is mostly the XDP dispatcher
 	// swap around every call.
@@ -102,6 +125,9 @@ type CaseResult struct {
 	Action  string       `json:"action"`
 	Samples []float64    `json:"samples_ns"` // kernel's ns per run, one per sample, in the order taken
 	Retries int          `json:"retries"`    // samples restarted after EINTR
+	// Enough says adaptive sampling found the samples sufficient; false
+	// when the budget ran out first, or sampling was not adaptive.
+	Enough bool `json:"enough,omitempty"`
 	// Effects are the changes the checking run made to the maps.
 	Effects []Effect `json:"effects,omitempty"`
 }
@@ -132,8 +158,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: no packet case", ErrConfig)
 	case c.Samples < MinSamples:
 		return fmt.Errorf("%w: --samples %d is below the minimum of %d", ErrConfig, c.Samples, MinSamples)
-	case c.Repeat < 1:
-		return fmt.Errorf("%w: --repeat must be at least 1", ErrConfig)
+	case c.Enough != nil && c.Budget <= 0:
+		return fmt.Errorf("%w: adaptive sampling needs a time budget", ErrConfig)
 	case c.Warmup < 0:
 		return fmt.Errorf("%w: --warmup must not be negative", ErrConfig)
 	case c.Timer != "" && c.Timer != TimerKernel && c.Timer != TimerStats:
@@ -254,7 +280,17 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 	start := time.Now()
-	err = onPinnedThread(cpu, func() error { return sampleAll(ctx, cfg, progs, &res) })
+	err = onPinnedThread(cpu, func() error {
+		if cfg.Repeat == 0 {
+			repeat, err := chooseRepeat(ctx, progs, cfg.Cases)
+			if err != nil {
+				return err
+			}
+			cfg.Repeat = repeat
+			res.Environment.Repeat, res.Environment.RepeatChosen = repeat, true
+		}
+		return sampleAll(ctx, cfg, cpu, progs, &res, start)
+	})
 	res.Environment.Wall = time.Since(start)
 	if floor >= 0 {
 		res.Floor = &res.Programs[floor]
@@ -263,7 +299,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for _, pr := range append(res.Programs, floorOrNone(res.Floor)...) {
 		for _, c := range pr.Cases {
 			for _, s := range c.Samples {
-				res.Environment.KernelTime += time.Duration(s * float64(cfg.Repeat))
+				res.Environment.KernelTime += time.Duration(s * float64(res.Environment.Repeat))
 			}
 		}
 	}
@@ -290,18 +326,35 @@ type unit struct {
 	result *CaseResult
 }
 
-// sampleAll warms up, then takes cfg.Samples samples of every unit in
-// rounds. Each round visits the units in the opposite order of the last, so
-// that no unit always follows the same neighbour, and a slow drift of the
-// machine lands on all of them alike.
-func sampleAll(ctx context.Context, cfg Config, progs []*loaded, res *Result) error {
-	var units []unit
+// sampleAll warms up, then samples every unit in rounds: cfg.Samples
+// rounds, or with cfg.Enough until every case has enough or the budget,
+// counted from start, is spent. Each round visits the units in the
+// opposite order of the last, so that no unit always follows the same
+// neighbour, and a slow drift of the machine lands on all of them alike.
+func sampleAll(ctx context.Context, cfg Config, cpu int, progs []*loaded, res *Result, start time.Time) error {
+	// byCase[ci] holds case ci's units, one per program, the floor last.
+	byCase := make([][]unit, len(cfg.Cases))
 	for ci := range cfg.Cases {
 		for pi, l := range progs {
-			units = append(units, unit{prog: l, result: &res.Programs[pi].Cases[ci]})
+			byCase[ci] = append(byCase[ci], unit{prog: l, result: &res.Programs[pi].Cases[ci]})
 		}
 	}
-	kept, total := 0, cfg.Samples*len(units)
+	active := make([]bool, len(cfg.Cases))
+	for ci := range active {
+		active[ci] = true
+	}
+	units := func() []unit {
+		var us []unit
+		for ci, a := range active {
+			if a {
+				us = append(us, byCase[ci]...)
+			}
+		}
+		return us
+	}
+	var kept atomic.Int64
+	total := cfg.Samples * len(progs) * len(cfg.Cases)
+	deadline := start.Add(cfg.Budget)
 	take := func(u unit, keep bool) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -310,39 +363,84 @@ func sampleAll(ctx context.Context, cfg Config, progs []*loaded, res *Result) er
 		if err != nil {
 			return fmt.Errorf("case %s: %w", u.result.Case.Name, err)
 		}
+		done := kept.Load()
 		if keep {
+			// A unit is sampled once per round, so only its own
+			// worker writes its result.
 			u.result.Samples = append(u.result.Samples, ns)
 			u.result.Retries += retries
-			kept++
+			done = kept.Add(1)
 		}
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Warmup: !keep, Done: kept, Total: total, Case: u.result.Case.Name})
+			p := Progress{Warmup: !keep, Done: int(done), Total: total, Case: u.result.Case.Name}
+			if cfg.Enough != nil {
+				p.Elapsed, p.Budget = time.Since(start), cfg.Budget
+			}
+			cfg.Progress(p)
 		}
 		return nil
 	}
 
-	// Warm-up: whole rounds until the budget is spent, at least one.
-	deadline := time.Now().Add(cfg.Warmup)
-	for first := true; first || time.Now().Before(deadline); first = false {
-		for _, u := range units {
-			if err := take(u, false); err != nil {
-				return err
+	workers, err := startWorkers(cpu, parallelism(cfg, len(units())))
+	if err != nil {
+		return err
+	}
+	defer workers.stop()
+	runRound := func(round int, keep bool) error {
+		us := units()
+		jobs := make([]func() error, len(us))
+		for i := range us {
+			u := us[i]
+			if round%2 == 1 {
+				u = us[len(us)-1-i]
 			}
+			jobs[i] = func() error { return take(u, keep) }
+		}
+		return workers.run(jobs)
+	}
+
+	// Warm-up: whole rounds until the warm-up time is spent, at least one.
+	warm := time.Now().Add(cfg.Warmup)
+	for first := true; first || time.Now().Before(warm); first = false {
+		if err := runRound(0, false); err != nil {
+			return err
 		}
 	}
 
-	for round := range cfg.Samples {
-		for i := range units {
-			u := units[i]
-			if round%2 == 1 {
-				u = units[len(units)-1-i]
+	for round := 0; ; round++ {
+		if err := runRound(round, true); err != nil {
+			return err
+		}
+		if cfg.Enough == nil {
+			if round+1 >= cfg.Samples {
+				return nil
 			}
-			if err := take(u, true); err != nil {
-				return err
+			continue
+		}
+		if round+1 >= cfg.Samples {
+			for ci, a := range active {
+				if a && cfg.Enough(ci, measured(byCase[ci], len(cfg.Programs))) {
+					active[ci] = false
+					for _, u := range byCase[ci] {
+						u.result.Enough = true
+					}
+				}
 			}
 		}
+		if !slices.Contains(active, true) || !time.Now().Before(deadline) {
+			return nil
+		}
 	}
-	return nil
+}
+
+// measured returns the samples of a case's units that belong to measured
+// programs, not to the floor.
+func measured(units []unit, programs int) [][]float64 {
+	samples := make([][]float64, programs)
+	for i := range samples {
+		samples[i] = units[i].result.Samples
+	}
+	return samples
 }
 
 // onPinnedThread runs f on an OS thread bound to cpu. The thread is never

@@ -14,6 +14,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/term"
 )
@@ -26,6 +27,8 @@ type benchFlags struct {
 	warmup     time.Duration
 	samples    int
 	repeat     uint32
+	precision  float64
+	budget     time.Duration
 	before     string
 	after      string
 	baseline   string
@@ -85,15 +88,17 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run from this YAML or JSON file (see the README)")
 	fl.IntVar(&f.cpu, "cpu", -1, "CPU to measure on; -1 picks the highest-numbered allowed CPU")
 	fl.DurationVar(&f.warmup, "warmup", 500*time.Millisecond, "time spent sampling every case before samples are kept")
-	fl.IntVar(&f.samples, "samples", 40, fmt.Sprintf("samples per case (at least %d)", testrun.MinSamples))
-	fl.Uint32Var(&f.repeat, "repeat", 1000000, "runs per sample (BPF_PROG_TEST_RUN repeat), 1 to 4294967295")
+	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly this many samples per case (at least %d); default: sample until --precision or --time", testrun.MinSamples))
+	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each case until its estimate's interval is within ± this fraction (0.02 = ±2 %), or --time is spent")
+	fl.DurationVar(&f.budget, "time", defaultBudget, "time budget of the sampling (calibration, warm-up, samples) when sampling until --precision")
+	fl.Uint32Var(&f.repeat, "repeat", 0, "runs per sample (BPF_PROG_TEST_RUN repeat), 1 to 4294967295; 0: chosen so that a sample lasts about 0.5 ms")
 	fl.StringVar(&f.before, "before", "", "compare: the old build (bundled name or file), measured interleaved with --after")
 	fl.StringVar(&f.after, "after", "", "compare: the new build; default: OBJECT")
 	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under this name")
 	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under this name")
 	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "directory of saved baselines")
 	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel: BPF_PROG_TEST_RUN's figure, whole ns per run; stats: BPF_ENABLE_STATS run_time_ns/run_cnt, finer but with the clock's cost in every run")
-	fl.BoolVar(&f.floor, "floor", false, "also measure the empty program of the same type with every case, and give each case net of it")
+	fl.BoolVar(&f.floor, "floor", true, "also measure the empty program of the same type with every case, and give each case net of it (--floor=false to skip)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.comparison.register(fl)
@@ -147,7 +152,12 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	compareOpts, err := f.comparison.options(statOpts, f.before != "")
+	est, err := f.output.estimatorValue()
+	if err != nil {
+		return err
+	}
+	statOpts.LowQuantile = stats.DefaultLowQuantile
+	compareOpts, err := f.comparison.options(statOpts, est, f.before != "")
 	if err != nil {
 		return err
 	}
@@ -190,7 +200,13 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if f.floor {
 		floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	}
+	sampling, err := f.sampling(cmd, est, statOpts)
+	if err != nil {
+		return err
+	}
 	res, runErr := testrun.Run(ctx, testrun.Config{
+		Enough:   sampling.enough,
+		Budget:   sampling.budget,
 		Floor:    floor,
 		Progress: progress,
 		Programs: progs,
@@ -198,7 +214,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		MapInit:  mapInit,
 		CPU:      f.cpu,
 		Warmup:   f.warmup,
-		Samples:  f.samples,
+		Samples:  sampling.samples,
 		Repeat:   f.repeat,
 		Timer:    f.timer,
 	})
@@ -211,6 +227,10 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: f.cpu,
 		Samples: f.samples, Repeat: f.repeat, Warmup: f.warmup.String(),
 		Confidence: f.output.confidence, Resamples: f.output.resamples,
+		Estimator: est,
+	}
+	if sampling.enough != nil {
+		settings.Precision, settings.Budget = f.precision, f.budget.String()
 	}
 	if f.before != "" {
 		settings.Before = progs[0].Object.Name

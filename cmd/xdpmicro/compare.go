@@ -35,7 +35,11 @@ were measured on different kernels, CPU models, CPUs or repeat counts.`,
 			if err != nil {
 				return err
 			}
-			opts, err := cmp.options(statOpts, false)
+			est, err := out.estimatorValue()
+			if err != nil {
+				return err
+			}
+			opts, err := cmp.options(statOpts, est, false)
 			if err != nil {
 				return err
 			}

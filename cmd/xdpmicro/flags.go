@@ -19,6 +19,7 @@ type outputFlags struct {
 	format     string
 	output     string
 	html       string
+	estimator  string
 }
 
 func (o *outputFlags) register(fl *pflag.FlagSet) {
@@ -27,6 +28,17 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.format, "format", string(report.Table), "output format: "+strings.Join(report.Formats(), ", "))
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into this directory")
+	fl.StringVar(&o.estimator, "estimator", string(stats.DefaultEstimator), "the figure that stands for a case, is compared and brought to --precision: "+
+		"low (Harrell–Davis 0.1-quantile: the time when the machine adds nothing), mean, median, min")
+}
+
+// estimatorValue is the --estimator asked for.
+func (o *outputFlags) estimatorValue() (stats.Estimator, error) {
+	e, err := stats.ParseEstimator(o.estimator)
+	if err != nil {
+		return "", usageError{fmt.Errorf("--estimator: %w", err)}
+	}
+	return e, nil
 }
 
 func (o *outputFlags) statsOptions() (stats.Options, error) {
@@ -82,7 +94,7 @@ func (c *compareFlags) register(fl *pflag.FlagSet) {
 
 // options are the comparison options; interleaved says whether the two
 // sides were sampled together, which decides the default noise threshold.
-func (c *compareFlags) options(base stats.Options, interleaved bool) (stats.CompareOptions, error) {
+func (c *compareFlags) options(base stats.Options, est stats.Estimator, interleaved bool) (stats.CompareOptions, error) {
 	threshold := float64(c.noiseThreshold)
 	switch {
 	case c.noiseThreshold == autoThreshold && interleaved:
@@ -90,7 +102,7 @@ func (c *compareFlags) options(base stats.Options, interleaved bool) (stats.Comp
 	case c.noiseThreshold == autoThreshold:
 		threshold = acrossRunsNoiseThreshold
 	}
-	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: testrun.Resolution}
+	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: testrun.Resolution, Estimator: est}
 	if err := opts.Validate(); err != nil {
 		return opts, usageError{fmt.Errorf("--significance %g / --noise-threshold %g: %w", c.significance, threshold, err)}
 	}

@@ -41,7 +41,11 @@ func TestBadInput(t *testing.T) {
 		{"bench", "/etc/hostname"},
 		{"bench", "/bin/sh"}, // an ELF, but an ordinary executable
 		{"bench", "v9"},
-		{"bench", "--repeat", "0"},
+		{"bench", "--precision", "0"},
+		{"bench", "--precision", "1.5"},
+		{"bench", "--time", "0s"},
+		{"bench", "--estimator", "mode"},
+		{"bench", "--estimator", "min", "--precision", "0.05"},
 		{"bench", "--repeat", "4294967296"},
 		{"bench", "--samples", "3"},
 		{"bench", "--confidence", "1"},
@@ -229,7 +233,7 @@ func TestHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"Examples:", "--before old.o --after new.o", "(default 1000000)", "(default 40)", "(default auto)", "(default \"table\")"} {
+	for _, want := range []string{"Examples:", "--before old.o --after new.o", "(default 0.02)", "(default 10s)", "(default \"low\")", "(default auto)", "(default \"table\")"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help bench lacks %q", want)
 		}

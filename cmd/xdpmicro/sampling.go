@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// Adaptive sampling's defaults: the bundled program's five classes reach
+// ±2 % on this project's machines in a few seconds (docs/measurement-notes.md);
+// the budget bounds a machine that never settles.
+const (
+	defaultPrecision = 0.02
+	defaultBudget    = 10 * time.Second
+	// minAdaptiveRounds are taken before precision is judged: the machine's
+	// phases last up to about a second, and a low quantile judged on the
+	// first few rounds could be one phase's alone.
+	minAdaptiveRounds = 30
+	// checkResamples keeps the judgement between rounds cheap; the report
+	// recomputes every interval with --resamples.
+	checkResamples = 1000
+)
+
+// sampling is how many samples to take, or until when.
+type sampling struct {
+	samples int
+	enough  func(int, [][]float64) bool
+	budget  time.Duration
+}
+
+// sampling turns --samples, --precision and --time into a plan: a fixed
+// count when --samples is given alone, else adaptive.
+func (f benchFlags) sampling(cmd *cobra.Command, est stats.Estimator, opts stats.Options) (sampling, error) {
+	fl := cmd.Flags()
+	if !(f.precision > 0 && f.precision < 1) {
+		return sampling{}, usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
+	}
+	if f.budget <= 0 {
+		return sampling{}, usageError{fmt.Errorf("--time %s: want a positive duration, e.g. 10s", f.budget)}
+	}
+	if fl.Changed("samples") && !fl.Changed("precision") && !fl.Changed("time") {
+		return sampling{samples: f.samples}, nil
+	}
+	if est == stats.Min {
+		return sampling{}, usageError{errors.New("--estimator min has no interval to bring to --precision: give --samples")}
+	}
+	rounds := minAdaptiveRounds
+	if fl.Changed("samples") {
+		rounds = f.samples // the fewest, then
+	}
+	check := opts
+	check.Resamples = checkResamples
+	enough := func(_ int, samples [][]float64) bool {
+		for _, s := range samples {
+			e, err := stats.Bootstrap(s, check)
+			if err != nil || e.Of(est).RelativeHalfWidth() > f.precision {
+				return false
+			}
+		}
+		return true
+	}
+	return sampling{samples: rounds, enough: enough, budget: f.budget}, nil
+}
