@@ -48,3 +48,15 @@ func Lookup(name string) (Build, error) {
 	}
 	return Build{}, fmt.Errorf("%w %q (bundled: %s)", ErrUnknownBuild, name, strings.Join(names, ", "))
 }
+
+// LadderSteps are the step counts of the ladder programs, ascending.
+var LadderSteps = []int{0, 1, 2, 4, 8, 16, 32, 64}
+
+// Ladder returns the object of ladder programs: ladder_N does N identical
+// dependent multiply-adds, so their costs are known relative to each
+// other. They validate what xdpmicro measures (order, linearity,
+// resolution, spread), as `xdpmicro validate` does.
+func Ladder() []byte { return _LadderBytes }
+
+// LadderProgram returns the function name of the ladder program of steps.
+func LadderProgram(steps int) string { return fmt.Sprintf("ladder_%d", steps) }

@@ -29,7 +29,7 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into this directory")
 	fl.StringVar(&o.estimator, "estimator", string(stats.DefaultEstimator), "the figure that stands for a case, is compared and brought to --precision: "+
-		"low (Harrell–Davis 0.1-quantile: the time when the machine adds nothing), mean, median, min")
+		"low (Harrell–Davis 0.02-quantile: the time when the machine adds nothing), mean, median, min")
 }
 
 // estimatorValue is the --estimator asked for.

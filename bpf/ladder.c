@@ -1,0 +1,48 @@
+//go:build ignore
+
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+//
+// A ladder of programs of known relative cost, to validate measurements:
+// ladder_N does N identical steps, each a multiply and an add on a value
+// the compiler cannot know, chained so that no step can start before the
+// last has finished. The empty asm in each step keeps clang from folding
+// or reordering steps, so ladder_N is ladder_0 plus exactly N steps' worth
+// of instructions; the result is compared the same way in every program.
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+char __license[] SEC("license") = "Dual BSD/GPL";
+
+#define STEP(x)                        \
+	do {                               \
+		x = x * 2654435761u + 1;       \
+		asm volatile("" : "+r"(x));    \
+	} while (0)
+
+static __always_inline int ladder(struct xdp_md *ctx, int steps)
+{
+	__u64 x = ctx->data_end - ctx->data;
+
+#pragma clang loop unroll(full)
+	for (int i = 0; i < steps; i++)
+		STEP(x);
+	/* Never true for a real frame; keeps the chain alive. */
+	return x == 0xdeadbeef ? XDP_DROP : XDP_PASS;
+}
+
+#define LADDER(n)                                  \
+	SEC("xdp")                                     \
+	int ladder_##n(struct xdp_md *ctx)             \
+	{                                              \
+		return ladder(ctx, n);                     \
+	}
+
+LADDER(0)
+LADDER(1)
+LADDER(2)
+LADDER(4)
+LADDER(8)
+LADDER(16)
+LADDER(32)
+LADDER(64)

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// errValidation marks a validation whose checks failed: a failed run.
+var errValidation = errors.New("validation failed")
+
+type validateFlags struct {
+	runs      int
+	cpu       int
+	precision float64
+	budget    time.Duration
+	json      bool
+	output    outputFlags
+}
+
+func validateCommand() *cobra.Command {
+	var f validateFlags
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Measure a ladder of programs of known relative cost and check the measurements",
+		Long: `Measure the bundled ladder: XDP programs doing 0, 1, 2, 4, 8, 16, 32 and 64
+identical dependent multiply-adds, all in the same rounds with the empty
+program, in --runs separate runs (each loads everything anew). Then check
+that every program comes out slower than the one before (the smallest
+differences are one step, two instructions), that the net cost is linear in
+the steps, and that each estimate is within 3 % from run to run, and print
+the figures: ns per step, the fit, the resolution and the spread.
+
+Exit code 1 if a check fails.`,
+		Args: atMostArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error { return validate(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.runs, "runs", 3, "separate runs of the whole ladder")
+	fl.IntVar(&f.cpu, "cpu", -1, "CPU to measure on; -1 lets xdpmicro choose")
+	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each run until every estimate is within ± this fraction, or --time is spent")
+	fl.DurationVar(&f.budget, "time", defaultBudget, "time budget of each run")
+	fl.BoolVar(&f.json, "json", false, "print the figures as JSON")
+	f.output.register(fl)
+	return cmd
+}
+
+func validate(cmd *cobra.Command, f validateFlags) error {
+	if f.runs < 1 {
+		return usageError{fmt.Errorf("--runs %d: want at least 1", f.runs)}
+	}
+	opts, err := f.output.statsOptions()
+	if err != nil {
+		return err
+	}
+	est, err := f.output.estimatorValue()
+	if err != nil {
+		return err
+	}
+	bench := benchFlags{precision: f.precision, budget: f.budget}
+	plan, err := bench.sampling(cmd, est, opts)
+	if err != nil {
+		return err
+	}
+	cases, err := packets.Select([]string{"none"})
+	if err != nil {
+		return err
+	}
+	ladder := testrun.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
+	var progs []testrun.Program
+	for _, steps := range bpf.LadderSteps {
+		progs = append(progs, testrun.Program{Label: fmt.Sprint(steps), Object: ladder, Program: bpf.LadderProgram(steps)})
+	}
+	ctx, stop, caught := signalContext()
+	defer stop()
+	var runs []*report.Report
+	for i := range f.runs {
+		res, err := testrun.Run(ctx, testrun.Config{
+			Programs: progs, Cases: cases, CPU: f.cpu, Warmup: 200 * time.Millisecond,
+			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget,
+			Floor: &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()},
+		})
+		if res.Partial {
+			return interrupted{signal: int(caught())}
+		}
+		if err != nil {
+			return fmt.Errorf("run %d: %w", i+1, err)
+		}
+		rep, err := report.New(report.Settings{Estimator: est, Confidence: opts.Confidence, Resamples: opts.Resamples}, res, opts)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, rep)
+	}
+	v, err := report.Validate(bpf.LadderSteps, runs, opts)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if f.json {
+		err = v.WriteJSON(out)
+	} else {
+		err = v.Write(out)
+		env := runs[0].Environment
+		fmt.Fprintf(out, "estimator %s · CPU %d · repeat %d · %s\n", est, env.CPU, env.Repeat, env.Kernel)
+	}
+	if err != nil {
+		return err
+	}
+	if len(v.Failures) > 0 {
+		return fmt.Errorf("%w: %d check(s), see above", errValidation, len(v.Failures))
+	}
+	return nil
+}
