@@ -24,6 +24,7 @@ const (
 	ladderProgLadder4  = "ladder_4"
 	ladderProgLadder64 = "ladder_64"
 	ladderProgLadder8  = "ladder_8"
+	ladderVarCarry     = "carry"
 )
 
 // loadLadder returns the embedded CollectionSpec for ladder.
@@ -88,6 +89,7 @@ type ladderMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type ladderVariableSpecs struct {
+	Carry *ebpf.VariableSpec `ebpf:"carry"`
 }
 
 // ladderObjects contains all objects after they have been loaded into the kernel.
@@ -120,6 +122,7 @@ func (m *ladderMaps) Close() error {
 //
 // It can be passed to loadLadderObjects or ebpf.CollectionSpec.LoadAndAssign.
 type ladderVariables struct {
+	Carry *ebpf.Variable `ebpf:"carry"`
 }
 
 // ladderPrograms contains all programs after they have been loaded into the kernel.

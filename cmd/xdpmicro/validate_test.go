@@ -1,0 +1,41 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/report"
+)
+
+// The ladder's figures, as `go test -run Validation -v ./cmd/xdpmicro`
+// prints them: the per-step cost must be positive and the fit straight,
+// whatever the machine's noise does to the finer checks.
+func TestValidation(t *testing.T) {
+	requireBPF(t)
+	code, stdout, stderr := xdpmicro("validate", "--runs", "2", "--time", "5s", "--json")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var v report.Validation
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if len(v.Runs) != 2 || len(v.Steps) != len(v.Runs[0].Estimates) {
+		t.Fatalf("%d runs of %d programs", len(v.Runs), len(v.Steps))
+	}
+	t.Logf("ns per step %.3f, intercept %.2f ns, R² %.4f, largest residual %.2f ns, resolution ±%.2f ns, spread %v, failures %q",
+		v.PerStep, v.Intercept, v.R2, v.MaxResidual, v.Resolution, v.Spread, v.Failures)
+	if v.PerStep <= 0 || v.R2 < 0.9 {
+		t.Errorf("the ladder is not a ladder: %.3f ns per step, R² %.4f", v.PerStep, v.R2)
+	}
+	last := len(v.Steps) - 1
+	for _, run := range v.Runs {
+		if run.Estimates[last].Point <= run.Estimates[0].Point {
+			t.Errorf("ladder_%d (%.2f ns) not slower than ladder_0 (%.2f ns)", v.Steps[last], run.Estimates[last].Point, run.Estimates[0].Point)
+		}
+	}
+	if code == 1 && !strings.Contains(stderr, "validation failed") {
+		t.Errorf("exit 1 without saying why: %s", stderr)
+	}
+}
