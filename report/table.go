@@ -37,6 +37,12 @@ func (r *Report) writeTable(w io.Writer) error {
 	fmt.Fprintf(w, "kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel\n",
 		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
 		env.Wall.Round(1e7), env.KernelTime.Round(1e7))
+	if env.CPUChoice != "" {
+		fmt.Fprintf(w, "measuring CPU %d: %s\n", env.CPU, env.CPUChoice)
+	}
+	for _, warning := range env.Load.Warnings {
+		fmt.Fprintln(w, "warning: "+warning)
+	}
 	repeat := fmt.Sprintf("repeat %d", env.Repeat)
 	if env.RepeatChosen {
 		repeat += " (chosen: samples of about 0.5 ms)"

@@ -35,10 +35,14 @@ func harrellDavisWeights(n int, p float64) []float64 {
 	return w
 }
 
+// weightedSum returns the weighted mean of sorted, whose weights sum to 1.
+// It sums the distances from the smallest value, so that equal samples,
+// common at a whole-nanosecond resolution, give back exactly their value
+// although the weights sum to 1 only up to rounding.
 func weightedSum(sorted, weights []float64) float64 {
-	sum := 0.0
+	base, sum := sorted[0], 0.0
 	for i, w := range weights {
-		sum += w * sorted[i]
+		sum += w * (sorted[i] - base)
 	}
-	return sum
+	return base + sum
 }

@@ -59,10 +59,9 @@ type Config struct {
 	// Repeat is the runs per sample; 0 chooses it (see chooseRepeat).
 	Repeat uint32
 	// Enough, if set, makes sampling adaptive: after every round from the
-	// Samples-th on, it is asked of each case still sampled, with that
-	// case's samples per program (not the floor's), whether they suffice;
-	// a case it accepts leaves the rounds. Sampling ends when every case
-	// has left or Budget is spent. It runs on the measuring thread between
+	// Samples-th on, it is asked of each case not yet accepted, with that
+	// case's samples per program (not the floor's), whether they suffice.
+	// Sampling ends when every case is accepted or Budget is spent. It runs on the measuring thread between
 	// samples, so it should take well under a millisecond per case.
 	Enough func(caseIndex int, samples [][]float64) bool
 	// Budget bounds the time of calibration, warm-up and sampling when
@@ -101,6 +100,7 @@ type Environment struct {
 	Arch       string `json:"arch"`
 	CPUModel   string `json:"cpu_model"`
 	CPU        int    `json:"cpu"`
+	CPUChoice  string `json:"cpu_choice"` // why CPU, e.g. "isolated"
 	CPUs       int    `json:"cpus"`
 	Hostname   string `json:"hostname"`
 	Repeat     uint32 `json:"repeat"`
@@ -116,6 +116,8 @@ type Environment struct {
 	// swap around every call.
 	Wall       time.Duration `json:"wall_ns"`
 	KernelTime time.Duration `json:"kernel_time_ns"`
+	// Load is how busy the machine was while it measured.
+	Load Load `json:"load"`
 }
 
 // CaseResult holds one case's samples for one program.
@@ -175,7 +177,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.validate(); err != nil {
 		return Result{}, err
 	}
-	cpu, err := chooseCPU(cfg.CPU)
+	cpu, cpuChoice, err := chooseCPU(cfg.CPU)
 	if err != nil {
 		return Result{}, err
 	}
@@ -236,7 +238,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 	}
 
-	res := Result{Environment: environment(cfg, cpu)}
+	res := Result{Environment: environment(cfg, cpu, cpuChoice)}
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
 		if i != floor {
@@ -279,6 +281,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			l.statsTimer = true
 		}
 	}
+	load := watchLoad(cpu)
 	start := time.Now()
 	err = onPinnedThread(cpu, func() error {
 		if cfg.Repeat == 0 {
@@ -289,9 +292,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			cfg.Repeat = repeat
 			res.Environment.Repeat, res.Environment.RepeatChosen = repeat, true
 		}
-		return sampleAll(ctx, cfg, cpu, progs, &res, start)
+		return sampleAll(ctx, cfg, cpu, progs, &res, start, load)
 	})
 	res.Environment.Wall = time.Since(start)
+	res.Environment.Load = load.finish()
 	if floor >= 0 {
 		res.Floor = &res.Programs[floor]
 		res.Programs = res.Programs[:floor]
@@ -331,7 +335,8 @@ type unit struct {
 // counted from start, is spent. Each round visits the units in the
 // opposite order of the last, so that no unit always follows the same
 // neighbour, and a slow drift of the machine lands on all of them alike.
-func sampleAll(ctx context.Context, cfg Config, cpu int, progs []*loaded, res *Result, start time.Time) error {
+// load is marked after every round.
+func sampleAll(ctx context.Context, cfg Config, cpu int, progs []*loaded, res *Result, start time.Time, load *loadWatch) error {
 	// byCase[ci] holds case ci's units, one per program, the floor last.
 	byCase := make([][]unit, len(cfg.Cases))
 	for ci := range cfg.Cases {
@@ -345,10 +350,8 @@ func sampleAll(ctx context.Context, cfg Config, cpu int, progs []*loaded, res *R
 	}
 	units := func() []unit {
 		var us []unit
-		for ci, a := range active {
-			if a {
-				us = append(us, byCase[ci]...)
-			}
+		for ci := range active {
+			us = append(us, byCase[ci]...)
 		}
 		return us
 	}
@@ -396,7 +399,9 @@ func sampleAll(ctx context.Context, cfg Config, cpu int, progs []*loaded, res *R
 			}
 			jobs[i] = func() error { return take(u, keep) }
 		}
-		return workers.run(jobs)
+		err := workers.run(jobs)
+		load.mark() // between rounds: no sample in flight
+		return err
 	}
 
 	// Warm-up: whole rounds until the warm-up time is spent, at least one.
@@ -427,6 +432,9 @@ func sampleAll(ctx context.Context, cfg Config, cpu int, progs []*loaded, res *R
 				}
 			}
 		}
+		// Every case stays in the rounds until all have enough: a case that
+		// left early would be known only from the phases of its first
+		// seconds (a low quantile can look precise within a slow phase).
 		if !slices.Contains(active, true) || !time.Now().Before(deadline) {
 			return nil
 		}
