@@ -58,5 +58,6 @@ var LadderSteps = []int{0, 1, 2, 4, 8, 16, 32, 64}
 // resolution, spread), as `xdpmicro validate` does.
 func Ladder() []byte { return _LadderBytes }
 
-// LadderProgram returns the function name of the ladder program of steps.
+// LadderProgram returns the function name, in Ladder's object, of the
+// program that does steps steps: ladder_<steps>.
 func LadderProgram(steps int) string { return fmt.Sprintf("ladder_%d", steps) }
