@@ -128,11 +128,17 @@ func Compare(before, after []float64, opts CompareOptions) (Comparison, error) {
 	if opts.Paired && len(before) != len(after) {
 		return Comparison{}, fmt.Errorf("%w: paired samples of %d and %d", ErrCompare, len(before), len(after))
 	}
-	if stat.Mean(before, nil) <= 0 || Quantile(slices.Sorted(slices.Values(before)), 0.5) <= 0 {
+	est := opts.estimator()
+	sorted := slices.Sorted(slices.Values(before))
+	var lowWeights []float64
+	if est == Low {
+		lowWeights = harrellDavisWeights(len(sorted), opts.lowQuantile())
+	}
+	// The chosen estimator's too: a minimum of 0 made the change +Inf.
+	if stat.Mean(before, nil) <= 0 || Quantile(sorted, 0.5) <= 0 || est.point(sorted, lowWeights) <= 0 {
 		return Comparison{}, fmt.Errorf("%w: a relative change needs a positive baseline", ErrCompare)
 	}
 
-	est := opts.estimator()
 	var c Comparison
 	var ch changes
 	if opts.Paired {
@@ -149,7 +155,8 @@ func Compare(before, after []float64, opts CompareOptions) (Comparison, error) {
 		c.P, c.Test = signFlipP(before, after, opts.Options), PairedTest
 	default:
 		thresholds := benchmath.Thresholds{CompareAlpha: opts.Significance}
-		c.P = benchmath.AssumeNothing.Compare(benchmath.NewSample(before, &thresholds), benchmath.NewSample(after, &thresholds)).P
+		// NewSample sorts its values in place: give it copies.
+		c.P = benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(before), &thresholds), benchmath.NewSample(slices.Clone(after), &thresholds)).P
 		c.Test = UnpairedTest
 	}
 	c.Verdict = verdict(c, opts)

@@ -12,8 +12,9 @@ import (
 // often consecutive samples switched between them.
 type Regimes struct {
 	// Bimodal is set when the two groups are well separated (Ashman's D
-	// above MinSeparation), each holds at least MinRegimeShare of the
-	// samples, and the slow one is at least MinRegimeRatio slower.
+	// above MinSeparation, and a valley between them: see MaxValley),
+	// each holds at least MinRegimeShare of the samples, and the slow one
+	// is at least MinRegimeRatio slower.
 	Bimodal bool `json:"bimodal"`
 	// Fast and Slow are the medians of the lower and upper group.
 	Fast float64 `json:"fast"`
@@ -40,6 +41,16 @@ const (
 	MinRegimeRatio = 1.1
 	// MaxSeparation keeps Separation finite, for JSON.
 	MaxSeparation = 1000.0
+	// MaxValley: of three bins of width (Slow-Fast)/2 centred on Fast,
+	// midway and Slow, the middle one must hold fewer than MaxValley times
+	// the samples of the emptier outer one. Ashman's D alone cannot tell
+	// one regime from two here: the groups are cut where they meet, and
+	// cut groups are narrow, so every wide enough unimodal sample has D
+	// above 2 (about 2.7 for normal data, 3.5 for uniform). A single
+	// regime, however wide or skewed, fills the middle bin at least about
+	// as well as its far side. Whole-nanosecond samples two quanta apart
+	// fall one value to a bin.
+	MaxValley = 0.5
 )
 
 // DetectRegimes splits samples, given in the order taken, into a lower
@@ -71,7 +82,8 @@ func DetectRegimes(samples []float64) Regimes {
 		if sorted[k] == sorted[k-1] {
 			continue // split between distinct values only
 		}
-		if w := within(0, k) + within(k, n); w < best {
+		// split == 0: squares that overflow give NaN; split anyway.
+		if w := within(0, k) + within(k, n); w < best || split == 0 {
 			best, split = w, k
 		}
 	}
@@ -95,9 +107,24 @@ func DetectRegimes(samples []float64) Regimes {
 			r.Switches++
 		}
 	}
-	share := min(r.FastShare, 1-r.FastShare)
-	r.Bimodal = r.Separation > MinSeparation && share >= MinRegimeShare && r.Slow >= MinRegimeRatio*r.Fast
+	// From counts: 1-0.9 is below 0.1 in floating point.
+	share := float64(min(split, n-split)) / float64(n)
+	r.Bimodal = r.Separation > MinSeparation && share >= MinRegimeShare && r.Slow >= MinRegimeRatio*r.Fast &&
+		hasValley(sorted, r.Fast, r.Slow)
 	return r
+}
+
+// hasValley says whether sorted thins out between fast and slow (see
+// MaxValley).
+func hasValley(sorted []float64, fast, slow float64) bool {
+	q := (slow - fast) / 4
+	count := func(lo, hi float64) int { // samples in [lo, hi)
+		i, _ := slices.BinarySearch(sorted, lo)
+		j, _ := slices.BinarySearch(sorted, hi)
+		return j - i
+	}
+	nFast, nMid, nSlow := count(fast-q, fast+q), count(fast+q, slow-q), count(slow-q, slow+q)
+	return float64(nMid) < MaxValley*float64(min(nFast, nSlow))
 }
 
 func zeroIfNaN(x float64) float64 {
