@@ -338,22 +338,19 @@ type unit struct {
 // load is marked after every round.
 func sampleAll(ctx context.Context, cfg Config, cpu int, progs []*loaded, res *Result, start time.Time, load *loadWatch) error {
 	// byCase[ci] holds case ci's units, one per program, the floor last.
+	// units are every round's samples, case by case.
 	byCase := make([][]unit, len(cfg.Cases))
+	var units []unit
 	for ci := range cfg.Cases {
 		for pi, l := range progs {
 			byCase[ci] = append(byCase[ci], unit{prog: l, result: &res.Programs[pi].Cases[ci]})
 		}
+		units = append(units, byCase[ci]...)
 	}
+	// active marks the cases Enough has not accepted yet.
 	active := make([]bool, len(cfg.Cases))
 	for ci := range active {
 		active[ci] = true
-	}
-	units := func() []unit {
-		var us []unit
-		for ci := range active {
-			us = append(us, byCase[ci]...)
-		}
-		return us
 	}
 	var kept atomic.Int64
 	total := cfg.Samples * len(progs) * len(cfg.Cases)
@@ -384,13 +381,13 @@ func sampleAll(ctx context.Context, cfg Config, cpu int, progs []*loaded, res *R
 		return nil
 	}
 
-	workers, err := startWorkers(cpu, parallelism(cfg, len(units())))
+	workers, err := startWorkers(cpu, parallelism(cfg, len(units)))
 	if err != nil {
 		return err
 	}
 	defer workers.stop()
 	runRound := func(round int, keep bool) error {
-		us := units()
+		us := units
 		jobs := make([]func() error, len(us))
 		for i := range us {
 			u := us[i]
