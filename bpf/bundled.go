@@ -61,3 +61,15 @@ func Ladder() []byte { return _LadderBytes }
 // LadderProgram returns the function name, in Ladder's object, of the
 // program that does steps steps: ladder_<steps>.
 func LadderProgram(steps int) string { return fmt.Sprintf("ladder_%d", steps) }
+
+// FineBase is the ladder program the fine rungs build on.
+const FineBase = 16
+
+// FineSteps are the fine step counts of the fine rungs, ascending: fine_N
+// is ladder_16 and N one-instruction fine steps (a shift), so that
+// neighbours differ by a fraction of a nanosecond.
+var FineSteps = []int{0, 1, 2, 3, 4}
+
+// FineProgram returns the function name, in Ladder's object, of the fine
+// rung with that many fine steps: fine_<steps>.
+func FineProgram(steps int) string { return fmt.Sprintf("fine_%d", steps) }

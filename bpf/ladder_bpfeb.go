@@ -16,6 +16,11 @@ import (
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
+	ladderProgFine0    = "fine_0"
+	ladderProgFine1    = "fine_1"
+	ladderProgFine2    = "fine_2"
+	ladderProgFine3    = "fine_3"
+	ladderProgFine4    = "fine_4"
 	ladderProgLadder0  = "ladder_0"
 	ladderProgLadder1  = "ladder_1"
 	ladderProgLadder16 = "ladder_16"
@@ -69,6 +74,11 @@ type ladderSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type ladderProgramSpecs struct {
+	Fine0    *ebpf.ProgramSpec `ebpf:"fine_0"`
+	Fine1    *ebpf.ProgramSpec `ebpf:"fine_1"`
+	Fine2    *ebpf.ProgramSpec `ebpf:"fine_2"`
+	Fine3    *ebpf.ProgramSpec `ebpf:"fine_3"`
+	Fine4    *ebpf.ProgramSpec `ebpf:"fine_4"`
 	Ladder0  *ebpf.ProgramSpec `ebpf:"ladder_0"`
 	Ladder1  *ebpf.ProgramSpec `ebpf:"ladder_1"`
 	Ladder16 *ebpf.ProgramSpec `ebpf:"ladder_16"`
@@ -129,6 +139,11 @@ type ladderVariables struct {
 //
 // It can be passed to loadLadderObjects or ebpf.CollectionSpec.LoadAndAssign.
 type ladderPrograms struct {
+	Fine0    *ebpf.Program `ebpf:"fine_0"`
+	Fine1    *ebpf.Program `ebpf:"fine_1"`
+	Fine2    *ebpf.Program `ebpf:"fine_2"`
+	Fine3    *ebpf.Program `ebpf:"fine_3"`
+	Fine4    *ebpf.Program `ebpf:"fine_4"`
 	Ladder0  *ebpf.Program `ebpf:"ladder_0"`
 	Ladder1  *ebpf.Program `ebpf:"ladder_1"`
 	Ladder16 *ebpf.Program `ebpf:"ladder_16"`
@@ -141,6 +156,11 @@ type ladderPrograms struct {
 
 func (p *ladderPrograms) Close() error {
 	return _LadderClose(
+		p.Fine0,
+		p.Fine1,
+		p.Fine2,
+		p.Fine3,
+		p.Fine4,
 		p.Ladder0,
 		p.Ladder1,
 		p.Ladder16,

@@ -102,6 +102,45 @@ func TestLadderGrowsByWholeSteps(t *testing.T) {
 	}
 }
 
+// Each fine rung must be ladder_16 plus exactly its fine steps, each a
+// single instruction.
+func TestFineRungsGrowByOneInstruction(t *testing.T) {
+	spec := ladderSpec(t)
+	base, ok := spec.Programs[bpf.LadderProgram(bpf.FineBase)]
+	if !ok {
+		t.Fatalf("no program %s", bpf.LadderProgram(bpf.FineBase))
+	}
+	baseOps := ops(base.Instructions)
+	// The fine steps go in just before the chain is stored back.
+	store := slices.IndexFunc(baseOps, func(o op) bool { return o.code.Class() == asm.StXClass })
+	if store < 0 {
+		t.Fatalf("%s stores no carry", bpf.LadderProgram(bpf.FineBase))
+	}
+	var fineStep op
+	for _, steps := range bpf.FineSteps {
+		name := bpf.FineProgram(steps)
+		p, ok := spec.Programs[name]
+		if !ok {
+			t.Fatalf("no program %s", name)
+		}
+		got := ops(p.Instructions)
+		if len(got) != len(baseOps)+steps {
+			t.Errorf("%s: %d instructions, want %d + %d", name, len(got), len(baseOps), steps)
+			continue
+		}
+		if steps > 0 && fineStep == (op{}) {
+			fineStep = got[store]
+			if !fineStep.code.Class().IsALU() || fineStep.code.ALUOp() == asm.Mul {
+				t.Fatalf("%s: the fine step %v is not a single cheap ALU instruction", name, fineStep)
+			}
+		}
+		want := slices.Concat(baseOps[:store], slices.Repeat([]op{fineStep}, steps), baseOps[store:])
+		if !slices.Equal(got, want) {
+			t.Errorf("%s is not %s with %d fine steps before the store", name, bpf.LadderProgram(bpf.FineBase), steps)
+		}
+	}
+}
+
 // Every ladder program passes the kernel's verifier, returns XDP_PASS for a
 // frame, and does its steps at run time: the carried value comes out as
 // computed here.
@@ -148,6 +187,29 @@ func TestLadderRuns(t *testing.T) {
 		}
 		if got != want {
 			t.Fatalf("%s: carry %#x, want %#x after %d steps", name, got, want, steps)
+		}
+	}
+
+	for _, fine := range bpf.FineSteps {
+		name := bpf.FineProgram(fine)
+		ret, err := coll.Programs[name].Run(&ebpf.RunOptions{Data: frame})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if ret != xdpPass {
+			t.Errorf("%s returned %d, want XDP_PASS (%d)", name, ret, xdpPass)
+		}
+		want += uint64(len(frame))
+		for range bpf.FineBase {
+			want = want*stepMul + stepAdd
+		}
+		want <<= fine
+		var got uint64
+		if err := carry.Get(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("%s: carry %#x, want %#x", name, got, want)
 		}
 	}
 }
