@@ -33,8 +33,37 @@ type Validation struct {
 	// Resolution is the median half-width of the paired interval of two
 	// neighbouring programs' difference: the smallest difference told apart.
 	Resolution float64 `json:"resolution_ns"`
+	// TimerResolution is the quantum of the timer's samples (1 ns for the
+	// kernel's, far less for the stats timer's averages).
+	TimerResolution float64 `json:"timer_resolution_ns"`
+	// Fine is the fine rungs: the ladder program of bpf.FineBase steps
+	// and the same with a few one-instruction fine steps each.
+	Fine *FineValidation `json:"fine,omitempty"`
 	// Failures says which checks failed; empty when all passed.
 	Failures []string `json:"failures,omitempty"`
+}
+
+// FineValidation is what the fine rungs say: differences below the
+// kernel timer's 1 ns quantum.
+type FineValidation struct {
+	Base  int   `json:"base_steps"` // the ladder program they build on
+	Steps []int `json:"fine_steps"` // fine steps of each rung, ascending, from 1
+	// Differences holds, per run, each rung's paired difference from the
+	// base program.
+	Differences [][]stats.Estimate `json:"differences"`
+	// PerStep fits difference = PerStep·steps over all runs (least squares
+	// through the origin).
+	PerStep float64 `json:"ns_per_fine_step"`
+	// InOrder counts neighbouring rungs (the base first) that came out in
+	// order, of Pairs, over all runs.
+	InOrder int `json:"in_order"`
+	Pairs   int `json:"pairs"`
+	// Resolution is the median half-width of the rungs' difference
+	// intervals.
+	Resolution float64 `json:"resolution_ns"`
+	// Checked says the order was checked: only a timer finer than the
+	// kernel's 1 ns can see these steps.
+	Checked bool `json:"checked"`
 }
 
 // ValidationRun is one run of the ladder.
@@ -62,18 +91,21 @@ const (
 )
 
 // Validate checks runs of the ladder, each a report whose programs are
-// the ladder's in the order of steps, measured with the floor.
-func Validate(steps []int, runs []*Report, opts stats.Options) (*Validation, error) {
+// the ladder's in the order of steps, then the fine rungs in the order of
+// fineSteps (built on the ladder program of fineBase steps), all measured
+// with the floor.
+func Validate(steps []int, fineBase int, fineSteps []int, runs []*Report, opts stats.Options) (*Validation, error) {
 	v := &Validation{Steps: steps}
 	var xs, ys []float64
 	var halfWidths []float64
 	for ri, r := range runs {
-		if len(r.Programs) != len(steps) || r.Floor == nil {
-			return nil, fmt.Errorf("run %d: want %d ladder programs and the floor", ri+1, len(steps))
+		if len(r.Programs) != len(steps)+len(fineSteps) || r.Floor == nil {
+			return nil, fmt.Errorf("run %d: want %d ladder programs, %d fine rungs and the floor", ri+1, len(steps), len(fineSteps))
 		}
+		v.TimerResolution = max(v.TimerResolution, r.Environment.Resolution)
 		est := r.Settings.estimator()
 		var run ValidationRun
-		for i, p := range r.Programs {
+		for i, p := range r.Programs[:len(steps)] {
 			c := p.Results[0]
 			if c.Stats == nil || c.Net == nil {
 				return nil, fmt.Errorf("run %d, %s: too few samples", ri+1, p.Info.Name)
@@ -101,6 +133,21 @@ func Validate(steps []int, runs []*Report, opts stats.Options) (*Validation, err
 		}
 		v.Runs = append(v.Runs, run)
 	}
+	if len(fineSteps) > 0 {
+		fine, err := validateFine(steps, fineBase, fineSteps, runs, opts, v.TimerResolution)
+		if err != nil {
+			return nil, err
+		}
+		v.Fine = fine
+		if fine.Checked {
+			for ri, diffs := range fine.Differences {
+				if last := diffs[len(diffs)-1]; last.Point <= 0 {
+					v.Failures = append(v.Failures, fmt.Sprintf("run %d: fine_%d is not slower than ladder_%d (%+.2f ns)",
+						ri+1, fineSteps[len(fineSteps)-1], fineBase, last.Point))
+				}
+			}
+		}
+	}
 	v.Intercept, v.PerStep = stat.LinearRegression(xs, ys, nil, false)
 	v.R2 = stat.RSquared(xs, ys, nil, v.Intercept, v.PerStep)
 	for i := range xs {
@@ -125,6 +172,52 @@ func Validate(steps []int, runs []*Report, opts stats.Options) (*Validation, err
 		v.Failures = append(v.Failures, fmt.Sprintf("net cost is not linear in the steps: R² %.4f < %g", v.R2, MinR2))
 	}
 	return v, nil
+}
+
+// validateFine measures the fine rungs against their base, run by run.
+func validateFine(steps []int, base int, fineSteps []int, runs []*Report, opts stats.Options, timerResolution float64) (*FineValidation, error) {
+	bi := slices.Index(steps, base)
+	if bi < 0 {
+		return nil, fmt.Errorf("the fine rungs' base, ladder_%d, is not on the ladder", base)
+	}
+	f := &FineValidation{Base: base, Steps: fineSteps, Checked: timerResolution > 0 && timerResolution < 1}
+	var xs, ys, halfWidths []float64
+	for ri, r := range runs {
+		est := r.Settings.estimator()
+		baseSamples := r.Programs[bi].Results[0].Samples
+		var diffs []stats.Estimate
+		prev := 0.0
+		for i, fs := range fineSteps {
+			rung := r.Programs[len(steps)+i]
+			s := rung.Results[0].Samples
+			n := min(len(baseSamples), len(s))
+			d, err := stats.PairedDifference(baseSamples[:n], s[:n], est, opts)
+			if err != nil {
+				return nil, fmt.Errorf("run %d, %s: %w", ri+1, rung.Info.Name, err)
+			}
+			diffs = append(diffs, d)
+			xs, ys = append(xs, float64(fs)), append(ys, d.Point)
+			halfWidths = append(halfWidths, (d.Upper-d.Lower)/2)
+			f.Pairs++
+			if d.Point > prev {
+				f.InOrder++
+			}
+			prev = d.Point
+		}
+		f.Differences = append(f.Differences, diffs)
+	}
+	var sxy, sxx float64
+	for i := range xs {
+		sxy, sxx = sxy+xs[i]*ys[i], sxx+xs[i]*xs[i]
+	}
+	if sxx > 0 {
+		f.PerStep = sxy / sxx
+	}
+	slices.Sort(halfWidths)
+	if len(halfWidths) > 0 {
+		f.Resolution = stats.Quantile(halfWidths, 0.5)
+	}
+	return f, nil
 }
 
 // Write shows the ladder as a table and the checks' figures.
@@ -163,8 +256,12 @@ func (v *Validation) Write(w io.Writer) error {
 	fmt.Fprintf(w, "below %d steps the chain hides behind the harness's own time per run: order is checked from %d steps\n",
 		VisibleSteps, VisibleSteps/2)
 	fmt.Fprintf(w, "resolution: neighbouring programs' paired differences are known to ±%.2f ns (median half-width), "+
-		"one step being %.2f ns; samples are whole ns, so where a program's samples all read the same value "+
-		"the interval shrinks to it and steps below the 1 ns quantum go unseen\n", v.Resolution, v.PerStep)
+		"one step being %.2f ns; the timer's quantum is %.2g ns\n", v.Resolution, v.PerStep, v.TimerResolution)
+	if f := v.Fine; f != nil {
+		if err := f.write(w, v.Runs); err != nil {
+			return err
+		}
+	}
 	spread := slices.Max(v.Spread)
 	fmt.Fprintf(w, "run-to-run: estimates spread at most %.1f %% over %d runs\n", 100*spread, len(v.Runs))
 	if len(v.Failures) == 0 {
@@ -173,6 +270,35 @@ func (v *Validation) Write(w io.Writer) error {
 	}
 	for _, f := range v.Failures {
 		fmt.Fprintln(w, "FAILED: "+f)
+	}
+	return nil
+}
+
+func (f *FineValidation) write(w io.Writer, runs []ValidationRun) error {
+	table := newTable(w, tw.AlignLeft)
+	header := []any{"fine rung", "fine steps"}
+	for i := range runs {
+		header = append(header, fmt.Sprintf("run %d: difference from ladder_%d", i+1, f.Base))
+	}
+	table.Header(header...)
+	for i, fs := range f.Steps {
+		row := []string{fmt.Sprintf("fine_%d", fs), strconv.Itoa(fs)}
+		for _, diffs := range f.Differences {
+			d := diffs[i]
+			row = append(row, fmt.Sprintf("%+.2f [%+.2f %+.2f] ns", d.Point, d.Lower, d.Upper))
+		}
+		if err := table.Append(row); err != nil {
+			return err
+		}
+	}
+	if err := table.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "fine steps (one instruction each): %.2f ns per fine step, neighbours in order %d of %d, "+
+		"differences known to ±%.2f ns (median half-width)\n", f.PerStep, f.InOrder, f.Pairs, f.Resolution)
+	if !f.Checked {
+		fmt.Fprintln(w, "fine steps are below the kernel timer's 1 ns quantum, and its runs overlap: "+
+			"their order is not checked; --timer stats resolves them")
 	}
 	return nil
 }

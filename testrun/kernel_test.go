@@ -243,6 +243,15 @@ func TestStatsTimer(t *testing.T) {
 	if fractional == 0 {
 		t.Error("no sample resolves below a nanosecond")
 	}
+	// With repeat chosen, the quantum follows the repeat chosen.
+	chosen, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
+		Cases: cases, CPU: -1, Samples: MinSamples, Timer: TimerStats})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := chosen.Environment; env.Repeat == 0 || env.Resolution != 1/float64(env.Repeat) {
+		t.Errorf("repeat %d chosen, resolution %g", env.Repeat, env.Resolution)
+	}
 	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 1, Timer: "wallclock"}); !errors.Is(err, ErrConfig) {
 		t.Errorf("unknown timer: %v", err)

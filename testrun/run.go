@@ -291,6 +291,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			}
 			cfg.Repeat = repeat
 			res.Environment.Repeat, res.Environment.RepeatChosen = repeat, true
+			if cfg.Timer == TimerStats {
+				res.Environment.Resolution = Resolution / float64(repeat)
+			}
 		}
 		return sampleAll(ctx, cfg, cpu, progs, &res, start, load)
 	})

@@ -20,6 +20,7 @@ type validateFlags struct {
 	cpu       int
 	precision float64
 	budget    time.Duration
+	timer     string
 	json      bool
 	output    outputFlags
 }
@@ -30,12 +31,16 @@ func validateCommand() *cobra.Command {
 		Use:   "validate",
 		Short: "Measure a ladder of programs of known relative cost and check the measurements",
 		Long: `Measure the bundled ladder: XDP programs doing 0, 1, 2, 4, 8, 16, 32 and 64
-identical dependent multiply-adds, all in the same rounds with the empty
-program, in --runs separate runs (each loads everything anew). Then check
-that every program comes out slower than the one before (the smallest
-differences are one step, two instructions), that the net cost is linear in
-the steps, and that each estimate is within 3 % from run to run, and print
-the figures: ns per step, the fit, the resolution and the spread.
+identical dependent multiply-adds, and its fine rungs, 16 steps and 1 to 4
+one-instruction shifts more, all in the same rounds with the empty program,
+in --runs separate runs (each loads everything anew). Then check that every
+program comes out slower than the one before (the smallest differences are
+one step, two instructions), that the net cost is linear in the steps, and
+that each estimate is within 3 % from run to run, and print the figures: ns
+per step, the fit, the resolution and the spread.
+
+The fine rungs differ by less than the kernel timer's 1 ns: their order is
+checked with --timer stats, whose averages are finer.
 
 Exit code 1 if a check fails.`,
 		Args: atMostArgs(0),
@@ -46,6 +51,7 @@ Exit code 1 if a check fails.`,
 	fl.IntVar(&f.cpu, "cpu", -1, "CPU to measure on; -1 lets xdpmicro choose")
 	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each run until every estimate is within ± this fraction, or --time is spent")
 	fl.DurationVar(&f.budget, "time", defaultBudget, "time budget of each run")
+	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel or stats, as for bench")
 	fl.BoolVar(&f.json, "json", false, "print the figures as JSON")
 	f.output.register(fl)
 	return cmd
@@ -77,17 +83,25 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	for _, steps := range bpf.LadderSteps {
 		progs = append(progs, testrun.Program{Label: fmt.Sprint(steps), Object: ladder, Program: bpf.LadderProgram(steps)})
 	}
+	// fine_0 is ladder_16 again: the fine rungs are measured from that.
+	fine := bpf.FineSteps[1:]
+	for _, steps := range fine {
+		progs = append(progs, testrun.Program{Label: fmt.Sprintf("fine %d", steps), Object: ladder, Program: bpf.FineProgram(steps)})
+	}
 	ctx, stop, caught := signalContext()
 	defer stop()
 	var runs []*report.Report
 	for i := range f.runs {
 		res, err := testrun.Run(ctx, testrun.Config{
 			Programs: progs, Cases: cases, CPU: f.cpu, Warmup: 200 * time.Millisecond,
-			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget,
+			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, Timer: f.timer,
 			Floor: &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()},
 		})
 		if res.Partial {
 			return interrupted{signal: int(caught())}
+		}
+		if errors.Is(err, testrun.ErrConfig) {
+			return usageError{err}
 		}
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
@@ -98,7 +112,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		}
 		runs = append(runs, rep)
 	}
-	v, err := report.Validate(bpf.LadderSteps, runs, opts)
+	v, err := report.Validate(bpf.LadderSteps, bpf.FineBase, fine, runs, opts)
 	if err != nil {
 		return err
 	}
@@ -108,7 +122,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	} else {
 		err = v.Write(out)
 		env := runs[0].Environment
-		fmt.Fprintf(out, "estimator %s · CPU %d · repeat %d · %s\n", est, env.CPU, env.Repeat, env.Kernel)
+		fmt.Fprintf(out, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", est, env.Timer, env.CPU, env.Repeat, env.Kernel)
 	}
 	if err != nil {
 		return err

@@ -1,0 +1,113 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+var (
+	testSteps     = []int{0, 8, 16, 32}
+	testFineSteps = []int{1, 2}
+)
+
+// ladderRun is a run of a ladder whose programs cost floor + perStep·steps
+// and whose fine rungs cost perFine more per fine step than ladder_16,
+// each sample with up to jitter ns of noise added, at the timer quantum q.
+func ladderRun(t *testing.T, rng *rand.Rand, perStep, perFine, jitter, q float64) *Report {
+	t.Helper()
+	cases, err := packets.Select([]string{packets.None})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const floor = 7.0
+	samples := func(cost float64) []float64 {
+		var s []float64
+		for range 40 {
+			s = append(s, cost+jitter*rng.Float64())
+		}
+		return s
+	}
+	program := func(name string, cost float64) testrun.ProgramResult {
+		return testrun.ProgramResult{
+			Object: "ladder", Info: testrun.ProgramInfo{Name: name, Type: "XDP"},
+			Cases: []testrun.CaseResult{{Case: cases[0], Return: 2, Action: "XDP_PASS", Samples: samples(cost)}},
+		}
+	}
+	res := testrun.Result{Environment: testrun.Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
+	for _, s := range testSteps {
+		res.Programs = append(res.Programs, program(fmt.Sprintf("ladder_%d", s), floor+perStep*float64(s)))
+	}
+	for _, f := range testFineSteps {
+		res.Programs = append(res.Programs, program(fmt.Sprintf("fine_%d", f), floor+perStep*16+perFine*float64(f)))
+	}
+	floorResult := program("empty_xdp", floor)
+	res.Floor = &floorResult
+	r, err := New(Settings{Estimator: stats.Low, Confidence: 0.95, Resamples: 500}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestValidateLadder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	opts := stats.DefaultOptions()
+	opts.Resamples = 500
+	for _, tt := range []struct {
+		name             string
+		perStep, perFine float64
+		q                float64
+		wantFailure      string // empty: none
+		wantChecked      bool
+	}{
+		{"a true ladder, fine timer", 1, 0.25, 0.001, "", true},
+		{"a true ladder, kernel timer", 1, 0.25, 1, "", false},
+		{"fine rungs that cost nothing, fine timer", 1, -0.25, 0.001, "fine_2 is not slower than ladder_16", true},
+		{"fine rungs that cost nothing, kernel timer", 1, -0.25, 1, "", false},
+		{"a flat ladder", 0, 0.25, 0.001, "ladder_8 is not slower than ladder_0", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs []*Report
+			for range 2 {
+				runs = append(runs, ladderRun(t, rng, tt.perStep, tt.perFine, 0.05, tt.q))
+			}
+			v, err := Validate(testSteps, 16, testFineSteps, runs, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Fine == nil || v.Fine.Checked != tt.wantChecked || v.TimerResolution != tt.q {
+				t.Fatalf("fine %+v, timer resolution %g", v.Fine, v.TimerResolution)
+			}
+			failures := strings.Join(v.Failures, "\n")
+			if tt.wantFailure == "" && failures != "" || !strings.Contains(failures, tt.wantFailure) {
+				t.Errorf("failures %q, want %q", failures, tt.wantFailure)
+			}
+			if tt.perStep > 0 && (v.PerStep < 0.9*tt.perStep || v.PerStep > 1.1*tt.perStep) {
+				t.Errorf("%.3f ns per step, want %.3f", v.PerStep, tt.perStep)
+			}
+			if d := v.Fine.PerStep - tt.perFine; d < -0.05 || d > 0.05 {
+				t.Errorf("%.3f ns per fine step, want %.3f", v.Fine.PerStep, tt.perFine)
+			}
+			if want := 2 * len(testFineSteps); v.Fine.Pairs != want {
+				t.Errorf("%d pairs, want %d", v.Fine.Pairs, want)
+			}
+			var buf bytes.Buffer
+			if err := v.Write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), "fine_2") || tt.wantChecked == strings.Contains(buf.String(), "not checked") {
+				t.Errorf("output:\n%s", buf.String())
+			}
+		})
+	}
+	if _, err := Validate(testSteps, 4, testFineSteps, []*Report{ladderRun(t, rng, 1, 0.25, 0.05, 1)}, opts); err == nil {
+		t.Error("fine rungs on a base not on the ladder: no error")
+	}
+}
