@@ -54,7 +54,7 @@ type Load struct {
 	OthersBusyEnd    float64 `json:"others_busy_end"`
 	OthersBusyMin    float64 `json:"others_busy_min"`
 	OthersBusyMax    float64 `json:"others_busy_max"`
-	RunnableStart    int     `json:"runnable_start"` // tasks running or waiting for a CPU
+	RunnableStart    int     `json:"runnable_start"` // other processes' tasks running or waiting for a CPU
 	RunnableEnd      int     `json:"runnable_end"`
 	LoadAverageStart float64 `json:"loadavg1_start"` // the one-minute load average
 	LoadAverageEnd   float64 `json:"loadavg1_end"`
@@ -78,6 +78,9 @@ func readMachineLoad() machineLoad {
 	var m machineLoad
 	if text, err := os.ReadFile(procLoadavgPath); err == nil {
 		m.avg1, m.runnable, _ = parseLoadavg(string(text))
+		// xdpmicro's own threads are not load on the machine: counted,
+		// they warned of a change that was only its workers finishing.
+		m.runnable = max(0, m.runnable-ownRunnable())
 	}
 	if text, err := os.ReadFile(procPressurePath); err == nil {
 		if p, err := parsePressure(string(text)); err == nil {

@@ -19,6 +19,7 @@ import (
 const (
 	procStatPath     = "/proc/stat"
 	procLoadavgPath  = "/proc/loadavg"
+	ownTasksPath     = "/proc/self/task"
 	procPressurePath = "/proc/pressure/cpu"
 	isolatedPath     = "/sys/devices/system/cpu/isolated"
 	nohzFullPath     = "/sys/devices/system/cpu/nohz_full"
@@ -179,6 +180,34 @@ func readStat() ([]cpuTimes, error) {
 	}
 	defer r.close()
 	return r.read(nil)
+}
+
+// ownRunnable counts this process's threads that are running or waiting
+// for a CPU: the reader itself at least, and measuring threads still
+// finishing a sample. /proc/loadavg counts them with everyone else's.
+func ownRunnable() int {
+	tasks, err := os.ReadDir(ownTasksPath)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, t := range tasks {
+		text, err := os.ReadFile(ownTasksPath + "/" + t.Name() + "/stat")
+		if err == nil && taskState(string(text)) == 'R' {
+			n++
+		}
+	}
+	return n
+}
+
+// taskState is the state letter of a task's stat line, which follows the
+// command name in parentheses (a name may itself hold ") ").
+func taskState(stat string) byte {
+	i := strings.LastIndex(stat, ") ")
+	if i < 0 || i+2 >= len(stat) {
+		return 0
+	}
+	return stat[i+2]
 }
 
 // parseLoadavg parses /proc/loadavg: the one-minute load average, and the
