@@ -191,7 +191,7 @@ func TestLowQuantileValidation(t *testing.T) {
 		if tt.ok != (err == nil) {
 			t.Errorf("LowQuantile %v: Validate() = %v, want ok %v", tt.q, err, tt.ok)
 		}
-		if err != nil && !strings.Contains(err.Error(), "low quantile") {
+		if err != nil && (!errors.Is(err, ErrLowQuantile) || !strings.Contains(err.Error(), "low quantile")) {
 			t.Errorf("LowQuantile %v: %q does not say what is wrong", tt.q, err)
 		}
 		_, berr := Bootstrap(good, o)

@@ -23,6 +23,8 @@ var (
 	ErrTooFewSamples = errors.New("too few samples")
 	// ErrConfidence means a confidence level outside (0, 1).
 	ErrConfidence = errors.New("confidence level not in (0, 1)")
+	// ErrLowQuantile means a low quantile outside [0, 1).
+	ErrLowQuantile = errors.New("low quantile not in [0, 1)")
 	// ErrResamples means fewer than MinResamples bootstrap resamples.
 	ErrResamples = errors.New("too few resamples")
 	// ErrNonFinite means a sample was NaN or infinite.
@@ -85,7 +87,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("confidence %v: %w", o.Confidence, ErrConfidence)
 	}
 	if !(o.LowQuantile >= 0 && o.LowQuantile < 1) {
-		return fmt.Errorf("low quantile %v: %w", o.LowQuantile, ErrConfidence)
+		return fmt.Errorf("%v: %w", o.LowQuantile, ErrLowQuantile)
 	}
 	if o.Resamples < MinResamples {
 		return fmt.Errorf("%d resamples, need at least %d: %w", o.Resamples, MinResamples, ErrResamples)
@@ -118,7 +120,8 @@ type Estimates struct {
 // samples with percentile bootstrap confidence intervals.
 //
 // It needs at least MinSamples finite samples and valid opts; its errors
-// wrap ErrTooFewSamples, ErrNonFinite, ErrConfidence or ErrResamples.
+// wrap ErrTooFewSamples, ErrNonFinite, ErrConfidence, ErrLowQuantile or
+// ErrResamples.
 func Bootstrap(samples []float64, opts Options) (Estimates, error) {
 	sorted, err := prepare(samples, opts)
 	if err != nil {

@@ -80,7 +80,7 @@ func isUsage(err error) bool {
 		testrun.ErrBadObject, testrun.ErrNoProgram, testrun.ErrUnsupportedType, testrun.ErrConfig,
 		packets.ErrUnknownCase, packets.ErrDuplicateCase, packets.ErrPacketFile, packets.ErrPcap, packets.ErrSize,
 		testrun.ErrMapInit, report.ErrFormat, report.ErrBadResult,
-		report.ErrNoBaseline, report.ErrNotComparable, stats.ErrConfidence, stats.ErrResamples, stats.ErrCompare,
+		report.ErrNoBaseline, report.ErrNotComparable, stats.ErrConfidence, stats.ErrLowQuantile, stats.ErrResamples, stats.ErrCompare,
 	} {
 		if errors.Is(err, sentinel) {
 			return true
