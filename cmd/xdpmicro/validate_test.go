@@ -26,6 +26,14 @@ func TestValidation(t *testing.T) {
 	}
 	t.Logf("ns per step %.3f, intercept %.2f ns, R² %.4f, largest residual %.2f ns, resolution ±%.2f ns, spread %v, failures %q",
 		v.PerStep, v.Intercept, v.R2, v.MaxResidual, v.Resolution, v.Spread, v.Failures)
+	if v.Fine == nil || len(v.Fine.Differences) != 2 || len(v.Fine.Differences[0]) != len(v.Fine.Steps) {
+		t.Fatalf("fine rungs: %+v", v.Fine)
+	}
+	t.Logf("fine rungs: %.3f ns per fine step, in order %d of %d, resolution ±%.2f ns, checked %v (timer quantum %g ns)",
+		v.Fine.PerStep, v.Fine.InOrder, v.Fine.Pairs, v.Fine.Resolution, v.Fine.Checked, v.TimerResolution)
+	if v.Fine.Checked != (v.TimerResolution < 1) {
+		t.Errorf("fine rungs checked %v with a timer quantum of %g ns", v.Fine.Checked, v.TimerResolution)
+	}
 	if v.PerStep <= 0 || v.R2 < 0.9 {
 		t.Errorf("the ladder is not a ladder: %.3f ns per step, R² %.4f", v.PerStep, v.R2)
 	}
