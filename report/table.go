@@ -232,8 +232,12 @@ func notes(p Program, settings Settings) []string {
 	for _, c := range p.Results {
 		if c.Stats != nil && c.Stats.Regimes.Bimodal {
 			g := c.Stats.Regimes
-			out = append(out, fmt.Sprintf("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d switches",
-				c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches))
+			switches := "switches"
+			if g.Switches == 1 {
+				switches = "switch"
+			}
+			out = append(out, fmt.Sprintf("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d %s",
+				c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches, switches))
 		}
 		if c.Stats != nil && settings.Precision > 0 && !c.Enough {
 			hw := c.Stats.Estimates.Of(settings.estimator()).RelativeHalfWidth()
