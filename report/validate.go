@@ -118,9 +118,8 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*Report, opts s
 			var d stats.Estimate
 			if i > 0 {
 				prev := r.Programs[i-1].Results[0].Samples
-				n := min(len(prev), len(c.Samples))
 				var err error
-				if d, err = stats.PairedDifference(prev[:n], c.Samples[:n], est, opts); err != nil {
+				if d, err = pairedDifference(prev, c.Samples, est, opts); err != nil {
 					return nil, fmt.Errorf("run %d, %s: %w", ri+1, p.Info.Name, err)
 				}
 				halfWidths = append(halfWidths, (d.Upper-d.Lower)/2)
@@ -153,10 +152,7 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*Report, opts s
 	for i := range xs {
 		v.MaxResidual = max(v.MaxResidual, math.Abs(ys[i]-(v.Intercept+v.PerStep*xs[i])))
 	}
-	slices.Sort(halfWidths)
-	if len(halfWidths) > 0 {
-		v.Resolution = stats.Quantile(halfWidths, 0.5)
-	}
+	v.Resolution = medianOf(halfWidths)
 	for i := range steps {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, run := range v.Runs {
@@ -190,8 +186,7 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*Report, opts s
 		for i, fs := range fineSteps {
 			rung := r.Programs[len(steps)+i]
 			s := rung.Results[0].Samples
-			n := min(len(baseSamples), len(s))
-			d, err := stats.PairedDifference(baseSamples[:n], s[:n], est, opts)
+			d, err := pairedDifference(baseSamples, s, est, opts)
 			if err != nil {
 				return nil, fmt.Errorf("run %d, %s: %w", ri+1, rung.Info.Name, err)
 			}
@@ -206,18 +201,25 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*Report, opts s
 		}
 		f.Differences = append(f.Differences, diffs)
 	}
-	var sxy, sxx float64
-	for i := range xs {
-		sxy, sxx = sxy+xs[i]*ys[i], sxx+xs[i]*xs[i]
-	}
-	if sxx > 0 {
-		f.PerStep = sxy / sxx
-	}
-	slices.Sort(halfWidths)
-	if len(halfWidths) > 0 {
-		f.Resolution = stats.Quantile(halfWidths, 0.5)
-	}
+	_, f.PerStep = stat.LinearRegression(xs, ys, nil, true)
+	f.Resolution = medianOf(halfWidths)
 	return f, nil
+}
+
+// pairedDifference is the difference of two programs' estimates from the
+// rounds both have samples of.
+func pairedDifference(before, after []float64, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+	n := min(len(before), len(after))
+	return stats.PairedDifference(before[:n], after[:n], est, opts)
+}
+
+// medianOf is the median of xs, which it sorts; 0 for none.
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	return stats.Quantile(xs, 0.5)
 }
 
 // Write shows the ladder as a table and the checks' figures.
