@@ -14,7 +14,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
-	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/term"
 )
@@ -101,6 +100,7 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.BoolVar(&f.floor, "floor", true, "also measure the empty program of the same type with every case, and give each case net of it (--floor=false to skip)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
+	f.output.registerLowQuantile(fl)
 	f.comparison.register(fl)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
@@ -156,7 +156,6 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	statOpts.LowQuantile = stats.DefaultLowQuantile
 	compareOpts, err := f.comparison.options(statOpts, est, f.before != "")
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -171,5 +172,27 @@ func TestCompareFiles(t *testing.T) {
 	}
 	if code, _, stderr := xdpmicro("compare", old, cur); code != 0 || !strings.Contains(stderr, "warning: kernels differ") {
 		t.Errorf("exit %d, stderr %q: want a warning that the kernels differ", code, stderr)
+	}
+}
+
+// --low-quantile reaches the estimate, and the table names it.
+func TestLowQuantile(t *testing.T) {
+	requireBPF(t)
+	path := filepath.Join(t.TempDir(), "run.json")
+	args := append([]string{"bench", "--class", "none", "--low-quantile", "0.25", "--format", "json", "-o", path}, measured...)
+	if code, _, stderr := xdpmicro(args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep := readReport(t, path)
+	c := rep.Programs[0].Results[0]
+	if got := c.Stats.Estimates.LowQuantile; got != 0.25 {
+		t.Fatalf("low quantile %g, want 0.25", got)
+	}
+	var buf bytes.Buffer
+	if err := rep.Write(&buf, report.Table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "Harrell–Davis 0.25-quantile") {
+		t.Errorf("table does not name the 0.25-quantile:\n%s", buf.String())
 	}
 }

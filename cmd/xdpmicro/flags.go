@@ -20,6 +20,9 @@ type outputFlags struct {
 	output     string
 	html       string
 	estimator  string
+	// quantile is --low-quantile, registered by bench only: compare
+	// takes the quantile its files were measured with.
+	quantile *float64
 }
 
 func (o *outputFlags) register(fl *pflag.FlagSet) {
@@ -29,7 +32,12 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into this directory")
 	fl.StringVar(&o.estimator, "estimator", string(stats.DefaultEstimator), "the figure that stands for a case, is compared and brought to --precision: "+
-		"low (Harrell–Davis 0.02-quantile: the time when the machine adds nothing), mean, median, min")
+		"low (Harrell–Davis --low-quantile: the time when the machine adds nothing), mean, median, min")
+}
+
+// registerLowQuantile adds --low-quantile.
+func (o *outputFlags) registerLowQuantile(fl *pflag.FlagSet) {
+	o.quantile = fl.Float64("low-quantile", stats.DefaultLowQuantile, "the quantile the low estimate stands for, in (0, 0.5)")
 }
 
 // estimatorValue is the --estimator asked for.
@@ -47,6 +55,14 @@ func (o *outputFlags) statsOptions() (stats.Options, error) {
 	if err := opts.Validate(); err != nil {
 		return opts, usageError{fmt.Errorf("--confidence %g / --resamples %d: %w", o.confidence, o.resamples, err)}
 	}
+	if o.quantile == nil {
+		return opts, nil
+	}
+	// 0 would silently mean the default.
+	if q := *o.quantile; !(q > 0 && q < 0.5) {
+		return opts, usageError{fmt.Errorf("--low-quantile %g: want a quantile in (0, 0.5), e.g. 0.02", q)}
+	}
+	opts.LowQuantile = *o.quantile
 	return opts, nil
 }
 

@@ -50,6 +50,8 @@ func TestBadInput(t *testing.T) {
 		{"bench", "--samples", "3"},
 		{"bench", "--confidence", "1"},
 		{"bench", "--confidence", "0"},
+		{"bench", "--low-quantile", "0"},
+		{"bench", "--low-quantile", "0.5"},
 		{"bench", "--format", "xml"},
 		{"bench", "--class", "fizz,nope"},
 		{"bench", "--class", "fizz,fizz"},
