@@ -2,15 +2,19 @@ package testrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"time"
 
 	"github.com/xdpmicro/xdpmicro/packets"
+	"golang.org/x/sys/unix"
 )
 
 // Choosing repeat. Every test-run call costs a fixed overhead outside the
-// timed loop (for XDP ~16 ms of dispatcher swaps, DESIGN.md fact 2) and a
-// smaller one inside it (~200 ns of clock reads and cold caches, measured
+// timed loop (a few microseconds; for XDP without anchors ~20 ms of
+// dispatcher changes, see anchor.go) and a smaller one inside it (~200 ns of clock reads and cold caches, measured
 // here: at repeat 100 the empty program reads 2 ns slower than at 10 000).
 // The inside one is spread over the runs, so a sample must be long enough
 // that it vanishes; the machine's phases switch within tens of
@@ -58,4 +62,27 @@ func repeatFor(ns float64) uint32 {
 		r = math.Round(r/scale) * scale
 	}
 	return uint32(min(max(math.Round(r), minChosenRepeat), MaxRepeat))
+}
+
+// callOverhead returns what a call of repeat 2 of l on frame costs beyond
+// its two timed runs, in wall time: the median over calls calls.
+func callOverhead(ctx context.Context, l *loaded, frame []byte, calls int) (time.Duration, error) {
+	var costs []time.Duration
+	for len(costs) < calls {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		_, ns, err := testRun(l.prog.FD(), frame, 2)
+		wall := time.Since(start)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 0, l.runError(err, frame)
+		}
+		costs = append(costs, wall-2*time.Duration(ns))
+	}
+	slices.Sort(costs)
+	return costs[len(costs)/2], nil
 }

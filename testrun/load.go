@@ -104,12 +104,20 @@ func (l *loaded) sample(frame []byte, repeat uint32) (ns float64, retries int, e
 			return 0, 0, fmt.Errorf("read run-time statistics: %w", err)
 		}
 	}
-	_, per, err := l.prog.Benchmark(frame, int(repeat), func() { retries++ })
+	var per uint32
+	for {
+		_, per, err = testRun(l.prog.FD(), frame, repeat)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+		// The kernel gives up the whole loop; so does the sample.
+		retries++
+	}
 	if err != nil {
 		return 0, retries, l.runError(err, frame)
 	}
 	if !l.statsTimer {
-		return float64(per.Nanoseconds()), retries, nil
+		return float64(per), retries, nil
 	}
 	after, err := l.prog.Stats()
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -67,10 +66,11 @@ type Config struct {
 	// Budget bounds the time of calibration, warm-up and sampling when
 	// Enough is set.
 	Budget time.Duration
-	// Parallel is how many samples of a round may be in flight at once,
-	// all on the measuring CPU; 0 chooses (see parallelism).
-	Parallel int
-	Timer    string // TimerKernel (the default when empty) or TimerStats
+	// Anchor says whether XDP programs are held in the dispatcher while
+	// they are sampled (see anchor.go); the zero value anchors where the
+	// calibration finds that it pays.
+	Anchor AnchorPolicy
+	Timer  string // TimerKernel (the default when empty) or TimerStats
 	// Floor, if set, is an object of empty programs: the one of the
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.
@@ -81,6 +81,17 @@ type Config struct {
 	// thread: it must return at once.
 	Progress func(Progress)
 }
+
+// AnchorPolicy says when to hold XDP programs in the dispatcher.
+type AnchorPolicy int
+
+const (
+	// AnchorWherePays anchors XDP programs when calibration finds that a
+	// call costs more without an anchor than AnchorWorthIt.
+	AnchorWherePays AnchorPolicy = iota
+	// AnchorNever leaves every call to change the dispatcher twice.
+	AnchorNever
+)
 
 // Progress says how far a run has got.
 type Progress struct {
@@ -111,13 +122,32 @@ type Environment struct {
 	Resolution   float64   `json:"resolution_ns"` // the quantum of one sample's time per run
 	Timer        string    `json:"timer"`
 	Start        time.Time `json:"start"`
-	// Wall is the whole measurement's duration; Kernel time is what the
-	// kernel timed inside it. The difference is mostly the XDP dispatcher
-	// swap around every call.
+	// Wall is the whole measurement's duration, from the first call of
+	// calibration to the last sample; KernelTime is what the kernel timed
+	// of the kept samples inside it.
 	Wall       time.Duration `json:"wall_ns"`
 	KernelTime time.Duration `json:"kernel_time_ns"`
+	// Dispatcher says how the calls met the XDP dispatcher's changes.
+	Dispatcher Dispatcher `json:"dispatcher"`
 	// Load is how busy the machine was while it measured.
 	Load Load `json:"load"`
+}
+
+// Dispatcher is what calibration measured of the cost of a call beyond its
+// timed loop, and whether anchors held the programs in the XDP dispatcher.
+type Dispatcher struct {
+	Anchored bool   `json:"anchored"`
+	Why      string `json:"why"` // why anchored, or why not
+	// Overhead is the wall time of a call of repeat 2 beyond its two runs
+	// as the samples were taken (the median of several); Unanchored that
+	// of one call without anchors.
+	Overhead   time.Duration `json:"call_overhead_ns"`
+	Unanchored time.Duration `json:"call_overhead_unanchored_ns"`
+	// Programs is how many programs anchors held at once.
+	Programs int `json:"programs_held,omitempty"`
+	// Restarts counts anchor calls re-entered after the first, each of
+	// which changed the dispatcher again.
+	Restarts int `json:"anchor_restarts,omitempty"`
 }
 
 // CaseResult holds one case's samples for one program.
@@ -173,143 +203,30 @@ func (c Config) validate() error {
 // Run loads the programs, checks every case once, and samples them all on
 // one pinned CPU. When ctx is cancelled it stops after the current sample
 // and returns what it has, marked Partial, with ctx's error.
+//
+// Its phases: prepare (everything that can be refused before loading),
+// load, check (one run per case), measure (calibration, warm-up, samples)
+// and assemble.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	if err := cfg.validate(); err != nil {
-		return Result{}, err
-	}
-	cpu, cpuChoice, err := chooseCPU(cfg.CPU)
+	p, err := prepare(cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	// Bad input is reported as such, whatever the privileges.
-	var picked []chosen
-	for _, p := range cfg.Programs {
-		c, err := choose(p.Object, p.Program)
-		if err != nil {
-			return Result{}, err
-		}
-		picked = append(picked, c)
-	}
-	for _, p := range picked {
-		for _, c := range cfg.Cases {
-			if c.Expect == "" {
-				continue
-			}
-			if _, err := ParseExpect(p.info.Type, c.Expect); err != nil {
-				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
-			}
-		}
-	}
-	floor := -1 // index of the floor program in picked
-	if cfg.Floor != nil {
-		c, err := chooseByType(*cfg.Floor, picked[0].info.Type)
-		if err != nil {
-			return Result{}, err
-		}
-		floor = len(picked)
-		picked = append(picked, c)
-	}
-	updates := make([][]mapUpdate, len(picked))
-	if cfg.MapInit != nil {
-		for i, p := range picked[:len(cfg.Programs)] {
-			if updates[i], err = cfg.MapInit.resolve(p.spec); err != nil {
-				return Result{}, err
-			}
-		}
-	}
-	if err := CheckPrivileges(); err != nil {
-		return Result{}, err
-	}
-
-	var progs []*loaded
+	progs, err := p.load()
 	defer func() {
-		for _, p := range progs {
-			p.close()
+		for _, l := range progs {
+			l.close()
 		}
 	}()
-	for i, c := range picked {
-		l, err := c.load()
-		if err != nil {
-			return Result{}, err
-		}
-		progs = append(progs, l)
-		if err := l.apply(updates[i]); err != nil {
-			return Result{}, err
-		}
+	if err != nil {
+		return Result{}, err
 	}
-
-	res := Result{Environment: environment(cfg, cpu, cpuChoice)}
-	for i, l := range progs {
-		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
-		if i != floor {
-			pr.Label = cfg.Programs[i].Label
-		}
-		for _, c := range cfg.Cases {
-			before, err := l.snapshot()
-			if err != nil {
-				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
-			}
-			ret, err := l.runOnce(c.Frame)
-			if err != nil {
-				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
-			}
-			effects, err := l.effects(before)
-			if err != nil {
-				return Result{}, fmt.Errorf("case %s: %w", c.Name, err)
-			}
-			action := ActionName(l.info.Type, ret)
-			if c.Expect != "" && i != floor {
-				// Validated before loading; cannot fail here.
-				want, _ := ParseExpect(l.info.Type, c.Expect)
-				if ret != want {
-					return Result{}, fmt.Errorf("%w: %s, case %s: returned %s, expected %s",
-						ErrUnexpectedReturn, l.info.Name, c.Name, action, ActionName(l.info.Type, want))
-				}
-			}
-			pr.Cases = append(pr.Cases, CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, cfg.Samples)})
-		}
-		res.Programs = append(res.Programs, pr)
+	res, err := p.check(progs)
+	if err != nil {
+		return Result{}, err
 	}
-
-	if cfg.Timer == TimerStats {
-		stats, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
-		if err != nil {
-			return Result{}, fmt.Errorf("--timer stats: enable BPF run-time statistics (needs CAP_SYS_ADMIN): %w", err)
-		}
-		defer stats.Close()
-		for _, l := range progs {
-			l.statsTimer = true
-		}
-	}
-	load := watchLoad(cpu)
-	start := time.Now()
-	err = onPinnedThread(cpu, func() error {
-		if cfg.Repeat == 0 {
-			repeat, err := chooseRepeat(ctx, progs, cfg.Cases)
-			if err != nil {
-				return err
-			}
-			cfg.Repeat = repeat
-			res.Environment.Repeat, res.Environment.RepeatChosen = repeat, true
-			if cfg.Timer == TimerStats {
-				res.Environment.Resolution = Resolution / float64(repeat)
-			}
-		}
-		return sampleAll(ctx, cfg, cpu, progs, &res, start, load)
-	})
-	res.Environment.Wall = time.Since(start)
-	res.Environment.Load = load.finish()
-	if floor >= 0 {
-		res.Floor = &res.Programs[floor]
-		res.Programs = res.Programs[:floor]
-	}
-	for _, pr := range append(res.Programs, floorOrNone(res.Floor)...) {
-		for _, c := range pr.Cases {
-			for _, s := range c.Samples {
-				res.Environment.KernelTime += time.Duration(s * float64(res.Environment.Repeat))
-			}
-		}
-	}
+	err = p.measure(ctx, progs, &res)
+	res = p.assemble(res)
 	if err != nil {
 		if ctx.Err() != nil {
 			res.Partial = true
@@ -320,135 +237,183 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return res, nil
 }
 
+// plan is a run that passed every check that needs no kernel.
+type plan struct {
+	cfg       Config
+	cpu       int
+	cpuChoice string
+	picked    []chosen      // the programs, the floor last
+	floor     int           // index of the floor in picked, or -1
+	updates   [][]mapUpdate // map-init entries per program
+}
+
+// prepare checks the configuration, the objects, the expectations and the
+// map-init file against the objects, and the privileges, in that order:
+// bad input is reported as such, whatever the privileges.
+func prepare(cfg Config) (*plan, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	p := &plan{cfg: cfg, floor: -1}
+	var err error
+	if p.cpu, p.cpuChoice, err = chooseCPU(cfg.CPU); err != nil {
+		return nil, err
+	}
+	for _, prog := range cfg.Programs {
+		c, err := choose(prog.Object, prog.Program)
+		if err != nil {
+			return nil, err
+		}
+		p.picked = append(p.picked, c)
+	}
+	for _, c := range p.picked {
+		for _, k := range cfg.Cases {
+			if k.Expect == "" {
+				continue
+			}
+			if _, err := ParseExpect(c.info.Type, k.Expect); err != nil {
+				return nil, fmt.Errorf("case %s: %w", k.Name, err)
+			}
+		}
+	}
+	if cfg.Floor != nil {
+		c, err := chooseByType(*cfg.Floor, p.picked[0].info.Type)
+		if err != nil {
+			return nil, err
+		}
+		p.floor = len(p.picked)
+		p.picked = append(p.picked, c)
+	}
+	p.updates = make([][]mapUpdate, len(p.picked))
+	if cfg.MapInit != nil {
+		for i, c := range p.picked[:len(cfg.Programs)] {
+			if p.updates[i], err = cfg.MapInit.resolve(c.spec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := CheckPrivileges(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// load puts every program into the kernel and fills its maps. It returns
+// what it loaded even on error, for the caller to close.
+func (p *plan) load() ([]*loaded, error) {
+	var progs []*loaded
+	for i, c := range p.picked {
+		l, err := c.load()
+		if err != nil {
+			return progs, err
+		}
+		progs = append(progs, l)
+		if err := l.apply(p.updates[i]); err != nil {
+			return progs, err
+		}
+	}
+	return progs, nil
+}
+
+// check runs every case once on every program, as a packet would be run,
+// records the action and the changes to the maps, and holds the action
+// against the case's expectation.
+func (p *plan) check(progs []*loaded) (Result, error) {
+	res := Result{Environment: environment(p.cfg, p.cpu, p.cpuChoice)}
+	for i, l := range progs {
+		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
+		if i != p.floor {
+			pr.Label = p.cfg.Programs[i].Label
+		}
+		for _, c := range p.cfg.Cases {
+			cr, err := p.checkCase(l, c, i == p.floor)
+			if err != nil {
+				return Result{}, err
+			}
+			pr.Cases = append(pr.Cases, cr)
+		}
+		res.Programs = append(res.Programs, pr)
+	}
+	return res, nil
+}
+
+func (p *plan) checkCase(l *loaded, c packets.Case, floor bool) (CaseResult, error) {
+	before, err := l.snapshot()
+	if err != nil {
+		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	ret, err := l.runOnce(c.Frame)
+	if err != nil {
+		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	effects, err := l.effects(before)
+	if err != nil {
+		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	action := ActionName(l.info.Type, ret)
+	if c.Expect != "" && !floor {
+		// Validated in prepare; cannot fail here.
+		want, _ := ParseExpect(l.info.Type, c.Expect)
+		if ret != want {
+			return CaseResult{}, fmt.Errorf("%w: %s, case %s: returned %s, expected %s",
+				ErrUnexpectedReturn, l.info.Name, c.Name, action, ActionName(l.info.Type, want))
+		}
+	}
+	return CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples)}, nil
+}
+
+// measure calibrates, warms up and samples on the pinned CPU, filling the
+// samples of res and its environment.
+func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error {
+	if p.cfg.Timer == TimerStats {
+		stats, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
+		if err != nil {
+			return fmt.Errorf("--timer stats: enable BPF run-time statistics (needs CAP_SYS_ADMIN): %w", err)
+		}
+		defer stats.Close()
+		for _, l := range progs {
+			l.statsTimer = true
+		}
+	}
+	load := watchLoad(p.cpu)
+	s := newSampler(ctx, p.cfg, progs, res)
+	s.load, s.cpu = load, p.cpu
+	err := onPinnedThread(p.cpu, s.run)
+	env := &res.Environment
+	env.Wall = time.Since(s.start)
+	env.Load = load.finish()
+	env.Repeat, env.RepeatChosen = s.repeat, p.cfg.Repeat == 0
+	if p.cfg.Timer == TimerStats {
+		env.Resolution = Resolution / float64(s.repeat)
+	}
+	env.Dispatcher = s.dispatcher
+	return err
+}
+
+// assemble moves the floor out of the programs and adds up the time the
+// kernel timed.
+func (p *plan) assemble(res Result) Result {
+	if p.floor >= 0 && p.floor < len(res.Programs) {
+		floor := res.Programs[p.floor]
+		res.Floor = &floor
+		res.Programs = slices.Clip(res.Programs[:p.floor])
+	}
+	env := &res.Environment
+	for _, pr := range append(slices.Clone(res.Programs), floorOrNone(res.Floor)...) {
+		for _, c := range pr.Cases {
+			for _, s := range c.Samples {
+				env.KernelTime += time.Duration(s * float64(env.Repeat))
+			}
+		}
+	}
+	return res
+}
+
 func floorOrNone(floor *ProgramResult) []ProgramResult {
 	if floor == nil {
 		return nil
 	}
 	return []ProgramResult{*floor}
-}
-
-// unit is one (program, case) pair: what one sample measures.
-type unit struct {
-	prog   *loaded
-	result *CaseResult
-}
-
-// sampleAll warms up, then samples every unit in rounds: cfg.Samples
-// rounds, or with cfg.Enough until every case has enough or the budget,
-// counted from start, is spent. Each round visits the units in the
-// opposite order of the last, so that no unit always follows the same
-// neighbour, and a slow drift of the machine lands on all of them alike.
-// load is marked after every round.
-func sampleAll(ctx context.Context, cfg Config, cpu int, progs []*loaded, res *Result, start time.Time, load *loadWatch) error {
-	// byCase[ci] holds case ci's units, one per program, the floor last.
-	// units are every round's samples, case by case.
-	byCase := make([][]unit, len(cfg.Cases))
-	var units []unit
-	for ci := range cfg.Cases {
-		for pi, l := range progs {
-			byCase[ci] = append(byCase[ci], unit{prog: l, result: &res.Programs[pi].Cases[ci]})
-		}
-		units = append(units, byCase[ci]...)
-	}
-	// active marks the cases Enough has not accepted yet.
-	active := make([]bool, len(cfg.Cases))
-	for ci := range active {
-		active[ci] = true
-	}
-	var kept atomic.Int64
-	total := cfg.Samples * len(progs) * len(cfg.Cases)
-	deadline := start.Add(cfg.Budget)
-	take := func(u unit, keep bool) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ns, retries, err := u.prog.sample(u.result.Case.Frame, cfg.Repeat)
-		if err != nil {
-			return fmt.Errorf("case %s: %w", u.result.Case.Name, err)
-		}
-		done := kept.Load()
-		if keep {
-			// A unit is sampled once per round, so only its own
-			// worker writes its result.
-			u.result.Samples = append(u.result.Samples, ns)
-			u.result.Retries += retries
-			done = kept.Add(1)
-		}
-		if cfg.Progress != nil {
-			p := Progress{Warmup: !keep, Done: int(done), Total: total, Case: u.result.Case.Name}
-			if cfg.Enough != nil {
-				p.Elapsed, p.Budget = time.Since(start), cfg.Budget
-			}
-			cfg.Progress(p)
-		}
-		return nil
-	}
-
-	workers, err := startWorkers(cpu, parallelism(cfg, len(units)))
-	if err != nil {
-		return err
-	}
-	defer workers.stop()
-	runRound := func(round int, keep bool) error {
-		us := units
-		jobs := make([]func() error, len(us))
-		for i := range us {
-			u := us[i]
-			if round%2 == 1 {
-				u = us[len(us)-1-i]
-			}
-			jobs[i] = func() error { return take(u, keep) }
-		}
-		err := workers.run(jobs)
-		load.mark() // between rounds: no sample in flight
-		return err
-	}
-
-	// Warm-up: whole rounds until the warm-up time is spent, at least one.
-	warm := time.Now().Add(cfg.Warmup)
-	for first := true; first || time.Now().Before(warm); first = false {
-		if err := runRound(0, false); err != nil {
-			return err
-		}
-	}
-
-	for round := 0; ; round++ {
-		if err := runRound(round, true); err != nil {
-			return err
-		}
-		if cfg.Enough == nil {
-			if round+1 >= cfg.Samples {
-				return nil
-			}
-			continue
-		}
-		if round+1 >= cfg.Samples {
-			for ci, a := range active {
-				if a && cfg.Enough(ci, measured(byCase[ci], len(cfg.Programs))) {
-					active[ci] = false
-					for _, u := range byCase[ci] {
-						u.result.Enough = true
-					}
-				}
-			}
-		}
-		// Every case stays in the rounds until all have enough: a case that
-		// left early would be known only from the phases of its first
-		// seconds (a low quantile can look precise within a slow phase).
-		if !slices.Contains(active, true) || !time.Now().Before(deadline) {
-			return nil
-		}
-	}
-}
-
-// measured returns the samples of a case's units that belong to measured
-// programs, not to the floor.
-func measured(units []unit, programs int) [][]float64 {
-	samples := make([][]float64, programs)
-	for i := range samples {
-		samples[i] = units[i].result.Samples
-	}
-	return samples
 }
 
 // onPinnedThread runs f on an OS thread bound to cpu. The thread is never

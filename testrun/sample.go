@@ -1,0 +1,270 @@
+package testrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// unit is one (program, case) pair: what one sample measures.
+type unit struct {
+	prog   *loaded
+	result *CaseResult
+}
+
+// sampler takes the samples of a run, on the pinned thread.
+type sampler struct {
+	ctx   context.Context
+	cfg   Config
+	progs []*loaded
+	// units are every round's samples, case by case; byCase[ci] holds case
+	// ci's units, one per program, the floor last.
+	units  []unit
+	byCase [][]unit
+	load   *loadWatch
+	cpu    int
+
+	start      time.Time // of calibration: the budget counts from here
+	repeat     uint32
+	dispatcher Dispatcher
+	kept       int // samples kept so far
+	// lastCheck is when Enough was last asked, and checkCost what asking
+	// took, so that judging stays a small share of the time.
+	lastCheck time.Time
+	checkCost time.Duration
+}
+
+func newSampler(ctx context.Context, cfg Config, progs []*loaded, res *Result) *sampler {
+	s := &sampler{ctx: ctx, cfg: cfg, progs: progs, byCase: make([][]unit, len(cfg.Cases)), repeat: cfg.Repeat}
+	for ci := range cfg.Cases {
+		for pi, l := range progs {
+			s.byCase[ci] = append(s.byCase[ci], unit{prog: l, result: &res.Programs[pi].Cases[ci]})
+		}
+		s.units = append(s.units, s.byCase[ci]...)
+	}
+	return s
+}
+
+// run calibrates, holds the programs in the dispatcher if that pays,
+// warms up, and samples: cfg.Samples rounds, or with cfg.Enough until
+// every case has enough or the budget is spent.
+func (s *sampler) run() (err error) {
+	s.start = time.Now()
+	anchors, err := s.holdDispatcher()
+	defer func() {
+		err = errors.Join(err, s.release(anchors))
+	}()
+	if err != nil {
+		return err
+	}
+	if s.repeat == 0 {
+		if s.repeat, err = chooseRepeat(s.ctx, s.progs, s.cfg.Cases); err != nil {
+			return err
+		}
+	}
+	// Warm-up: whole rounds until the warm-up time is spent, at least one.
+	warm := time.Now().Add(s.cfg.Warmup)
+	for first := true; first || time.Now().Before(warm); first = false {
+		if err := s.round(0, false); err != nil {
+			return err
+		}
+	}
+	deadline := s.start.Add(s.cfg.Budget)
+	for round := 0; ; round++ {
+		if err := s.round(round, true); err != nil {
+			return err
+		}
+		if s.cfg.Enough == nil {
+			if round+1 >= s.cfg.Samples {
+				return nil
+			}
+			continue
+		}
+		if round+1 >= s.cfg.Samples && s.judge() {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return nil
+		}
+	}
+}
+
+// round takes one sample of every unit. Each round visits the units in
+// the opposite order of the last, so that no unit always follows the same
+// neighbour, and a slow drift of the machine lands on all of them alike.
+func (s *sampler) round(round int, keep bool) error {
+	n := len(s.units)
+	for i := range n {
+		u := s.units[i]
+		if round%2 == 1 {
+			u = s.units[n-1-i]
+		}
+		if err := s.take(u, keep); err != nil {
+			return err
+		}
+	}
+	s.load.mark() // between rounds
+	return nil
+}
+
+func (s *sampler) take(u unit, keep bool) error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	ns, retries, err := u.prog.sample(u.result.Case.Frame, s.repeat)
+	if err != nil {
+		return fmt.Errorf("case %s: %w", u.result.Case.Name, err)
+	}
+	if keep {
+		u.result.Samples = append(u.result.Samples, ns)
+		u.result.Retries += retries
+		s.kept++
+	}
+	if s.cfg.Progress != nil {
+		p := Progress{Warmup: !keep, Done: s.kept, Total: s.cfg.Samples * len(s.units), Case: u.result.Case.Name}
+		if s.cfg.Enough != nil {
+			p.Elapsed, p.Budget = time.Since(s.start), s.cfg.Budget
+		}
+		s.cfg.Progress(p)
+	}
+	return nil
+}
+
+// judgeShare bounds the time spent asking Enough, as a share of the time
+// spent sampling: a check waits until the sampling since the last one took
+// (1-judgeShare)/judgeShare times as long as that check.
+const judgeShare = 0.1
+
+// judge asks Enough of every case not yet accepted, when a check is due,
+// and says whether every case is accepted. Every case stays in the rounds
+// until all have enough: a case that left early would be known only from
+// the machine's phases of its first seconds.
+func (s *sampler) judge() bool {
+	now := time.Now()
+	if !s.lastCheck.IsZero() && now.Sub(s.lastCheck) < time.Duration(float64(s.checkCost)*(1-judgeShare)/judgeShare) {
+		return false
+	}
+	all := true
+	for ci, units := range s.byCase {
+		if units[0].result.Enough {
+			continue
+		}
+		if s.cfg.Enough(ci, s.measured(units)) {
+			for _, u := range units {
+				u.result.Enough = true
+			}
+		} else {
+			all = false
+		}
+	}
+	s.lastCheck = time.Now()
+	s.checkCost = s.lastCheck.Sub(now)
+	return all
+}
+
+// measured returns the samples of a case's units that belong to measured
+// programs, not to the floor.
+func (s *sampler) measured(units []unit) [][]float64 {
+	samples := make([][]float64, len(s.cfg.Programs))
+	for i := range samples {
+		samples[i] = units[i].result.Samples
+	}
+	return samples
+}
+
+// AnchorWorthIt is the cost of a call beyond its timed loop below which
+// anchors are not started: a kernel whose dispatcher changes do not wait
+// for RCU (before 6.2) or a program type that has no dispatcher.
+const AnchorWorthIt = 50 * time.Microsecond
+
+// anchorSettle bounds the wait for anchors to enter the kernel.
+const anchorSettle = 2 * time.Second
+
+// overheadCalls is how many calls the anchored overhead is the median of.
+const overheadCalls = 9
+
+// holdDispatcher measures what a call costs beyond its timed loop and,
+// for XDP where that is worth it, starts an anchor for every program and
+// waits until the calls are cheap. It records what it found in
+// s.dispatcher.
+func (s *sampler) holdDispatcher() ([]*anchor, error) {
+	first, frame := s.progs[0], s.cfg.Cases[0].Frame
+	d := &s.dispatcher
+	var err error
+	if d.Unanchored, err = callOverhead(s.ctx, first, frame, 1); err != nil {
+		return nil, err
+	}
+	d.Overhead = d.Unanchored
+	switch {
+	case s.cfg.Anchor == AnchorNever:
+		d.Why = "anchors turned off"
+		return nil, nil
+	case s.cfg.Timer == TimerStats:
+		// run_time_ns counts every run of the program, an anchor's too.
+		d.Why = "the stats timer would count the anchors' runs"
+		return nil, nil
+	case first.info.Type != "XDP":
+		d.Why = "only XDP test runs change the dispatcher"
+		return nil, nil
+	case d.Unanchored < AnchorWorthIt:
+		d.Why = fmt.Sprintf("a call costs %s beyond its runs without anchors: not worth one", d.Unanchored)
+		return nil, nil
+	}
+	var anchors []*anchor
+	for _, l := range uniquePrograms(s.progs) {
+		a, err := startAnchor(s.cpu, l)
+		if err != nil {
+			return anchors, err
+		}
+		anchors = append(anchors, a)
+	}
+	// An anchor's call enters the kernel when the CPU idles: while this
+	// thread's calls wait for the dispatcher, or sleeps between them.
+	for _, l := range uniquePrograms(s.progs) {
+		settled := time.Now().Add(anchorSettle)
+		for {
+			o, err := callOverhead(s.ctx, l, frame, 1)
+			if err != nil {
+				return anchors, err
+			}
+			if o < d.Unanchored/4 {
+				break
+			}
+			if time.Now().After(settled) {
+				d.Why = fmt.Sprintf("anchors did not shorten the calls of %s (%s beyond its runs)", l.info.Name, o)
+				return nil, s.release(anchors)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if d.Overhead, err = callOverhead(s.ctx, first, frame, overheadCalls); err != nil {
+		return anchors, err
+	}
+	d.Anchored, d.Programs = true, len(anchors)
+	d.Why = fmt.Sprintf("each XDP program held in the dispatcher by a test run in flight at SCHED_IDLE: a call costs %s beyond its runs, %s without",
+		d.Overhead.Round(100*time.Nanosecond), d.Unanchored.Round(100*time.Microsecond))
+	return anchors, nil
+}
+
+// release ends every anchor and confirms it ended.
+func (s *sampler) release(anchors []*anchor) error {
+	var errs []error
+	for _, a := range anchors {
+		errs = append(errs, a.release())
+		s.dispatcher.Restarts += int(a.restarts.Load())
+	}
+	return errors.Join(errs...)
+}
+
+// uniquePrograms returns progs without repeats of one kernel program.
+func uniquePrograms(progs []*loaded) []*loaded {
+	var out []*loaded
+	for _, l := range progs {
+		if !slices.ContainsFunc(out, func(o *loaded) bool { return o.prog == l.prog }) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
