@@ -3,10 +3,12 @@ package report
 import (
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
+	"golang.org/x/sync/errgroup"
 )
 
 // Schema identifies the JSON document's layout; bump it when a field's
@@ -126,33 +128,52 @@ func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, er
 
 // subtract sets each case's time net of the floor's in the same rounds.
 func (p *Program) subtract(floor Program, est stats.Estimator, opts stats.Options) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range p.Results {
 		c, f := &p.Results[i], floor.Results[i]
 		n := min(len(c.Samples), len(f.Samples)) // an interrupted round
 		if c.Stats == nil || n < stats.MinSamples {
 			continue
 		}
-		net, err := stats.PairedDifference(f.Samples[:n], c.Samples[:n], est, opts)
-		if err != nil {
-			return fmt.Errorf("case %s net of the floor: %w", c.Name, err)
-		}
-		c.Net = &net
+		g.Go(func() error {
+			net, err := stats.PairedDifference(f.Samples[:n], c.Samples[:n], est, opts)
+			if err != nil {
+				return fmt.Errorf("case %s net of the floor: %w", c.Name, err)
+			}
+			c.Net = &net
+			return nil
+		})
 	}
-	return nil
+	return g.Wait()
 }
 
 // newProgram computes the statistics of every case of one program.
 func newProgram(p testrun.ProgramResult, partial bool, settings Settings, opts stats.Options) (Program, error) {
 	prog := Program{Label: p.Label, Object: p.Object, Info: p.Info}
-	for _, c := range p.Cases {
-		var summary *stats.Summary
-		if !partial || len(c.Samples) >= stats.MinSamples {
+	// The bootstraps of thousands of samples take tens of milliseconds
+	// each: one per core.
+	summaries := make([]*stats.Summary, len(p.Cases))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, c := range p.Cases {
+		if partial && len(c.Samples) < stats.MinSamples {
+			continue
+		}
+		g.Go(func() error {
 			s, err := stats.Summarize(c.Samples, opts)
 			if err != nil {
-				return Program{}, fmt.Errorf("case %s: %w", c.Case.Name, err)
+				return fmt.Errorf("case %s: %w", c.Case.Name, err)
 			}
-			summary = &s
-		}
+			summaries[i] = &s
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return Program{}, err
+	}
+	for i, c := range p.Cases {
+		summary := summaries[i]
 		src := ""
 		if c.Case.Source.IsValid() {
 			src = c.Case.Source.String()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -40,12 +41,19 @@ func (r *Report) writeTable(w io.Writer) error {
 	if env.CPUChoice != "" {
 		fmt.Fprintf(w, "measuring CPU %d: %s\n", env.CPU, env.CPUChoice)
 	}
+	if d := env.Dispatcher; d.Why != "" {
+		if d.Anchored {
+			fmt.Fprintf(w, "anchored: %s\n", d.Why)
+		} else {
+			fmt.Fprintf(w, "not anchored: %s; a call costs %s beyond its runs\n", d.Why, d.Unanchored.Round(time.Microsecond))
+		}
+	}
 	for _, warning := range env.Load.Warnings {
 		fmt.Fprintln(w, "warning: "+warning)
 	}
 	repeat := fmt.Sprintf("repeat %d", env.Repeat)
 	if env.RepeatChosen {
-		repeat += " (chosen: samples of about 0.5 ms)"
+		repeat += fmt.Sprintf(" (chosen: samples of about %s)", env.TargetSample)
 	}
 	sampling := fmt.Sprintf("%s, %d samples per case", repeat, env.Samples)
 	if r.Settings.Precision > 0 {

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -210,14 +211,19 @@ func newChanges(n int, est Estimator, nBefore, nAfter int, opts Options) changes
 
 // add records resample k; it sorts before and after in place.
 func (ch changes) add(k int, before, after []float64) {
-	mb, ma := stat.Mean(before, nil), stat.Mean(after, nil)
 	slices.Sort(before)
 	slices.Sort(after)
+	ch.addSorted(k, before, after)
+}
+
+// addSorted records resample k of sorted samples.
+func (ch changes) addSorted(k int, before, after []float64) {
+	mb, ma := stat.Mean(before, nil), stat.Mean(after, nil)
 	ch.mean[k] = ma/mb - 1
 	ch.median[k] = median(after)/median(before) - 1
 	eb, ea := mb, ma
 	if ch.est != Mean {
-		eb, ea = ch.est.point(before, ch.lowBefore), ch.est.point(after, ch.lowAfter)
+		eb, ea = ch.est.pointSorted(before, ch.lowBefore), ch.est.pointSorted(after, ch.lowAfter)
 	}
 	ch.change[k] = ea/eb - 1
 	ch.diff[k] = ea - eb
@@ -237,20 +243,52 @@ func (ch changes) interval(before, after []float64, opts Options) Comparison {
 }
 
 // bootstrapPaired resamples rounds: a drawn round brings both its samples,
-// so that what the two builds shared stays shared.
+// so that what the two builds shared stays shared. A resample is drawn as
+// a count per round and written out in each side's sorted order, the
+// counting sort Bootstrap uses, so that it costs O(n) and not two sorts.
 func bootstrapPaired(before, after []float64, opts Options, est Estimator) (Comparison, changes) {
 	n := len(before)
 	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
 	ch := newChanges(opts.Resamples, est, n, n, opts)
-	b, a := make([]float64, n), make([]float64, n)
+	orderB, orderA := sortedOrder(before), sortedOrder(after)
+	sortedB, sortedA := gather(before, orderB), gather(after, orderA)
+	counts, countsB, countsA := make([]int, n), make([]int, n), make([]int, n)
+	b, a := make([]float64, n+unrolled), make([]float64, n+unrolled)
 	for k := range opts.Resamples {
-		for i := range n {
-			j := r.IntN(n)
-			b[i], a[i] = before[j], after[j]
+		clear(counts)
+		for range n {
+			counts[r.IntN(n)]++
 		}
-		ch.add(k, b, a)
+		for i, j := range orderB {
+			countsB[i] = counts[j]
+		}
+		for i, j := range orderA {
+			countsA[i] = counts[j]
+		}
+		expand(b, sortedB, countsB)
+		expand(a, sortedA, countsA)
+		ch.addSorted(k, b[:n], a[:n])
 	}
 	return ch.interval(before, after, opts), ch
+}
+
+// sortedOrder returns the indices of x in ascending order of their values.
+func sortedOrder(x []float64) []int {
+	order := make([]int, len(x))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(x[i], x[j]) })
+	return order
+}
+
+// gather returns x's values at the indices, in that order.
+func gather(x []float64, indices []int) []float64 {
+	out := make([]float64, len(indices))
+	for i, j := range indices {
+		out[i] = x[j]
+	}
+	return out
 }
 
 // bootstrapUnpaired resamples each side on its own.

@@ -70,18 +70,23 @@ func (s Estimates) Of(e Estimator) Estimate {
 
 // point returns the statistic e of samples, which it sorts in place.
 func (e Estimator) point(samples []float64, lowWeights []float64) float64 {
+	if e != Mean {
+		slices.Sort(samples)
+	}
+	return e.pointSorted(samples, lowWeights)
+}
+
+// pointSorted returns the statistic e of sorted samples.
+func (e Estimator) pointSorted(sorted []float64, lowWeights []float64) float64 {
 	switch e {
 	case Mean:
-		return stat.Mean(samples, nil)
-	}
-	slices.Sort(samples)
-	switch e {
+		return stat.Mean(sorted, nil)
 	case Low:
-		return weightedSum(samples, lowWeights)
+		return weightedSum(sorted, lowWeights)
 	case Median:
-		return median(samples)
+		return median(sorted)
 	}
-	return samples[0]
+	return sorted[0]
 }
 
 // PairedDifference estimates e(after) - e(before) for samples taken in

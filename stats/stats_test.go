@@ -270,7 +270,7 @@ func TestExpand(t *testing.T) {
 }
 
 func BenchmarkSummarize(b *testing.B) {
-	samples := normalSample(100, 22, 1, 5)
+	samples := normalSample(1400, 22, 1, 5)
 	for i := range samples {
 		samples[i] = math.Round(samples[i]) // whole nanoseconds, as the kernel reports
 	}

@@ -13,18 +13,20 @@ import (
 )
 
 // Choosing repeat. Every test-run call costs a fixed overhead outside the
-// timed loop (a few microseconds; for XDP without anchors ~20 ms of
-// dispatcher changes, see anchor.go) and a smaller one inside it (~200 ns of clock reads and cold caches, measured
-// here: at repeat 100 the empty program reads 2 ns slower than at 10 000).
-// The inside one is spread over the runs, so a sample must be long enough
-// that it vanishes; the machine's phases switch within tens of
-// milliseconds, so a short sample more often lies within one phase, which
-// is what the low estimator needs. The outside overhead does not depend
-// on repeat, so shortening samples costs no throughput.
+// timed loop: about a microsecond, or for XDP without anchors ~20 ms of
+// dispatcher changes (see anchor.go). Inside the loop, anchored calls show
+// none that repeat reveals: from repeat 100 to 30 000 the empty program
+// and the bundled classes read alike (docs/measurement-notes.md); without
+// anchors the first runs after the dispatcher change ran cold. A short
+// sample more often lies within one of the machine's phases, which is what
+// the low estimator needs, and more samples fit in the same time; the
+// outside overhead bounds how short.
 const (
-	// TargetSample is the kernel-timed length aimed at for one sample:
-	// the inside overhead is then under 0.1 % of it.
-	TargetSample = 500e3 // ns
+	// TargetSample is the kernel-timed length aimed at for one sample: the
+	// outside overhead is then under 1 % of it, and a second of sampling
+	// gives each of ten units several hundred samples, whose bootstraps
+	// take tens of milliseconds.
+	TargetSample = 200 * time.Microsecond
 	// calibrationRepeat is the repeat of the probing samples.
 	calibrationRepeat = 1000
 	// minChosenRepeat keeps XDP on the dispatcher path (repeat > 1) that
@@ -55,7 +57,7 @@ func chooseRepeat(ctx context.Context, progs []*loaded, cases []packets.Case) (u
 // repeatFor returns the repeat that makes a sample of a run of ns
 // nanoseconds about TargetSample long.
 func repeatFor(ns float64) uint32 {
-	r := TargetSample / max(ns, Resolution)
+	r := float64(TargetSample.Nanoseconds()) / max(ns, Resolution)
 	if r > 100 {
 		// Two significant digits: readable in the report, and as good.
 		scale := math.Pow(10, math.Floor(math.Log10(r))-1)

@@ -66,6 +66,10 @@ type Config struct {
 	// Budget bounds the time of calibration, warm-up and sampling when
 	// Enough is set.
 	Budget time.Duration
+	// MinTime, with Enough, is the least time spent sampling before Enough
+	// is asked: the machine's phases last up to about a second, and a low
+	// quantile judged on a shorter stretch could be one phase's alone.
+	MinTime time.Duration
 	// Anchor says whether XDP programs are held in the dispatcher while
 	// they are sampled (see anchor.go); the zero value anchors where the
 	// calibration finds that it pays.
@@ -116,12 +120,15 @@ type Environment struct {
 	Hostname   string `json:"hostname"`
 	Repeat     uint32 `json:"repeat"`
 	// RepeatChosen says Repeat was chosen by calibration, not given.
-	RepeatChosen bool      `json:"repeat_chosen,omitempty"`
-	Samples      int       `json:"samples"`
-	Warmup       string    `json:"warmup"`
-	Resolution   float64   `json:"resolution_ns"` // the quantum of one sample's time per run
-	Timer        string    `json:"timer"`
-	Start        time.Time `json:"start"`
+	RepeatChosen bool `json:"repeat_chosen,omitempty"`
+	// TargetSample is the kernel-timed length of a sample a chosen Repeat
+	// aims at.
+	TargetSample time.Duration `json:"target_sample_ns,omitempty"`
+	Samples      int           `json:"samples"`
+	Warmup       string        `json:"warmup"`
+	Resolution   float64       `json:"resolution_ns"` // the quantum of one sample's time per run
+	Timer        string        `json:"timer"`
+	Start        time.Time     `json:"start"`
 	// Wall is the whole measurement's duration, from the first call of
 	// calibration to the last sample; KernelTime is what the kernel timed
 	// of the kept samples inside it.
@@ -383,6 +390,9 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 	env.Wall = time.Since(s.start)
 	env.Load = load.finish()
 	env.Repeat, env.RepeatChosen = s.repeat, p.cfg.Repeat == 0
+	if env.RepeatChosen {
+		env.TargetSample = TargetSample
+	}
 	if p.cfg.Timer == TimerStats {
 		env.Resolution = Resolution / float64(s.repeat)
 	}

@@ -72,6 +72,7 @@ func (s *sampler) run() (err error) {
 		}
 	}
 	deadline := s.start.Add(s.cfg.Budget)
+	settled := time.Now().Add(s.cfg.MinTime)
 	for round := 0; ; round++ {
 		if err := s.round(round, true); err != nil {
 			return err
@@ -82,7 +83,7 @@ func (s *sampler) run() (err error) {
 			}
 			continue
 		}
-		if round+1 >= s.cfg.Samples && s.judge() {
+		if round+1 >= s.cfg.Samples && !time.Now().Before(settled) && s.judge() {
 			return nil
 		}
 		if !time.Now().Before(deadline) {

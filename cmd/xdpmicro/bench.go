@@ -36,6 +36,7 @@ type benchFlags struct {
 	quiet      bool
 	timer      string
 	floor      bool
+	anchor     bool
 	output     outputFlags
 	comparison compareFlags
 }
@@ -86,11 +87,11 @@ is compared with one saved earlier by --save-baseline.`,
 	f.selection.register(cmd, "pcap")
 	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run from this YAML or JSON file (see the README)")
 	fl.IntVar(&f.cpu, "cpu", -1, "CPU to measure on; -1 picks the highest-numbered allowed CPU")
-	fl.DurationVar(&f.warmup, "warmup", 500*time.Millisecond, "time spent sampling every case before samples are kept")
+	fl.DurationVar(&f.warmup, "warmup", defaultWarmup, "time spent sampling every case before samples are kept")
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly this many samples per case (at least %d); default: sample until --precision or --time", testrun.MinSamples))
-	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each case until its estimate's interval is within ± this fraction (0.02 = ±2 %), or --time is spent")
+	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each case until its estimate's interval is within ± this fraction (0.01 = ±1 %), or --time is spent")
 	fl.DurationVar(&f.budget, "time", defaultBudget, "time budget of the sampling (calibration, warm-up, samples) when sampling until --precision")
-	fl.Uint32Var(&f.repeat, "repeat", 0, "runs per sample (BPF_PROG_TEST_RUN repeat), 1 to 4294967295; 0: chosen so that a sample lasts about 0.5 ms")
+	fl.Uint32Var(&f.repeat, "repeat", 0, "runs per sample (BPF_PROG_TEST_RUN repeat), 1 to 4294967295; 0: chosen so that a sample lasts about 0.1 ms")
 	fl.StringVar(&f.before, "before", "", "compare: the old build (bundled name or file), measured interleaved with --after")
 	fl.StringVar(&f.after, "after", "", "compare: the new build; default: OBJECT")
 	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under this name")
@@ -98,6 +99,7 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "directory of saved baselines")
 	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel: BPF_PROG_TEST_RUN's figure, whole ns per run; stats: BPF_ENABLE_STATS run_time_ns/run_cnt, finer but with the clock's cost in every run")
 	fl.BoolVar(&f.floor, "floor", true, "also measure the empty program of the same type with every case, and give each case net of it (--floor=false to skip)")
+	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, so that no call waits for it to change (--anchor=false: every call changes it twice, ~20 ms each on Linux 6.2 and later)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.output.registerLowQuantile(fl)
@@ -206,6 +208,8 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	res, runErr := testrun.Run(ctx, testrun.Config{
 		Enough:   sampling.enough,
 		Budget:   sampling.budget,
+		MinTime:  sampling.minTime,
+		Anchor:   f.anchorPolicy(),
 		Floor:    floor,
 		Progress: progress,
 		Programs: progs,
@@ -336,4 +340,11 @@ func completeObject(_ *cobra.Command, args []string, _ string) ([]string, cobra.
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return bundledNames(), cobra.ShellCompDirectiveDefault
+}
+
+func (f benchFlags) anchorPolicy() testrun.AnchorPolicy {
+	if f.anchor {
+		return testrun.AnchorWherePays
+	}
+	return testrun.AnchorNever
 }

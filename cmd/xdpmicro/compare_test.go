@@ -49,8 +49,8 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 		default:
 			t.Errorf("%s: verdict %q is not one of the four", cc.Name, cc.Verdict)
 		}
-		if cc.Name == "fibonacci" && (cc.Verdict != stats.Improved || cc.Change.Upper > -0.1) {
-			t.Errorf("fibonacci: %s, change %+v; want an improvement of over 10 %%", cc.Verdict, cc.Change)
+		if cc.Name == "fibonacci" && (cc.Verdict != stats.Improved || cc.Change.Upper > -0.05) {
+			t.Errorf("fibonacci: %s, change %+v; want an improvement of over 5 %% (the loop is 13 steps; 8-40 %% on the hosts seen)", cc.Verdict, cc.Change)
 		}
 	}
 	// The same file read back must compare: the JSON holds the verdicts.

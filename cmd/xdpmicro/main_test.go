@@ -235,7 +235,7 @@ func TestHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"Examples:", "--before old.o --after new.o", "(default 0.02)", "(default 10s)", "(default \"low\")", "(default auto)", "(default \"table\")"} {
+	for _, want := range []string{"Examples:", "--before old.o --after new.o", "(default 0.01)", "(default 5s)", "(default \"low\")", "(default auto)", "(default \"table\")"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help bench lacks %q", want)
 		}

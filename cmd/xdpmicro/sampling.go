@@ -9,15 +9,20 @@ import (
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// Adaptive sampling's defaults: the bundled program's five classes reach
-// ±2 % on this project's machines in a few seconds (docs/measurement-notes.md);
-// the budget bounds a machine that never settles.
+// Adaptive sampling's defaults. With anchored calls the bundled program's
+// five classes and the floor reach ±1 % on this project's machines within
+// the minimum sampling time (docs/measurement-notes.md); the budget bounds
+// a machine that never settles.
 const (
-	defaultPrecision = 0.02
-	defaultBudget    = 10 * time.Second
-	// minAdaptiveRounds are taken before precision is judged: the machine's
-	// phases last up to about a second, and a low quantile judged on the
-	// first few rounds could be one phase's alone.
+	defaultPrecision = 0.01
+	defaultBudget    = 5 * time.Second
+	defaultWarmup    = 100 * time.Millisecond
+	// minSamplingTime is sampled before precision is judged: the machine's
+	// phases last up to about a second, and a low quantile judged on a
+	// shorter stretch could be one phase's alone.
+	minSamplingTime = time.Second
+	// minAdaptiveRounds are taken before precision is judged, however
+	// long the rounds.
 	minAdaptiveRounds = 30
 	// checkResamples keeps the judgement between rounds cheap; the report
 	// recomputes every interval with --resamples.
@@ -29,6 +34,7 @@ type sampling struct {
 	samples int
 	enough  func(int, [][]float64) bool
 	budget  time.Duration
+	minTime time.Duration
 }
 
 // sampling turns --samples, --precision and --time into a plan: a fixed
@@ -62,5 +68,5 @@ func (f benchFlags) sampling(cmd *cobra.Command, est stats.Estimator, opts stats
 		}
 		return true
 	}
-	return sampling{samples: rounds, enough: enough, budget: f.budget}, nil
+	return sampling{samples: rounds, enough: enough, budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
 }

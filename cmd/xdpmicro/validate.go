@@ -93,8 +93,8 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	var runs []*report.Report
 	for i := range f.runs {
 		res, err := testrun.Run(ctx, testrun.Config{
-			Programs: progs, Cases: cases, CPU: f.cpu, Warmup: 200 * time.Millisecond,
-			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, Timer: f.timer,
+			Programs: progs, Cases: cases, CPU: f.cpu, Warmup: defaultWarmup,
+			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime, Timer: f.timer,
 			Floor: &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()},
 		})
 		if res.Partial {
