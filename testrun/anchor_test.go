@@ -1,0 +1,216 @@
+package testrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/packets"
+)
+
+// idleThreads counts this process's threads at SCHED_IDLE: anchors, and
+// nothing else of xdpmicro's runs at that policy.
+func idleThreads(t *testing.T) int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/self/task/*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, path := range stats {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			continue // the thread has exited
+		}
+		// Fields after the command's closing parenthesis; policy is
+		// field 41 of the whole line, the 39th after it.
+		rest := text[strings.LastIndexByte(string(text), ')')+2:]
+		fields := strings.Fields(string(rest))
+		if len(fields) > 38 && fields[38] == "5" { // SCHED_IDLE
+			n++
+		}
+	}
+	return n
+}
+
+// waitNoIdleThreads fails unless the anchors' threads are gone within a
+// second: an exited locked goroutine's thread ends soon after.
+func waitNoIdleThreads(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for idleThreads(t) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d SCHED_IDLE threads left after the run: an anchor did not end", idleThreads(t))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func anchoredConfig(t *testing.T) Config {
+	cases, err := packets.Select([]string{packets.Fizz, packets.None})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{
+		Programs: []Program{{Label: "before", Object: bundled(t, "v3")}, {Label: "after", Object: bundled(t, "v4")}},
+		Floor:    &Object{Name: "floor", ELF: bpf.Floor()},
+		Cases:    cases, CPU: -1, Samples: 50, Repeat: 1000,
+	}
+}
+
+// Anchored runs hold every program, end every anchor, and take samples
+// that cost microseconds where unanchored ones cost the dispatcher's
+// changes.
+func TestAnchoredRun(t *testing.T) {
+	requireBPF(t)
+	if n := idleThreads(t); n > 0 {
+		t.Fatalf("%d SCHED_IDLE threads before the run", n)
+	}
+	res, err := Run(context.Background(), anchoredConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitNoIdleThreads(t)
+	d := res.Environment.Dispatcher
+	if d.Unanchored < AnchorWorthIt {
+		t.Skipf("a call costs %s without anchors here (%s): nothing to anchor", d.Unanchored, d.Why)
+	}
+	if !d.Anchored || d.Programs != 3 {
+		t.Fatalf("not anchored, or not all three programs held: %+v", d)
+	}
+	if d.Overhead <= 0 || d.Overhead >= d.Unanchored/4 {
+		t.Errorf("anchored call costs %s beyond its runs, unanchored %s: want far less", d.Overhead, d.Unanchored)
+	}
+	// 3 programs × 2 cases × 50 samples: unanchored, ~20 ms a call, 6 s.
+	if env := res.Environment; env.Wall > 10*env.KernelTime+time.Second {
+		t.Errorf("wall %s for %s timed by the kernel: calls still wait for the dispatcher", env.Wall, env.KernelTime)
+	}
+}
+
+func TestAnchorsOff(t *testing.T) {
+	requireBPF(t)
+	cfg := anchoredConfig(t)
+	cfg.Anchor, cfg.Samples, cfg.Programs = AnchorNever, MinSamples, cfg.Programs[1:]
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Environment.Dispatcher; d.Anchored || d.Why == "" || d.Unanchored <= 0 {
+		t.Errorf("anchors turned off, yet %+v", d)
+	}
+	if n := idleThreads(t); n > 0 {
+		t.Errorf("%d SCHED_IDLE threads without anchors", n)
+	}
+}
+
+// A run cancelled while sampling ends its anchors before it returns.
+func TestAnchorsEndOnCancel(t *testing.T) {
+	requireBPF(t)
+	cfg := anchoredConfig(t)
+	cfg.Samples = 1_000_000
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Progress = func(p Progress) {
+		if p.Done >= 100 {
+			cancel()
+		}
+	}
+	res, err := Run(ctx, cfg)
+	if !errors.Is(err, context.Canceled) || !res.Partial {
+		t.Fatalf("got %v, partial %v; want a cancelled, partial run", err, res.Partial)
+	}
+	waitNoIdleThreads(t)
+}
+
+// Programs of other types have no dispatcher: no anchor is started.
+func TestNoAnchorForTC(t *testing.T) {
+	requireBPF(t)
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: "tc_shot"}},
+		Cases: unexpected(allCases(t)[:1]), CPU: -1, Samples: MinSamples, Repeat: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Environment.Dispatcher; d.Anchored || !strings.Contains(d.Why, "only XDP") {
+		t.Errorf("tc program: %+v", d)
+	}
+}
+
+// An anchor makes calls cheap while it holds the program, and after
+// release the program is out of the dispatcher again: calls pay its
+// changes once more.
+func TestAnchorHoldsAndReleases(t *testing.T) {
+	requireBPF(t)
+	l, err := load(bundled(t, "v4"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	cpu, _, err := chooseCPU(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := allCases(t)[0].Frame
+	err = onPinnedThread(cpu, func() error {
+		ctx := context.Background()
+		unanchored, err := callOverhead(ctx, l, frame, 1)
+		if err != nil {
+			return err
+		}
+		if unanchored < AnchorWorthIt {
+			return fmt.Errorf("%w: a call costs %s without anchors here", errNothingToHold, unanchored)
+		}
+		a, err := startAnchor(cpu, l)
+		if err != nil {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond) // the CPU idles: the anchor's call enters the kernel
+		held, err := callOverhead(ctx, l, frame, 5)
+		if err != nil {
+			return errors.Join(err, a.release())
+		}
+		start := time.Now()
+		if err := a.release(); err != nil {
+			return err
+		}
+		took := time.Since(start)
+		after, err := callOverhead(ctx, l, frame, 1)
+		if err != nil {
+			return err
+		}
+		t.Logf("call overhead: %s unanchored, %s held, %s after release (release took %s)", unanchored, held, after, took)
+		if held >= unanchored/4 {
+			t.Errorf("held: a call costs %s, unanchored %s", held, unanchored)
+		}
+		if after < unanchored/4 {
+			t.Errorf("after release a call costs %s: the program is still in the dispatcher", after)
+		}
+		if took > time.Second {
+			t.Errorf("release took %s", took)
+		}
+		return nil
+	})
+	if errors.Is(err, errNothingToHold) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitNoIdleThreads(t)
+}
+
+var errNothingToHold = errors.New("nothing to hold")
+
+// unexpected returns cases without their expectations, for programs of
+// other types.
+func unexpected(cases []packets.Case) []packets.Case {
+	for i := range cases {
+		cases[i].Expect = ""
+	}
+	return cases
+}
