@@ -8,10 +8,12 @@
 // all cases are taken round-robin, in alternating order, so that drift on
 // the machine hits every case alike.
 //
-// XDP runs are never timed with a wall clock: with a repeat count above one
-// the kernel swaps the program into the XDP dispatcher and back around the
-// timed loop, which costs tens of milliseconds that only the kernel's own
-// figure excludes.
+// XDP test runs with a repeat count above one put the program into the XDP
+// dispatcher and take it out around the timed loop, which costs tens of
+// milliseconds a call since Linux 6.2. While XDP programs are sampled,
+// anchors (anchor.go) hold each of them in the dispatcher, so a call costs
+// about a microsecond; calibration measures both costs and anchors only
+// where it pays. The timed figure is always the kernel's own.
 //
 // The package returns raw samples and the environment they were taken in;
 // it knows nothing of statistics or output formats.
