@@ -146,11 +146,7 @@ func TestNoAnchorForTC(t *testing.T) {
 // changes once more.
 func TestAnchorHoldsAndReleases(t *testing.T) {
 	requireBPF(t)
-	l, err := load(bundled(t, "v4"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
+	l := loadBundled(t, "v4")
 	cpu, _, err := chooseCPU(-1)
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,17 @@ func bundled(t *testing.T, name string) Object {
 	return Object{Name: b.Name, ELF: b.Object}
 }
 
+// loadBundled loads a bundled build's program, closed when the test ends.
+func loadBundled(t *testing.T, name string) *loaded {
+	t.Helper()
+	l, err := load(bundled(t, name), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.close)
+	return l
+}
+
 func allCases(t *testing.T) []packets.Case {
 	t.Helper()
 	cases, err := packets.Select(packets.Names())
@@ -99,11 +110,7 @@ func TestBundledBehaviour(t *testing.T) {
 // newest value must still be the one just pushed.
 func TestQueueOverwritesWhenFull(t *testing.T) {
 	requireBPF(t)
-	l, err := load(bundled(t, "v1"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.close()
+	l := loadBundled(t, "v1")
 	cases := allCases(t)
 	queue := l.coll.Maps["verdicts"]
 	for i := range int(queue.MaxEntries()) + 10 {

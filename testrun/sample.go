@@ -213,8 +213,9 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 		d.Why = fmt.Sprintf("a call costs %s beyond its runs without anchors: not worth one", d.Unanchored)
 		return nil, nil
 	}
+	held := uniquePrograms(s.progs)
 	var anchors []*anchor
-	for _, l := range uniquePrograms(s.progs) {
+	for _, l := range held {
 		a, err := startAnchor(s.cpu, l)
 		if err != nil {
 			return anchors, err
@@ -223,7 +224,7 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 	}
 	// An anchor's call enters the kernel when the CPU idles: while this
 	// thread's calls wait for the dispatcher, or sleeps between them.
-	for _, l := range uniquePrograms(s.progs) {
+	for _, l := range held {
 		settled := time.Now().Add(anchorSettle)
 		for {
 			o, err := callOverhead(s.ctx, l, frame, 1)
