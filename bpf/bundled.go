@@ -63,12 +63,12 @@ func Ladder() []byte { return _LadderBytes }
 func LadderProgram(steps int) string { return fmt.Sprintf("ladder_%d", steps) }
 
 // FineBase is the ladder program the fine rungs build on.
-const FineBase = 16
+const FineBase = 64
 
 // FineSteps are the fine step counts of the fine rungs, ascending: fine_N
-// is ladder_16 and N one-instruction fine steps (a shift), so that
+// is ladder_64 and N one-instruction fine steps (an add of x to itself), so that
 // neighbours differ by a fraction of a nanosecond.
-var FineSteps = []int{0, 1, 2, 3, 4}
+var FineSteps = []int{0, 1, 2, 4, 8, 16}
 
 // FineProgram returns the function name, in Ladder's object, of the fine
 // rung with that many fine steps: fine_<steps>.

@@ -18,9 +18,10 @@ import (
 const (
 	ladderProgFine0    = "fine_0"
 	ladderProgFine1    = "fine_1"
+	ladderProgFine16   = "fine_16"
 	ladderProgFine2    = "fine_2"
-	ladderProgFine3    = "fine_3"
 	ladderProgFine4    = "fine_4"
+	ladderProgFine8    = "fine_8"
 	ladderProgLadder0  = "ladder_0"
 	ladderProgLadder1  = "ladder_1"
 	ladderProgLadder16 = "ladder_16"
@@ -76,9 +77,10 @@ type ladderSpecs struct {
 type ladderProgramSpecs struct {
 	Fine0    *ebpf.ProgramSpec `ebpf:"fine_0"`
 	Fine1    *ebpf.ProgramSpec `ebpf:"fine_1"`
+	Fine16   *ebpf.ProgramSpec `ebpf:"fine_16"`
 	Fine2    *ebpf.ProgramSpec `ebpf:"fine_2"`
-	Fine3    *ebpf.ProgramSpec `ebpf:"fine_3"`
 	Fine4    *ebpf.ProgramSpec `ebpf:"fine_4"`
+	Fine8    *ebpf.ProgramSpec `ebpf:"fine_8"`
 	Ladder0  *ebpf.ProgramSpec `ebpf:"ladder_0"`
 	Ladder1  *ebpf.ProgramSpec `ebpf:"ladder_1"`
 	Ladder16 *ebpf.ProgramSpec `ebpf:"ladder_16"`
@@ -141,9 +143,10 @@ type ladderVariables struct {
 type ladderPrograms struct {
 	Fine0    *ebpf.Program `ebpf:"fine_0"`
 	Fine1    *ebpf.Program `ebpf:"fine_1"`
+	Fine16   *ebpf.Program `ebpf:"fine_16"`
 	Fine2    *ebpf.Program `ebpf:"fine_2"`
-	Fine3    *ebpf.Program `ebpf:"fine_3"`
 	Fine4    *ebpf.Program `ebpf:"fine_4"`
+	Fine8    *ebpf.Program `ebpf:"fine_8"`
 	Ladder0  *ebpf.Program `ebpf:"ladder_0"`
 	Ladder1  *ebpf.Program `ebpf:"ladder_1"`
 	Ladder16 *ebpf.Program `ebpf:"ladder_16"`
@@ -158,9 +161,10 @@ func (p *ladderPrograms) Close() error {
 	return _LadderClose(
 		p.Fine0,
 		p.Fine1,
+		p.Fine16,
 		p.Fine2,
-		p.Fine3,
 		p.Fine4,
+		p.Fine8,
 		p.Ladder0,
 		p.Ladder1,
 		p.Ladder16,

@@ -102,7 +102,7 @@ func TestLadderGrowsByWholeSteps(t *testing.T) {
 	}
 }
 
-// Each fine rung must be ladder_16 plus exactly its fine steps, each a
+// Each fine rung must be the fine base plus exactly its fine steps, each a
 // single instruction.
 func TestFineRungsGrowByOneInstruction(t *testing.T) {
 	spec := ladderSpec(t)

@@ -114,14 +114,25 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 		if b.Frame != a.Frame {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: the packets differ", b.Name))
 		}
-		change, err := stats.Compare(b.Samples, a.Samples, opts)
+		caseOpts := opts
+		switch linear := bothLinear(b, a); {
+		case opts.Estimator == "" && linear:
+			caseOpts.Estimator = stats.Slope
+		case opts.Estimator.Fitted() && !linear:
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: not sampled linearly on both sides: compared by the low estimator", b.Name))
+			caseOpts.Estimator = stats.Low
+		}
+		if caseOpts.Estimator != "" {
+			c.Estimator = string(caseOpts.Estimator)
+		}
+		change, err := compareCase(b, a, caseOpts)
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", b.Name, err)
 		}
 		c.Test = change.Test
 		c.Cases = append(c.Cases, ComparedCase{
 			Name: b.Name, Source: b.Source,
-			Before: b.Stats.Estimates.Of(opts.Estimator), After: a.Stats.Estimates.Of(opts.Estimator),
+			Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator),
 			Comparison: change,
 		})
 	}
@@ -135,6 +146,25 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 	}
 	return c, nil
 }
+
+// compareCase compares one case's samples, or with a slope estimator its
+// fits; paired comparisons use the rounds both have.
+func compareCase(b, a Case, opts stats.CompareOptions) (stats.Comparison, error) {
+	if !opts.Estimator.Fitted() {
+		return stats.Compare(b.Samples, a.Samples, opts)
+	}
+	if len(b.Runs) == 0 || len(a.Runs) == 0 {
+		return stats.Comparison{}, fmt.Errorf("%w: the estimator %s needs linear sampling on both sides", ErrNotComparable, opts.Estimator)
+	}
+	nb, na := len(b.Runs), len(a.Runs)
+	if opts.Paired {
+		nb = min(nb, na)
+		na = nb
+	}
+	return stats.CompareLinear(b.timings(nb), a.timings(na), b.Samples[:nb], a.Samples[:na], opts)
+}
+
+func bothLinear(b, a Case) bool { return len(b.Runs) > 0 && len(a.Runs) > 0 }
 
 func describe(p Program) string {
 	return p.Info.Name + " in " + p.Object

@@ -90,7 +90,7 @@ func (r *Report) writeBMF(w io.Writer) error {
 			if c.Stats == nil {
 				continue
 			}
-			e := c.Stats.Estimates.Of(r.Settings.estimator())
+			e := c.Stats.Of(r.Settings.estimator())
 			out[p.Info.Name+"/"+c.Name] = map[string]bmfMetric{
 				"latency": {Value: e.Point, Lower: e.Lower, Upper: e.Upper},
 			}

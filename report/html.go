@@ -91,7 +91,7 @@ func (r *Report) sidesOf(i int) []side {
 		if label == "" {
 			label = p.Info.Name
 		}
-		sides = append(sides, side{label, p.Results[j].Samples, r.Settings.estimator(), p.Results[j].Stats.Estimates.Of(r.Settings.estimator()), programColors[pi%len(programColors)]})
+		sides = append(sides, side{label, p.Results[j].Samples, r.Settings.estimator(), p.Results[j].Stats.Of(r.Settings.estimator()), programColors[pi%len(programColors)]})
 	}
 	return sides
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -92,6 +93,10 @@ type Case struct {
 	// Effects are the changes the checking run made to maps.
 	Effects []testrun.Effect `json:"effects,omitempty"`
 	Samples []float64        `json:"samples_ns"`
+	// Runs and Wall are linear sampling's repeat and wall time (ns) of
+	// each sample's call.
+	Runs []uint32  `json:"runs,omitempty"`
+	Wall []float64 `json:"wall_ns,omitempty"`
 	// Net is the estimated time per run less the floor's, sampled in the
 	// same rounds, with its paired bootstrap interval; nil without a floor.
 	Net *stats.Estimate `json:"net,omitempty"`
@@ -104,74 +109,119 @@ type Case struct {
 // New computes the statistics of every case of a run.
 func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, error) {
 	r := &Report{Schema: Schema, Settings: settings, Environment: res.Environment, Partial: res.Partial}
-	if res.Floor != nil {
-		floor, err := newProgram(*res.Floor, res.Partial, settings, opts)
-		if err != nil {
-			return nil, fmt.Errorf("floor: %w", err)
-		}
-		r.Floor = &floor
+	if settings.estimator().Fitted() && res.Environment.Sampling.Mode != testrun.SamplingLinear {
+		// Linear sampling was refused (the footer says why): the kernel's
+		// figures stand for the cases.
+		r.Settings.Estimator, settings.Estimator = stats.Low, stats.Low
 	}
-	for _, p := range res.Programs {
-		prog, err := newProgram(p, res.Partial, settings, opts)
-		if err != nil {
+	results := res.Programs
+	if res.Floor != nil {
+		results = append([]testrun.ProgramResult{*res.Floor}, results...)
+	}
+	summaries, err := summarize(results, res.Partial, opts)
+	if err != nil {
+		return nil, err
+	}
+	programs := make([]Program, len(results))
+	for i, p := range results {
+		programs[i] = newProgram(p, summaries[i], settings)
+	}
+	if res.Floor != nil {
+		r.Floor, programs = &programs[0], programs[1:]
+		if err := subtractFloor(programs, *r.Floor, settings.estimator(), opts); err != nil {
 			return nil, err
 		}
-		if r.Floor != nil {
-			if err := prog.subtract(*r.Floor, settings.estimator(), opts); err != nil {
-				return nil, err
-			}
-		}
-		r.Programs = append(r.Programs, prog)
 	}
+	r.Programs = programs
 	return r, nil
 }
 
-// subtract sets each case's time net of the floor's in the same rounds.
-func (p *Program) subtract(floor Program, est stats.Estimator, opts stats.Options) error {
+// summarize computes the summary of every case of every program. The
+// bootstraps of thousands of samples take tens of milliseconds each: one
+// per core, over all programs, as a validation has one case per program.
+// A case a cancelled run left with too few samples has none.
+func summarize(results []testrun.ProgramResult, partial bool, opts stats.Options) ([][]*stats.Summary, error) {
+	summaries := make([][]*stats.Summary, len(results))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range p.Results {
-		c, f := &p.Results[i], floor.Results[i]
-		n := min(len(c.Samples), len(f.Samples)) // an interrupted round
-		if c.Stats == nil || n < stats.MinSamples {
-			continue
-		}
-		g.Go(func() error {
-			net, err := stats.PairedDifference(f.Samples[:n], c.Samples[:n], est, opts)
-			if err != nil {
-				return fmt.Errorf("case %s net of the floor: %w", c.Name, err)
+	for i, p := range results {
+		summaries[i] = make([]*stats.Summary, len(p.Cases))
+		for j, c := range p.Cases {
+			if partial && len(c.Samples) < stats.MinSamples {
+				continue
 			}
-			c.Net = &net
-			return nil
-		})
+			g.Go(func() error {
+				s, err := stats.Summarize(c.Samples, opts)
+				if err != nil {
+					return fmt.Errorf("case %s: %w", c.Case.Name, err)
+				}
+				if len(c.Runs) > 0 {
+					fit, err := stats.FitLinear(timings(c.Runs, c.Wall), stats.FitOptions{Options: opts})
+					if partial && errors.Is(err, stats.ErrTimings) {
+						return nil // too few calls of some level: as too few samples
+					}
+					if err != nil {
+						return fmt.Errorf("case %s: %w", c.Case.Name, err)
+					}
+					s.Fit = &fit
+				}
+				summaries[i][j] = &s
+				return nil
+			})
+		}
+	}
+	return summaries, g.Wait()
+}
+
+// subtractFloor sets each case's time net of the floor's in the same
+// rounds, one case per core.
+func subtractFloor(programs []Program, floor Program, est stats.Estimator, opts stats.Options) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for p := range programs {
+		for i := range programs[p].Results {
+			c, f := &programs[p].Results[i], floor.Results[i]
+			n := min(len(c.Samples), len(f.Samples)) // an interrupted round
+			if c.Stats == nil || n < stats.MinSamples {
+				continue
+			}
+			g.Go(func() error {
+				net, err := netOf(*c, f, n, est, opts)
+				if err != nil {
+					return fmt.Errorf("case %s net of the floor: %w", c.Name, err)
+				}
+				c.Net = &net
+				return nil
+			})
+		}
 	}
 	return g.Wait()
 }
 
-// newProgram computes the statistics of every case of one program.
-func newProgram(p testrun.ProgramResult, partial bool, settings Settings, opts stats.Options) (Program, error) {
+// netOf is the difference of c's estimate from the floor's f over the
+// first n rounds, paired by round.
+func netOf(c, f Case, n int, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+	if !est.Fitted() {
+		return stats.PairedDifference(f.Samples[:n], c.Samples[:n], est, opts)
+	}
+	fc, err := stats.CompareFits(f.timings(n), c.timings(n), est == stats.OLS, stats.FitOptions{Options: opts})
+	return fc.Difference, err
+}
+
+// timings are the first n of a case's linear samples.
+func (c Case) timings(n int) stats.Timings { return timings(c.Runs[:n], c.Wall[:n]) }
+
+func timings(runs []uint32, wall []float64) stats.Timings {
+	t := stats.Timings{Runs: make([]float64, len(runs)), Total: wall}
+	for i, r := range runs {
+		t.Runs[i] = float64(r)
+	}
+	return t
+}
+
+// newProgram assembles one program's cases with their summaries.
+func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Settings) Program {
 	prog := Program{Label: p.Label, Object: p.Object, Info: p.Info}
-	// The bootstraps of thousands of samples take tens of milliseconds
-	// each: one per core.
-	summaries := make([]*stats.Summary, len(p.Cases))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, c := range p.Cases {
-		if partial && len(c.Samples) < stats.MinSamples {
-			continue
-		}
-		g.Go(func() error {
-			s, err := stats.Summarize(c.Samples, opts)
-			if err != nil {
-				return fmt.Errorf("case %s: %w", c.Case.Name, err)
-			}
-			summaries[i] = &s
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return Program{}, err
-	}
 	for i, c := range p.Cases {
 		summary := summaries[i]
 		src := ""
@@ -189,6 +239,8 @@ func newProgram(p testrun.ProgramResult, partial bool, settings Settings, opts s
 			Retries: c.Retries,
 			Effects: c.Effects,
 			Samples: c.Samples,
+			Runs:    c.Runs,
+			Wall:    c.Wall,
 			Enough:  c.Enough,
 			Stats:   summary,
 		})
@@ -196,7 +248,7 @@ func newProgram(p testrun.ProgramResult, partial bool, settings Settings, opts s
 	if len(settings.Sizes) > 0 {
 		prog.Series = series(prog.Results, settings.estimator())
 	}
-	return prog, nil
+	return prog
 }
 
 // series groups cases padded to several sizes, named <case>@<size>, by
@@ -215,7 +267,7 @@ func series(results []Case, est stats.Estimator) []Series {
 			index[base] = i
 			out = append(out, Series{Case: base})
 		}
-		out[i].Points = append(out[i].Points, SeriesPoint{Size: c.Length, Estimate: c.Stats.Estimates.Of(est)})
+		out[i].Points = append(out[i].Points, SeriesPoint{Size: c.Length, Estimate: c.Stats.Of(est)})
 	}
 	return out
 }

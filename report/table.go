@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 func (r *Report) writeTable(w io.Writer) error {
@@ -29,7 +31,7 @@ func (r *Report) writeTable(w io.Writer) error {
 		var figures []string
 		for _, c := range f.Results {
 			if c.Stats != nil {
-				figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Estimates.Of(est).Point)))
+				figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Of(est).Point)))
 			}
 		}
 		fmt.Fprintf(w, "floor: %s, the empty %s program, in the same rounds; %s ns per case: %s\n",
@@ -52,22 +54,63 @@ func (r *Report) writeTable(w io.Writer) error {
 		fmt.Fprintln(w, "warning: "+warning)
 	}
 	repeat := fmt.Sprintf("repeat %d", env.Repeat)
+	if l := env.Sampling; l.Mode == testrun.SamplingLinear {
+		repeat = fmt.Sprintf("linear sampling: repeats %d…%d in steps of %d (%d levels), in shuffled rounds", l.Step, uint32(l.Levels)*l.Step, l.Step, l.Levels)
+	}
 	if env.RepeatChosen {
 		repeat += fmt.Sprintf(" (chosen: samples of about %s)", env.TargetSample)
+	}
+	if why := env.Sampling.Why; why != "" {
+		fmt.Fprintf(w, "flat sampling: %s\n", why)
 	}
 	sampling := fmt.Sprintf("%s, %d samples per case", repeat, env.Samples)
 	if r.Settings.Precision > 0 {
 		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
 	}
 	fmt.Fprintf(w, "estimate: %s · %s\n", describeEstimator(est, r.quantile()), sampling)
+	if est.Fitted() {
+		fmt.Fprintf(w, "time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
+			"resolution %.2g ns; intervals are %d-resample bootstrap percentiles over the calls of each level\n",
+			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples)
+		return nil
+	}
 	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
 		"intervals are %d-resample bootstrap percentiles\n", env.Resolution, r.Settings.Resamples)
 	return nil
 }
 
+// repeats is the repeat of every sample, or linear sampling's range.
+func repeats(env testrun.Environment) string {
+	if l := env.Sampling; l.Mode == testrun.SamplingLinear {
+		return fmt.Sprintf("%d…%d", l.Step, uint32(l.Levels)*l.Step)
+	}
+	return fmt.Sprint(env.Repeat)
+}
+
+// intercept is the range of the fits' intercepts: what a call costs
+// beyond its runs.
+func (r *Report) intercept() string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range r.Programs {
+		for _, c := range p.Results {
+			if c.Stats != nil && c.Stats.Fit != nil {
+				lo, hi = min(lo, c.Stats.Fit.Intercept.Point), max(hi, c.Stats.Fit.Intercept.Point)
+			}
+		}
+	}
+	if lo > hi {
+		return "not fitted"
+	}
+	return fmt.Sprintf("%s to %s", time.Duration(lo).Round(10*time.Nanosecond), time.Duration(hi).Round(10*time.Nanosecond))
+}
+
 // describeEstimator says in words what the estimate is.
 func describeEstimator(e stats.Estimator, quantile float64) string {
 	switch e {
+	case stats.Slope:
+		return fmt.Sprintf("slope of each call's wall time over its repeat, through each repeat level's Harrell–Davis %g-quantile: the time per run when the machine adds nothing", quantile)
+	case stats.OLS:
+		return "least-squares slope of each call's wall time over its repeat, through every call"
 	case stats.Low:
 		return fmt.Sprintf("low = Harrell–Davis %g-quantile of the samples: the time when the machine adds nothing", quantile)
 	case stats.Median:
@@ -99,17 +142,21 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
 		est := r.Settings.estimator()
-		// The second figure shown beside the estimate.
-		other := stats.Mean
-		if est == stats.Mean {
-			other = stats.Median
+		// The second figure shown beside the estimate: with a slope, the
+		// kernel's own.
+		other, otherName := stats.Mean, string(stats.Mean)
+		switch {
+		case est.Fitted():
+			other, otherName = stats.Low, "kernel (low)"
+		case est == stats.Mean:
+			other, otherName = stats.Median, string(stats.Median)
 		}
 		table := newTable(w, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft)
 		header := []any{"case", "source", "return", fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)}
 		if r.Floor != nil {
 			header = append(header, "net of floor")
 		}
-		table.Header(append(header, string(other), "std dev", "outliers", "samples × repeat")...)
+		table.Header(append(header, otherName, "std dev", "outliers", "samples × repeat")...)
 		for _, c := range p.Results {
 			row := []string{c.Name, c.Source, c.Action}
 			if c.Stats == nil {
@@ -117,10 +164,10 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 				if r.Floor != nil {
 					row = append(row, "")
 				}
-				row = append(row, "", "", "", fmt.Sprintf("%d × %d", len(c.Samples), env.Repeat))
+				row = append(row, "", "", "", fmt.Sprintf("%d × %s", len(c.Samples), repeats(env)))
 			} else {
 				s := c.Stats
-				e := s.Estimates.Of(est)
+				e := s.Of(est)
 				row = append(row, fmt.Sprintf("%s [%s %s] ns", ns(e.Point), ns(e.Lower), ns(e.Upper)))
 				if r.Floor != nil {
 					net := "—"
@@ -130,10 +177,10 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 					row = append(row, net)
 				}
 				row = append(row,
-					ns(s.Estimates.Of(other).Point)+" ns",
+					ns(s.Of(other).Point)+" ns",
 					ns(s.Estimates.StdDev.Point)+" ns",
 					fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
-					fmt.Sprintf("%d × %d", s.N, env.Repeat),
+					fmt.Sprintf("%d × %s", s.N, repeats(env)),
 				)
 			}
 			if err := table.Append(row); err != nil {
@@ -248,7 +295,7 @@ func notes(p Program, settings Settings) []string {
 				c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches, switches))
 		}
 		if c.Stats != nil && settings.Precision > 0 && !c.Enough {
-			hw := c.Stats.Estimates.Of(settings.estimator()).RelativeHalfWidth()
+			hw := c.Stats.Of(settings.estimator()).RelativeHalfWidth()
 			out = append(out, fmt.Sprintf("%s: precision not reached: ±%.1f %% after %d samples, asked ±%g %%",
 				c.Name, 100*hw, c.Stats.N, 100*settings.Precision))
 		}

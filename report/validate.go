@@ -110,7 +110,7 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*Report, opts s
 			if c.Stats == nil || c.Net == nil {
 				return nil, fmt.Errorf("run %d, %s: too few samples", ri+1, p.Info.Name)
 			}
-			run.Estimates = append(run.Estimates, c.Stats.Estimates.Of(est))
+			run.Estimates = append(run.Estimates, c.Stats.Of(est))
 			run.Net = append(run.Net, *c.Net)
 			if steps[i] >= VisibleSteps {
 				xs, ys = append(xs, float64(steps[i])), append(ys, c.Net.Point)

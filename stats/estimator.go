@@ -30,7 +30,17 @@ const (
 	// Min is the smallest sample (BenchmarkTools.jl's choice); it has no
 	// useful interval and one quantum's truncation decides it.
 	Min Estimator = "min"
+	// Slope is linear sampling's robust fit (see fit.go): the slope of the
+	// calls' wall time over their repeat, through each repeat level's low
+	// quantile.
+	Slope Estimator = "slope"
+	// OLS is linear sampling's least-squares slope through every call, as
+	// Criterion's; the machine's long calls pull it.
+	OLS Estimator = "ols"
 )
+
+// Fitted says whether e is a slope of linear sampling.
+func (e Estimator) Fitted() bool { return e == Slope || e == OLS }
 
 // DefaultEstimator is the estimator used when none is named.
 const DefaultEstimator = Low
@@ -38,18 +48,22 @@ const DefaultEstimator = Low
 // Estimators lists the estimators, the default first.
 func Estimators() []Estimator { return []Estimator{Low, Mean, Median, Min} }
 
+// FitEstimators lists linear sampling's estimators, the default first.
+func FitEstimators() []Estimator { return []Estimator{Slope, OLS} }
+
 // ErrEstimator reports an unknown estimator name.
 var ErrEstimator = errors.New("unknown estimator")
 
 // ParseEstimator returns the estimator of that name.
 func ParseEstimator(name string) (Estimator, error) {
-	for _, e := range Estimators() {
+	all := append(Estimators(), FitEstimators()...)
+	for _, e := range all {
 		if string(e) == name {
 			return e, nil
 		}
 	}
 	var names []string
-	for _, e := range Estimators() {
+	for _, e := range all {
 		names = append(names, string(e))
 	}
 	return "", fmt.Errorf("%w %q (known: %s)", ErrEstimator, name, strings.Join(names, ", "))

@@ -243,6 +243,8 @@ type Summary struct {
 	Min       float64   `json:"min"`
 	Max       float64   `json:"max"`
 	Regimes   Regimes   `json:"regimes"`
+	// Fit is linear sampling's slope, when the samples were taken so.
+	Fit *Fit `json:"fit,omitempty"`
 }
 
 // Summarize returns the Summary of samples. It fails as Bootstrap does.

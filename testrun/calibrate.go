@@ -44,11 +44,11 @@ func chooseRepeat(ctx context.Context, progs []*loaded, cases []packets.Case) (u
 			if err := ctx.Err(); err != nil {
 				return 0, err
 			}
-			ns, _, err := l.sample(c.Frame, calibrationRepeat)
+			m, err := l.sample(c.Frame, calibrationRepeat)
 			if err != nil {
 				return 0, fmt.Errorf("case %s: choose repeat: %w", c.Name, err)
 			}
-			slowest = max(slowest, ns)
+			slowest = max(slowest, m.perRun)
 		}
 	}
 	return repeatFor(slowest), nil

@@ -3,6 +3,7 @@ package testrun
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/rlimit"
@@ -95,39 +96,54 @@ func (l *loaded) runOnce(frame []byte) (uint32, error) {
 	return ret, nil
 }
 
-// sample runs a frame repeat times and returns the kernel's figure for the
-// time per run, in ns, and how often an interrupted run was restarted.
-func (l *loaded) sample(frame []byte, repeat uint32) (ns float64, retries int, err error) {
+// measurement is one sample: the kernel's figure for the time per run, the
+// wall time of the call that gave it, and how often an interrupted call was
+// restarted before it.
+type measurement struct {
+	perRun  float64 // ns
+	wall    time.Duration
+	retries int
+}
+
+// sample runs a frame repeat times. The wall time is that of the last,
+// complete call, read around the raw syscall on this thread: Go's
+// monotonic clock, CLOCK_MONOTONIC through the vDSO, which reads the TSC in
+// user space in tens of nanoseconds and enters no kernel code.
+func (l *loaded) sample(frame []byte, repeat uint32) (m measurement, err error) {
 	var before *ebpf.ProgramStats
 	if l.statsTimer {
 		if before, err = l.prog.Stats(); err != nil {
-			return 0, 0, fmt.Errorf("read run-time statistics: %w", err)
+			return m, fmt.Errorf("read run-time statistics: %w", err)
 		}
 	}
 	var per uint32
 	for {
+		start := time.Now()
 		_, per, err = testRun(l.prog.FD(), frame, repeat)
+		m.wall = time.Since(start)
 		if !errors.Is(err, unix.EINTR) {
 			break
 		}
 		// The kernel gives up the whole loop; so does the sample.
-		retries++
+		m.retries++
 	}
 	if err != nil {
-		return 0, retries, l.runError(err, frame)
+		return m, l.runError(err, frame)
 	}
 	if !l.statsTimer {
-		return float64(per), retries, nil
+		m.perRun = float64(per)
+		return m, nil
 	}
 	after, err := l.prog.Stats()
 	if err != nil {
-		return 0, retries, fmt.Errorf("read run-time statistics: %w", err)
+		return m, fmt.Errorf("read run-time statistics: %w", err)
 	}
 	runs := after.RunCount - before.RunCount
 	if runs == 0 {
-		return 0, retries, fmt.Errorf("run-time statistics counted no run")
+		return m, fmt.Errorf("run-time statistics counted no run")
 	}
-	return float64(after.Runtime-before.Runtime) / float64(runs), retries, nil
+	m.perRun = float64(after.Runtime-before.Runtime) / float64(runs)
+	return m, nil
 }
 
 func (l *loaded) runError(err error, frame []byte) error {

@@ -59,10 +59,11 @@ type Config struct {
 	Repeat uint32
 	// Enough, if set, makes sampling adaptive: after every round from the
 	// Samples-th on, it is asked of each case not yet accepted, with that
-	// case's samples per program (not the floor's), whether they suffice.
-	// Sampling ends when every case is accepted or Budget is spent. It runs on the measuring thread between
-	// samples, so it should take well under a millisecond per case.
-	Enough func(caseIndex int, samples [][]float64) bool
+	// case's results so far per program (not the floor's), whether they
+	// suffice. Sampling ends when every case is accepted or Budget is
+	// spent. It runs on the measuring thread between rounds, at most a
+	// tenth of the time (judgeShare).
+	Enough func(caseIndex int, results []CaseResult) bool
 	// Budget bounds the time of calibration, warm-up and sampling when
 	// Enough is set.
 	Budget time.Duration
@@ -75,6 +76,11 @@ type Config struct {
 	// calibration finds that it pays.
 	Anchor AnchorPolicy
 	Timer  string // TimerKernel (the default when empty) or TimerStats
+	// Sampling is SamplingFlat (the default when empty) or SamplingLinear;
+	// Levels is linear sampling's number of repeat levels, 0 for
+	// DefaultLevels. In linear mode, Repeat is the mean repeat of a sample.
+	Sampling string
+	Levels   int
 	// Floor, if set, is an object of empty programs: the one of the
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.
@@ -134,6 +140,8 @@ type Environment struct {
 	// of the kept samples inside it.
 	Wall       time.Duration `json:"wall_ns"`
 	KernelTime time.Duration `json:"kernel_time_ns"`
+	// Sampling says how the samples were taken.
+	Sampling Sampling `json:"sampling"`
 	// Dispatcher says how the calls met the XDP dispatcher's changes.
 	Dispatcher Dispatcher `json:"dispatcher"`
 	// Load is how busy the machine was while it measured.
@@ -163,7 +171,11 @@ type CaseResult struct {
 	Return  uint32       `json:"return"`
 	Action  string       `json:"action"`
 	Samples []float64    `json:"samples_ns"` // kernel's ns per run, one per sample, in the order taken
-	Retries int          `json:"retries"`    // samples restarted after EINTR
+	// Runs and Wall are, with linear sampling, each sample's repeat and
+	// the wall time of its call in ns.
+	Runs    []uint32  `json:"runs,omitempty"`
+	Wall    []float64 `json:"wall_ns,omitempty"`
+	Retries int       `json:"retries"` // samples restarted after EINTR
 	// Enough says adaptive sampling found the samples sufficient; false
 	// when the budget ran out first, or sampling was not adaptive.
 	Enough bool `json:"enough,omitempty"`
@@ -203,6 +215,10 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: --warmup must not be negative", ErrConfig)
 	case c.Timer != "" && c.Timer != TimerKernel && c.Timer != TimerStats:
 		return fmt.Errorf("%w: --timer %q: want %s or %s", ErrConfig, c.Timer, TimerKernel, TimerStats)
+	case c.Sampling != "" && c.Sampling != SamplingFlat && c.Sampling != SamplingLinear:
+		return fmt.Errorf("%w: --sampling %q: want %s or %s", ErrConfig, c.Sampling, SamplingLinear, SamplingFlat)
+	case c.Levels < 0 || c.Levels == 1:
+		return fmt.Errorf("%w: %d repeat levels: want at least 2", ErrConfig, c.Levels)
 	}
 	return nil
 }
@@ -396,7 +412,11 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 	if p.cfg.Timer == TimerStats {
 		env.Resolution = Resolution / float64(s.repeat)
 	}
-	env.Dispatcher = s.dispatcher
+	env.Dispatcher, env.Sampling = s.dispatcher, s.sampling
+	if s.linear != nil {
+		// The clock reads whole nanoseconds of a call of at least step runs.
+		env.Resolution = Resolution / float64(s.linear.step)
+	}
 	return err
 }
 
@@ -411,8 +431,12 @@ func (p *plan) assemble(res Result) Result {
 	env := &res.Environment
 	for _, pr := range append(slices.Clone(res.Programs), floorOrNone(res.Floor)...) {
 		for _, c := range pr.Cases {
-			for _, s := range c.Samples {
-				env.KernelTime += time.Duration(s * float64(env.Repeat))
+			for i, s := range c.Samples {
+				runs := env.Repeat
+				if i < len(c.Runs) {
+					runs = c.Runs[i]
+				}
+				env.KernelTime += time.Duration(s * float64(runs))
 			}
 		}
 	}

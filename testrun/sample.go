@@ -28,6 +28,8 @@ type sampler struct {
 
 	start      time.Time // of calibration: the budget counts from here
 	repeat     uint32
+	linear     *linearPlan // nil when sampling is flat
+	sampling   Sampling
 	dispatcher Dispatcher
 	kept       int // samples kept so far
 	// lastCheck is when Enough was last asked, and checkCost what asking
@@ -64,10 +66,16 @@ func (s *sampler) run() (err error) {
 			return err
 		}
 	}
+	s.sampling = Sampling{Mode: SamplingFlat}
+	if s.cfg.Sampling == SamplingLinear {
+		if s.linear, s.sampling.Why = s.planLinear(); s.linear != nil {
+			s.sampling = Sampling{Mode: SamplingLinear, Step: s.linear.step, Levels: s.linear.levels, Clock: Clock}
+		}
+	}
 	// Warm-up: whole rounds until the warm-up time is spent, at least one.
 	warm := time.Now().Add(s.cfg.Warmup)
-	for first := true; first || time.Now().Before(warm); first = false {
-		if err := s.round(0, false); err != nil {
+	for round := 0; round == 0 || time.Now().Before(warm); round++ {
+		if err := s.round(round, false); err != nil {
 			return err
 		}
 	}
@@ -102,7 +110,7 @@ func (s *sampler) round(round int, keep bool) error {
 		if round%2 == 1 {
 			u = s.units[n-1-i]
 		}
-		if err := s.take(u, keep); err != nil {
+		if err := s.take(u, round, keep); err != nil {
 			return err
 		}
 	}
@@ -110,17 +118,22 @@ func (s *sampler) round(round int, keep bool) error {
 	return nil
 }
 
-func (s *sampler) take(u unit, keep bool) error {
+func (s *sampler) take(u unit, round int, keep bool) error {
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
-	ns, retries, err := u.prog.sample(u.result.Case.Frame, s.repeat)
+	repeat := s.repeatOf(round)
+	m, err := u.prog.sample(u.result.Case.Frame, repeat)
 	if err != nil {
 		return fmt.Errorf("case %s: %w", u.result.Case.Name, err)
 	}
 	if keep {
-		u.result.Samples = append(u.result.Samples, ns)
-		u.result.Retries += retries
+		u.result.Samples = append(u.result.Samples, m.perRun)
+		if s.linear != nil {
+			u.result.Runs = append(u.result.Runs, repeat)
+			u.result.Wall = append(u.result.Wall, float64(m.wall.Nanoseconds()))
+		}
+		u.result.Retries += m.retries
 		s.kept++
 	}
 	if s.cfg.Progress != nil {
@@ -165,14 +178,14 @@ func (s *sampler) judge() bool {
 	return all
 }
 
-// measured returns the samples of a case's units that belong to measured
-// programs, not to the floor.
-func (s *sampler) measured(units []unit) [][]float64 {
-	samples := make([][]float64, len(s.cfg.Programs))
-	for i := range samples {
-		samples[i] = units[i].result.Samples
+// measured returns the results so far of a case's units that belong to
+// measured programs, not to the floor.
+func (s *sampler) measured(units []unit) []CaseResult {
+	results := make([]CaseResult, len(s.cfg.Programs))
+	for i := range results {
+		results[i] = *units[i].result
 	}
-	return samples
+	return results
 }
 
 // AnchorWorthIt is the cost of a call beyond its timed loop below which

@@ -14,6 +14,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/term"
 )
@@ -35,6 +36,7 @@ type benchFlags struct {
 	dir        string
 	quiet      bool
 	timer      string
+	sampling   string
 	floor      bool
 	anchor     bool
 	output     outputFlags
@@ -98,6 +100,8 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under this name")
 	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "directory of saved baselines")
 	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel: BPF_PROG_TEST_RUN's figure, whole ns per run; stats: BPF_ENABLE_STATS run_time_ns/run_cnt, finer but with the clock's cost in every run")
+	fl.StringVar(&f.sampling, "sampling", testrun.SamplingLinear, "linear: sample i runs i·step times (10 levels), the time per run is the slope of the call's wall time over its repeat, resolving fractions of a ns; "+
+		"flat: every sample runs --repeat times, the kernel's figure in whole ns per run (Criterion's words)")
 	fl.BoolVar(&f.floor, "floor", true, "also measure the empty program of the same type with every case, and give each case net of it (--floor=false to skip)")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, so that no call waits for it to change (--anchor=false: every call changes it twice, ~20 ms each on Linux 6.2 and later)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
@@ -154,9 +158,19 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	est, err := f.output.estimatorValue()
+	if f.sampling != testrun.SamplingLinear && f.sampling != testrun.SamplingFlat {
+		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, testrun.SamplingLinear, testrun.SamplingFlat)}
+	}
+	defaultEst := stats.Slope
+	if f.sampling == testrun.SamplingFlat {
+		defaultEst = stats.Low
+	}
+	est, err := f.output.estimatorValue(defaultEst)
 	if err != nil {
 		return err
+	}
+	if est.Fitted() && f.sampling == testrun.SamplingFlat {
+		return usageError{fmt.Errorf("--estimator %s needs --sampling %s", est, testrun.SamplingLinear)}
 	}
 	compareOpts, err := f.comparison.options(statOpts, est, f.before != "")
 	if err != nil {
@@ -201,14 +215,14 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if f.floor {
 		floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	}
-	sampling, err := f.sampling(cmd, est, statOpts)
+	plan, err := f.plan(cmd, est, statOpts)
 	if err != nil {
 		return err
 	}
 	res, runErr := testrun.Run(ctx, testrun.Config{
-		Enough:   sampling.enough,
-		Budget:   sampling.budget,
-		MinTime:  sampling.minTime,
+		Enough:   plan.enough,
+		Budget:   plan.budget,
+		MinTime:  plan.minTime,
 		Anchor:   f.anchorPolicy(),
 		Floor:    floor,
 		Progress: progress,
@@ -217,9 +231,10 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		MapInit:  mapInit,
 		CPU:      f.cpu,
 		Warmup:   f.warmup,
-		Samples:  sampling.samples,
+		Samples:  plan.samples,
 		Repeat:   f.repeat,
 		Timer:    f.timer,
+		Sampling: f.sampling,
 	})
 	stopProgress() // before anything else is written
 	if runErr != nil && !res.Partial {
@@ -232,7 +247,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Confidence: f.output.confidence, Resamples: f.output.resamples,
 		Estimator: est,
 	}
-	if sampling.enough != nil {
+	if plan.enough != nil {
 		settings.Precision, settings.Budget = f.precision, f.budget.String()
 	}
 	if f.before != "" {

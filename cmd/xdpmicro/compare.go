@@ -35,7 +35,7 @@ were measured on different kernels, CPU models, CPUs or repeat counts.`,
 			if err != nil {
 				return err
 			}
-			est, err := out.estimatorValue()
+			est, err := out.estimatorValue("") // the files decide: see report.Against
 			if err != nil {
 				return err
 			}

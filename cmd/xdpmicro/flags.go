@@ -31,8 +31,10 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.format, "format", string(report.Table), "output format: "+strings.Join(report.Formats(), ", "))
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into this directory")
-	fl.StringVar(&o.estimator, "estimator", string(stats.DefaultEstimator), "the figure that stands for a case, is compared and brought to --precision: "+
-		"low (Harrell–Davis --low-quantile: the time when the machine adds nothing), mean, median, min")
+	fl.StringVar(&o.estimator, "estimator", "", "the figure that stands for a case, is compared and brought to --precision: "+
+		"slope (linear sampling: the slope of wall time over repeat through each level's low quantile), ols (least squares through every call), "+
+		"low (Harrell–Davis --low-quantile of the kernel's figures: the time when the machine adds nothing), mean, median, min; "+
+		"default slope with linear sampling, low with flat")
 }
 
 // registerLowQuantile adds --low-quantile.
@@ -40,8 +42,11 @@ func (o *outputFlags) registerLowQuantile(fl *pflag.FlagSet) {
 	o.quantile = fl.Float64("low-quantile", stats.DefaultLowQuantile, "the quantile the low estimate stands for, in (0, 0.5)")
 }
 
-// estimatorValue is the --estimator asked for.
-func (o *outputFlags) estimatorValue() (stats.Estimator, error) {
+// estimatorValue is the --estimator asked for, or def if none was.
+func (o *outputFlags) estimatorValue(def stats.Estimator) (stats.Estimator, error) {
+	if o.estimator == "" {
+		return def, nil
+	}
 	e, err := stats.ParseEstimator(o.estimator)
 	if err != nil {
 		return "", usageError{fmt.Errorf("--estimator: %w", err)}

@@ -172,13 +172,22 @@ func TestBenchBMFToFile(t *testing.T) {
 
 func TestBenchTable(t *testing.T) {
 	requireBPF(t)
-	code, stdout, stderr := xdpmicro(append([]string{"bench", "v3"}, quick...)...)
-	if code != 0 || stderr != "" {
-		t.Fatalf("exit %d, stderr %q: want nothing on stderr when it is no terminal", code, stderr)
-	}
-	for _, want := range []string{"fizzbuzz in v3 (bundled)", "192.0.2.233", "XDP_PASS", "10 × 1000", "kernel ", "CPU "} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("table lacks %q:\n%s", want, stdout)
+	for _, tc := range []struct {
+		sampling string
+		want     []string
+	}{
+		// 10 samples of a mean repeat of 1000 make two levels, 667 and 1333.
+		{"linear", []string{"slope [95% CI]", "kernel (low)", "10 × 667…1334", "linear sampling: repeats 667…1334 in steps of 667 (2 levels)", "CLOCK_MONOTONIC"}},
+		{"flat", []string{"low [95% CI]", "10 × 1000", "whole number of ns per sample"}},
+	} {
+		code, stdout, stderr := xdpmicro(append([]string{"bench", "v3", "--sampling", tc.sampling}, quick...)...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q: want nothing on stderr when it is no terminal", tc.sampling, code, stderr)
+		}
+		for _, want := range append([]string{"fizzbuzz in v3 (bundled)", "192.0.2.233", "XDP_PASS", "kernel ", "CPU "}, tc.want...) {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("%s: table lacks %q:\n%s", tc.sampling, want, stdout)
+			}
 		}
 	}
 }
@@ -235,7 +244,7 @@ func TestHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"Examples:", "--before old.o --after new.o", "(default 0.01)", "(default 5s)", "(default \"low\")", "(default auto)", "(default \"table\")"} {
+	for _, want := range []string{"Examples:", "--before old.o --after new.o", "(default 0.01)", "(default 5s)", "default slope with linear sampling", "(default \"linear\")", "(default auto)", "(default \"table\")"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help bench lacks %q", want)
 		}

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Adaptive sampling's defaults. With anchored calls the bundled program's
@@ -32,14 +34,14 @@ const (
 // sampling is how many samples to take, or until when.
 type sampling struct {
 	samples int
-	enough  func(int, [][]float64) bool
+	enough  func(int, []testrun.CaseResult) bool
 	budget  time.Duration
 	minTime time.Duration
 }
 
 // sampling turns --samples, --precision and --time into a plan: a fixed
 // count when --samples is given alone, else adaptive.
-func (f benchFlags) sampling(cmd *cobra.Command, est stats.Estimator, opts stats.Options) (sampling, error) {
+func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Options) (sampling, error) {
 	fl := cmd.Flags()
 	if !(f.precision > 0 && f.precision < 1) {
 		return sampling{}, usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
@@ -59,14 +61,5 @@ func (f benchFlags) sampling(cmd *cobra.Command, est stats.Estimator, opts stats
 	}
 	check := opts
 	check.Resamples = checkResamples
-	enough := func(_ int, samples [][]float64) bool {
-		for _, s := range samples {
-			e, err := stats.Bootstrap(s, check)
-			if err != nil || e.Of(est).RelativeHalfWidth() > f.precision {
-				return false
-			}
-		}
-		return true
-	}
-	return sampling{samples: rounds, enough: enough, budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
+	return sampling{samples: rounds, enough: report.Precise(est, f.precision, check), budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
 }

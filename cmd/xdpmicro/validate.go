@@ -9,6 +9,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -65,12 +66,12 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	if err != nil {
 		return err
 	}
-	est, err := f.output.estimatorValue()
+	est, err := f.output.estimatorValue(stats.Low)
 	if err != nil {
 		return err
 	}
 	bench := benchFlags{precision: f.precision, budget: f.budget}
-	plan, err := bench.sampling(cmd, est, opts)
+	plan, err := bench.plan(cmd, est, opts)
 	if err != nil {
 		return err
 	}
@@ -111,6 +112,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 			return err
 		}
 		runs = append(runs, rep)
+
 	}
 	v, err := report.Validate(bpf.LadderSteps, bpf.FineBase, fine, runs, opts)
 	if err != nil {

@@ -1,0 +1,396 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Linear sampling's statistics. A case's samples are calls of a repeat
+// taken from a few levels, each with the wall time it took; the time per
+// run is the slope of total time over repeat, the call's fixed cost the
+// intercept. Two fits:
+//
+//   - least squares through every sample, with its R²;
+//   - the robust one, the headline: least squares through each level's
+//     low quantile. The machine's noise only adds time to a call (an
+//     interrupt, a reschedule, a cold cache), so a level's low quantile is
+//     its time when the machine added nothing, as the low estimator is in
+//     flat sampling; least squares through the raw samples follows every
+//     long call.
+//
+// The bootstrap resamples calls within each level: the levels are the
+// design, chosen before any call, and rounds of the same index were taken
+// together for every unit, so resampling index lists keeps the pairing of
+// builds and floor.
+
+// ErrTimings reports timings a fit cannot use.
+var ErrTimings = errors.New("cannot fit")
+
+// Timings are the samples of linear sampling: the i-th call ran Runs[i]
+// times and took Total[i] ns of wall time.
+type Timings struct {
+	Runs  []float64
+	Total []float64
+}
+
+// Fit is the estimate of the time per run from timings.
+type Fit struct {
+	// Slope is the robust fit's slope, ns per run.
+	Slope Estimate `json:"slope"`
+	// Intercept is the robust fit's intercept: what a call costs beyond
+	// its runs, ns.
+	Intercept Estimate `json:"intercept"`
+	// OLS and OLSIntercept are least squares through every sample; R2 is
+	// its coefficient of determination, 1 - SSres/SStot around the mean.
+	OLS          Estimate `json:"ols_slope"`
+	OLSIntercept Estimate `json:"ols_intercept"`
+	R2           float64  `json:"r2"`
+	// Levels are the points the robust fit goes through.
+	Levels        []Level `json:"levels"`
+	LevelQuantile float64 `json:"level_quantile"`
+}
+
+// Level is one repeat level: its repeat, how many calls it has, and the
+// low quantile of their totals.
+type Level struct {
+	Runs  float64 `json:"runs"`
+	N     int     `json:"n"`
+	Total float64 `json:"low_total_ns"`
+}
+
+// FitOptions are the options of a fit.
+type FitOptions struct {
+	Options
+	// LevelQuantile is the quantile of each level the robust fit goes
+	// through; 0 means the low estimator's, Options.LowQuantile. Measured
+	// here on rungs one instruction apart, the 0.02-quantile gave the
+	// steadiest slope from run to run and intervals of paired differences
+	// as narrow as the median's (docs/measurement-notes.md).
+	LevelQuantile float64
+}
+
+func (o FitOptions) levelQuantile() float64 {
+	if o.LevelQuantile == 0 {
+		return o.lowQuantile()
+	}
+	return o.LevelQuantile
+}
+
+// design is the levels of a set of timings: which calls belong to which.
+type design struct {
+	runs    []float64 // each level's repeat, ascending
+	members [][]int   // each level's call indices
+	weights [][]float64
+	// cumulative[l][i] is the sum of level l's first i Harrell–Davis
+	// weights, so that tied values can take their share at once.
+	cumulative [][]float64
+}
+
+// minPerLevel is the fewest calls a level needs for its low quantile.
+const minPerLevel = 5
+
+func newDesign(runs []float64, q float64) (*design, error) {
+	byRuns := map[float64][]int{}
+	for i, r := range runs {
+		if !(r > 0) || math.IsInf(r, 0) {
+			return nil, fmt.Errorf("%w: call %d ran %v times", ErrTimings, i, r)
+		}
+		byRuns[r] = append(byRuns[r], i)
+	}
+	d := &design{}
+	for r := range byRuns {
+		d.runs = append(d.runs, r)
+	}
+	slices.Sort(d.runs)
+	if len(d.runs) < 2 {
+		return nil, fmt.Errorf("%w: %d repeat level(s), need at least 2", ErrTimings, len(d.runs))
+	}
+	for _, r := range d.runs {
+		m := byRuns[r]
+		if len(m) < minPerLevel {
+			return nil, fmt.Errorf("%w: %d calls of repeat %v, need at least %d", ErrTimings, len(m), r, minPerLevel)
+		}
+		w := harrellDavisWeights(len(m), q)
+		c := make([]float64, len(w)+1)
+		for i, x := range w {
+			c[i+1] = c[i] + x
+		}
+		d.members, d.weights, d.cumulative = append(d.members, m), append(d.weights, w), append(d.cumulative, c)
+	}
+	return d, nil
+}
+
+// fitted is one unit's timings arranged by level: each level's totals in
+// ascending order, and which member each came from.
+type fitted struct {
+	sorted [][]float64
+	order  [][]int // order[l][i]: the member (index into members[l]) of sorted[l][i]
+}
+
+func (d *design) arrange(t Timings) fitted {
+	f := fitted{sorted: make([][]float64, len(d.runs)), order: make([][]int, len(d.runs))}
+	for l, m := range d.members {
+		totals := make([]float64, len(m))
+		for i, call := range m {
+			totals[i] = t.Total[call]
+		}
+		f.order[l] = sortedOrder(totals)
+		f.sorted[l] = gather(totals, f.order[l])
+	}
+	return f
+}
+
+// line is a fitted line.
+type line struct{ intercept, slope float64 }
+
+// resample holds, for every level, how often each member was drawn.
+type resample [][]int
+
+// robust fits the line through each level's low quantile under counts
+// (nil: every member once).
+func (d *design) robust(f fitted, counts resample, levels []Level) line {
+	var sx, sy, sxx, sxy float64
+	for l, x := range d.runs {
+		q := d.lowOf(f, l, counts)
+		if levels != nil {
+			levels[l] = Level{Runs: x, N: len(d.members[l]), Total: q}
+		}
+		sx, sy, sxx, sxy = sx+x, sy+q, sxx+x*x, sxy+x*q
+	}
+	return solve(float64(len(d.runs)), sx, sy, sxx, sxy)
+}
+
+// lowOf is level l's Harrell–Davis low quantile under counts: a value
+// drawn c times takes the weights of the c sorted positions it fills.
+func (d *design) lowOf(f fitted, l int, counts resample) float64 {
+	s := f.sorted[l]
+	if counts == nil {
+		return weightedSum(s, d.weights[l])
+	}
+	cum := d.cumulative[l]
+	pos, base, sum := 0, math.NaN(), 0.0
+	for i, v := range s {
+		c := counts[l][f.order[l][i]]
+		if c == 0 {
+			continue
+		}
+		if math.IsNaN(base) {
+			base = v // distances from the smallest, as weightedSum
+		}
+		sum += (cum[pos+c] - cum[pos]) * (v - base)
+		pos += c
+	}
+	return base + sum
+}
+
+// ols fits least squares through every call under counts.
+func (d *design) ols(t Timings, counts resample) line {
+	var n, sx, sy, sxx, sxy float64
+	for l, x := range d.runs {
+		for i, call := range d.members[l] {
+			c := 1.0
+			if counts != nil {
+				c = float64(counts[l][i])
+			}
+			y := t.Total[call]
+			n, sx, sy, sxx, sxy = n+c, sx+c*x, sy+c*y, sxx+c*x*x, sxy+c*x*y
+		}
+	}
+	return solve(n, sx, sy, sxx, sxy)
+}
+
+// solve is least squares from its sums.
+func solve(n, sx, sy, sxx, sxy float64) line {
+	mx, my := sx/n, sy/n
+	slope := (sxy/n - mx*my) / (sxx/n - mx*mx)
+	return line{intercept: my - slope*mx, slope: slope}
+}
+
+// draw fills counts with a resample of every level's members.
+func (d *design) draw(r *rand.Rand, counts resample) {
+	for l, m := range d.members {
+		clear(counts[l])
+		for range m {
+			counts[l][r.IntN(len(m))]++
+		}
+	}
+}
+
+func (d *design) newResample() resample {
+	counts := make(resample, len(d.members))
+	for l, m := range d.members {
+		counts[l] = make([]int, len(m))
+	}
+	return counts
+}
+
+func checkTimings(t Timings) error {
+	if len(t.Runs) != len(t.Total) {
+		return fmt.Errorf("%w: %d repeats for %d totals", ErrTimings, len(t.Runs), len(t.Total))
+	}
+	for i, y := range t.Total {
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return fmt.Errorf("%w: call %d took %v: %w", ErrTimings, i, y, ErrNonFinite)
+		}
+	}
+	return nil
+}
+
+// FitLinear fits the time per run to timings, with bootstrap intervals.
+// It needs at least two repeat levels of minPerLevel calls each.
+func FitLinear(t Timings, opts FitOptions) (Fit, error) {
+	if err := opts.Validate(); err != nil {
+		return Fit{}, err
+	}
+	if err := checkTimings(t); err != nil {
+		return Fit{}, err
+	}
+	d, err := newDesign(t.Runs, opts.levelQuantile())
+	if err != nil {
+		return Fit{}, err
+	}
+	f := d.arrange(t)
+	fit := Fit{Levels: make([]Level, len(d.runs)), LevelQuantile: opts.levelQuantile()}
+	robust, ols := d.robust(f, nil, fit.Levels), d.ols(t, nil)
+	fit.R2 = rSquared(t, ols)
+
+	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
+	counts := d.newResample()
+	slopes, intercepts := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
+	olsSlopes, olsIntercepts := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
+	for k := range opts.Resamples {
+		d.draw(r, counts)
+		rl, ol := d.robust(f, counts, nil), d.ols(t, counts)
+		slopes[k], intercepts[k], olsSlopes[k], olsIntercepts[k] = rl.slope, rl.intercept, ol.slope, ol.intercept
+	}
+	c := opts.Confidence
+	fit.Slope = percentileInterval(robust.slope, slopes, c)
+	fit.Intercept = percentileInterval(robust.intercept, intercepts, c)
+	fit.OLS = percentileInterval(ols.slope, olsSlopes, c)
+	fit.OLSIntercept = percentileInterval(ols.intercept, olsIntercepts, c)
+	return fit, nil
+}
+
+// rSquared is 1 - SSres/SStot of l over every call.
+func rSquared(t Timings, l line) float64 {
+	return stat.RSquared(t.Runs, t.Total, nil, l.intercept, l.slope)
+}
+
+// FitChange is how the slope of after differs from that of before, for
+// timings taken in the same rounds.
+type FitChange struct {
+	Change     Estimate // after/before - 1
+	Difference Estimate // after - before, ns per run
+	changes    []float64
+}
+
+// CompareFits estimates the change of the robust slope (or, with ols, of
+// least squares) from before to after, for timings of the same rounds:
+// it resamples whole rounds within each level, so that what a round's
+// calls shared stays shared.
+func CompareFits(before, after Timings, ols bool, opts FitOptions) (FitChange, error) {
+	return compareFits(before, after, ols, true, opts)
+}
+
+func compareFits(before, after Timings, ols, paired bool, opts FitOptions) (FitChange, error) {
+	if err := opts.Validate(); err != nil {
+		return FitChange{}, err
+	}
+	for _, t := range []Timings{before, after} {
+		if err := checkTimings(t); err != nil {
+			return FitChange{}, err
+		}
+	}
+	if paired && !slices.Equal(before.Runs, after.Runs) {
+		return FitChange{}, fmt.Errorf("%w: the paired timings' repeats differ", ErrTimings)
+	}
+	db, err := newDesign(before.Runs, opts.levelQuantile())
+	if err != nil {
+		return FitChange{}, err
+	}
+	da := db
+	if !paired {
+		if da, err = newDesign(after.Runs, opts.levelQuantile()); err != nil {
+			return FitChange{}, err
+		}
+	}
+	fb, fa := db.arrange(before), da.arrange(after)
+	slope := func(d *design, f fitted, t Timings, counts resample) float64 {
+		if ols {
+			return d.ols(t, counts).slope
+		}
+		return d.robust(f, counts, nil).slope
+	}
+	b, a := slope(db, fb, before, nil), slope(da, fa, after, nil)
+	if !(b > 0) {
+		return FitChange{}, fmt.Errorf("%w: a relative change needs a positive slope before, not %v", ErrTimings, b)
+	}
+	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
+	cb, ca := db.newResample(), da.newResample()
+	changes, diffs := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
+	for k := range opts.Resamples {
+		db.draw(r, cb)
+		if paired {
+			ca = cb
+		} else {
+			da.draw(r, ca)
+		}
+		sb, sa := slope(db, fb, before, cb), slope(da, fa, after, ca)
+		changes[k], diffs[k] = sa/sb-1, sa-sb
+	}
+	c := opts.Confidence
+	fc := FitChange{Difference: percentileInterval(a-b, diffs, c)}
+	fc.Change = percentileInterval(a/b-1, changes, c)
+	fc.changes = changes
+	return fc, nil
+}
+
+// P is the two-sided bootstrap p-value of the change.
+func (fc FitChange) P() float64 { return bootstrapP(fc.changes) }
+
+// Of returns the estimate of e: a slope from the fit, else from the
+// samples' estimates. A slope of samples taken flat is a zero Estimate.
+func (s Summary) Of(e Estimator) Estimate {
+	switch {
+	case !e.Fitted():
+		return s.Estimates.Of(e)
+	case s.Fit == nil:
+		return Estimate{}
+	case e == OLS:
+		return s.Fit.OLS
+	}
+	return s.Fit.Slope
+}
+
+// LinearTest names the test of CompareLinear.
+const LinearTest = "bootstrap test on the change of the slope, resampling calls within each repeat level"
+
+// CompareLinear compares two cases of linear sampling by the slope
+// opts.Estimator names (Slope or OLS). Mean and Median are the changes of
+// the kernel's figures per run (beforeRuns, afterRuns), as Compare gives
+// them. With opts.Paired the timings must be of the same rounds.
+func CompareLinear(before, after Timings, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, error) {
+	est := opts.estimator()
+	if !est.Fitted() {
+		return Comparison{}, fmt.Errorf("%w: estimator %s is not a slope", ErrCompare, est)
+	}
+	flat := opts
+	flat.Estimator = Mean
+	c, err := Compare(beforeRuns, afterRuns, flat)
+	if err != nil {
+		return Comparison{}, err
+	}
+	fc, err := compareFits(before, after, est == OLS, opts.Paired, FitOptions{Options: opts.Options})
+	if err != nil {
+		return Comparison{}, fmt.Errorf("%w: %w", ErrCompare, err)
+	}
+	c.Estimator, c.Change, c.Difference = est, fc.Change, fc.Difference
+	c.P, c.Test = fc.P(), LinearTest
+	c.Verdict = verdict(c, opts)
+	return c, nil
+}
