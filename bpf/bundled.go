@@ -6,12 +6,16 @@ import (
 	"strings"
 )
 
-// Build is one bundled build of FizzBuzzFibonacci.
+// Build is one bundled build of FizzBuzzFibonacci, or a rung of the fine
+// ladder.
 type Build struct {
-	Name        string // as given on the command line: v1..v4
+	Name        string // as given on the command line: v1..v4, rung0..rung16
 	Description string
 	Program     string // the XDP function in the object
 	Object      []byte // the ELF object, embedded at compile time
+	// Rung marks a fine-ladder program: it passes every frame, so the
+	// FizzBuzzFibonacci cases' expected actions do not apply to it.
+	Rung bool
 }
 
 // Default is the build measured when no object is named.
@@ -26,10 +30,10 @@ const program = "fizzbuzz"
 // Builds returns the bundled builds, oldest first.
 func Builds() []Build {
 	return []Build{
-		{"v1", "push the IPv4 source address into a queue", program, _FizzbuzzV1Bytes},
-		{"v2", "FizzBuzz: push Fizz (%3), Buzz (%5), FizzBuzz (%15), else nothing", program, _FizzbuzzV2Bytes},
-		{"v3", "FizzBuzzFibonacci, Fibonacci found by a loop per packet (the regression)", program, _FizzbuzzV3Bytes},
-		{"v4", "FizzBuzzFibonacci, Fibonacci as a constant-time test (the fix)", program, _FizzbuzzV4Bytes},
+		{"v1", "push the IPv4 source address into a queue", program, _FizzbuzzV1Bytes, false},
+		{"v2", "FizzBuzz: push Fizz (%3), Buzz (%5), FizzBuzz (%15), else nothing", program, _FizzbuzzV2Bytes, false},
+		{"v3", "FizzBuzzFibonacci, Fibonacci found by a loop per packet (the regression)", program, _FizzbuzzV3Bytes, false},
+		{"v4", "FizzBuzzFibonacci, Fibonacci as a constant-time test (the fix)", program, _FizzbuzzV4Bytes, false},
 	}
 }
 
@@ -37,10 +41,25 @@ func Builds() []Build {
 // (empty_xdp, empty_tc, empty_socket), whose time is the harness floor.
 func Floor() []byte { return _EmptyBytes }
 
-// Lookup returns the bundled build of that name.
+// Rungs returns the fine ladder's rungs as builds, rungN being
+// FineProgram(N): programs a few one-cycle instructions apart, to check
+// that a comparison tells them apart (bench --before rung0 --after rung2).
+func Rungs() []Build {
+	var rungs []Build
+	for _, n := range FineSteps {
+		rungs = append(rungs, Build{
+			Name:        fmt.Sprintf("rung%d", n),
+			Description: fmt.Sprintf("%s and %d one-cycle shifts on its dependency chain", LadderProgram(FineBase), n),
+			Program:     FineProgram(n), Object: _LadderBytes, Rung: true,
+		})
+	}
+	return rungs
+}
+
+// Lookup returns the bundled build or rung of that name.
 func Lookup(name string) (Build, error) {
 	var names []string
-	for _, b := range Builds() {
+	for _, b := range append(Builds(), Rungs()...) {
 		if b.Name == name {
 			return b, nil
 		}

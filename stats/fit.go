@@ -89,7 +89,14 @@ type design struct {
 	// cumulative[l][i] is the sum of level l's first i Harrell–Davis
 	// weights, so that tied values can take their share at once.
 	cumulative [][]float64
+	// reach[l] is the sorted position of level l beyond which the weights
+	// sum to under weightTail: a low quantile's weights all but vanish a
+	// few dozen positions in, and a resample stops adding there.
+	reach []int
 }
+
+// weightTail is the weight a resample's low quantile may leave out.
+const weightTail = 1e-13
 
 // minPerLevel is the fewest calls a level needs for its low quantile.
 const minPerLevel = 5
@@ -120,7 +127,12 @@ func newDesign(runs []float64, q float64) (*design, error) {
 		for i, x := range w {
 			c[i+1] = c[i] + x
 		}
+		reach := len(w)
+		for reach > 0 && c[len(w)]-c[reach-1] < weightTail {
+			reach--
+		}
 		d.members, d.weights, d.cumulative = append(d.members, m), append(d.weights, w), append(d.cumulative, c)
+		d.reach = append(d.reach, reach)
 	}
 	return d, nil
 }
@@ -172,7 +184,7 @@ func (d *design) lowOf(f fitted, l int, counts resample) float64 {
 	if counts == nil {
 		return weightedSum(s, d.weights[l])
 	}
-	cum := d.cumulative[l]
+	cum, reach := d.cumulative[l], d.reach[l]
 	pos, base, sum := 0, math.NaN(), 0.0
 	for i, v := range s {
 		c := counts[l][f.order[l][i]]
@@ -183,7 +195,9 @@ func (d *design) lowOf(f fitted, l int, counts resample) float64 {
 			base = v // distances from the smallest, as weightedSum
 		}
 		sum += (cum[pos+c] - cum[pos]) * (v - base)
-		pos += c
+		if pos += c; pos >= reach {
+			break
+		}
 	}
 	return base + sum
 }

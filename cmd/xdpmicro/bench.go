@@ -140,12 +140,16 @@ func (f benchFlags) programs(args []string) ([]testrun.Program, bool, error) {
 	var progs []testrun.Program
 	allBundled := true
 	for i, name := range names {
-		object, bundled, err := resolveObject(name)
+		object, build, err := resolveObject(name)
 		if err != nil {
 			return nil, false, err
 		}
-		allBundled = allBundled && bundled
-		progs = append(progs, testrun.Program{Label: labels[i], Object: object, Program: f.program})
+		program := f.program
+		if build != nil && program == "" {
+			program = build.Program
+		}
+		allBundled = allBundled && build != nil && !build.Rung
+		progs = append(progs, testrun.Program{Label: labels[i], Object: object, Program: program})
 	}
 	return progs, allBundled, nil
 }
@@ -299,21 +303,23 @@ func caseNames(cases []packets.Case) []string {
 	return names
 }
 
-// resolveObject finds a bundled build by name, else reads a file.
-func resolveObject(arg string) (testrun.Object, bool, error) {
+// resolveObject finds a bundled build by name, else reads a file; the
+// build is nil for a file.
+func resolveObject(arg string) (testrun.Object, *bpf.Build, error) {
 	if b, err := bpf.Lookup(arg); err == nil {
-		return testrun.Object{Name: b.Name + " (bundled)", ELF: b.Object}, true, nil
+		return testrun.Object{Name: b.Name + " (bundled)", ELF: b.Object}, &b, nil
 	}
 	if _, err := os.Stat(arg); errors.Is(err, os.ErrNotExist) {
-		return testrun.Object{}, false, usageError{fmt.Errorf("%q is neither a file nor a bundled build (%s)", arg, strings.Join(bundledNames(), ", "))}
+		return testrun.Object{}, nil, usageError{fmt.Errorf("%q is neither a file nor a bundled build (%s)", arg, strings.Join(bundledNames(), ", "))}
 	}
 	obj, err := testrun.ReadObject(arg)
-	return obj, false, err
+	return obj, nil, err
 }
 
+// bundledNames are the bundled builds, then the fine ladder's rungs.
 func bundledNames() []string {
 	var names []string
-	for _, b := range bpf.Builds() {
+	for _, b := range append(bpf.Builds(), bpf.Rungs()...) {
 		names = append(names, b.Name)
 	}
 	return names

@@ -20,7 +20,7 @@ func programsCommand() *cobra.Command {
 			table := tablewriter.NewWriter(cmd.OutOrStdout())
 			if len(args) == 0 {
 				table.Header("build", "program", "description")
-				for _, b := range bpf.Builds() {
+				for _, b := range append(bpf.Builds(), bpf.Rungs()...) {
 					name := b.Name
 					if name == bpf.Default {
 						name += " (default)"

@@ -1,0 +1,193 @@
+package stats
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// linearCalls draws rounds of calls of repeat step·1 … step·levels, each
+// taking intercept + slope·runs ns plus one-sided noise: most calls add a
+// little, a few a lot, as an interrupt or a reschedule would.
+func linearCalls(r *rand.Rand, rounds, levels int, step, intercept, slope float64) Timings {
+	var t Timings
+	for i := range rounds {
+		runs := step * float64(1+i%levels)
+		noise := r.ExpFloat64() * 50
+		if r.IntN(20) == 0 {
+			noise += 20000 * r.Float64()
+		}
+		t.Runs = append(t.Runs, runs)
+		t.Total = append(t.Total, intercept+slope*runs+noise)
+	}
+	return t
+}
+
+func fitOptions() FitOptions {
+	o := DefaultOptions()
+	o.Resamples = 2000
+	return FitOptions{Options: o}
+}
+
+// The robust slope recovers the time per run through one-sided noise that
+// pulls least squares; its interval holds the truth.
+func TestFitLinearRecoversSlope(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const intercept, slope = 900, 62.25
+	fit, err := FitLinear(linearCalls(r, 2000, 10, 500, intercept, slope), fitOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(fit.Slope.Lower <= slope && slope <= fit.Slope.Upper) || fit.Slope.Upper-fit.Slope.Lower > 0.05 {
+		t.Errorf("slope %+v, want an interval of under 0.05 ns around %v", fit.Slope, slope)
+	}
+	if math.Abs(fit.Intercept.Point-intercept) > 100 {
+		t.Errorf("intercept %v, want about %v", fit.Intercept.Point, intercept)
+	}
+	if len(fit.Levels) != 10 || fit.Levels[0].Runs != 500 || fit.Levels[9].N != 200 {
+		t.Errorf("levels %+v", fit.Levels)
+	}
+	// Least squares follows the long calls: farther off, wider.
+	if fit.OLS.Upper-fit.OLS.Lower <= fit.Slope.Upper-fit.Slope.Lower {
+		t.Errorf("least squares %+v is no wider than the robust slope %+v", fit.OLS, fit.Slope)
+	}
+}
+
+// R² is 1 - SSres/SStot of the least-squares line, as computed by hand.
+func TestFitLinearR2(t *testing.T) {
+	tm := Timings{Runs: []float64{1, 1, 1, 1, 1, 2, 2, 2, 2, 2}, Total: []float64{10, 11, 12, 13, 14, 20, 21, 22, 23, 30}}
+	fit, err := FitLinear(tm, fitOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	alpha, beta := stat.LinearRegression(tm.Runs, tm.Total, nil, false)
+	var ssRes, ssTot float64
+	mean := stat.Mean(tm.Total, nil)
+	for i, y := range tm.Total {
+		ssRes += math.Pow(y-alpha-beta*tm.Runs[i], 2)
+		ssTot += math.Pow(y-mean, 2)
+	}
+	if want := 1 - ssRes/ssTot; math.Abs(fit.R2-want) > 1e-12 || math.Abs(fit.OLS.Point-beta) > 1e-12 {
+		t.Errorf("R² %v, slope %v; want %v, %v", fit.R2, fit.OLS.Point, want, beta)
+	}
+}
+
+// A constant per-run difference between paired timings comes out exactly,
+// whatever the noise they share; timings that differ by one part in a
+// thousand per run are told apart.
+func TestCompareFits(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	before := linearCalls(r, 1000, 10, 500, 800, 60)
+	shifted := Timings{Runs: before.Runs}
+	for i, y := range before.Total {
+		shifted.Total = append(shifted.Total, y+0.5*before.Runs[i])
+	}
+	c, err := CompareFits(before, shifted, false, fitOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(c.Difference.Point-0.5) > 1e-9 || c.Difference.Upper-c.Difference.Lower > 1e-9 {
+		t.Errorf("difference %+v, want exactly 0.5", c.Difference)
+	}
+	after := linearCalls(r, 1000, 10, 500, 800, 60.06)
+	c, err = CompareFits(before, after, false, fitOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Difference.Lower <= 0 || math.Abs(c.Difference.Point-0.06) > 0.006 || c.P() >= 0.05 {
+		t.Errorf("difference %+v, p %v: want 0.06 ns within 10 %%, its interval above zero", c.Difference, c.P())
+	}
+}
+
+// A/A: independent draws of the same timings are not called different
+// more often than the significance level allows.
+func TestCompareLinearAA(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	opts := CompareOptions{Options: fitOptions().Options, Significance: 0.05, NoiseThreshold: 0.005, Estimator: Slope, Paired: true}
+	flagged := 0
+	const trials = 40
+	for range trials {
+		b, a := linearCalls(r, 500, 10, 500, 800, 60), linearCalls(r, 500, 10, 500, 800, 60)
+		perRun := func(t Timings) []float64 {
+			out := make([]float64, len(t.Total))
+			for i := range out {
+				out[i] = math.Floor(t.Total[i] / t.Runs[i])
+			}
+			return out
+		}
+		c, err := CompareLinear(b, a, perRun(b), perRun(a), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Test != LinearTest || c.Estimator != Slope {
+			t.Fatalf("comparison %+v", c)
+		}
+		if c.Verdict == Regressed || c.Verdict == Improved {
+			flagged++
+		}
+	}
+	if flagged > trials/10 {
+		t.Errorf("%d of %d A/A comparisons found a change", flagged, trials)
+	}
+}
+
+func TestFitLinearRefuses(t *testing.T) {
+	for name, tm := range map[string]Timings{
+		"one level":      {Runs: []float64{5, 5, 5, 5, 5, 5}, Total: []float64{1, 2, 3, 4, 5, 6}},
+		"lengths differ": {Runs: []float64{1, 2}, Total: []float64{1}},
+		"few per level":  {Runs: []float64{1, 2, 1, 2}, Total: []float64{1, 2, 1, 2}},
+		"non-finite":     {Runs: []float64{1, 1, 1, 1, 1, 2, 2, 2, 2, 2}, Total: []float64{1, 1, 1, 1, math.NaN(), 2, 2, 2, 2, 2}},
+		"zero repeat":    {Runs: []float64{0, 0, 0, 0, 0, 2, 2, 2, 2, 2}, Total: []float64{1, 1, 1, 1, 1, 2, 2, 2, 2, 2}},
+	} {
+		if _, err := FitLinear(tm, fitOptions()); !errors.Is(err, ErrTimings) {
+			t.Errorf("%s: %v, want ErrTimings", name, err)
+		}
+	}
+	a := Timings{Runs: []float64{1, 1, 1, 1, 1, 2, 2, 2, 2, 2}, Total: []float64{1, 1, 1, 1, 1, 2, 2, 2, 2, 2}}
+	b := Timings{Runs: []float64{2, 2, 2, 2, 2, 1, 1, 1, 1, 1}, Total: a.Total}
+	if _, err := CompareFits(a, b, false, fitOptions()); !errors.Is(err, ErrTimings) {
+		t.Errorf("paired timings of different repeats: %v, want ErrTimings", err)
+	}
+}
+
+// The resample's low quantile, cut off where the weights vanish, is that
+// of the resample written out in full.
+func TestLowOfMatchesExpandedResample(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	tm := linearCalls(r, 600, 3, 100, 500, 10)
+	d, err := newDesign(tm.Runs, 0.02)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := d.arrange(tm)
+	counts := d.newResample()
+	for range 50 {
+		d.draw(r, counts)
+		for l := range d.runs {
+			var expanded []float64
+			for i, v := range f.sorted[l] {
+				for range counts[l][f.order[l][i]] {
+					expanded = append(expanded, v)
+				}
+			}
+			want := HarrellDavis(expanded, 0.02)
+			if got := d.lowOf(f, l, counts); math.Abs(got-want) > 1e-9*math.Abs(want) {
+				t.Fatalf("level %d: %v, want %v", l, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkFitLinear(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	tm := linearCalls(r, 2500, 10, 500, 900, 62)
+	opts := DefaultOptions()
+	for b.Loop() {
+		if _, err := FitLinear(tm, FitOptions{Options: opts}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
