@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -38,6 +39,11 @@ type ComparedCase struct {
 	Source string         `json:"source,omitempty"`
 	Before stats.Estimate `json:"before"`
 	After  stats.Estimate `json:"after"`
+	// Placements is how many loads of each build were compared, and
+	// PlacementSpread the largest relative difference between two loads
+	// of one build (max/min - 1); zero for one load each.
+	Placements      int     `json:"placements,omitempty"`
+	PlacementSpread float64 `json:"placement_spread,omitempty"`
 	stats.Comparison
 }
 
@@ -125,16 +131,23 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 		if caseOpts.Estimator != "" {
 			c.Estimator = string(caseOpts.Estimator)
 		}
-		change, err := compareCase(b, a, caseOpts)
+		cc := ComparedCase{Name: b.Name, Source: b.Source, Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator)}
+		var err error
+		if caseOpts.Estimator.Fitted() {
+			bs, as := before.placementsOf(b.Name), after.placementsOf(a.Name)
+			var fc stats.FitChange
+			cc.Comparison, fc, err = compareLinear(bs, as, caseOpts)
+			if len(bs) > 1 || len(as) > 1 {
+				cc.Before, cc.After, cc.Placements, cc.PlacementSpread = fc.Before, fc.After, min(len(bs), len(as)), fc.Spread
+			}
+		} else {
+			cc.Comparison, err = stats.Compare(b.Samples, a.Samples, caseOpts)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", b.Name, err)
 		}
-		c.Test = change.Test
-		c.Cases = append(c.Cases, ComparedCase{
-			Name: b.Name, Source: b.Source,
-			Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator),
-			Comparison: change,
-		})
+		c.Test = cc.Test
+		c.Cases = append(c.Cases, cc)
 	}
 	for _, a := range after.Results {
 		if !slices.ContainsFunc(before.Results, func(b Case) bool { return b.Name == a.Name }) {
@@ -147,21 +160,36 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 	return c, nil
 }
 
-// compareCase compares one case's samples, or with a slope estimator its
-// fits; paired comparisons use the rounds both have.
-func compareCase(b, a Case, opts stats.CompareOptions) (stats.Comparison, error) {
-	if !opts.Estimator.Fitted() {
-		return stats.Compare(b.Samples, a.Samples, opts)
-	}
-	if len(b.Runs) == 0 || len(a.Runs) == 0 {
-		return stats.Comparison{}, fmt.Errorf("%w: the estimator %s needs linear sampling on both sides", ErrNotComparable, opts.Estimator)
-	}
-	nb, na := len(b.Runs), len(a.Runs)
+// compareLinear compares one case's fits, given by its placements' cases
+// on each side; paired comparisons use the rounds all have.
+func compareLinear(bs, as []Case, opts stats.CompareOptions) (stats.Comparison, stats.FitChange, error) {
+	n := math.MaxInt
 	if opts.Paired {
-		nb = min(nb, na)
-		na = nb
+		for _, c := range append(slices.Clone(bs), as...) {
+			n = min(n, len(c.Runs))
+		}
 	}
-	return stats.CompareLinear(b.timings(nb), a.timings(na), b.Samples[:nb], a.Samples[:na], opts)
+	side := func(cases []Case) []stats.Timings {
+		var ts []stats.Timings
+		for _, c := range cases {
+			ts = append(ts, c.timings(min(n, len(c.Runs))))
+		}
+		return ts
+	}
+	b, a := bs[0], as[0]
+	return stats.CompareLinear(side(bs), side(as), b.Samples[:min(n, len(b.Samples))], a.Samples[:min(n, len(a.Samples))], opts)
+}
+
+// placementsOf returns the case of that name in every placement of p, the
+// first load's first; the placements that lack it are left out.
+func (p Program) placementsOf(name string) []Case {
+	var cases []Case
+	for _, q := range append([]Program{p}, p.Placements...) {
+		if i := slices.IndexFunc(q.Results, func(c Case) bool { return c.Name == name }); i >= 0 && len(q.Results[i].Runs) > 0 {
+			cases = append(cases, q.Results[i])
+		}
+	}
+	return cases
 }
 
 func bothLinear(b, a Case) bool { return len(b.Runs) > 0 && len(a.Runs) > 0 }

@@ -64,6 +64,9 @@ type Program struct {
 	Object  string              `json:"object"`
 	Info    testrun.ProgramInfo `json:"program"`
 	Results []Case              `json:"cases"`
+	// Placements are the program's other loads, measured in the same
+	// rounds: comparisons of builds use them all.
+	Placements []Program `json:"placements,omitempty"`
 	// Series holds each case's mean by frame size, when --size was given.
 	Series []Series `json:"series,omitempty"`
 }
@@ -114,25 +117,36 @@ func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, er
 		// figures stand for the cases.
 		r.Settings.Estimator, settings.Estimator = stats.Low, stats.Low
 	}
-	results := res.Programs
+	// Every load flat, the floor first, each program's placements after it.
+	var results []testrun.ProgramResult
 	if res.Floor != nil {
-		results = append([]testrun.ProgramResult{*res.Floor}, results...)
+		results = append(results, *res.Floor)
+	}
+	for _, p := range res.Programs {
+		results = append(results, p)
+		results = append(results, p.Placements...)
 	}
 	summaries, err := summarize(results, res.Partial, opts)
 	if err != nil {
 		return nil, err
 	}
-	programs := make([]Program, len(results))
+	loads := make([]Program, len(results))
 	for i, p := range results {
-		programs[i] = newProgram(p, summaries[i], settings)
+		loads[i] = newProgram(p, summaries[i], settings)
 	}
 	if res.Floor != nil {
-		r.Floor, programs = &programs[0], programs[1:]
-		if err := subtractFloor(programs, *r.Floor, settings.estimator(), opts); err != nil {
+		r.Floor, loads = &loads[0], loads[1:]
+	}
+	for _, p := range res.Programs {
+		prog := loads[0]
+		prog.Placements, loads = loads[1:1+len(p.Placements)], loads[1+len(p.Placements):]
+		r.Programs = append(r.Programs, prog)
+	}
+	if r.Floor != nil {
+		if err := subtractFloor(r.Programs, *r.Floor, settings.estimator(), opts); err != nil {
 			return nil, err
 		}
 	}
-	r.Programs = programs
 	return r, nil
 }
 

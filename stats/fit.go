@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Linear sampling's statistics. A case's samples are calls of a repeat
@@ -295,12 +296,21 @@ func rSquared(t Timings, l line) float64 {
 	return stat.RSquared(t.Runs, t.Total, nil, l.intercept, l.slope)
 }
 
-// FitChange is how the slope of after differs from that of before, for
-// timings taken in the same rounds.
+// FitChange is how the slope of after differs from that of before.
 type FitChange struct {
-	Change     Estimate // after/before - 1
-	Difference Estimate // after - before, ns per run
-	changes    []float64
+	// Before and After are each side's slope: with several placements,
+	// the mean of theirs.
+	Before, After Estimate
+	Change        Estimate // after/before - 1
+	Difference    Estimate // after - before, ns per run
+	// Spread is the largest relative difference between two placements
+	// of one side, max/min - 1; 0 with one placement each.
+	Spread float64
+	// Placed says the difference's interval and p are Welch's over the
+	// placements, not the bootstrap's.
+	Placed  bool
+	changes []float64
+	p       float64
 }
 
 // CompareFits estimates the change of the robust slope (or, with ols, of
@@ -308,10 +318,131 @@ type FitChange struct {
 // it resamples whole rounds within each level, so that what a round's
 // calls shared stays shared.
 func CompareFits(before, after Timings, ols bool, opts FitOptions) (FitChange, error) {
-	return compareFits(before, after, ols, true, opts)
+	return ComparePlacedFits([]Timings{before}, []Timings{after}, ols, opts)
 }
 
+// ComparePlacedFits is CompareFits for sides measured in several
+// placements each (loads of one program at different addresses), all in
+// the same rounds. Each side's slope is the mean of its placements'. Two
+// loads of a program with branches differed here by up to 5 %, each
+// consistently (docs/measurement-notes.md): a random effect of the load,
+// not noise that more samples average away. So with two placements or more
+// a side, the interval and p of the difference are Welch's t over the
+// placements' slopes, whose spread holds the placement's effect and each
+// slope's own noise; the bootstrap gives each side's interval.
+func ComparePlacedFits(before, after []Timings, ols bool, opts FitOptions) (FitChange, error) {
+	if err := opts.Validate(); err != nil {
+		return FitChange{}, err
+	}
+	if len(before) == 0 || len(after) == 0 {
+		return FitChange{}, fmt.Errorf("%w: a side without timings", ErrTimings)
+	}
+	all := append(slices.Clone(before), after...)
+	for _, t := range all {
+		if err := checkTimings(t); err != nil {
+			return FitChange{}, err
+		}
+		if !slices.Equal(t.Runs, all[0].Runs) {
+			return FitChange{}, fmt.Errorf("%w: the paired timings' repeats differ", ErrTimings)
+		}
+	}
+	d, err := newDesign(all[0].Runs, opts.levelQuantile())
+	if err != nil {
+		return FitChange{}, err
+	}
+	arranged := make([]fitted, len(all))
+	for i, t := range all {
+		arranged[i] = d.arrange(t)
+	}
+	slopes := make([]float64, len(all))
+	fill := func(counts resample) {
+		for i, t := range all {
+			if ols {
+				slopes[i] = d.ols(t, counts).slope
+			} else {
+				slopes[i] = d.robust(arranged[i], counts, nil).slope
+			}
+		}
+	}
+	fill(nil)
+	nb := len(before)
+	b, a := stat.Mean(slopes[:nb], nil), stat.Mean(slopes[nb:], nil)
+	if !(b > 0) {
+		return FitChange{}, fmt.Errorf("%w: a relative change needs a positive slope before, not %v", ErrTimings, b)
+	}
+	fc := FitChange{Spread: max(spread(slopes[:nb]), spread(slopes[nb:]))}
+
+	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
+	counts := d.newResample()
+	befores, afters := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
+	changes, diffs := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
+	for k := range opts.Resamples {
+		d.draw(r, counts)
+		fill(counts)
+		sb, sa := meanOfDrawn(r, slopes[:nb]), meanOfDrawn(r, slopes[nb:])
+		befores[k], afters[k], changes[k], diffs[k] = sb, sa, sa/sb-1, sa-sb
+	}
+	c := opts.Confidence
+	fc.Before, fc.After = percentileInterval(b, befores, c), percentileInterval(a, afters, c)
+	if nb >= 2 && len(after) >= 2 {
+		fc.welch(slopes[:nb], slopes[nb:], c)
+		return fc, nil
+	}
+	fc.Difference = percentileInterval(a-b, diffs, c)
+	fc.Change = percentileInterval(a/b-1, changes, c)
+	fc.changes = changes
+	return fc, nil
+}
+
+// welch sets the difference of the means of after and before, its
+// relative change (to before's mean), their intervals and p from Welch's
+// t-test.
+func (fc *FitChange) welch(before, after []float64, confidence float64) {
+	mb, vb := stat.MeanVariance(before, nil)
+	ma, va := stat.MeanVariance(after, nil)
+	vb, va = vb/float64(len(before)), va/float64(len(after))
+	d, se := ma-mb, math.Sqrt(va+vb)
+	fc.Difference, fc.Change = Estimate{d, d, d}, Estimate{d / mb, d / mb, d / mb}
+	fc.p = 1
+	if se == 0 {
+		if d != 0 {
+			fc.p = 0
+		}
+		return
+	}
+	df := (va + vb) * (va + vb) / (vb*vb/float64(len(before)-1) + va*va/float64(len(after)-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	half := t.Quantile((1+confidence)/2) * se
+	fc.Difference = Estimate{Point: d, Lower: d - half, Upper: d + half}
+	fc.Change = Estimate{Point: d / mb, Lower: (d - half) / mb, Upper: (d + half) / mb}
+	fc.p = 2 * t.CDF(-math.Abs(d)/se)
+	fc.Placed = true
+}
+
+// meanOfDrawn is the mean of as many draws with replacement from xs as it
+// holds; xs itself when it holds one.
+func meanOfDrawn(r *rand.Rand, xs []float64) float64 {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	sum := 0.0
+	for range xs {
+		sum += xs[r.IntN(len(xs))]
+	}
+	return sum / float64(len(xs))
+}
+
+// spread is max/min - 1 of positive xs.
+func spread(xs []float64) float64 {
+	return slices.Max(xs)/slices.Min(xs) - 1
+}
+
+// compareFits compares timings taken at different times: each side is
+// resampled on its own.
 func compareFits(before, after Timings, ols, paired bool, opts FitOptions) (FitChange, error) {
+	if paired {
+		return CompareFits(before, after, ols, opts)
+	}
 	if err := opts.Validate(); err != nil {
 		return FitChange{}, err
 	}
@@ -320,18 +451,13 @@ func compareFits(before, after Timings, ols, paired bool, opts FitOptions) (FitC
 			return FitChange{}, err
 		}
 	}
-	if paired && !slices.Equal(before.Runs, after.Runs) {
-		return FitChange{}, fmt.Errorf("%w: the paired timings' repeats differ", ErrTimings)
-	}
 	db, err := newDesign(before.Runs, opts.levelQuantile())
 	if err != nil {
 		return FitChange{}, err
 	}
-	da := db
-	if !paired {
-		if da, err = newDesign(after.Runs, opts.levelQuantile()); err != nil {
-			return FitChange{}, err
-		}
+	da, err := newDesign(after.Runs, opts.levelQuantile())
+	if err != nil {
+		return FitChange{}, err
 	}
 	fb, fa := db.arrange(before), da.arrange(after)
 	slope := func(d *design, f fitted, t Timings, counts resample) float64 {
@@ -346,26 +472,29 @@ func compareFits(before, after Timings, ols, paired bool, opts FitOptions) (FitC
 	}
 	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
 	cb, ca := db.newResample(), da.newResample()
+	befores, afters := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
 	changes, diffs := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
 	for k := range opts.Resamples {
 		db.draw(r, cb)
-		if paired {
-			ca = cb
-		} else {
-			da.draw(r, ca)
-		}
+		da.draw(r, ca)
 		sb, sa := slope(db, fb, before, cb), slope(da, fa, after, ca)
-		changes[k], diffs[k] = sa/sb-1, sa-sb
+		befores[k], afters[k], changes[k], diffs[k] = sb, sa, sa/sb-1, sa-sb
 	}
 	c := opts.Confidence
-	fc := FitChange{Difference: percentileInterval(a-b, diffs, c)}
+	fc := FitChange{Before: percentileInterval(b, befores, c), After: percentileInterval(a, afters, c)}
+	fc.Difference = percentileInterval(a-b, diffs, c)
 	fc.Change = percentileInterval(a/b-1, changes, c)
 	fc.changes = changes
 	return fc, nil
 }
 
-// P is the two-sided bootstrap p-value of the change.
-func (fc FitChange) P() float64 { return bootstrapP(fc.changes) }
+// P is the two-sided p-value of the change: Welch's, or the bootstrap's.
+func (fc FitChange) P() float64 {
+	if fc.Placed {
+		return fc.p
+	}
+	return bootstrapP(fc.changes)
+}
 
 // Of returns the estimate of e: a slope from the fit, else from the
 // samples' estimates. A slope of samples taken flat is a zero Estimate.
@@ -381,30 +510,46 @@ func (s Summary) Of(e Estimator) Estimate {
 	return s.Fit.Slope
 }
 
-// LinearTest names the test of CompareLinear.
-const LinearTest = "bootstrap test on the change of the slope, resampling calls within each repeat level"
+// The tests of CompareLinear: with one placement a side, and with more.
+const (
+	LinearTest = "bootstrap test on the change of the slope, resampling calls within each repeat level"
+	PlacedTest = "Welch t-test over the slopes of each build's placements (loads at different addresses)"
+)
 
 // CompareLinear compares two cases of linear sampling by the slope
-// opts.Estimator names (Slope or OLS). Mean and Median are the changes of
-// the kernel's figures per run (beforeRuns, afterRuns), as Compare gives
-// them. With opts.Paired the timings must be of the same rounds.
-func CompareLinear(before, after Timings, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, error) {
+// opts.Estimator names (Slope or OLS), each side given by its placements'
+// timings (one or more; see ComparePlacedFits, which needs opts.Paired).
+// Mean and Median are the changes of the kernel's figures per run of the
+// first placements (beforeRuns, afterRuns), as Compare gives them.
+func CompareLinear(before, after []Timings, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, FitChange, error) {
 	est := opts.estimator()
 	if !est.Fitted() {
-		return Comparison{}, fmt.Errorf("%w: estimator %s is not a slope", ErrCompare, est)
+		return Comparison{}, FitChange{}, fmt.Errorf("%w: estimator %s is not a slope", ErrCompare, est)
+	}
+	if !opts.Paired && (len(before) != 1 || len(after) != 1) {
+		return Comparison{}, FitChange{}, fmt.Errorf("%w: placements are compared in the same rounds only", ErrCompare)
 	}
 	flat := opts
 	flat.Estimator = Mean
 	c, err := Compare(beforeRuns, afterRuns, flat)
 	if err != nil {
-		return Comparison{}, err
+		return Comparison{}, FitChange{}, err
 	}
-	fc, err := compareFits(before, after, est == OLS, opts.Paired, FitOptions{Options: opts.Options})
+	fo := FitOptions{Options: opts.Options}
+	var fc FitChange
+	if opts.Paired {
+		fc, err = ComparePlacedFits(before, after, est == OLS, fo)
+	} else {
+		fc, err = compareFits(before[0], after[0], est == OLS, false, fo)
+	}
 	if err != nil {
-		return Comparison{}, fmt.Errorf("%w: %w", ErrCompare, err)
+		return Comparison{}, FitChange{}, fmt.Errorf("%w: %w", ErrCompare, err)
 	}
 	c.Estimator, c.Change, c.Difference = est, fc.Change, fc.Difference
 	c.P, c.Test = fc.P(), LinearTest
+	if fc.Placed {
+		c.Test = PlacedTest
+	}
 	c.Verdict = verdict(c, opts)
-	return c, nil
+	return c, fc, nil
 }

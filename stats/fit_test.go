@@ -118,7 +118,7 @@ func TestCompareLinearAA(t *testing.T) {
 			}
 			return out
 		}
-		c, err := CompareLinear(b, a, perRun(b), perRun(a), opts)
+		c, _, err := CompareLinear([]Timings{b}, []Timings{a}, perRun(b), perRun(a), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,5 +189,39 @@ func BenchmarkFitLinear(b *testing.B) {
 		if _, err := FitLinear(tm, FitOptions{Options: opts}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Placements that differ among themselves widen the interval of a
+// comparison by as much: two sets of the same three placements are not
+// told apart, and a difference far beyond the placements' spread is.
+func TestComparePlacedFits(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	placed := func(offsets []float64, extra float64) []Timings {
+		var ts []Timings
+		base := linearCalls(r, 600, 10, 500, 800, 60)
+		for _, o := range offsets {
+			t := Timings{Runs: base.Runs}
+			for i, y := range base.Total {
+				t.Total = append(t.Total, y+(o+extra)*base.Runs[i]+r.ExpFloat64()*20)
+			}
+			ts = append(ts, t)
+		}
+		return ts
+	}
+	spread := []float64{-1, 0, 1}
+	same, err := ComparePlacedFits(placed(spread, 0), placed([]float64{1, -1, 0}, 0), false, fitOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !same.Placed || same.P() < 0.05 || same.Difference.Upper-same.Difference.Lower < 1 || same.Spread < 0.02 {
+		t.Errorf("the same placements: %+v, p %v; want no difference, an interval over 1 ns wide", same, same.P())
+	}
+	slower, err := ComparePlacedFits(placed(spread, 0), placed(spread, 5), false, fitOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slower.P() >= 0.05 || slower.Difference.Lower <= 0 || math.Abs(slower.Difference.Point-5) > 0.5 {
+		t.Errorf("5 ns slower: %+v, p %v", slower.Difference, slower.P())
 	}
 }

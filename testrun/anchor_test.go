@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -209,4 +210,47 @@ func unexpected(cases []packets.Case) []packets.Case {
 		cases[i].Expect = ""
 	}
 	return cases
+}
+
+// Linear sampling with placements: each program loaded twice, every
+// sample's repeat one of the levels, and the wall time of each call kept.
+func TestLinearPlacements(t *testing.T) {
+	requireBPF(t)
+	cases, err := packets.Select([]string{"fizz", "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Config{
+		Programs: []Program{{Object: bundled(t, "v4")}}, Cases: cases, CPU: -1, Samples: 20,
+		Sampling: SamplingLinear, Placements: 2, Floor: &Object{Name: "floor", ELF: bpf.Floor()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Environment.Sampling
+	if s.Mode != SamplingLinear || s.Levels != 4 || s.Step == 0 || s.Clock == "" {
+		t.Fatalf("sampling %+v: want linear over 4 levels (20 samples, 5 a level)", s)
+	}
+	if len(res.Programs) != 1 || len(res.Programs[0].Placements) != 1 || res.Floor == nil || len(res.Floor.Placements) != 0 {
+		t.Fatalf("want one program with one more placement and a floor of one")
+	}
+	for _, pr := range []ProgramResult{res.Programs[0], res.Programs[0].Placements[0], *res.Floor} {
+		for _, c := range pr.Cases {
+			if len(c.Runs) != 20 || len(c.Wall) != 20 || len(c.Samples) != 20 {
+				t.Fatalf("%s: %d repeats, %d wall times, %d samples; want 20 each", c.Case.Name, len(c.Runs), len(c.Wall), len(c.Samples))
+			}
+			for i, runs := range c.Runs {
+				// A call of runs runs takes at least runs times the
+				// kernel's figure for one, and the level is a multiple of
+				// the step.
+				if runs%s.Step != 0 || runs/s.Step > uint32(s.Levels) || c.Wall[i] < c.Samples[i]*float64(runs) {
+					t.Errorf("%s sample %d: %d runs, %v ns of wall time, %v ns per run", c.Case.Name, i, runs, c.Wall[i], c.Samples[i])
+				}
+			}
+		}
+	}
+	// The placements were sampled in the same rounds: the same repeats.
+	if !slices.Equal(res.Programs[0].Cases[0].Runs, res.Programs[0].Placements[0].Cases[0].Runs) {
+		t.Error("the placements' repeats differ round by round")
+	}
 }

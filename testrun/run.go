@@ -81,6 +81,13 @@ type Config struct {
 	// DefaultLevels. In linear mode, Repeat is the mean repeat of a sample.
 	Sampling string
 	Levels   int
+	// Placements is how many times each program is loaded, 0 or 1 for
+	// once. Each load is JIT-compiled to its own address, and two loads of
+	// one program differ in speed by up to a few per cent (the code's
+	// placement); comparing builds over several placements each keeps that
+	// from passing for the builds' difference. The extra loads come back
+	// in ProgramResult.Placements.
+	Placements int
 	// Floor, if set, is an object of empty programs: the one of the
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.
@@ -189,6 +196,9 @@ type ProgramResult struct {
 	Object string       `json:"object"`
 	Info   ProgramInfo  `json:"program"`
 	Cases  []CaseResult `json:"cases"`
+	// Placements are the results of the program's other loads, sampled
+	// in the same rounds (Config.Placements).
+	Placements []ProgramResult `json:"placements,omitempty"`
 }
 
 // Result is everything a run measured.
@@ -265,7 +275,8 @@ type plan struct {
 	cfg       Config
 	cpu       int
 	cpuChoice string
-	picked    []chosen      // the programs, the floor last
+	picked    []chosen      // every placement of every program, the floor last
+	programOf []int         // the index in cfg.Programs of each picked, -1 for the floor
 	floor     int           // index of the floor in picked, or -1
 	updates   [][]mapUpdate // map-init entries per program
 }
@@ -282,12 +293,14 @@ func prepare(cfg Config) (*plan, error) {
 	if p.cpu, p.cpuChoice, err = chooseCPU(cfg.CPU); err != nil {
 		return nil, err
 	}
-	for _, prog := range cfg.Programs {
+	for i, prog := range cfg.Programs {
 		c, err := choose(prog.Object, prog.Program)
 		if err != nil {
 			return nil, err
 		}
-		p.picked = append(p.picked, c)
+		for range max(cfg.Placements, 1) {
+			p.picked, p.programOf = append(p.picked, c), append(p.programOf, i)
+		}
 	}
 	for _, c := range p.picked {
 		for _, k := range cfg.Cases {
@@ -305,11 +318,14 @@ func prepare(cfg Config) (*plan, error) {
 			return nil, err
 		}
 		p.floor = len(p.picked)
-		p.picked = append(p.picked, c)
+		p.picked, p.programOf = append(p.picked, c), append(p.programOf, -1)
 	}
 	p.updates = make([][]mapUpdate, len(p.picked))
 	if cfg.MapInit != nil {
-		for i, c := range p.picked[:len(cfg.Programs)] {
+		for i, c := range p.picked {
+			if i == p.floor {
+				continue
+			}
 			if p.updates[i], err = cfg.MapInit.resolve(c.spec); err != nil {
 				return nil, err
 			}
@@ -346,7 +362,7 @@ func (p *plan) check(progs []*loaded) (Result, error) {
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
 		if i != p.floor {
-			pr.Label = p.cfg.Programs[i].Label
+			pr.Label = p.cfg.Programs[p.programOf[i]].Label
 		}
 		for _, c := range p.cfg.Cases {
 			cr, err := p.checkCase(l, c, i == p.floor)
@@ -399,7 +415,7 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 		}
 	}
 	load := watchLoad(p.cpu)
-	s := newSampler(ctx, p.cfg, progs, res)
+	s := newSampler(ctx, p.cfg, progs, p.floor, res)
 	s.load, s.cpu = load, p.cpu
 	err := onPinnedThread(p.cpu, s.run)
 	env := &res.Environment
@@ -420,16 +436,11 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 	return err
 }
 
-// assemble moves the floor out of the programs and adds up the time the
-// kernel timed.
+// assemble moves the floor out of the programs, puts each program's other
+// placements with its first, and adds up the time the kernel timed.
 func (p *plan) assemble(res Result) Result {
-	if p.floor >= 0 && p.floor < len(res.Programs) {
-		floor := res.Programs[p.floor]
-		res.Floor = &floor
-		res.Programs = slices.Clip(res.Programs[:p.floor])
-	}
 	env := &res.Environment
-	for _, pr := range append(slices.Clone(res.Programs), floorOrNone(res.Floor)...) {
+	for _, pr := range res.Programs {
 		for _, c := range pr.Cases {
 			for i, s := range c.Samples {
 				runs := env.Repeat
@@ -440,14 +451,22 @@ func (p *plan) assemble(res Result) Result {
 			}
 		}
 	}
-	return res
-}
-
-func floorOrNone(floor *ProgramResult) []ProgramResult {
-	if floor == nil {
-		return nil
+	if p.floor >= 0 && p.floor < len(res.Programs) {
+		floor := res.Programs[p.floor]
+		res.Floor = &floor
+		res.Programs = slices.Clip(res.Programs[:p.floor])
 	}
-	return []ProgramResult{*floor}
+	var programs []ProgramResult
+	for i, pr := range res.Programs {
+		if i == 0 || p.programOf[i] != p.programOf[i-1] {
+			programs = append(programs, pr)
+		} else {
+			last := &programs[len(programs)-1]
+			last.Placements = append(last.Placements, pr)
+		}
+	}
+	res.Programs = programs
+	return res
 }
 
 // onPinnedThread runs f on an OS thread bound to cpu. The thread is never

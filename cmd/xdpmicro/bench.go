@@ -37,6 +37,7 @@ type benchFlags struct {
 	quiet      bool
 	timer      string
 	sampling   string
+	placements int
 	floor      bool
 	anchor     bool
 	output     outputFlags
@@ -102,6 +103,8 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel: BPF_PROG_TEST_RUN's figure, whole ns per run; stats: BPF_ENABLE_STATS run_time_ns/run_cnt, finer but with the clock's cost in every run")
 	fl.StringVar(&f.sampling, "sampling", testrun.SamplingLinear, "linear: sample i runs i·step times (10 levels), the time per run is the slope of the call's wall time over its repeat, resolving fractions of a ns; "+
 		"flat: every sample runs --repeat times, the kernel's figure in whole ns per run (Criterion's words)")
+	fl.IntVar(&f.placements, "placements", 0, fmt.Sprintf("with --before/--after, load each build this many times: the JIT places each load at its own address, "+
+		"and two loads of one program can differ by a few %%; builds are compared over all their loads (0: %d with linear sampling, else 1)", defaultPlacements))
 	fl.BoolVar(&f.floor, "floor", true, "also measure the empty program of the same type with every case, and give each case net of it (--floor=false to skip)")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, so that no call waits for it to change (--anchor=false: every call changes it twice, ~20 ms each on Linux 6.2 and later)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
@@ -219,26 +222,38 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if f.floor {
 		floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	}
-	plan, err := f.plan(cmd, est, statOpts)
+	placements := 1
+	switch {
+	case f.placements < 0:
+		return usageError{fmt.Errorf("--placements %d: want a positive count, or 0 for the default", f.placements)}
+	case f.placements > 0 && f.before == "":
+		return usageError{errors.New("--placements compares builds: it needs --before")}
+	case f.placements > 0:
+		placements = f.placements
+	case f.before != "" && est.Fitted():
+		placements = defaultPlacements
+	}
+	plan, err := f.plan(cmd, est, statOpts, placements)
 	if err != nil {
 		return err
 	}
 	res, runErr := testrun.Run(ctx, testrun.Config{
-		Enough:   plan.enough,
-		Budget:   plan.budget,
-		MinTime:  plan.minTime,
-		Anchor:   f.anchorPolicy(),
-		Floor:    floor,
-		Progress: progress,
-		Programs: progs,
-		Cases:    cases,
-		MapInit:  mapInit,
-		CPU:      f.cpu,
-		Warmup:   f.warmup,
-		Samples:  plan.samples,
-		Repeat:   f.repeat,
-		Timer:    f.timer,
-		Sampling: f.sampling,
+		Enough:     plan.enough,
+		Budget:     plan.budget,
+		MinTime:    plan.minTime,
+		Anchor:     f.anchorPolicy(),
+		Floor:      floor,
+		Progress:   progress,
+		Programs:   progs,
+		Cases:      cases,
+		MapInit:    mapInit,
+		CPU:        f.cpu,
+		Warmup:     f.warmup,
+		Samples:    plan.samples,
+		Repeat:     f.repeat,
+		Timer:      f.timer,
+		Sampling:   f.sampling,
+		Placements: placements,
 	})
 	stopProgress() // before anything else is written
 	if runErr != nil && !res.Partial {

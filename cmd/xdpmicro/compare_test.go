@@ -40,8 +40,11 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 		t.Fatalf("want two labelled programs and a comparison, got %d programs", len(rep.Programs))
 	}
 	c := rep.Comparison
-	if c.Mode != report.Interleaved || c.Test != stats.BootstrapTest || c.Estimator != string(stats.Low) {
-		t.Errorf("mode %q, test %q", c.Mode, c.Test)
+	// Linear sampling by default: each build loaded in several placements.
+	if c.Mode != report.Interleaved || c.Test != stats.PlacedTest || c.Estimator != string(stats.Slope) ||
+		len(rep.Programs[0].Placements) != 3 || len(rep.Programs[1].Placements) != 3 {
+		t.Errorf("mode %q, test %q, estimator %q, %d and %d placements beside the first", c.Mode, c.Test, c.Estimator,
+			len(rep.Programs[0].Placements), len(rep.Programs[1].Placements))
 	}
 	for _, cc := range c.Cases {
 		switch cc.Verdict {
@@ -94,7 +97,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Comparison == nil {
 		t.Fatalf("no comparison in the output: %v", err)
 	}
-	if rep.Comparison.Mode != "baseline main" || rep.Comparison.Test != stats.BootstrapTest || len(rep.Comparison.Cases) != 1 {
+	if rep.Comparison.Mode != "baseline main" || rep.Comparison.Test != stats.LinearTest || len(rep.Comparison.Cases) != 1 {
 		t.Errorf("comparison: mode %q, test %q, %d cases", rep.Comparison.Mode, rep.Comparison.Test, len(rep.Comparison.Cases))
 	}
 }
@@ -154,6 +157,9 @@ func TestCompareFiles(t *testing.T) {
 		for _, c := range p.Results {
 			for i := range c.Samples {
 				c.Samples[i] *= 2
+			}
+			for i := range c.Wall {
+				c.Wall[i] *= 2
 			}
 		}
 	}

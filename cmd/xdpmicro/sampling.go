@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,6 +27,9 @@ const (
 	// minAdaptiveRounds are taken before precision is judged, however
 	// long the rounds.
 	minAdaptiveRounds = 30
+	// defaultPlacements is how many times each build of a comparison is
+	// loaded (docs/measurement-notes.md).
+	defaultPlacements = 4
 	// checkResamples keeps the judgement between rounds cheap; the report
 	// recomputes every interval with --resamples.
 	checkResamples = 1000
@@ -41,7 +45,11 @@ type sampling struct {
 
 // sampling turns --samples, --precision and --time into a plan: a fixed
 // count when --samples is given alone, else adaptive.
-func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Options) (sampling, error) {
+//
+// With each build loaded placements times, a build's figure is the mean of
+// its placements', known as well as each placement's to ±precision·√n:
+// that is what each placement is sampled to.
+func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Options, placements int) (sampling, error) {
 	fl := cmd.Flags()
 	if !(f.precision > 0 && f.precision < 1) {
 		return sampling{}, usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
@@ -61,5 +69,6 @@ func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Opt
 	}
 	check := opts
 	check.Resamples = checkResamples
-	return sampling{samples: rounds, enough: report.Precise(est, f.precision, check), budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
+	perPlacement := f.precision * math.Sqrt(float64(max(placements, 1)))
+	return sampling{samples: rounds, enough: report.Precise(est, perPlacement, check), budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
 }

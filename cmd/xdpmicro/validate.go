@@ -71,7 +71,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		return err
 	}
 	bench := benchFlags{precision: f.precision, budget: f.budget}
-	plan, err := bench.plan(cmd, est, opts)
+	plan, err := bench.plan(cmd, est, opts, 1)
 	if err != nil {
 		return err
 	}
