@@ -117,9 +117,8 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*Report, opts s
 			}
 			var d stats.Estimate
 			if i > 0 {
-				prev := r.Programs[i-1].Results[0].Samples
 				var err error
-				if d, err = pairedDifference(prev, c.Samples, est, opts); err != nil {
+				if d, err = pairedDifference(r.Programs[i-1].Results[0], c, est, opts); err != nil {
 					return nil, fmt.Errorf("run %d, %s: %w", ri+1, p.Info.Name, err)
 				}
 				halfWidths = append(halfWidths, (d.Upper-d.Lower)/2)
@@ -139,12 +138,7 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*Report, opts s
 		}
 		v.Fine = fine
 		if fine.Checked {
-			for ri, diffs := range fine.Differences {
-				if last := diffs[len(diffs)-1]; last.Point <= 0 {
-					v.Failures = append(v.Failures, fmt.Sprintf("run %d: fine_%d is not slower than ladder_%d (%+.2f ns)",
-						ri+1, fineSteps[len(fineSteps)-1], fineBase, last.Point))
-				}
-			}
+			v.Failures = append(v.Failures, fine.failures()...)
 		}
 	}
 	v.Intercept, v.PerStep = stat.LinearRegression(xs, ys, nil, false)
@@ -180,13 +174,12 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*Report, opts s
 	var xs, ys, halfWidths []float64
 	for ri, r := range runs {
 		est := r.Settings.estimator()
-		baseSamples := r.Programs[bi].Results[0].Samples
+		base := r.Programs[bi].Results[0]
 		var diffs []stats.Estimate
 		prev := 0.0
 		for i, fs := range fineSteps {
 			rung := r.Programs[len(steps)+i]
-			s := rung.Results[0].Samples
-			d, err := pairedDifference(baseSamples, s, est, opts)
+			d, err := pairedDifference(base, rung.Results[0], est, opts)
 			if err != nil {
 				return nil, fmt.Errorf("run %d, %s: %w", ri+1, rung.Info.Name, err)
 			}
@@ -206,11 +199,41 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*Report, opts s
 	return f, nil
 }
 
+// MaxFineError bounds each fine rung's difference from the base, relative
+// to what its fine steps should cost: each is one one-cycle instruction
+// on the chain, so the cost per fine step fitted over all rungs stands
+// for a cycle.
+const MaxFineError = 0.3
+
+// failures are the fine rungs out of order, or off their expected cost.
+func (f *FineValidation) failures() []string {
+	var out []string
+	for ri, diffs := range f.Differences {
+		prev := 0.0
+		for i, d := range diffs {
+			expected := f.PerStep * float64(f.Steps[i])
+			switch {
+			case d.Point <= prev:
+				out = append(out, fmt.Sprintf("run %d: fine_%d is not slower than the rung before (%+.2f ns against %+.2f)", ri+1, f.Steps[i], d.Point, prev))
+			case math.Abs(d.Point-expected) > MaxFineError*expected:
+				out = append(out, fmt.Sprintf("run %d: fine_%d costs %+.2f ns, more than %g %% off %d fine steps of %.3f ns",
+					ri+1, f.Steps[i], d.Point, 100*MaxFineError, f.Steps[i], f.PerStep))
+			}
+			prev = d.Point
+		}
+	}
+	return out
+}
+
 // pairedDifference is the difference of two programs' estimates from the
-// rounds both have samples of.
-func pairedDifference(before, after []float64, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
-	n := min(len(before), len(after))
-	return stats.PairedDifference(before[:n], after[:n], est, opts)
+// rounds both have samples of: of their slopes, when est is one.
+func pairedDifference(before, after Case, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+	n := min(len(before.Samples), len(after.Samples))
+	if !est.Fitted() {
+		return stats.PairedDifference(before.Samples[:n], after.Samples[:n], est, opts)
+	}
+	fc, err := stats.CompareFits(before.timings(n), after.timings(n), est == stats.OLS, stats.FitOptions{Options: opts})
+	return fc.Difference, err
 }
 
 // medianOf is the median of xs, which it sorts; 0 for none.
@@ -300,7 +323,9 @@ func (f *FineValidation) write(w io.Writer, runs []ValidationRun) error {
 		"differences known to ±%.2f ns (median half-width)\n", f.PerStep, f.InOrder, f.Pairs, f.Resolution)
 	if !f.Checked {
 		fmt.Fprintln(w, "fine steps are below the kernel timer's 1 ns quantum, and its runs overlap: "+
-			"their order is not checked; --timer stats resolves them")
+			"their order is not checked; linear sampling resolves them")
+	} else {
+		fmt.Fprintf(w, "each fine rung must be slower than the one before and within %g %% of its fine steps' cost\n", 100*MaxFineError)
 	}
 	return nil
 }

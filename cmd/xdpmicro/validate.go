@@ -66,7 +66,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	if err != nil {
 		return err
 	}
-	est, err := f.output.estimatorValue(stats.Low)
+	est, err := f.output.estimatorValue(stats.Slope)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,8 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		res, err := testrun.Run(ctx, testrun.Config{
 			Programs: progs, Cases: cases, CPU: f.cpu, Warmup: defaultWarmup,
 			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime, Timer: f.timer,
-			Floor: &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()},
+			Sampling: testrun.SamplingLinear,
+			Floor:    &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()},
 		})
 		if res.Partial {
 			return interrupted{signal: int(caught())}
