@@ -218,7 +218,18 @@ func netOf(c, f Case, n int, est stats.Estimator, opts stats.Options) (stats.Est
 	if !est.Fitted() {
 		return stats.PairedDifference(f.Samples[:n], c.Samples[:n], est, opts)
 	}
-	fc, err := stats.CompareFits(f.timings(n), c.timings(n), est == stats.OLS, stats.FitOptions{Options: opts})
+	return fitDifference(f, c, n, est, opts)
+}
+
+// fitDifference is the paired difference of two cases' slopes over their
+// first n rounds: from the fits' own resamples when they drew alike.
+func fitDifference(before, after Case, n int, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+	if before.Stats != nil && after.Stats != nil && before.Stats.Fit != nil && after.Stats.Fit != nil {
+		if d, ok := after.Stats.Fit.Minus(before.Stats.Fit, est == stats.OLS, opts.Confidence); ok {
+			return d, nil
+		}
+	}
+	fc, err := stats.CompareFits(before.timings(n), after.timings(n), est == stats.OLS, stats.FitOptions{Options: opts})
 	return fc.Difference, err
 }
 

@@ -232,8 +232,7 @@ func pairedDifference(before, after Case, est stats.Estimator, opts stats.Option
 	if !est.Fitted() {
 		return stats.PairedDifference(before.Samples[:n], after.Samples[:n], est, opts)
 	}
-	fc, err := stats.CompareFits(before.timings(n), after.timings(n), est == stats.OLS, stats.FitOptions{Options: opts})
-	return fc.Difference, err
+	return fitDifference(before, after, n, est, opts)
 }
 
 // medianOf is the median of xs, which it sorts; 0 for none.

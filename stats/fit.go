@@ -1,8 +1,10 @@
 package stats
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -54,6 +56,13 @@ type Fit struct {
 	// Levels are the points the robust fit goes through.
 	Levels        []Level `json:"levels"`
 	LevelQuantile float64 `json:"level_quantile"`
+
+	// The slopes of every resample, in the order drawn, and what decides
+	// the draws: fits of timings taken in the same rounds, with the same
+	// options, drew the same resamples, so their paired difference needs
+	// no bootstrap of its own (Fit.Minus).
+	slopes, olsSlopes []float64
+	draws             uint64
 }
 
 // Level is one repeat level: its repeat, how many calls it has, and the
@@ -284,11 +293,42 @@ func FitLinear(t Timings, opts FitOptions) (Fit, error) {
 		slopes[k], intercepts[k], olsSlopes[k], olsIntercepts[k] = rl.slope, rl.intercept, ol.slope, ol.intercept
 	}
 	c := opts.Confidence
+	fit.slopes, fit.olsSlopes, fit.draws = slices.Clone(slopes), slices.Clone(olsSlopes), drawsOf(t.Runs, opts)
 	fit.Slope = percentileInterval(robust.slope, slopes, c)
 	fit.Intercept = percentileInterval(robust.intercept, intercepts, c)
 	fit.OLS = percentileInterval(ols.slope, olsSlopes, c)
 	fit.OLSIntercept = percentileInterval(ols.intercept, olsIntercepts, c)
 	return fit, nil
+}
+
+// drawsOf is a fingerprint of what decides a fit's resamples: the repeat
+// of every call, the seed, the number of resamples and the quantile.
+func drawsOf(runs []float64, opts FitOptions) uint64 {
+	h := fnv.New64a()
+	for _, x := range append([]float64{float64(opts.Seed), float64(opts.Resamples), opts.levelQuantile()}, runs...) {
+		_ = binary.Write(h, binary.LittleEndian, x)
+	}
+	return h.Sum64()
+}
+
+// Minus is the paired difference f - base of the slopes (or, with ols,
+// least squares) of two fits of timings taken in the same rounds, with
+// the percentile interval of the resamples both drew alike, at confidence.
+// It says false when the fits did not draw alike (other rounds or
+// options, or read back from a file): use CompareFits then.
+func (f *Fit) Minus(base *Fit, ols bool, confidence float64) (Estimate, bool) {
+	if f.draws == 0 || f.draws != base.draws || len(f.slopes) != len(base.slopes) {
+		return Estimate{}, false
+	}
+	a, b, pa, pb := f.slopes, base.slopes, f.Slope.Point, base.Slope.Point
+	if ols {
+		a, b, pa, pb = f.olsSlopes, base.olsSlopes, f.OLS.Point, base.OLS.Point
+	}
+	diffs := make([]float64, len(a))
+	for k := range a {
+		diffs[k] = a[k] - b[k]
+	}
+	return percentileInterval(pa-pb, diffs, confidence), true
 }
 
 // rSquared is 1 - SSres/SStot of l over every call.

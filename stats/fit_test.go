@@ -225,3 +225,35 @@ func TestComparePlacedFits(t *testing.T) {
 		t.Errorf("5 ns slower: %+v, p %v", slower.Difference, slower.P())
 	}
 }
+
+// Fits of the same rounds drew the same resamples: their difference from
+// those resamples is CompareFits' own, to the last bit; fits of other
+// rounds say so.
+func TestFitMinus(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	a, b := linearCalls(r, 400, 10, 500, 800, 60), linearCalls(r, 400, 10, 500, 800, 61)
+	opts := fitOptions()
+	fa, err := FitLinear(a, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb, err := FitLinear(b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ols := range []bool{false, true} {
+		got, ok := fb.Minus(&fa, ols, opts.Confidence)
+		want, err := CompareFits(a, b, ols, opts)
+		if err != nil || !ok || got != want.Difference {
+			t.Errorf("ols %v: Minus %+v (%v), CompareFits %+v (%v)", ols, got, ok, want.Difference, err)
+		}
+	}
+	other := linearCalls(r, 390, 10, 500, 800, 60)
+	fo, err := FitLinear(other, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fo.Minus(&fa, false, opts.Confidence); ok {
+		t.Error("fits of other rounds subtracted as if paired")
+	}
+}
