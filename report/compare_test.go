@@ -221,3 +221,39 @@ func TestNetOfFloor(t *testing.T) {
 		t.Errorf("table lacks the net figures:\n%s", out)
 	}
 }
+
+// A linear run gets Criterion's regression figure per case: the calls, the
+// levels' low quantiles and the fitted line, its slope in the legend.
+func TestWriteHTMLLinear(t *testing.T) {
+	res := sampleResult(t)
+	res.Environment.Sampling = testrun.Sampling{Mode: testrun.SamplingLinear, Step: 100, Levels: 2}
+	for i := range res.Programs[0].Cases {
+		c := &res.Programs[0].Cases[i]
+		c.Runs, c.Wall = nil, nil
+		for j := range c.Samples {
+			runs := uint32(100 * (1 + j%2))
+			c.Runs = append(c.Runs, runs)
+			c.Wall = append(c.Wall, 900+c.Samples[j]*float64(runs))
+		}
+	}
+	r, err := New(Settings{Confidence: 0.95, Estimator: stats.Slope}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "report")
+	if err := r.WriteHTML(dir); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `src="case-1-regression.svg"`) {
+		t.Error("index.html lacks the regression figure")
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "case-1-regression.svg"))
+	// short: 5 ns a run on every call, 900 ns a call.
+	if err != nil || !strings.Contains(string(svg), "5.00 ns per run") || !strings.Contains(string(svg), "0.90 µs a call") {
+		t.Errorf("regression figure: %v\n%.400s", err, svg)
+	}
+}

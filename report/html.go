@@ -49,7 +49,14 @@ func (r *Report) WriteHTML(dir string) error {
 		if err := writeSVG(filepath.Join(dir, strip), samplesPlot(c.Name, sides, r.Environment.Repeat)); err != nil {
 			return err
 		}
-		page.Cases = append(page.Cases, htmlCase{Name: c.Name, Summary: c.Summary, Distribution: dist, Samples: strip})
+		hc := htmlCase{Name: c.Name, Summary: c.Summary, Distribution: dist, Samples: strip}
+		if slices.ContainsFunc(sides, func(s side) bool { return s.fit != nil }) {
+			hc.Regression = fmt.Sprintf("case-%d-regression.svg", i)
+			if err := writeSVG(filepath.Join(dir, hc.Regression), regressionPlot(c.Name, sides)); err != nil {
+				return err
+			}
+		}
+		page.Cases = append(page.Cases, hc)
 	}
 	var out bytes.Buffer
 	if err := pageTemplate.Execute(&out, page); err != nil {
@@ -76,6 +83,10 @@ type side struct {
 	what    stats.Estimator
 	est     stats.Estimate
 	color   color.NRGBA
+	// runs and wall are linear sampling's calls, fit their fit.
+	runs []uint32
+	wall []float64
+	fit  *stats.Fit
 }
 
 // sidesOf returns the case of index i in every program that has it.
@@ -91,7 +102,9 @@ func (r *Report) sidesOf(i int) []side {
 		if label == "" {
 			label = p.Info.Name
 		}
-		sides = append(sides, side{label, p.Results[j].Samples, r.Settings.estimator(), p.Results[j].Stats.Of(r.Settings.estimator()), programColors[pi%len(programColors)]})
+		c := p.Results[j]
+		sides = append(sides, side{label: label, samples: c.Samples, what: r.Settings.estimator(), est: c.Stats.Of(r.Settings.estimator()),
+			color: programColors[pi%len(programColors)], runs: c.Runs, wall: c.Wall, fit: c.Stats.Fit})
 	}
 	return sides
 }
@@ -184,6 +197,80 @@ func samplesPlot(name string, sides []side, repeat uint32) *plot.Plot {
 	return p
 }
 
+// regressionPlot is Criterion's regression figure: every call's wall time
+// against its repeat, each level's low quantile, and the robust line
+// through them with the band its slope's interval spans.
+func regressionPlot(name string, sides []side) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = name + ": wall time of each call against its repeat"
+	p.X.Label.Text = "runs per call"
+	p.Y.Label.Text = "µs per call"
+	const perMicrosecond = 1e3
+	// Calls the machine held up for milliseconds would squash the line:
+	// the axis ends at half again the fitted time of the longest level,
+	// and the title counts the calls beyond.
+	top, beyond := 0.0, 0
+	for _, s := range sides {
+		if s.fit != nil {
+			last := s.fit.Levels[len(s.fit.Levels)-1]
+			top = max(top, 1.5*(s.fit.Intercept.Point+s.fit.Slope.Upper*last.Runs)/perMicrosecond)
+		}
+	}
+	for _, s := range sides {
+		if s.fit == nil {
+			continue
+		}
+		for _, w := range s.wall {
+			if w/perMicrosecond > top {
+				beyond++
+			}
+		}
+		calls := make(plotter.XYs, len(s.runs))
+		for i, r := range s.runs {
+			calls[i] = plotter.XY{X: float64(r), Y: s.wall[i] / perMicrosecond}
+		}
+		scatter, _ := plotter.NewScatter(calls)
+		scatter.Color = withAlpha(s.color, 70)
+		scatter.Shape = draw.CircleGlyph{}
+		scatter.Radius = vg.Points(1)
+		p.Add(scatter)
+
+		levels := make(plotter.XYs, len(s.fit.Levels))
+		for i, l := range s.fit.Levels {
+			levels[i] = plotter.XY{X: l.Runs, Y: l.Total / perMicrosecond}
+		}
+		marks, _ := plotter.NewScatter(levels)
+		marks.Color = s.color
+		marks.Shape = draw.CrossGlyph{}
+		marks.Radius = vg.Points(3)
+		p.Add(marks)
+
+		lo, hi := levels[0].X, levels[len(levels)-1].X
+		at := func(slope, x float64) float64 { return (s.fit.Intercept.Point + slope*x) / perMicrosecond }
+		band, _ := plotter.NewPolygon(plotter.XYs{
+			{X: 0, Y: at(s.fit.Slope.Lower, 0)}, {X: hi, Y: at(s.fit.Slope.Lower, hi)},
+			{X: hi, Y: at(s.fit.Slope.Upper, hi)}, {X: 0, Y: at(s.fit.Slope.Upper, 0)},
+		})
+		band.Color = withAlpha(s.color, bandAlpha)
+		band.LineStyle.Width = 0
+		p.Add(band)
+		line, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: at(s.fit.Slope.Point, 0)}, {X: hi, Y: at(s.fit.Slope.Point, hi)}})
+		line.Color = s.color
+		line.Width = vg.Points(1.5)
+		p.Add(line)
+		p.Legend.Add(fmt.Sprintf("%s: %.2f ns per run [%.2f %.2f] + %.2f µs a call (levels %g…%g)",
+			s.label, s.fit.Slope.Point, s.fit.Slope.Lower, s.fit.Slope.Upper, s.fit.Intercept.Point/perMicrosecond, lo, hi), line, marks)
+	}
+	if beyond > 0 {
+		p.Title.Text += fmt.Sprintf(" (%d beyond the axis)", beyond)
+	}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.X.Min, p.Y.Min, p.Y.Max = 0, 0, top
+	p.Add(plotter.NewGrid())
+	return p
+}
+
 func withAlpha(c color.NRGBA, a uint8) color.NRGBA {
 	c.A = a
 	return c
@@ -207,6 +294,7 @@ func writeSVG(path string, p *plot.Plot) error {
 type htmlCase struct {
 	Name, Summary         string
 	Distribution, Samples string
+	Regression            string // empty unless sampled linearly
 }
 
 type htmlPage struct {
@@ -237,6 +325,7 @@ section { margin-top: 2em; }
 <div class="figures">
 <img src="{{.Distribution}}" alt="distribution of the samples of {{.Name}}">
 <img src="{{.Samples}}" alt="samples of {{.Name}} in the order taken">
+{{if .Regression}}<img src="{{.Regression}}" alt="wall time of each call of {{.Name}} against its repeat, with the fitted line">{{end}}
 </div>
 </section>
 {{end}}</body>
