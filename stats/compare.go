@@ -131,12 +131,12 @@ func Compare(before, after []float64, opts CompareOptions) (Comparison, error) {
 	}
 	est := opts.estimator()
 	sorted := slices.Sorted(slices.Values(before))
-	var lowWeights []float64
+	var low hdWeights
 	if est == Low {
-		lowWeights = harrellDavisWeights(len(sorted), opts.lowQuantile())
+		low = newHDWeights(len(sorted), opts.lowQuantile())
 	}
 	// The chosen estimator's too: a minimum of 0 made the change +Inf.
-	if stat.Mean(before, nil) <= 0 || Quantile(sorted, 0.5) <= 0 || est.point(sorted, lowWeights) <= 0 {
+	if stat.Mean(before, nil) <= 0 || Quantile(sorted, 0.5) <= 0 || est.point(sorted, low) <= 0 {
 		return Comparison{}, fmt.Errorf("%w: a relative change needs a positive baseline", ErrCompare)
 	}
 
@@ -196,16 +196,26 @@ func verdict(c Comparison, opts CompareOptions) Verdict {
 // changes accumulates the bootstrap distributions of a comparison.
 type changes struct {
 	est                        Estimator
-	lowBefore, lowAfter        []float64 // Harrell–Davis weights per side
+	lowBefore, lowAfter        hdWeights // Harrell–Davis weights per side
 	mean, median, change, diff []float64
 }
 
 func newChanges(n int, est Estimator, nBefore, nAfter int, opts Options) changes {
-	ch := changes{est: est, mean: make([]float64, n), median: make([]float64, n), change: make([]float64, n), diff: make([]float64, n)}
+	ch := changes{est: est}
 	if est == Low {
-		ch.lowBefore = harrellDavisWeights(nBefore, opts.lowQuantile())
-		ch.lowAfter = harrellDavisWeights(nAfter, opts.lowQuantile())
+		ch.lowBefore = newHDWeights(nBefore, opts.lowQuantile())
+		ch.lowAfter = ch.lowBefore
+		if nAfter != nBefore {
+			ch.lowAfter = newHDWeights(nAfter, opts.lowQuantile())
+		}
 	}
+	return ch.withRoom(n)
+}
+
+// withRoom returns changes of the same estimator and weights, with room
+// for n resamples.
+func (ch changes) withRoom(n int) changes {
+	ch.mean, ch.median, ch.change, ch.diff = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	return ch
 }
 
@@ -219,18 +229,34 @@ func (ch changes) add(k int, before, after []float64) {
 // addSorted records resample k of sorted samples.
 func (ch changes) addSorted(k int, before, after []float64) {
 	mb, ma := stat.Mean(before, nil), stat.Mean(after, nil)
-	ch.mean[k] = ma/mb - 1
-	ch.median[k] = median(after)/median(before) - 1
 	eb, ea := mb, ma
 	if ch.est != Mean {
 		eb, ea = ch.est.pointSorted(before, ch.lowBefore), ch.est.pointSorted(after, ch.lowAfter)
 	}
-	ch.change[k] = ea/eb - 1
-	ch.diff[k] = ea - eb
+	ch.record(k, mb, ma, median(before), median(after), eb, ea)
+}
+
+// addTallied records resample k of tallied samples.
+func (ch changes) addTallied(k int, before, after tally) {
+	mb, ma := before.mean(), after.mean()
+	eb, ea := mb, ma
+	if ch.est != Mean {
+		eb, ea = ch.est.pointTallied(before, ch.lowBefore), ch.est.pointTallied(after, ch.lowAfter)
+	}
+	ch.record(k, mb, ma, before.quantile(0.5), after.quantile(0.5), eb, ea)
+}
+
+// record stores resample k's changes from its means, medians and
+// estimates before and after.
+func (ch changes) record(k int, meanBefore, meanAfter, medianBefore, medianAfter, estBefore, estAfter float64) {
+	ch.mean[k] = meanAfter/meanBefore - 1
+	ch.median[k] = medianAfter/medianBefore - 1
+	ch.change[k] = estAfter/estBefore - 1
+	ch.diff[k] = estAfter - estBefore
 }
 
 func (ch changes) interval(before, after []float64, opts Options) Comparison {
-	point := newChanges(1, ch.est, len(before), len(after), opts)
+	point := ch.withRoom(1)
 	point.add(0, slices.Clone(before), slices.Clone(after))
 	c := opts.Confidence
 	return Comparison{
@@ -243,22 +269,38 @@ func (ch changes) interval(before, after []float64, opts Options) Comparison {
 }
 
 // bootstrapPaired resamples rounds: a drawn round brings both its samples,
-// so that what the two builds shared stays shared. A resample is drawn as
-// a count per round and written out in each side's sorted order, the
-// counting sort Bootstrap uses, so that it costs O(n) and not two sorts.
+// so that what the two builds shared stays shared.
 func bootstrapPaired(before, after []float64, opts Options, est Estimator) (Comparison, changes) {
+	pt := tallyPairs(before, after)
+	how := chooseResampling(len(before), pt.sizes, len(pt.before.values)+len(pt.after.values))
+	return bootstrapPairedBy(before, after, pt, opts, est, how)
+}
+
+// bootstrapPairedBy is bootstrapPaired resampling as how says; pt is the
+// tally of the pairs. Tallied, a group is a distinct pair of values:
+// rounds that took the same two values are interchangeable.
+func bootstrapPairedBy(before, after []float64, pt pairTally, opts Options, est Estimator, how resampling) (Comparison, changes) {
+	ch := newChanges(opts.Resamples, est, len(before), len(after), opts)
+	if how.expand {
+		ch.resamplePairsExpanded(before, after, opts)
+	} else {
+		ch.resamplePairsTallied(pt, opts, how.binomials)
+	}
+	return ch.interval(before, after, opts), ch
+}
+
+// resamplePairsExpanded draws each resample as a count per round and
+// writes it out in each side's sorted order, the counting sort Bootstrap
+// uses, so that it costs O(n) and not two sorts.
+func (ch changes) resamplePairsExpanded(before, after []float64, opts Options) {
 	n := len(before)
-	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
-	ch := newChanges(opts.Resamples, est, n, n, opts)
+	draws := newResampler(identity(n), nil, 0, opts.Seed)
 	orderB, orderA := sortedOrder(before), sortedOrder(after)
 	sortedB, sortedA := gather(before, orderB), gather(after, orderA)
 	counts, countsB, countsA := make([]int, n), make([]int, n), make([]int, n)
 	b, a := make([]float64, n+unrolled), make([]float64, n+unrolled)
 	for k := range opts.Resamples {
-		clear(counts)
-		for range n {
-			counts[r.IntN(n)]++
-		}
+		draws.draw(counts)
 		for i, j := range orderB {
 			countsB[i] = counts[j]
 		}
@@ -269,7 +311,56 @@ func bootstrapPaired(before, after []float64, opts Options, est Estimator) (Comp
 		expand(a, sortedA, countsA)
 		ch.addSorted(k, b[:n], a[:n])
 	}
-	return ch.interval(before, after, opts), ch
+}
+
+// resamplePairsTallied draws each resample as a count per distinct pair
+// and adds them up into counts per value on either side.
+func (ch changes) resamplePairsTallied(pt pairTally, opts Options, binomials int) {
+	draws := newResampler(pt.pairOf, pt.sizes, binomials, opts.Seed)
+	counts := make([]int, len(pt.sizes))
+	countsB, countsA := make([]int, len(pt.before.values)), make([]int, len(pt.after.values))
+	for k := range opts.Resamples {
+		draws.draw(counts)
+		clear(countsB)
+		clear(countsA)
+		for p, c := range counts {
+			countsB[pt.beforeOf[p]] += c
+			countsA[pt.afterOf[p]] += c
+		}
+		ch.addTallied(k, pt.before.withCounts(countsB), pt.after.withCounts(countsA))
+	}
+}
+
+// pairTally groups the rounds of paired samples by their pair of values.
+type pairTally struct {
+	before, after tally // each side's values and counts
+	sizes         []int // rounds of each distinct pair
+	// beforeOf and afterOf give each distinct pair's value on either side,
+	// as an index into that side's tally.
+	beforeOf, afterOf []int32
+	pairOf            []int32 // each round's distinct pair
+}
+
+func tallyPairs(before, after []float64) pairTally {
+	pt := pairTally{
+		before: tallySorted(slices.Sorted(slices.Values(before))),
+		after:  tallySorted(slices.Sorted(slices.Values(after))),
+		pairOf: make([]int32, len(before)),
+	}
+	seen := map[[2]int32]int32{}
+	for i := range before {
+		key := [2]int32{pt.before.groupOf(before[i]), pt.after.groupOf(after[i])}
+		p, ok := seen[key]
+		if !ok {
+			p = int32(len(pt.sizes))
+			seen[key] = p
+			pt.sizes = append(pt.sizes, 0)
+			pt.beforeOf, pt.afterOf = append(pt.beforeOf, key[0]), append(pt.afterOf, key[1])
+		}
+		pt.sizes[p]++
+		pt.pairOf[i] = p
+	}
+	return pt
 }
 
 // sortedOrder returns the indices of x in ascending order of their values.
@@ -291,22 +382,28 @@ func gather(x []float64, indices []int) []float64 {
 	return out
 }
 
-// bootstrapUnpaired resamples each side on its own.
+// bootstrapUnpaired resamples each side on its own, each from a stream of
+// its own, as counts over its distinct values.
 func bootstrapUnpaired(before, after []float64, opts Options, est Estimator) (Comparison, changes) {
-	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
 	ch := newChanges(opts.Resamples, est, len(before), len(after), opts)
-	b, a := make([]float64, len(before)), make([]float64, len(after))
+	tb := tallySorted(slices.Sorted(slices.Values(before)))
+	ta := tallySorted(slices.Sorted(slices.Values(after)))
+	// Each side is tallied, however few its ties: that costs at most about
+	// twice a resample written out, and spares sorting a drawn slice.
+	howB := chooseResampling(tb.n, tb.counts, len(tb.counts))
+	howA := chooseResampling(ta.n, ta.counts, len(ta.counts))
+	drawB, drawA := tb.resampler(opts.Seed, howB.binomials), ta.resampler(opts.Seed^afterSeed, howA.binomials)
+	cb, ca := make([]int, len(tb.counts)), make([]int, len(ta.counts))
 	for k := range opts.Resamples {
-		for i := range b {
-			b[i] = before[r.IntN(len(before))]
-		}
-		for i := range a {
-			a[i] = after[r.IntN(len(after))]
-		}
-		ch.add(k, b, a)
+		drawB.draw(cb)
+		drawA.draw(ca)
+		ch.addTallied(k, tb.withCounts(cb), ta.withCounts(ca))
 	}
 	return ch.interval(before, after, opts), ch
 }
+
+// afterSeed sets the after side's stream apart from the before side's.
+const afterSeed = 0x6166746572 // "after"
 
 // signFlipP is the two-sided p-value of the paired permutation test: under
 // the null hypothesis that the builds do not differ, each round's

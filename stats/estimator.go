@@ -83,24 +83,37 @@ func (s Estimates) Of(e Estimator) Estimate {
 }
 
 // point returns the statistic e of samples, which it sorts in place.
-func (e Estimator) point(samples []float64, lowWeights []float64) float64 {
+func (e Estimator) point(samples []float64, low hdWeights) float64 {
 	if e != Mean {
 		slices.Sort(samples)
 	}
-	return e.pointSorted(samples, lowWeights)
+	return e.pointSorted(samples, low)
 }
 
 // pointSorted returns the statistic e of sorted samples.
-func (e Estimator) pointSorted(sorted []float64, lowWeights []float64) float64 {
+func (e Estimator) pointSorted(sorted []float64, low hdWeights) float64 {
 	switch e {
 	case Mean:
 		return stat.Mean(sorted, nil)
 	case Low:
-		return weightedSum(sorted, lowWeights)
+		return low.weightedSum(sorted)
 	case Median:
 		return median(sorted)
 	}
 	return sorted[0]
+}
+
+// pointTallied returns the statistic e of the sample t stands for.
+func (e Estimator) pointTallied(t tally, low hdWeights) float64 {
+	switch e {
+	case Mean:
+		return t.mean()
+	case Low:
+		return t.weightedSum(low)
+	case Median:
+		return t.quantile(0.5)
+	}
+	return t.smallest()
 }
 
 // PairedDifference estimates e(after) - e(before) for samples taken in

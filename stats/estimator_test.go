@@ -74,7 +74,7 @@ func TestEstimatesOf(t *testing.T) {
 func TestEstimatorPoint(t *testing.T) {
 	samples := []float64{31, 22, 25, 22, 23, 47, 24, 22, 29, 23, 26, 35}
 	sorted := slices.Sorted(slices.Values(samples))
-	w := harrellDavisWeights(len(samples), 0.1)
+	w := newHDWeights(len(samples), 0.1)
 	for _, tt := range []struct {
 		e    Estimator
 		want float64

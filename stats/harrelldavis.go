@@ -20,19 +20,68 @@ func HarrellDavis(sorted []float64, p float64) float64 {
 // harrellDavisWeights returns the n weights of the p-quantile. They depend
 // only on n and p, so a bootstrap computes them once for all resamples.
 func harrellDavisWeights(n int, p float64) []float64 {
+	return weightsOf(harrellDavisCDF(n, p))
+}
+
+// weightsOf returns the weight of each position of a cumulative cdf.
+func weightsOf(cdf []float64) []float64 {
+	w := make([]float64, len(cdf)-1)
+	for i := range w {
+		w[i] = cdf[i+1] - cdf[i]
+	}
+	return w
+}
+
+// harrellDavisCDF returns the Beta CDF of the p-quantile's weights at i/n,
+// i = 0…n: cdf[b]-cdf[a] is the weight of sorted positions a to b-1
+// together, and the weight of position i is cdf[i+1]-cdf[i].
+func harrellDavisCDF(n int, p float64) []float64 {
 	if n == 0 || !(p > 0 && p < 1) {
 		panic("stats: Harrell-Davis weights need n > 0 and p in (0, 1)")
 	}
 	fn := float64(n)
 	b := distuv.Beta{Alpha: p * (fn + 1), Beta: (1 - p) * (fn + 1)}
-	w := make([]float64, n)
-	prev := 0.0
-	for i := range n {
-		next := b.CDF(float64(i+1) / fn)
-		w[i] = next - prev
-		prev = next
+	cdf := make([]float64, n+1)
+	for i := 1; i <= n; i++ {
+		cdf[i] = b.CDF(float64(i) / fn)
 	}
-	return w
+	return cdf
+}
+
+// hdWeights are the Harrell–Davis weights of a quantile for n samples,
+// arranged for a bootstrap that takes them for every resample.
+//
+// A low quantile's CDF reaches 1-2⁻⁵³ a few dozen positions in and 1 only
+// at the last, so every weight between is exactly zero: adding those terms
+// leaves a sum as it is, and skipping them gives the same sum to the bit.
+type hdWeights struct {
+	head []float64 // the weights before the run of zeros
+	last float64   // the weight of the last position, after the run
+	// cdf is harrellDavisCDF's, for tied values to take their share at once.
+	cdf []float64
+}
+
+func newHDWeights(n int, p float64) hdWeights {
+	cdf := harrellDavisCDF(n, p)
+	w := weightsOf(cdf)
+	head := n - 1
+	for head > 0 && w[head-1] == 0 {
+		head--
+	}
+	return hdWeights{head: w[:head], last: w[n-1], cdf: cdf}
+}
+
+// weightedSum is weightedSum(sorted, harrellDavisWeights(n, p)), the same
+// terms added in the same order but for the zeros.
+func (w hdWeights) weightedSum(sorted []float64) float64 {
+	base, sum := sorted[0], 0.0
+	for i, x := range w.head {
+		sum += x * (sorted[i] - base)
+	}
+	if n := len(sorted); len(w.head) < n {
+		sum += w.last * (sorted[n-1] - base)
+	}
+	return base + sum
 }
 
 // weightedSum returns the weighted mean of sorted, whose weights sum to 1.

@@ -47,31 +47,51 @@ const madScale = 1.4826
 // mad returns the unscaled median absolute deviation of sorted around med,
 // which must lie within its range (it is sorted's median).
 //
-// Deviations of the values below med grow leftwards and those of the rest
-// grow rightwards, so merging the two runs outward from med visits the
-// deviations in ascending order: O(n), no sort. That matters because the
-// bootstrap computes it for every resample.
+// The deviations of the values below med grow leftwards, those of the
+// rest rightwards: two ascending runs. The median's ranks among all
+// deviations are found by bisecting how many of them come from the left
+// run, as for the k-th smallest of two sorted arrays: O(log n), no sort,
+// no merge. That matters because the bootstrap computes it for every
+// resample.
 func mad(sorted []float64, med float64) float64 {
 	n := len(sorted)
-	// j is the first value >= med, i the last value < med.
+	// Values from j on are >= med; those before it are < med.
 	j := sort.SearchFloat64s(sorted, med)
-	i := j - 1
+	// below(i) and above(i) are the i-th smallest deviation (0-based) of
+	// the left and the right run, with infinities past either end.
+	below := func(i int) float64 {
+		switch {
+		case i < 0:
+			return math.Inf(-1)
+		case i >= j:
+			return math.Inf(1)
+		}
+		return med - sorted[j-1-i]
+	}
+	above := func(i int) float64 {
+		switch {
+		case i < 0:
+			return math.Inf(-1)
+		case i >= n-j:
+			return math.Inf(1)
+		}
+		return sorted[j+i] - med
+	}
 
 	// The type 7 median of n values interpolates the (n-1)/2-th and
-	// n/2-th smallest (0-based); they coincide when n is odd.
-	lo, hi := (n-1)/2, n/2
-	var dlo, d float64
-	for k := 0; k <= hi; k++ {
-		if j >= n || (i >= 0 && med-sorted[i] < sorted[j]-med) {
-			d = med - sorted[i]
-			i--
-		} else {
-			d = sorted[j] - med
-			j++
-		}
-		if k == lo {
-			dlo = d
-		}
+	// n/2-th smallest (0-based); they coincide when n is odd. The
+	// smallest take of the first (n-1)/2+1 deviations has some from the
+	// left run and the rest from the right; with the fewest from the left
+	// for which no deviation left out on the right is smaller than the
+	// next on the left, it is a take of the smallest.
+	take := (n-1)/2 + 1
+	left := sort.Search(min(take, j)+1, func(a int) bool {
+		return a >= take-(n-j) && above(take-a-1) <= below(a)
+	})
+	dlo := max(below(left-1), above(take-left-1))
+	d := dlo
+	if n%2 == 0 {
+		d = min(below(left), above(take-left))
 	}
 	return dlo + 0.5*(d-dlo)
 }

@@ -59,19 +59,26 @@ func TestQuantilePanics(t *testing.T) {
 	}
 }
 
-// TestMAD checks the O(n) merge in mad against the obvious definition:
+// TestMAD checks the bisection in mad against the obvious definition:
 // the median of the sorted absolute deviations.
 func TestMAD(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 1; n <= 40; n++ {
-		for range 50 {
+		for trial := range 100 {
 			x := make([]float64, n)
 			for i := range x {
-				// Small integers, like whole-nanosecond samples: many ties.
-				x[i] = float64(20 + r.IntN(6))
+				if trial%2 == 0 {
+					// Small integers, like whole-nanosecond samples: many ties.
+					x[i] = float64(20 + r.IntN(6))
+				} else {
+					x[i] = 20 + r.NormFloat64()
+				}
 			}
-			if r.IntN(4) == 0 {
+			switch r.IntN(4) {
+			case 0:
 				x[r.IntN(n)] = 1000 // a far outlier on one side
+			case 1:
+				x[r.IntN(n)] = -1000
 			}
 			slices.Sort(x)
 			med := median(x)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
@@ -149,51 +148,95 @@ func prepare(samples []float64, opts Options) ([]float64, error) {
 // pcgStream is the second PCG seed word; any constant will do.
 const pcgStream = 0x9e3779b97f4a7c15
 
-func bootstrapSorted(sorted []float64, opts Options) Estimates {
-	n := len(sorted)
-	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
+// sampleStats are the statistics Bootstrap estimates, of a sample or of
+// one resample.
+type sampleStats struct {
+	mean, median, stdDev, mad, low, min float64
+}
 
+// sortedStats are the statistics of sorted.
+func sortedStats(sorted []float64, low hdWeights) sampleStats {
+	var s sampleStats
+	s.mean, s.stdDev = stat.MeanStdDev(sorted, nil)
+	s.median = median(sorted)
+	s.mad = madScale * mad(sorted, s.median)
+	s.low = low.weightedSum(sorted)
+	s.min = sorted[0]
+	return s
+}
+
+// bootstrapSorted is Bootstrap of sorted samples, resampled the cheapest
+// way for their ties.
+func bootstrapSorted(sorted []float64, opts Options) Estimates {
+	t := tallySorted(sorted)
+	return bootstrapBy(sorted, t, opts, chooseResampling(t.n, t.counts, len(t.counts)))
+}
+
+// bootstrapBy is bootstrapSorted resampling as how says; t is the tally
+// of sorted.
+func bootstrapBy(sorted []float64, t tally, opts Options, how resampling) Estimates {
+	low := newHDWeights(len(sorted), opts.lowQuantile())
+	point := sortedStats(sorted, low)
+	var resampled []sampleStats
+	switch {
+	case len(t.values) == 1:
+		// Every resample of a constant sample is the sample itself.
+		resampled = []sampleStats{point}
+	case how.expand:
+		resampled = resampleExpanded(sorted, low, opts)
+	default:
+		resampled = resampleTallied(t, low, opts, how)
+	}
+	interval := func(point float64, of func(sampleStats) float64) Estimate {
+		dist := make([]float64, len(resampled))
+		for k, s := range resampled {
+			dist[k] = of(s)
+		}
+		return percentileInterval(point, dist, opts.Confidence)
+	}
+	return Estimates{
+		Mean:        interval(point.mean, func(s sampleStats) float64 { return s.mean }),
+		Median:      interval(point.median, func(s sampleStats) float64 { return s.median }),
+		StdDev:      interval(point.stdDev, func(s sampleStats) float64 { return s.stdDev }),
+		MAD:         interval(point.mad, func(s sampleStats) float64 { return s.mad }),
+		Low:         interval(point.low, func(s sampleStats) float64 { return s.low }),
+		Min:         interval(point.min, func(s sampleStats) float64 { return s.min }),
+		LowQuantile: opts.lowQuantile(),
+	}
+}
+
+// resampleExpanded returns the statistics of opts.Resamples resamples of
+// sorted, each written out in full.
+func resampleExpanded(sorted []float64, low hdWeights, opts Options) []sampleStats {
+	n := len(sorted)
+	draws := newResampler(identity(n), nil, 0, opts.Seed)
 	counts := make([]int, n)
 	// unrolled slots of slack let expand write past the end of the resample.
 	resample := make([]float64, n+unrolled)
-	means := make([]float64, opts.Resamples)
-	medians := make([]float64, opts.Resamples)
-	stdDevs := make([]float64, opts.Resamples)
-	mads := make([]float64, opts.Resamples)
-	lows := make([]float64, opts.Resamples)
-	mins := make([]float64, opts.Resamples)
-	lowWeights := harrellDavisWeights(n, opts.lowQuantile())
-
-	for k := range opts.Resamples {
+	out := make([]sampleStats, opts.Resamples)
+	for k := range out {
 		// Draw n indices with replacement, counting hits per index. As
 		// sorted is sorted, writing each value out as often as it was hit
 		// yields the resample already sorted: a counting sort, so the
 		// median and MAD need no per-resample sort.
-		clear(counts)
-		for range n {
-			counts[r.IntN(n)]++
-		}
+		draws.draw(counts)
 		expand(resample, sorted, counts)
-		x := resample[:n]
-		means[k], stdDevs[k] = stat.MeanStdDev(x, nil)
-		medians[k] = median(x)
-		mads[k] = madScale * mad(x, medians[k])
-		lows[k] = weightedSum(x, lowWeights)
-		mins[k] = x[0]
+		out[k] = sortedStats(resample[:n], low)
 	}
+	return out
+}
 
-	mean, stdDev := stat.MeanStdDev(sorted, nil)
-	med := median(sorted)
-	c := opts.Confidence
-	return Estimates{
-		Mean:        percentileInterval(mean, means, c),
-		Median:      percentileInterval(med, medians, c),
-		StdDev:      percentileInterval(stdDev, stdDevs, c),
-		MAD:         percentileInterval(madScale*mad(sorted, med), mads, c),
-		Low:         percentileInterval(weightedSum(sorted, lowWeights), lows, c),
-		Min:         percentileInterval(sorted[0], mins, c),
-		LowQuantile: opts.lowQuantile(),
+// resampleTallied returns the statistics of opts.Resamples resamples of
+// the tally t, drawn as counts per group.
+func resampleTallied(t tally, low hdWeights, opts Options, how resampling) []sampleStats {
+	draws := t.resampler(opts.Seed, how.binomials)
+	counts := make([]int, len(t.counts))
+	out := make([]sampleStats, opts.Resamples)
+	for k := range out {
+		draws.draw(counts)
+		out[k] = t.withCounts(counts).stats(low)
 	}
+	return out
 }
 
 // unrolled is how many copies of a value expand writes unconditionally,
