@@ -99,6 +99,8 @@ type design struct {
 	// cumulative[l][i] is the sum of level l's first i Harrell–Davis
 	// weights, so that tied values can take their share at once.
 	cumulative [][]float64
+	// self[l] maps each member of level l to itself, for drawing.
+	self [][]int32
 	// reach[l] is the sorted position of level l beyond which the weights
 	// sum to under weightTail: a low quantile's weights all but vanish a
 	// few dozen positions in, and a resample stops adding there.
@@ -143,6 +145,7 @@ func newDesign(runs []float64, q float64) (*design, error) {
 		}
 		d.members, d.weights, d.cumulative = append(d.members, m), append(d.weights, w), append(d.cumulative, c)
 		d.reach = append(d.reach, reach)
+		d.self = append(d.self, identity(len(m)))
 	}
 	return d, nil
 }
@@ -236,12 +239,10 @@ func solve(n, sx, sy, sxx, sxy float64) line {
 }
 
 // draw fills counts with a resample of every level's members.
-func (d *design) draw(r *rand.Rand, counts resample) {
+func (d *design) draw(pcg *rand.PCG, counts resample) {
 	for l, m := range d.members {
 		clear(counts[l])
-		for range m {
-			counts[l][r.IntN(len(m))]++
-		}
+		newIndexSource(pcg, len(m)).count(counts[l], d.self[l], len(m))
 	}
 }
 
@@ -283,12 +284,12 @@ func FitLinear(t Timings, opts FitOptions) (Fit, error) {
 	robust, ols := d.robust(f, nil, fit.Levels), d.ols(t, nil)
 	fit.R2 = rSquared(t, ols)
 
-	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
+	pcg := rand.NewPCG(opts.Seed, pcgStream)
 	counts := d.newResample()
 	slopes, intercepts := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
 	olsSlopes, olsIntercepts := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
 	for k := range opts.Resamples {
-		d.draw(r, counts)
+		d.draw(pcg, counts)
 		rl, ol := d.robust(f, counts, nil), d.ols(t, counts)
 		slopes[k], intercepts[k], olsSlopes[k], olsIntercepts[k] = rl.slope, rl.intercept, ol.slope, ol.intercept
 	}
@@ -412,12 +413,13 @@ func ComparePlacedFits(before, after []Timings, ols bool, opts FitOptions) (FitC
 	}
 	fc := FitChange{Spread: max(spread(slopes[:nb]), spread(slopes[nb:]))}
 
-	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
+	pcg := rand.NewPCG(opts.Seed, pcgStream)
+	r := rand.New(pcg) // for the placements, after each resample's calls
 	counts := d.newResample()
 	befores, afters := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
 	changes, diffs := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
 	for k := range opts.Resamples {
-		d.draw(r, counts)
+		d.draw(pcg, counts)
 		fill(counts)
 		sb, sa := meanOfDrawn(r, slopes[:nb]), meanOfDrawn(r, slopes[nb:])
 		befores[k], afters[k], changes[k], diffs[k] = sb, sa, sa/sb-1, sa-sb
@@ -510,13 +512,13 @@ func compareFits(before, after Timings, ols, paired bool, opts FitOptions) (FitC
 	if !(b > 0) {
 		return FitChange{}, fmt.Errorf("%w: a relative change needs a positive slope before, not %v", ErrTimings, b)
 	}
-	r := rand.New(rand.NewPCG(opts.Seed, pcgStream))
+	pcg := rand.NewPCG(opts.Seed, pcgStream)
 	cb, ca := db.newResample(), da.newResample()
 	befores, afters := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
 	changes, diffs := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
 	for k := range opts.Resamples {
-		db.draw(r, cb)
-		da.draw(r, ca)
+		db.draw(pcg, cb)
+		da.draw(pcg, ca)
 		sb, sa := slope(db, fb, before, cb), slope(da, fa, after, ca)
 		befores[k], afters[k], changes[k], diffs[k] = sb, sa, sa/sb-1, sa-sb
 	}

@@ -156,7 +156,8 @@ func TestFitLinearRefuses(t *testing.T) {
 // The resample's low quantile, cut off where the weights vanish, is that
 // of the resample written out in full.
 func TestLowOfMatchesExpandedResample(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
+	pcg := rand.NewPCG(7, 8)
+	r := rand.New(pcg)
 	tm := linearCalls(r, 600, 3, 100, 500, 10)
 	d, err := newDesign(tm.Runs, 0.02)
 	if err != nil {
@@ -165,7 +166,7 @@ func TestLowOfMatchesExpandedResample(t *testing.T) {
 	f := d.arrange(tm)
 	counts := d.newResample()
 	for range 50 {
-		d.draw(r, counts)
+		d.draw(pcg, counts)
 		for l := range d.runs {
 			var expanded []float64
 			for i, v := range f.sorted[l] {
