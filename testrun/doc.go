@@ -3,17 +3,22 @@
 //
 // It loads an object, picks the program, runs every packet case once and
 // checks its return code, pins the measuring OS thread to one CPU, warms up,
-// and takes samples: each sample is one test run of Repeat runs, for which
-// the kernel reports the mean time per run in whole nanoseconds. Samples of
-// all cases are taken round-robin, in alternating order, so that drift on
-// the machine hits every case alike.
+// and takes samples: each sample is one test run, timed by the wall clock
+// around the call, for which the kernel also reports the mean time per run
+// in whole nanoseconds. Samples of all cases, programs and placements are
+// taken in rounds, in an order shuffled every round, so that drift on the
+// machine and what ran just before hit every unit alike. With linear
+// sampling (linear.go) each round runs one of several repeats, so that the
+// time per run is the slope of the wall time over the repeat. A program can
+// be loaded several times (placements): each load is compiled to its own
+// address, which alone changes its speed.
 //
 // XDP test runs with a repeat count above one put the program into the XDP
 // dispatcher and take it out around the timed loop, which costs tens of
 // milliseconds a call since Linux 6.2. While XDP programs are sampled,
 // anchors (anchor.go) hold each of them in the dispatcher, so a call costs
 // about a microsecond; calibration measures both costs and anchors only
-// where it pays. The timed figure is always the kernel's own.
+// where it pays.
 //
 // The package returns raw samples and the environment they were taken in;
 // it knows nothing of statistics or output formats.
