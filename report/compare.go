@@ -161,8 +161,16 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 }
 
 // compareLinear compares one case's fits, given by its placements' cases
-// on each side; paired comparisons use the rounds all have.
+// on each side: from the fits' own resamples when they drew alike (the
+// same rounds), else anew from the calls of the rounds all have.
 func compareLinear(bs, as []Case, opts stats.CompareOptions) (stats.Comparison, stats.FitChange, error) {
+	b, a := bs[0], as[0]
+	if fb, fa := fitsOf(bs), fitsOf(as); fb != nil && fa != nil {
+		c, fc, ok, err := stats.CompareLinearFitted(fb, fa, b.Samples, a.Samples, opts)
+		if ok || err != nil {
+			return c, fc, err
+		}
+	}
 	n := math.MaxInt
 	if opts.Paired {
 		for _, c := range append(slices.Clone(bs), as...) {
@@ -176,8 +184,19 @@ func compareLinear(bs, as []Case, opts stats.CompareOptions) (stats.Comparison, 
 		}
 		return ts
 	}
-	b, a := bs[0], as[0]
 	return stats.CompareLinear(side(bs), side(as), b.Samples[:min(n, len(b.Samples))], a.Samples[:min(n, len(a.Samples))], opts)
+}
+
+// fitsOf returns the cases' fits, or nil if one has none.
+func fitsOf(cases []Case) []*stats.Fit {
+	var fits []*stats.Fit
+	for _, c := range cases {
+		if c.Stats == nil || c.Stats.Fit == nil {
+			return nil
+		}
+		fits = append(fits, c.Stats.Fit)
+	}
+	return fits
 }
 
 // placementsOf returns the case of that name in every placement of p, the

@@ -395,39 +395,75 @@ func ComparePlacedFits(before, after []Timings, ols bool, opts FitOptions) (FitC
 	for i, t := range all {
 		arranged[i] = d.arrange(t)
 	}
-	slopes := make([]float64, len(all))
-	fill := func(counts resample) {
-		for i, t := range all {
-			if ols {
-				slopes[i] = d.ols(t, counts).slope
-			} else {
-				slopes[i] = d.robust(arranged[i], counts, nil).slope
-			}
+	points := make([]float64, len(all))
+	resampled := make([][]float64, len(all))
+	slope := func(i int, counts resample) float64 {
+		if ols {
+			return d.ols(all[i], counts).slope
+		}
+		return d.robust(arranged[i], counts, nil).slope
+	}
+	for i := range all {
+		points[i], resampled[i] = slope(i, nil), make([]float64, opts.Resamples)
+	}
+	pcg := rand.NewPCG(opts.Seed, pcgStream)
+	counts := d.newResample()
+	for k := range opts.Resamples {
+		d.draw(pcg, counts)
+		for i := range all {
+			resampled[i][k] = slope(i, counts)
 		}
 	}
-	fill(nil)
-	nb := len(before)
-	b, a := stat.Mean(slopes[:nb], nil), stat.Mean(slopes[nb:], nil)
+	return placedChange(points, resampled, len(before), opts.Options)
+}
+
+// ComparePlacedFitted is ComparePlacedFits of fits already made: fits of
+// the same rounds drew alike, so each placement's slope of every resample
+// is already known. It says false when the fits did not draw alike.
+func ComparePlacedFitted(before, after []*Fit, ols bool, opts Options) (FitChange, bool, error) {
+	all := append(slices.Clone(before), after...)
+	if len(before) == 0 || len(after) == 0 {
+		return FitChange{}, false, nil
+	}
+	points := make([]float64, len(all))
+	resampled := make([][]float64, len(all))
+	for i, f := range all {
+		if f.draws == 0 || f.draws != all[0].draws || len(f.slopes) != opts.Resamples {
+			return FitChange{}, false, nil
+		}
+		points[i], resampled[i] = f.Slope.Point, f.slopes
+		if ols {
+			points[i], resampled[i] = f.OLS.Point, f.olsSlopes
+		}
+	}
+	fc, err := placedChange(points, resampled, len(before), opts)
+	return fc, true, err
+}
+
+// placedChange is the change from the mean of the first nb placements'
+// slopes to the mean of the others', given each placement's slope and its
+// slope in every resample of the rounds. Each side's interval resamples
+// the rounds and, with several placements, the placements too; the
+// difference's is Welch's over the placements when each side has two or
+// more, else the bootstrap's.
+func placedChange(points []float64, resampled [][]float64, nb int, opts Options) (FitChange, error) {
+	b, a := stat.Mean(points[:nb], nil), stat.Mean(points[nb:], nil)
 	if !(b > 0) {
 		return FitChange{}, fmt.Errorf("%w: a relative change needs a positive slope before, not %v", ErrTimings, b)
 	}
-	fc := FitChange{Spread: max(spread(slopes[:nb]), spread(slopes[nb:]))}
-
-	pcg := rand.NewPCG(opts.Seed, pcgStream)
-	r := rand.New(pcg) // for the placements, after each resample's calls
-	counts := d.newResample()
-	befores, afters := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
-	changes, diffs := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
-	for k := range opts.Resamples {
-		d.draw(pcg, counts)
-		fill(counts)
-		sb, sa := meanOfDrawn(r, slopes[:nb]), meanOfDrawn(r, slopes[nb:])
+	fc := FitChange{Spread: max(spread(points[:nb]), spread(points[nb:]))}
+	r := rand.New(rand.NewPCG(opts.Seed^placementStream, pcgStream))
+	n := len(resampled[0])
+	befores, afters := make([]float64, n), make([]float64, n)
+	changes, diffs := make([]float64, n), make([]float64, n)
+	for k := range n {
+		sb, sa := meanOfDrawn(r, resampled[:nb], k), meanOfDrawn(r, resampled[nb:], k)
 		befores[k], afters[k], changes[k], diffs[k] = sb, sa, sa/sb-1, sa-sb
 	}
 	c := opts.Confidence
 	fc.Before, fc.After = percentileInterval(b, befores, c), percentileInterval(a, afters, c)
-	if nb >= 2 && len(after) >= 2 {
-		fc.welch(slopes[:nb], slopes[nb:], c)
+	if nb >= 2 && len(points)-nb >= 2 {
+		fc.welch(points[:nb], points[nb:], c)
 		return fc, nil
 	}
 	fc.Difference = percentileInterval(a-b, diffs, c)
@@ -435,6 +471,9 @@ func ComparePlacedFits(before, after []Timings, ols bool, opts FitOptions) (FitC
 	fc.changes = changes
 	return fc, nil
 }
+
+// placementStream seeds the draws of placements apart from those of calls.
+const placementStream = 0x91ace
 
 // welch sets the difference of the means of after and before, its
 // relative change (to before's mean), their intervals and p from Welch's
@@ -461,17 +500,17 @@ func (fc *FitChange) welch(before, after []float64, confidence float64) {
 	fc.Placed = true
 }
 
-// meanOfDrawn is the mean of as many draws with replacement from xs as it
-// holds; xs itself when it holds one.
-func meanOfDrawn(r *rand.Rand, xs []float64) float64 {
-	if len(xs) == 1 {
-		return xs[0]
+// meanOfDrawn is the mean of resample k of as many placements drawn with
+// replacement as there are; of the one placement's when there is one.
+func meanOfDrawn(r *rand.Rand, placements [][]float64, k int) float64 {
+	if len(placements) == 1 {
+		return placements[0][k]
 	}
 	sum := 0.0
-	for range xs {
-		sum += xs[r.IntN(len(xs))]
+	for range placements {
+		sum += placements[r.IntN(len(placements))][k]
 	}
-	return sum / float64(len(xs))
+	return sum / float64(len(placements))
 }
 
 // spread is max/min - 1 of positive xs.
@@ -571,14 +610,9 @@ func CompareLinear(before, after []Timings, beforeRuns, afterRuns []float64, opt
 	if !opts.Paired && (len(before) != 1 || len(after) != 1) {
 		return Comparison{}, FitChange{}, fmt.Errorf("%w: placements are compared in the same rounds only", ErrCompare)
 	}
-	flat := opts
-	flat.Estimator = Mean
-	c, err := Compare(beforeRuns, afterRuns, flat)
-	if err != nil {
-		return Comparison{}, FitChange{}, err
-	}
 	fo := FitOptions{Options: opts.Options}
 	var fc FitChange
+	var err error
 	if opts.Paired {
 		fc, err = ComparePlacedFits(before, after, est == OLS, fo)
 	} else {
@@ -587,11 +621,40 @@ func CompareLinear(before, after []Timings, beforeRuns, afterRuns []float64, opt
 	if err != nil {
 		return Comparison{}, FitChange{}, fmt.Errorf("%w: %w", ErrCompare, err)
 	}
-	c.Estimator, c.Change, c.Difference = est, fc.Change, fc.Difference
+	c, err := linearComparison(fc, beforeRuns, afterRuns, opts)
+	return c, fc, err
+}
+
+// CompareLinearFitted is CompareLinear, paired, of fits already made of the
+// same rounds (see ComparePlacedFitted); it says false when they were not.
+func CompareLinearFitted(before, after []*Fit, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, FitChange, bool, error) {
+	est := opts.estimator()
+	if !est.Fitted() || !opts.Paired {
+		return Comparison{}, FitChange{}, false, nil
+	}
+	fc, ok, err := ComparePlacedFitted(before, after, est == OLS, opts.Options)
+	if !ok || err != nil {
+		return Comparison{}, FitChange{}, ok, err
+	}
+	c, err := linearComparison(fc, beforeRuns, afterRuns, opts)
+	return c, fc, true, err
+}
+
+// linearComparison is the Comparison of a slope's change: its change,
+// difference, p and verdict, with the kernel's figures' changes of mean
+// and median beside.
+func linearComparison(fc FitChange, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, error) {
+	flat := opts
+	flat.Estimator = Mean
+	c, err := Compare(beforeRuns, afterRuns, flat)
+	if err != nil {
+		return Comparison{}, err
+	}
+	c.Estimator, c.Change, c.Difference = opts.estimator(), fc.Change, fc.Difference
 	c.P, c.Test = fc.P(), LinearTest
 	if fc.Placed {
 		c.Test = PlacedTest
 	}
 	c.Verdict = verdict(c, opts)
-	return c, fc, nil
+	return c, nil
 }

@@ -258,3 +258,35 @@ func TestFitMinus(t *testing.T) {
 		t.Error("fits of other rounds subtracted as if paired")
 	}
 }
+
+// A placed comparison of fits already made is the one made anew from the
+// calls, to the bit: the fits drew the same resamples.
+func TestComparePlacedFitted(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	opts := fitOptions()
+	base := linearCalls(r, 300, 10, 500, 800, 60)
+	var timings []Timings
+	var fits []*Fit
+	for i := range 6 {
+		tm := Timings{Runs: base.Runs}
+		for j, y := range base.Total {
+			tm.Total = append(tm.Total, y+float64(i%3)*0.2*base.Runs[j]+r.ExpFloat64()*30)
+		}
+		f, err := FitLinear(tm, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		timings, fits = append(timings, tm), append(fits, &f)
+	}
+	want, err := ComparePlacedFits(timings[:3], timings[3:], false, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := ComparePlacedFitted(fits[:3], fits[3:], false, opts.Options)
+	if err != nil || !ok {
+		t.Fatalf("%v, %v", ok, err)
+	}
+	if got.Before != want.Before || got.After != want.After || got.Difference != want.Difference || got.P() != want.P() || !got.Placed {
+		t.Errorf("from the fits %+v, anew %+v", got, want)
+	}
+}

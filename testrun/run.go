@@ -293,12 +293,20 @@ func prepare(cfg Config) (*plan, error) {
 	if p.cpu, p.cpuChoice, err = chooseCPU(cfg.CPU); err != nil {
 		return nil, err
 	}
-	for i, prog := range cfg.Programs {
+	var chosen []chosen
+	for _, prog := range cfg.Programs {
 		c, err := choose(prog.Object, prog.Program)
 		if err != nil {
 			return nil, err
 		}
-		for range max(cfg.Placements, 1) {
+		chosen = append(chosen, c)
+	}
+	// The placements are loaded in turns, one of each program a turn:
+	// loads that follow each other land near each other, and loading one
+	// build's all before the other's measured here as a difference of the
+	// builds.
+	for range max(cfg.Placements, 1) {
+		for i, c := range chosen {
 			p.picked, p.programOf = append(p.picked, c), append(p.programOf, i)
 		}
 	}
@@ -457,13 +465,14 @@ func (p *plan) assemble(res Result) Result {
 		res.Programs = slices.Clip(res.Programs[:p.floor])
 	}
 	var programs []ProgramResult
+	first := map[int]int{} // program index -> its first load's index in programs
 	for i, pr := range res.Programs {
-		if i == 0 || p.programOf[i] != p.programOf[i-1] {
-			programs = append(programs, pr)
-		} else {
-			last := &programs[len(programs)-1]
-			last.Placements = append(last.Placements, pr)
+		if j, ok := first[p.programOf[i]]; ok {
+			programs[j].Placements = append(programs[j].Placements, pr)
+			continue
 		}
+		first[p.programOf[i]] = len(programs)
+		programs = append(programs, pr)
 	}
 	res.Programs = programs
 	return res

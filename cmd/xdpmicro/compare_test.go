@@ -42,7 +42,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 	c := rep.Comparison
 	// Linear sampling by default: each build loaded in several placements.
 	if c.Mode != report.Interleaved || c.Test != stats.PlacedTest || c.Estimator != string(stats.Slope) ||
-		len(rep.Programs[0].Placements) != 3 || len(rep.Programs[1].Placements) != 3 {
+		len(rep.Programs[0].Placements) != 7 || len(rep.Programs[1].Placements) != 7 {
 		t.Errorf("mode %q, test %q, estimator %q, %d and %d placements beside the first", c.Mode, c.Test, c.Estimator,
 			len(rep.Programs[0].Placements), len(rep.Programs[1].Placements))
 	}
@@ -52,7 +52,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 		default:
 			t.Errorf("%s: verdict %q is not one of the four", cc.Name, cc.Verdict)
 		}
-		// Over 4 placements of 20 samples each, Welch's interval is wide:
+		// Over 8 placements of 20 samples each, Welch's interval is wide:
 		// the verdict and the point are checked, not how far the bound is.
 		if cc.Name == "fibonacci" && (cc.Verdict != stats.Improved || cc.Change.Point > -0.05) {
 			t.Errorf("fibonacci: %s, change %+v; want an improvement of over 5 %% (the loop is 13 steps; 8-40 %% on the hosts seen)", cc.Verdict, cc.Change)

@@ -29,7 +29,7 @@ const (
 	minAdaptiveRounds = 30
 	// defaultPlacements is how many times each build of a comparison is
 	// loaded (docs/measurement-notes.md).
-	defaultPlacements = 4
+	defaultPlacements = 8
 	// checkResamples keeps the judgement between rounds cheap; the report
 	// recomputes every interval with --resamples.
 	checkResamples = 1000
@@ -46,9 +46,10 @@ type sampling struct {
 // sampling turns --samples, --precision and --time into a plan: a fixed
 // count when --samples is given alone, else adaptive.
 //
-// With each build loaded placements times, a build's figure is the mean of
-// its placements', known as well as each placement's to ±precision·√n:
-// that is what each placement is sampled to.
+// With each build loaded placements times (n), a build's figure is the
+// mean of its placements', and the change the difference of two such
+// means: it is known to ±precision when each placement's figure is known
+// to ±precision·√(n/2), which is what each placement is sampled to.
 func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Options, placements int) (sampling, error) {
 	fl := cmd.Flags()
 	if !(f.precision > 0 && f.precision < 1) {
@@ -69,6 +70,9 @@ func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Opt
 	}
 	check := opts
 	check.Resamples = checkResamples
-	perPlacement := f.precision * math.Sqrt(float64(max(placements, 1)))
+	perPlacement := f.precision
+	if placements > 1 {
+		perPlacement *= math.Sqrt(float64(placements) / 2)
+	}
 	return sampling{samples: rounds, enough: report.Precise(est, perPlacement, check), budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
 }
