@@ -108,6 +108,11 @@ func (a *anchor) hold(fd int) error {
 // program is then out of the dispatcher, unless another run holds it.
 func (a *anchor) release() error {
 	a.stop.Store(true)
+	// At SCHED_IDLE the anchor runs only when its CPU has nothing else to
+	// do: on a busy CPU it could take a second to see the signal. Ending,
+	// it runs as any other thread. Best effort: the signal ends it anyway.
+	other := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+	_ = unix.SchedSetAttr(a.tid, &other, 0)
 	deadline := time.After(anchorEndTimeout)
 	// Signal until the call returns: a signal that lands before the call
 	// enters the kernel interrupts nothing.
