@@ -228,8 +228,8 @@ func TestLinearPlacements(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := res.Environment.Sampling
-	if s.Mode != SamplingLinear || s.Levels != 4 || s.Step == 0 || s.Clock == "" {
-		t.Fatalf("sampling %+v: want linear over 4 levels (20 samples, 5 a level)", s)
+	if s.Mode != SamplingLinear || s.Levels != 2 || s.Step == 0 || s.Clock == "" {
+		t.Fatalf("sampling %+v: want linear over 2 levels (20 samples, 10 a level)", s)
 	}
 	if len(res.Programs) != 1 || len(res.Programs[0].Placements) != 1 || res.Floor == nil || len(res.Floor.Placements) != 0 {
 		t.Fatalf("want one program with one more placement and a floor of one")

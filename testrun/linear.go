@@ -27,10 +27,11 @@ const (
 // DefaultLevels is the number of repeat levels of linear sampling.
 const DefaultLevels = 10
 
-// minCallsPerLevel is the fewest calls of a level that its low quantile
-// is taken of (stats' minPerLevel): a fixed number of samples too small
-// for DefaultLevels gets fewer levels.
-const minCallsPerLevel = 5
+// callsPerLevel is the fewest calls a level is planned with when the
+// number of samples is fixed: a fixed number too small for DefaultLevels
+// gets fewer levels. The fit takes at least 5 a level (stats' minPerLevel);
+// the low quantile of 5, under load, was once all disturbed calls.
+const callsPerLevel = 10
 
 // maxLinearOverhead is the most a call may cost beyond its runs for the
 // wall clock to be used: above it, as for XDP calls that change the
@@ -73,7 +74,7 @@ func (s *sampler) planLinear() (*linearPlan, string) {
 	if levels == 0 {
 		levels = DefaultLevels
 		if s.cfg.Enough == nil {
-			levels = max(min(levels, s.cfg.Samples/minCallsPerLevel), 2)
+			levels = max(min(levels, s.cfg.Samples/callsPerLevel), 2)
 		}
 	}
 	step := max(uint32(2*float64(s.repeat)/float64(levels+1)+0.5), minChosenRepeat)
