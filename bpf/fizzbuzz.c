@@ -9,9 +9,10 @@
 //
 //   VERSION 1: push the source address into the queue
 //   VERSION 2: FizzBuzz: push FIZZ (%3), BUZZ (%5), FIZZBUZZ (both), else nothing
-//   VERSION 3: as 2, but where 2 pushes nothing, push FIBONACCI when
-//              address % 256 is a Fibonacci number, found by recomputing the
-//              sequence in a loop for every such packet
+//   VERSION 3: FizzBuzzFibonacci, as the story has it: first, for every
+//              packet, push FIBONACCI if address % 256 is a Fibonacci number,
+//              found by walking the sequence in a loop that runs longer the
+//              larger the octet; else as 2
 //   VERSION 4: as 3, with a constant-time test of the 13 values below 256
 //
 // Every build returns XDP_PASS for a well-formed packet and for a frame that
@@ -59,23 +60,21 @@ static __always_inline void push(__u32 value)
 }
 
 #if VERSION == 3
-// The regression: walks the sequence from the start for every packet.
+// The regression, the story's loop: walks the sequence from the start for
+// every packet, while b < n; 255 takes the most steps (13).
 static __always_inline int is_fibonacci(__u32 n)
 {
 	__u32 a = 0, b = 1;
 
-	// Bounded for the verifier; fib(13) = 233 is the last value below 256.
+	// Bounded for the verifier, which the story's loop needs no more than:
+	// b passes every n below 256 within 13 steps (377).
 #pragma clang loop unroll(disable)
-	for (int i = 0; i < 14; i++) {
-		if (a == n)
-			return 1;
-		if (a > n)
-			return 0;
-		__u32 next = a + b;
+	for (int i = 0; i < 14 && b < n; i++) {
+		__u32 c = a + b;
 		a = b;
-		b = next;
+		b = c;
 	}
-	return 0;
+	return b == n;
 }
 #elif VERSION == 4
 // The fix: the 13 Fibonacci numbers below 256, compared directly.
@@ -111,18 +110,19 @@ int fizzbuzz(struct xdp_md *ctx)
 #if VERSION == 1
 	push(addr);
 #else
+#if VERSION >= 3
+	// The Fibonacci test first, for every packet: every packet pays for it.
+	if (is_fibonacci(addr % 256)) {
+		push(FIBONACCI);
+		return XDP_PASS;
+	}
+#endif
 	if (addr % 15 == 0)
 		push(FIZZBUZZ);
 	else if (addr % 3 == 0)
 		push(FIZZ);
 	else if (addr % 5 == 0)
 		push(BUZZ);
-#if VERSION >= 3
-	// Only packets FizzBuzz has no word for reach the Fibonacci test, so
-	// only they pay for it.
-	else if (is_fibonacci(addr % 256))
-		push(FIBONACCI);
-#endif
 #endif
 	return XDP_PASS;
 }

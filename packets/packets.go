@@ -29,12 +29,13 @@ type Case struct {
 }
 
 // The source-address classes of FizzBuzzFibonacci, in the order they are
-// reported. The address is taken in host byte order.
+// reported. The address is taken in host byte order; the Fibonacci test
+// comes first, as in the story (see Classify).
 const (
-	Fizz      = "fizz"      // divisible by 3, not by 5
-	Buzz      = "buzz"      // divisible by 5, not by 3
-	FizzBuzz  = "fizzbuzz"  // divisible by 15
-	Fibonacci = "fibonacci" // none of those, and address % 256 is a Fibonacci number
+	Fizz      = "fizz"      // last octet not a Fibonacci number; divisible by 3, not by 5
+	Buzz      = "buzz"      // last octet not a Fibonacci number; divisible by 5, not by 3
+	FizzBuzz  = "fizzbuzz"  // last octet not a Fibonacci number; divisible by 15
+	Fibonacci = "fibonacci" // address % 256 is a Fibonacci number
 	None      = "none"      // none of the above: nothing is pushed
 )
 
@@ -42,7 +43,14 @@ const (
 const (
 	NonIPv4 = "non-ipv4" // an IPv6/UDP frame: the parser passes it untouched
 	Short   = "short"    // cut inside the IPv4 header: the parser aborts
+	// High is the story's high endpoint, 192.0.2.255: its last octet, 255,
+	// is no Fibonacci number and takes v3's loop the most steps (13); the
+	// address is in class none.
+	High = "high"
 )
+
+// highOctet is the high endpoint's last octet.
+const highOctet = 255
 
 // Errors of Select.
 var (
@@ -71,8 +79,9 @@ const (
 
 // classOctets is the last octet of each class's address within
 // 192.0.2.0/24. 233 is the largest Fibonacci number below 256, so the
-// fibonacci class takes the longest path through a loop that walks the
-// sequence. TestClassesMatchTheirNames checks each against its definition.
+// fibonacci class takes the longest of the loop's paths that find one; the
+// other classes' octets are no Fibonacci numbers. TestClassesMatchTheirNames
+// checks each against its definition.
 var classOctets = []struct {
 	name  string
 	octet byte
@@ -95,7 +104,7 @@ func Classes() []string {
 
 // Names returns the name of every case that Select accepts.
 func Names() []string {
-	return append(Classes(), NonIPv4, Short)
+	return append(Classes(), High, NonIPv4, Short)
 }
 
 // Default returns the cases for every source-address class.
@@ -138,6 +147,8 @@ func build(name string) (Case, error) {
 		}
 	}
 	switch name {
+	case High:
+		return ipv4Case(name, classAddress(highOctet))
 	case NonIPv4:
 		return ipv6Case(name)
 	case Short:
@@ -168,23 +179,40 @@ func HostOrder(addr netip.Addr) uint32 {
 }
 
 // Classify returns the FizzBuzzFibonacci class of an IPv4 source address,
-// as the bundled v3 and v4 builds decide it: FizzBuzz first, Fibonacci for
-// the addresses FizzBuzz has no word for.
+// as the bundled v3 and v4 builds decide it and the story has it: Fibonacci
+// first, if the last octet is a Fibonacci number, for every address; then
+// FizzBuzz, Fizz, Buzz.
 func Classify(addr netip.Addr) string {
-	n := HostOrder(addr)
-	switch {
-	case n%15 == 0:
-		return FizzBuzz
-	case n%3 == 0:
-		return Fizz
-	case n%5 == 0:
-		return Buzz
-	case slices.Contains(fibonacciBelow256, n%256):
-		return Fibonacci
-	}
-	return None
+	class, _ := classify(addr)
+	return class
 }
 
+// Reason says why an IPv4 source address is in its class.
+func Reason(addr netip.Addr) string {
+	_, why := classify(addr)
+	return why
+}
+
+func classify(addr netip.Addr) (class, why string) {
+	n := HostOrder(addr)
+	octet := fmt.Sprintf("last octet %d", n%256)
+	if slices.Contains(fibonacciBelow256, n%256) {
+		return Fibonacci, octet + " is a Fibonacci number"
+	}
+	octet += " is no Fibonacci number"
+	switch {
+	case n%15 == 0:
+		return FizzBuzz, fmt.Sprintf("%s; %d is divisible by 15", octet, n)
+	case n%3 == 0:
+		return Fizz, fmt.Sprintf("%s; %d is divisible by 3, not by 5", octet, n)
+	case n%5 == 0:
+		return Buzz, fmt.Sprintf("%s; %d is divisible by 5, not by 3", octet, n)
+	}
+	return None, fmt.Sprintf("%s; %d is divisible by neither 3 nor 5", octet, n)
+}
+
+// fibonacciBelow256 are the Fibonacci numbers below 256, as v4 tests them.
+// v3's loop, the story's, finds the same but for 0.
 var fibonacciBelow256 = []uint32{0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233}
 
 func ipv4Case(name string, src netip.Addr) (Case, error) {

@@ -2,6 +2,9 @@ package packets
 
 import (
 	"errors"
+	"net/netip"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/gopacket"
@@ -101,5 +104,57 @@ func TestSelect(t *testing.T) {
 	}
 	if _, err := Select([]string{"nope"}); !errors.Is(err, ErrUnknownCase) {
 		t.Errorf("unknown name: %v, want ErrUnknownCase", err)
+	}
+}
+
+// The Fibonacci test comes first, for every address, as in the story: an
+// address FizzBuzz has a word for is Fibonacci when its last octet is one.
+func TestFibonacciFirst(t *testing.T) {
+	fib := map[uint32]bool{}
+	for a, b := uint32(0), uint32(1); a < 256; a, b = b, a+b {
+		fib[a] = true
+	}
+	words := 0
+	for octet := range 256 {
+		addr := classAddress(byte(octet))
+		n := HostOrder(addr)
+		want := None
+		switch {
+		case fib[n%256]:
+			want = Fibonacci
+			if n%3 == 0 || n%5 == 0 {
+				words++
+			}
+		case n%15 == 0:
+			want = FizzBuzz
+		case n%3 == 0:
+			want = Fizz
+		case n%5 == 0:
+			want = Buzz
+		}
+		if got := Classify(addr); got != want {
+			t.Errorf("%s: %s, want %s (%s)", addr, got, want, Reason(addr))
+		}
+	}
+	if words == 0 {
+		t.Fatal("no Fibonacci octet in 192.0.2.0/24 that FizzBuzz also has a word for: the order is untested")
+	}
+}
+
+// The high endpoint: 192.0.2.255, no Fibonacci number, class none.
+func TestHighEndpoint(t *testing.T) {
+	cases, err := Select([]string{High})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cases[0]
+	if c.Source != netip.MustParseAddr("192.0.2.255") || Classify(c.Source) != None || c.Expect != "XDP_PASS" || len(c.Frame) != 60 {
+		t.Errorf("high endpoint: %+v, class %s", c, Classify(c.Source))
+	}
+	if slices.Contains(Classes(), High) || !slices.Contains(Names(), High) {
+		t.Error("the high endpoint is to be selectable, not a default class")
+	}
+	if why := Reason(c.Source); !strings.Contains(why, "last octet 255 is no Fibonacci number") {
+		t.Errorf("reason %q", why)
 	}
 }

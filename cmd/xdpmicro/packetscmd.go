@@ -18,7 +18,8 @@ func packetsCommand() *cobra.Command {
 		Use:   "packets",
 		Short: "Show the packet cases bench would use, or write them as a pcap",
 		Long: `Show the packet cases that bench would use with the same selection flags:
-name, summary, source address, size, expected return, and each frame in hex.
+name, summary, source address, size, expected return, why each IPv4 source
+is in its FizzBuzzFibonacci class, and each frame in hex.
 With --pcap, write them instead as a pcap file for tcpdump or Wireshark
 (the input capture, if any, is --from-pcap here).`,
 		Example: `  xdpmicro packets
@@ -55,6 +56,13 @@ With --pcap, write them instead as a pcap file for tcpdump or Wireshark
 			}
 			if err := table.Render(); err != nil {
 				return err
+			}
+			// Why each IPv4 source is in its FizzBuzzFibonacci class, as
+			// the bundled v3 and v4 decide it.
+			for _, c := range cases {
+				if c.Source.Is4() {
+					fmt.Fprintf(w, "%s: %s is in class %s: %s\n", c.Name, c.Source, packets.Classify(c.Source), packets.Reason(c.Source))
+				}
 			}
 			for _, c := range cases {
 				fmt.Fprintf(w, "\n%s (%d bytes)\n%s", c.Name, len(c.Frame), hex.Dump(c.Frame))
