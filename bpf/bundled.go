@@ -32,8 +32,8 @@ func Builds() []Build {
 	return []Build{
 		{"v1", "push the IPv4 source address into a queue", program, _FizzbuzzV1Bytes, false},
 		{"v2", "FizzBuzz: push Fizz (%3), Buzz (%5), FizzBuzz (%15), else nothing", program, _FizzbuzzV2Bytes, false},
-		{"v3", "FizzBuzzFibonacci, Fibonacci found by a loop per packet (the regression)", program, _FizzbuzzV3Bytes, false},
-		{"v4", "FizzBuzzFibonacci, Fibonacci as a constant-time test (the fix)", program, _FizzbuzzV4Bytes, false},
+		{"v3", "FizzBuzzFibonacci, Fibonacci first for every packet, by a loop (the regression)", program, _FizzbuzzV3Bytes, false},
+		{"v4", "FizzBuzzFibonacci, Fibonacci first, a constant-time test (the fix)", program, _FizzbuzzV4Bytes, false},
 	}
 }
 
