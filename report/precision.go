@@ -5,6 +5,38 @@ import (
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
+// PreciseChange returns adaptive sampling's test for two builds compared
+// by a slope, each loaded placements times: every placement must have a
+// fit, and each case's change must be known to ± precision (half-width of
+// its interval) or lie whole beyond ± threshold, a clear change. A change
+// over placements is bounded by how much the placements differ, which more
+// samples do not shrink; judging each placement to a precision instead
+// sampled on where the change was long known.
+func PreciseChange(est stats.Estimator, precision, threshold float64, placements int, opts stats.Options) func(int, []testrun.CaseResult) bool {
+	return func(_ int, results []testrun.CaseResult) bool {
+		if len(results) != 2*placements {
+			return false
+		}
+		fits := make([]*stats.Fit, len(results))
+		for i, r := range results {
+			if len(r.Runs) == 0 || len(r.Runs) != len(results[0].Runs) {
+				return false
+			}
+			fit, err := stats.FitLinear(timings(r.Runs, r.Wall), stats.FitOptions{Options: opts})
+			if err != nil {
+				return false
+			}
+			fits[i] = &fit
+		}
+		fc, ok, err := stats.ComparePlacedFitted(fits[:placements], fits[placements:], est == stats.OLS, opts)
+		if !ok || err != nil {
+			return false
+		}
+		c := fc.Change
+		return (c.Upper-c.Lower)/2 <= precision || c.Lower > threshold || c.Upper < -threshold
+	}
+}
+
 // Precise returns adaptive sampling's test: whether every program's
 // estimate of a case, est, is known within ± precision (relative half-width
 // of its interval), with opts' confidence and resamples. A slope needs

@@ -59,8 +59,8 @@ type Config struct {
 	Repeat uint32
 	// Enough, if set, makes sampling adaptive: after every round from the
 	// Samples-th on, it is asked of each case not yet accepted, with that
-	// case's results so far per program (not the floor's), whether they
-	// suffice. Sampling ends when every case is accepted or Budget is
+	// case's results so far per program (not the floor's), program by
+	// program, each program's placements together, whether they suffice. Sampling ends when every case is accepted or Budget is
 	// spent. It runs on the measuring thread between rounds, at most a
 	// tenth of the time (judgeShare).
 	Enough func(caseIndex int, results []CaseResult) bool
@@ -423,7 +423,7 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 		}
 	}
 	load := watchLoad(p.cpu)
-	s := newSampler(ctx, p.cfg, progs, p.floor, res)
+	s := newSampler(ctx, p.cfg, progs, p.programOf, res)
 	s.load, s.cpu = load, p.cpu
 	err := onPinnedThread(p.cpu, s.run)
 	env := &res.Environment

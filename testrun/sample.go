@@ -13,7 +13,9 @@ import (
 type unit struct {
 	prog   *loaded
 	result *CaseResult
-	floor  bool
+	// program is the index in Config.Programs of the unit's program, -1
+	// for the floor.
+	program int
 }
 
 // sampler takes the samples of a run, on the pinned thread.
@@ -44,11 +46,11 @@ type sampler struct {
 	checkCost time.Duration
 }
 
-func newSampler(ctx context.Context, cfg Config, progs []*loaded, floor int, res *Result) *sampler {
+func newSampler(ctx context.Context, cfg Config, progs []*loaded, programOf []int, res *Result) *sampler {
 	s := &sampler{ctx: ctx, cfg: cfg, progs: progs, byCase: make([][]unit, len(cfg.Cases)), repeat: cfg.Repeat}
 	for ci := range cfg.Cases {
 		for pi, l := range progs {
-			s.byCase[ci] = append(s.byCase[ci], unit{prog: l, result: &res.Programs[pi].Cases[ci], floor: pi == floor})
+			s.byCase[ci] = append(s.byCase[ci], unit{prog: l, result: &res.Programs[pi].Cases[ci], program: programOf[pi]})
 		}
 		s.units = append(s.units, s.byCase[ci]...)
 	}
@@ -189,11 +191,16 @@ func (s *sampler) judge() bool {
 
 // measured returns the results so far of a case's units that belong to
 // measured programs, not to the floor.
+//
+// They come program by program, in the order of Config.Programs, each
+// program's placements in the order loaded.
 func (s *sampler) measured(units []unit) []CaseResult {
 	var results []CaseResult
-	for _, u := range units {
-		if !u.floor {
-			results = append(results, *u.result)
+	for program := range s.cfg.Programs {
+		for _, u := range units {
+			if u.program == program {
+				results = append(results, *u.result)
+			}
 		}
 	}
 	return results

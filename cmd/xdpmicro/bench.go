@@ -233,7 +233,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	case f.before != "" && est.Fitted():
 		placements = defaultPlacements
 	}
-	plan, err := f.plan(cmd, est, statOpts, placements)
+	plan, err := f.plan(cmd, est, statOpts, placements, compareOpts.NoiseThreshold)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,11 +45,9 @@ type sampling struct {
 // sampling turns --samples, --precision and --time into a plan: a fixed
 // count when --samples is given alone, else adaptive.
 //
-// With each build loaded placements times (n), a build's figure is the
-// mean of its placements', and the change the difference of two such
-// means: it is known to ±precision when each placement's figure is known
-// to ±precision·√(n/2), which is what each placement is sampled to.
-func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Options, placements int) (sampling, error) {
+// A comparison of builds by a slope is sampled until each case's change is
+// known, or clear (report.PreciseChange).
+func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Options, placements int, threshold float64) (sampling, error) {
 	fl := cmd.Flags()
 	if !(f.precision > 0 && f.precision < 1) {
 		return sampling{}, usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
@@ -70,9 +67,9 @@ func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Opt
 	}
 	check := opts
 	check.Resamples = checkResamples
-	perPlacement := f.precision
-	if placements > 1 {
-		perPlacement *= math.Sqrt(float64(placements) / 2)
+	enough := report.Precise(est, f.precision, check)
+	if f.before != "" && est.Fitted() {
+		enough = report.PreciseChange(est, f.precision, threshold, placements, check)
 	}
-	return sampling{samples: rounds, enough: report.Precise(est, perPlacement, check), budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
+	return sampling{samples: rounds, enough: enough, budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
 }

@@ -71,7 +71,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		return err
 	}
 	bench := benchFlags{precision: f.precision, budget: f.budget}
-	plan, err := bench.plan(cmd, est, opts, 1)
+	plan, err := bench.plan(cmd, est, opts, 1, 0)
 	if err != nil {
 		return err
 	}
