@@ -6,30 +6,30 @@ import (
 )
 
 // PreciseChange returns adaptive sampling's test for two builds compared
-// by a slope, each loaded placements times: every placement must have a
-// fit, and each case's change must be known to ± precision (half-width of
-// its interval) or lie whole beyond ± threshold, a clear change. A change
+// by a slope, each loaded placements times (two or more): every placement
+// must have a slope, and each case's change, Welch's over the placements,
+// must be known to ± precision (half-width of its interval) or lie whole
+// beyond ± threshold, a clear change. A change
 // over placements is bounded by how much the placements differ, which more
 // samples do not shrink; judging each placement to a precision instead
 // sampled on where the change was long known.
 func PreciseChange(est stats.Estimator, precision, threshold float64, placements int, opts stats.Options) func(int, []testrun.CaseResult) bool {
 	return func(_ int, results []testrun.CaseResult) bool {
-		if len(results) != 2*placements {
+		if len(results) != 2*placements || placements < 2 {
 			return false
 		}
-		fits := make([]*stats.Fit, len(results))
+		slopes := make([]float64, len(results))
 		for i, r := range results {
-			if len(r.Runs) == 0 || len(r.Runs) != len(results[0].Runs) {
+			if len(r.Runs) == 0 {
 				return false
 			}
-			fit, err := stats.FitLinear(timings(r.Runs, r.Wall), stats.FitOptions{Options: opts})
-			if err != nil {
+			var err error
+			if slopes[i], err = stats.SlopeOf(timings(r.Runs, r.Wall), est == stats.OLS, stats.FitOptions{Options: opts}); err != nil {
 				return false
 			}
-			fits[i] = &fit
 		}
-		fc, ok, err := stats.ComparePlacedFitted(fits[:placements], fits[placements:], est == stats.OLS, opts)
-		if !ok || err != nil {
+		fc, err := stats.WelchChange(slopes[:placements], slopes[placements:], opts.Confidence)
+		if err != nil {
 			return false
 		}
 		c := fc.Change

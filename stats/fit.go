@@ -658,3 +658,34 @@ func linearComparison(fc FitChange, beforeRuns, afterRuns []float64, opts Compar
 	c.Verdict = verdict(c, opts)
 	return c, nil
 }
+
+// SlopeOf is the robust slope of timings (or, with ols, least squares),
+// without intervals: what a judgement between rounds can afford.
+func SlopeOf(t Timings, ols bool, opts FitOptions) (float64, error) {
+	if err := checkTimings(t); err != nil {
+		return 0, err
+	}
+	d, err := newDesign(t.Runs, opts.levelQuantile())
+	if err != nil {
+		return 0, err
+	}
+	if ols {
+		return d.ols(t, nil).slope, nil
+	}
+	return d.robust(d.arrange(t), nil, nil).slope, nil
+}
+
+// WelchChange is the change from the mean of before's placements' slopes
+// to the mean of after's, with Welch's interval at confidence; each side
+// needs two placements or more.
+func WelchChange(before, after []float64, confidence float64) (FitChange, error) {
+	if len(before) < 2 || len(after) < 2 {
+		return FitChange{}, fmt.Errorf("%w: Welch's test needs two placements a side, not %d and %d", ErrTimings, len(before), len(after))
+	}
+	if mb := stat.Mean(before, nil); !(mb > 0) {
+		return FitChange{}, fmt.Errorf("%w: a relative change needs a positive slope before, not %v", ErrTimings, mb)
+	}
+	var fc FitChange
+	fc.welch(before, after, confidence)
+	return fc, nil
+}

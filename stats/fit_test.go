@@ -290,3 +290,39 @@ func TestComparePlacedFitted(t *testing.T) {
 		t.Errorf("from the fits %+v, anew %+v", got, want)
 	}
 }
+
+// The judgement's cheap path agrees with the full one: the slope without
+// intervals is the fit's point, and Welch's change of the points is the
+// placed comparison's.
+func TestSlopeOfAndWelchChange(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	opts := fitOptions()
+	var ts []Timings
+	var slopes []float64
+	for i := range 4 {
+		tm := linearCalls(r, 200, 10, 500, 800, 60+0.3*float64(i))
+		f, err := FitLinear(tm, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := SlopeOf(tm, false, opts)
+		if err != nil || s != f.Slope.Point {
+			t.Fatalf("SlopeOf %v (%v), fit %v", s, err, f.Slope.Point)
+		}
+		ts, slopes = append(ts, tm), append(slopes, s)
+	}
+	for i := range ts[1:] {
+		ts[i+1].Runs = ts[0].Runs
+	}
+	want, err := ComparePlacedFits(ts[:2], ts[2:], false, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := WelchChange(slopes[:2], slopes[2:], opts.Confidence)
+	if err != nil || got.Change != want.Change || got.P() != want.P() {
+		t.Errorf("Welch %+v (%v), placed %+v", got.Change, err, want.Change)
+	}
+	if _, err := WelchChange(slopes[:1], slopes[2:], 0.95); !errors.Is(err, ErrTimings) {
+		t.Errorf("one placement: %v", err)
+	}
+}

@@ -68,7 +68,7 @@ func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Opt
 	check := opts
 	check.Resamples = checkResamples
 	enough := report.Precise(est, f.precision, check)
-	if f.before != "" && est.Fitted() {
+	if f.before != "" && est.Fitted() && placements >= 2 {
 		enough = report.PreciseChange(est, f.precision, threshold, placements, check)
 	}
 	return sampling{samples: rounds, enough: enough, budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
