@@ -95,7 +95,14 @@ type Case struct {
 	Retries int    `json:"retries"`
 	// Effects are the changes the checking run made to maps.
 	Effects []testrun.Effect `json:"effects,omitempty"`
-	Samples []float64        `json:"samples_ns"`
+	// OutputFrame is the frame as the checking run left it, in hex, when
+	// the program changed it: every later run of a call saw that instead.
+	OutputFrame string `json:"output_frame_hex,omitempty"`
+	// OtherReturns counts the samples whose call ended with another action
+	// than the checking run's, OtherAction the first of them.
+	OtherReturns int       `json:"other_returns,omitempty"`
+	OtherAction  string    `json:"other_action,omitempty"`
+	Samples      []float64 `json:"samples_ns"`
 	// Runs and Wall are linear sampling's repeat and wall time (ns) of
 	// each sample's call.
 	Runs []uint32  `json:"runs,omitempty"`
@@ -249,6 +256,20 @@ func timings(runs []uint32, wall []float64) stats.Timings {
 	return t
 }
 
+func outputFrame(c testrun.CaseResult) string {
+	if c.Output == nil {
+		return ""
+	}
+	return hex.EncodeToString(c.Output)
+}
+
+func otherAction(programType string, c testrun.CaseResult) string {
+	if c.OtherReturns == 0 {
+		return ""
+	}
+	return testrun.ActionName(programType, c.OtherReturn)
+}
+
 // newProgram assembles one program's cases with their summaries.
 func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Settings) Program {
 	prog := Program{Label: p.Label, Object: p.Object, Info: p.Info}
@@ -259,20 +280,23 @@ func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Se
 			src = c.Case.Source.String()
 		}
 		prog.Results = append(prog.Results, Case{
-			Name:    c.Case.Name,
-			Summary: c.Case.Summary,
-			Source:  src,
-			Length:  len(c.Case.Frame),
-			Frame:   hex.EncodeToString(c.Case.Frame),
-			Return:  c.Return,
-			Action:  c.Action,
-			Retries: c.Retries,
-			Effects: c.Effects,
-			Samples: c.Samples,
-			Runs:    c.Runs,
-			Wall:    c.Wall,
-			Enough:  c.Enough,
-			Stats:   summary,
+			Name:         c.Case.Name,
+			Summary:      c.Case.Summary,
+			Source:       src,
+			Length:       len(c.Case.Frame),
+			Frame:        hex.EncodeToString(c.Case.Frame),
+			Return:       c.Return,
+			Action:       c.Action,
+			Retries:      c.Retries,
+			Effects:      c.Effects,
+			Samples:      c.Samples,
+			OutputFrame:  outputFrame(c),
+			OtherReturns: c.OtherReturns,
+			OtherAction:  otherAction(p.Info.Type, c),
+			Runs:         c.Runs,
+			Wall:         c.Wall,
+			Enough:       c.Enough,
+			Stats:        summary,
 		})
 	}
 	if len(settings.Sizes) > 0 {

@@ -187,3 +187,30 @@ func TestGoBench(t *testing.T) {
 		t.Errorf("lines per build: %v, want 22 each (one per sample: 11 fizz, 11 short)", perBuild)
 	}
 }
+
+// A case whose program changed its frame, or whose calls ended with
+// another action, says so in the table and the JSON.
+func TestFrameChangeWarnings(t *testing.T) {
+	res := sampleResult(t)
+	c := &res.Programs[0].Cases[0]
+	c.Output = append([]byte{0xff}, c.Case.Frame[1:]...)
+	c.Return, c.Action = 3, "XDP_TX"
+	c.OtherReturns, c.OtherReturn = 7, 2
+	r, err := New(Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := render(t, r, Table)
+	for _, want := range []string{"fizz: WARNING: the program changed the frame (60 bytes in, 60 out)", "fizz: WARNING: 7 of 11 calls ended with XDP_PASS, the checking run returned XDP_TX"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	if strings.Contains(table, "short: WARNING") {
+		t.Error("a case that changed nothing is warned about")
+	}
+	js := render(t, r, JSON)
+	if !strings.Contains(js, `"output_frame_hex": "ff`) || !strings.Contains(js, `"other_returns": 7`) || !strings.Contains(js, `"other_action": "XDP_PASS"`) {
+		t.Error("JSON lacks the output frame or the other returns")
+	}
+}

@@ -315,6 +315,14 @@ func notes(p Program, settings Settings) []string {
 		for _, e := range c.Effects {
 			out = append(out, fmt.Sprintf("%s: %s", c.Name, e))
 		}
+		if c.OutputFrame != "" {
+			out = append(out, fmt.Sprintf("%s: WARNING: the program changed the frame (%d bytes in, %d out): every run after a call's first saw its own output, so the figure is not of one packet's path",
+				c.Name, c.Length, len(c.OutputFrame)/2))
+		}
+		if c.OtherReturns > 0 {
+			out = append(out, fmt.Sprintf("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",
+				c.Name, c.OtherReturns, len(c.Samples), c.OtherAction, c.Action))
+		}
 		if c.Retries > 0 {
 			out = append(out, fmt.Sprintf("%s: %d sample(s) restarted after a signal (EINTR)", c.Name, c.Retries))
 		}

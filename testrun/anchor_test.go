@@ -254,3 +254,40 @@ func TestLinearPlacements(t *testing.T) {
 		t.Error("the placements' repeats differ round by round")
 	}
 }
+
+// Programs that change their packet are seen doing it: the checking run's
+// output frame is kept, and calls whose later runs took another path are
+// counted. The bundled builds change nothing.
+func TestFrameChanges(t *testing.T) {
+	requireBPF(t)
+	elf, err := os.ReadFile("../bpf/testdata/rewrite.o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := packets.Select([]string{"fizz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases[0].Expect = "" // the bundled builds' expectation
+	rewrite := Object{Name: "rewrite.o", ELF: elf}
+	res, err := Run(context.Background(), Config{
+		Programs: []Program{{Object: rewrite, Program: "swap_macs"}, {Object: rewrite, Program: "flip_proto"}, {Object: bundled(t, "v4")}},
+		Cases:    cases, CPU: -1, Samples: 20, Sampling: SamplingLinear,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := cases[0].Frame
+	swap, flip, v4 := res.Programs[0].Cases[0], res.Programs[1].Cases[0], res.Programs[2].Cases[0]
+	if swap.Action != "XDP_TX" || len(swap.Output) != len(frame) ||
+		!slices.Equal(swap.Output[:6], frame[6:12]) || !slices.Equal(swap.Output[6:12], frame[:6]) || swap.OtherReturns != 0 {
+		t.Errorf("swap_macs: %s, output % x, %d other returns", swap.Action, swap.Output, swap.OtherReturns)
+	}
+	if flip.Action != "XDP_TX" || len(flip.Output) != len(frame) || flip.Output[12] != 0x86 || flip.Output[13] != 0xdd ||
+		flip.OtherReturns != len(flip.Samples) || ActionName("XDP", flip.OtherReturn) != "XDP_PASS" {
+		t.Errorf("flip_proto: %s, output % x, %d of %d calls returned %s", flip.Action, flip.Output, flip.OtherReturns, len(flip.Samples), ActionName("XDP", flip.OtherReturn))
+	}
+	if v4.Output != nil || v4.OtherReturns != 0 {
+		t.Errorf("v4: output % x, %d other returns", v4.Output, v4.OtherReturns)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -21,6 +22,7 @@ func requireBPF(t *testing.T) {
 	if err := CheckPrivileges(); err != nil {
 		t.Skip(err)
 	}
+	kerneltest.Exclusive(t)
 }
 
 func bundled(t *testing.T, name string) Object {
@@ -74,7 +76,7 @@ func TestBundledBehaviour(t *testing.T) {
 			defer l.close()
 			queue := l.coll.Maps["verdicts"]
 			for _, c := range allCases(t) {
-				ret, err := l.runOnce(c.Frame)
+				ret, _, err := l.runOnce(c.Frame)
 				if err != nil {
 					t.Fatalf("%s: %v", c.Name, err)
 				}
@@ -135,7 +137,7 @@ func TestBundledClassifyEveryOctet(t *testing.T) {
 					class = packets.None
 				}
 			}
-			if _, err := l.runOnce(frame); err != nil {
+			if _, _, err := l.runOnce(frame); err != nil {
 				t.Fatal(err)
 			}
 			var pushed uint32
@@ -161,7 +163,7 @@ func TestQueueOverwritesWhenFull(t *testing.T) {
 	cases := allCases(t)
 	queue := l.coll.Maps["verdicts"]
 	for i := range int(queue.MaxEntries()) + 10 {
-		if _, err := l.runOnce(cases[i%5].Frame); err != nil {
+		if _, _, err := l.runOnce(cases[i%5].Frame); err != nil {
 			t.Fatal(err)
 		}
 	}

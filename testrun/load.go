@@ -85,15 +85,16 @@ func loadError(obj Object, info ProgramInfo, err error) error {
 
 func (l *loaded) close() { l.coll.Close() }
 
-// runOnce runs a frame once, as a packet would be, and returns the action.
-func (l *loaded) runOnce(frame []byte) (uint32, error) {
+// runOnce runs a frame once, as a packet would be, and returns the action
+// and the frame as the program left it.
+func (l *loaded) runOnce(frame []byte) (uint32, []byte, error) {
 	// Room for programs that grow the packet with bpf_xdp_adjust_tail.
-	out := make([]byte, len(frame)+4096)
-	ret, err := l.prog.Run(&ebpf.RunOptions{Data: frame, DataOut: out, Repeat: 1})
+	opts := &ebpf.RunOptions{Data: frame, DataOut: make([]byte, len(frame)+4096), Repeat: 1}
+	ret, err := l.prog.Run(opts)
 	if err != nil {
-		return 0, l.runError(err, frame)
+		return 0, nil, l.runError(err, frame)
 	}
-	return ret, nil
+	return ret, opts.DataOut, nil
 }
 
 // measurement is one sample: the kernel's figure for the time per run, the
@@ -103,6 +104,7 @@ type measurement struct {
 	perRun  float64 // ns
 	wall    time.Duration
 	retries int
+	retval  uint32 // the last run's return
 }
 
 // sample runs a frame repeat times. The wall time is that of the last,
@@ -119,7 +121,7 @@ func (l *loaded) sample(frame []byte, repeat uint32) (m measurement, err error) 
 	var per uint32
 	for {
 		start := time.Now()
-		_, per, err = testRun(l.prog.FD(), frame, repeat)
+		m.retval, per, err = testRun(l.prog.FD(), frame, repeat)
 		m.wall = time.Since(start)
 		if !errors.Is(err, unix.EINTR) {
 			break

@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -188,6 +189,16 @@ type CaseResult struct {
 	Enough bool `json:"enough,omitempty"`
 	// Effects are the changes the checking run made to the maps.
 	Effects []Effect `json:"effects,omitempty"`
+	// Output is the frame as the checking run left it, when the program
+	// changed it. The kernel runs every repeat on one buffer, so from the
+	// second run on the program sees its own output.
+	Output []byte `json:"output_frame,omitempty"`
+	// OtherReturns counts the samples whose call's last run returned
+	// another action than the checking run, OtherReturn the first such
+	// return: later runs took another path (the changed frame, or maps the
+	// earlier runs filled).
+	OtherReturns int    `json:"other_returns,omitempty"`
+	OtherReturn  uint32 `json:"other_return,omitempty"`
 }
 
 // ProgramResult holds the results for one program.
@@ -389,7 +400,7 @@ func (p *plan) checkCase(l *loaded, c packets.Case, floor bool) (CaseResult, err
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
-	ret, err := l.runOnce(c.Frame)
+	ret, out, err := l.runOnce(c.Frame)
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
@@ -406,7 +417,11 @@ func (p *plan) checkCase(l *loaded, c packets.Case, floor bool) (CaseResult, err
 				ErrUnexpectedReturn, l.info.Name, c.Name, action, ActionName(l.info.Type, want))
 		}
 	}
-	return CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples)}, nil
+	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples)}
+	if !bytes.Equal(out, c.Frame) {
+		cr.Output = out
+	}
+	return cr, nil
 }
 
 // measure calibrates, warms up and samples on the pinned CPU, filling the

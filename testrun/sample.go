@@ -145,6 +145,12 @@ func (s *sampler) take(u unit, round int, keep bool) error {
 			u.result.Wall = append(u.result.Wall, float64(m.wall.Nanoseconds()))
 		}
 		u.result.Retries += m.retries
+		if m.retval != u.result.Return {
+			if u.result.OtherReturns == 0 {
+				u.result.OtherReturn = m.retval
+			}
+			u.result.OtherReturns++
+		}
 		s.kept++
 	}
 	if s.cfg.Progress != nil {

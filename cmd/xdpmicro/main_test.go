@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -22,6 +23,7 @@ func requireBPF(t *testing.T) {
 	if err := testrun.CheckPrivileges(); err != nil {
 		t.Skip(err)
 	}
+	kerneltest.Exclusive(t)
 }
 
 func xdpmicro(args ...string) (code int, stdout, stderr string) {

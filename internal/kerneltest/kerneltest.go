@@ -1,13 +1,16 @@
 // Package kerneltest helps tests look at the kernel's own lists of BPF
-// programs and maps, to check that a run leaves nothing loaded.
+// programs and maps, to check that a run leaves nothing loaded, and keeps
+// the kernel tests of different packages from measuring at once.
 package kerneltest
 
 import (
 	"errors"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 )
 
 // Programs returns the IDs of the kernel's programs named name. Tests of
@@ -61,5 +64,35 @@ func named[ID ~uint32](t testing.TB, next func(ID) (ID, error), nameOf func(ID) 
 		if got, err := nameOf(id); err == nil && got == name {
 			ids = append(ids, id)
 		}
+	}
+}
+
+// lockPath is the lock that kernel tests of different packages take in
+// turn.
+const lockPath = "/tmp/xdpmicro-kernel-tests.lock"
+
+var (
+	lockOnce sync.Once
+	lockErr  error
+)
+
+// Exclusive makes this test process the only one measuring in the kernel
+// from now until it exits: `go test ./...` runs the packages' test
+// binaries side by side, and two of them timing calls on one CPU time each
+// other's slices. The first call takes an exclusive flock and holds it for
+// the life of the process; the kernel drops it when the process exits.
+func Exclusive(t testing.TB) {
+	t.Helper()
+	lockOnce.Do(func() {
+		f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o666)
+		if err != nil {
+			lockErr = err
+			return
+		}
+		lockErr = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		// f stays open, and so the lock held, until the process exits.
+	})
+	if lockErr != nil {
+		t.Fatalf("kernel tests' lock %s: %v", lockPath, lockErr)
 	}
 }

@@ -1,0 +1,53 @@
+//go:build ignore
+
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+//
+// Test object: XDP programs that change their packet. BPF_PROG_TEST_RUN
+// runs every repeat on one buffer, so from the second run on each sees
+// its own output.
+//
+//   swap_macs:  swaps the Ethernet addresses and returns XDP_TX, as a
+//               responder does: every run takes the same path on a frame
+//               that alternates.
+//   flip_proto: turns an IPv4 frame's EtherType into IPv6's and returns
+//               XDP_TX; any other frame it passes untouched. Run 1 takes
+//               the TX path, every later run the PASS one, as an
+//               encapsulating load balancer does with its own output.
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+char __license[] SEC("license") = "Dual BSD/GPL";
+
+SEC("xdp")
+int swap_macs(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+
+	if ((void *)(eth + 1) > data_end)
+		return XDP_ABORTED;
+	unsigned char tmp[ETH_ALEN];
+	__builtin_memcpy(tmp, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, tmp, ETH_ALEN);
+	return XDP_TX;
+}
+
+SEC("xdp")
+int flip_proto(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+
+	if ((void *)(eth + 1) > data_end)
+		return XDP_ABORTED;
+	if (eth->h_proto != bpf_htons(ETH_P_IP))
+		return XDP_PASS;
+	eth->h_proto = bpf_htons(ETH_P_IPV6);
+	return XDP_TX;
+}
