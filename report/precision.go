@@ -8,8 +8,9 @@ import (
 // PreciseChange returns adaptive sampling's test for two builds compared
 // by a slope, each loaded placements times (two or more): every placement
 // must have a slope, and each case's change, Welch's over the placements,
-// must be known to ± precision (half-width of its interval) or lie whole
-// beyond ± threshold, a clear change. A change
+// must be known to ± precision/2 (half-width of its interval: a change of
+// a few tenths of a per cent is then told from none) or lie whole beyond
+// ± threshold, a clear change. A change
 // over placements is bounded by how much the placements differ, which more
 // samples do not shrink; judging each placement to a precision instead
 // sampled on where the change was long known.
@@ -33,7 +34,7 @@ func PreciseChange(est stats.Estimator, precision, threshold float64, placements
 			return false
 		}
 		c := fc.Change
-		return (c.Upper-c.Lower)/2 <= precision || c.Lower > threshold || c.Upper < -threshold
+		return (c.Upper-c.Lower)/2 <= precision/2 || c.Lower > threshold || c.Upper < -threshold
 	}
 }
 
