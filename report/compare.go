@@ -124,6 +124,9 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 		switch linear := bothLinear(b, a); {
 		case opts.Estimator == "" && linear:
 			caseOpts.Estimator = stats.Slope
+		case opts.Estimator.Fitted() && (b.Single || a.Single):
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: measured one run a call (a program changes its frame): compared by the low estimator", b.Name))
+			caseOpts.Estimator = stats.Low
 		case opts.Estimator.Fitted() && !linear:
 			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: not sampled linearly on both sides: compared by the low estimator", b.Name))
 			caseOpts.Estimator = stats.Low

@@ -95,6 +95,10 @@ type Case struct {
 	Retries int    `json:"retries"`
 	// Effects are the changes the checking run made to maps.
 	Effects []testrun.Effect `json:"effects,omitempty"`
+	// Single says the case was sampled one run a call, on a fresh frame
+	// each, as its program changes the frame: its estimate is the low one
+	// of the kernel's figures, whatever the estimator.
+	Single bool `json:"single_run,omitempty"`
 	// OutputFrame is the frame as the checking run left it, in hex, when
 	// the program changed it: every later run of a call saw that instead.
 	OutputFrame string `json:"output_frame_hex,omitempty"`
@@ -227,7 +231,10 @@ func subtractFloor(programs []Program, floor Program, est stats.Estimator, opts 
 // netOf is the difference of c's estimate from the floor's f over the
 // first n rounds, paired by round.
 func netOf(c, f Case, n int, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
-	if !est.Fitted() {
+	switch {
+	case c.Single:
+		return stats.PairedDifference(f.Samples[:n], c.Samples[:n], stats.Low, opts)
+	case !est.Fitted():
 		return stats.PairedDifference(f.Samples[:n], c.Samples[:n], est, opts)
 	}
 	return fitDifference(f, c, n, est, opts)
@@ -290,6 +297,7 @@ func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Se
 			Retries:      c.Retries,
 			Effects:      c.Effects,
 			Samples:      c.Samples,
+			Single:       c.Single,
 			OutputFrame:  outputFrame(c),
 			OtherReturns: c.OtherReturns,
 			OtherAction:  otherAction(p.Info.Type, c),

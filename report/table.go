@@ -79,6 +79,15 @@ func (r *Report) writeTable(w io.Writer) error {
 	return nil
 }
 
+// repeatsOf is the repeats of a case's samples: one run in each of several
+// calls for a case sampled one run a call.
+func repeatsOf(env testrun.Environment, c Case) string {
+	if c.Single {
+		return fmt.Sprintf("%d calls × 1", env.Sampling.SingleCalls)
+	}
+	return repeats(env)
+}
+
 // repeats is the repeat of every sample, or linear sampling's range.
 func repeats(env testrun.Environment) string {
 	if l := env.Sampling; l.Mode == testrun.SamplingLinear {
@@ -164,7 +173,7 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 				if r.Floor != nil {
 					row = append(row, "")
 				}
-				row = append(row, "", "", "", fmt.Sprintf("%d × %s", len(c.Samples), repeats(env)))
+				row = append(row, "", "", "", fmt.Sprintf("%d × %s", len(c.Samples), repeatsOf(env, c)))
 			} else {
 				s := c.Stats
 				e := s.Of(est)
@@ -180,7 +189,7 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 					ns(s.Of(other).Point)+" ns",
 					ns(s.Estimates.StdDev.Point)+" ns",
 					fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
-					fmt.Sprintf("%d × %s", s.N, repeats(env)),
+					fmt.Sprintf("%d × %s", s.N, repeatsOf(env, c)),
 				)
 			}
 			if err := table.Append(row); err != nil {
@@ -315,9 +324,15 @@ func notes(p Program, settings Settings) []string {
 		for _, e := range c.Effects {
 			out = append(out, fmt.Sprintf("%s: %s", c.Name, e))
 		}
-		if c.OutputFrame != "" {
+		switch {
+		case c.OutputFrame != "" && c.Single:
+			out = append(out, fmt.Sprintf("%s: the program changed the frame (%d bytes in, %d out): measured one run a call, each on a fresh frame, the floor too; the figure is the low of the kernel's figures",
+				c.Name, c.Length, len(c.OutputFrame)/2))
+		case c.OutputFrame != "":
 			out = append(out, fmt.Sprintf("%s: WARNING: the program changed the frame (%d bytes in, %d out): every run after a call's first saw its own output, so the figure is not of one packet's path",
 				c.Name, c.Length, len(c.OutputFrame)/2))
+		case c.Single:
+			out = append(out, fmt.Sprintf("%s: measured one run a call, each on a fresh frame; the figure is the low of the kernel's figures", c.Name))
 		}
 		if c.OtherReturns > 0 {
 			out = append(out, fmt.Sprintf("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",

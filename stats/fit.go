@@ -578,13 +578,14 @@ func (fc FitChange) P() float64 {
 }
 
 // Of returns the estimate of e: a slope from the fit, else from the
-// samples' estimates. A slope of samples taken flat is a zero Estimate.
+// samples' estimates. Samples without a fit (taken one run a call, or
+// flat) stand for a slope by their low estimate.
 func (s Summary) Of(e Estimator) Estimate {
 	switch {
 	case !e.Fitted():
 		return s.Estimates.Of(e)
 	case s.Fit == nil:
-		return Estimate{}
+		return s.Estimates.Low
 	case e == OLS:
 		return s.Fit.OLS
 	}

@@ -255,9 +255,10 @@ func TestLinearPlacements(t *testing.T) {
 	}
 }
 
-// Programs that change their packet are seen doing it: the checking run's
-// output frame is kept, and calls whose later runs took another path are
-// counted. The bundled builds change nothing.
+// Programs that change their packet are seen doing it, and measured one
+// run a call, on a fresh frame each (every program and the floor, for that
+// case); calls whose runs took another path than the checking run, as a
+// program whose maps the earlier runs filled, are counted.
 func TestFrameChanges(t *testing.T) {
 	requireBPF(t)
 	elf, err := os.ReadFile("../bpf/testdata/rewrite.o")
@@ -270,24 +271,37 @@ func TestFrameChanges(t *testing.T) {
 	}
 	cases[0].Expect = "" // the bundled builds' expectation
 	rewrite := Object{Name: "rewrite.o", ELF: elf}
-	res, err := Run(context.Background(), Config{
-		Programs: []Program{{Object: rewrite, Program: "swap_macs"}, {Object: rewrite, Program: "flip_proto"}, {Object: bundled(t, "v4")}},
-		Cases:    cases, CPU: -1, Samples: 20, Sampling: SamplingLinear,
-	})
-	if err != nil {
-		t.Fatal(err)
+	run := func(programs ...Program) Result {
+		t.Helper()
+		res, err := Run(context.Background(), Config{Programs: programs, Cases: cases, CPU: -1, Samples: 20, Sampling: SamplingLinear,
+			Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
 	}
 	frame := cases[0].Frame
+	res := run(Program{Object: rewrite, Program: "swap_macs"}, Program{Object: rewrite, Program: "flip_proto"}, Program{Object: bundled(t, "v4")})
 	swap, flip, v4 := res.Programs[0].Cases[0], res.Programs[1].Cases[0], res.Programs[2].Cases[0]
 	if swap.Action != "XDP_TX" || len(swap.Output) != len(frame) ||
-		!slices.Equal(swap.Output[:6], frame[6:12]) || !slices.Equal(swap.Output[6:12], frame[:6]) || swap.OtherReturns != 0 {
-		t.Errorf("swap_macs: %s, output % x, %d other returns", swap.Action, swap.Output, swap.OtherReturns)
+		!slices.Equal(swap.Output[:6], frame[6:12]) || !slices.Equal(swap.Output[6:12], frame[:6]) {
+		t.Errorf("swap_macs: %s, output % x", swap.Action, swap.Output)
 	}
-	if flip.Action != "XDP_TX" || len(flip.Output) != len(frame) || flip.Output[12] != 0x86 || flip.Output[13] != 0xdd ||
-		flip.OtherReturns != len(flip.Samples) || ActionName("XDP", flip.OtherReturn) != "XDP_PASS" {
-		t.Errorf("flip_proto: %s, output % x, %d of %d calls returned %s", flip.Action, flip.Output, flip.OtherReturns, len(flip.Samples), ActionName("XDP", flip.OtherReturn))
+	if flip.Action != "XDP_TX" || len(flip.Output) != len(frame) || flip.Output[12] != 0x86 || flip.Output[13] != 0xdd {
+		t.Errorf("flip_proto: %s, output % x", flip.Action, flip.Output)
 	}
-	if v4.Output != nil || v4.OtherReturns != 0 {
-		t.Errorf("v4: output % x, %d other returns", v4.Output, v4.OtherReturns)
+	if v4.Output != nil {
+		t.Errorf("v4 changed the frame: % x", v4.Output)
+	}
+	for _, c := range []CaseResult{swap, flip, v4, res.Floor.Cases[0]} {
+		// One run a call: every call returns the checking run's action.
+		if !c.Single || len(c.Samples) != 20 || len(c.Runs) != 0 || c.OtherReturns != 0 {
+			t.Errorf("%s: single %v, %d samples, %d repeats, %d other returns", c.Action, c.Single, len(c.Samples), len(c.Runs), c.OtherReturns)
+		}
+	}
+	first := run(Program{Object: rewrite, Program: "first_drop"}).Programs[0].Cases[0]
+	if first.Action != "XDP_DROP" || first.Single || first.Output != nil ||
+		first.OtherReturns != len(first.Samples) || ActionName("XDP", first.OtherReturn) != "XDP_PASS" {
+		t.Errorf("first_drop: %s, single %v, %d of %d calls returned %s", first.Action, first.Single, first.OtherReturns, len(first.Samples), ActionName("XDP", first.OtherReturn))
 	}
 }

@@ -51,6 +51,9 @@ type Sampling struct {
 	Step   uint32 `json:"step,omitempty"`
 	Levels int    `json:"levels,omitempty"`
 	Clock  string `json:"clock,omitempty"`
+	// SingleCalls is how many calls of one run each make a sample of a
+	// case sampled one run a call (CaseResult.Single).
+	SingleCalls int `json:"single_calls,omitempty"`
 }
 
 // linearPlan is the repeat of each round of linear sampling.

@@ -82,6 +82,9 @@ type Config struct {
 	// DefaultLevels. In linear mode, Repeat is the mean repeat of a sample.
 	Sampling string
 	Levels   int
+	// SingleRun samples every case one run a call; cases a program changes
+	// the frame of are sampled so anyway.
+	SingleRun bool
 	// Placements is how many times each program is loaded, 0 or 1 for
 	// once. Each load is JIT-compiled to its own address, and two loads of
 	// one program differ in speed by up to a few per cent (the code's
@@ -189,6 +192,10 @@ type CaseResult struct {
 	Enough bool `json:"enough,omitempty"`
 	// Effects are the changes the checking run made to the maps.
 	Effects []Effect `json:"effects,omitempty"`
+	// Single says the case was sampled one run a call, each on a fresh
+	// copy of the frame: some program changed it (Output), or
+	// Config.SingleRun asked. Its samples have no Runs or Wall.
+	Single bool `json:"single_run,omitempty"`
 	// Output is the frame as the checking run left it, when the program
 	// changed it. The kernel runs every repeat on one buffer, so from the
 	// second run on the program sees its own output.
@@ -391,6 +398,17 @@ func (p *plan) check(progs []*loaded) (Result, error) {
 			pr.Cases = append(pr.Cases, cr)
 		}
 		res.Programs = append(res.Programs, pr)
+	}
+	// A case any program changes the frame of is sampled one run a call
+	// for every program and the floor, so that all are measured alike.
+	for ci := range p.cfg.Cases {
+		single := p.cfg.SingleRun
+		for i := range res.Programs {
+			single = single || (i != p.floor && res.Programs[i].Cases[ci].Output != nil)
+		}
+		for i := range res.Programs {
+			res.Programs[i].Cases[ci].Single = single
+		}
 	}
 	return res, nil
 }

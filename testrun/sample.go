@@ -38,6 +38,9 @@ type sampler struct {
 	repeat     uint32
 	linear     *linearPlan // nil when sampling is flat
 	sampling   Sampling
+	// singleCalls is how many calls of one run make a sample of a case
+	// sampled one run a call (CaseResult.Single).
+	singleCalls int
 	dispatcher Dispatcher
 	kept       int // samples kept so far
 	// lastCheck is when Enough was last asked, and checkCost what asking
@@ -79,11 +82,15 @@ func (s *sampler) run() (err error) {
 			return err
 		}
 	}
+	s.singleCalls = singleCalls(s.dispatcher.Overhead, float64(TargetSample.Nanoseconds())/float64(s.repeat))
 	s.sampling = Sampling{Mode: SamplingFlat}
 	if s.cfg.Sampling == SamplingLinear {
 		if s.linear, s.sampling.Why = s.planLinear(); s.linear != nil {
 			s.sampling = Sampling{Mode: SamplingLinear, Step: s.linear.step, Levels: s.linear.levels, Clock: Clock}
 		}
+	}
+	if slices.ContainsFunc(s.units, func(u unit) bool { return u.result.Single }) {
+		s.sampling.SingleCalls = s.singleCalls
 	}
 	// Warm-up: whole rounds until the warm-up time is spent, at least one.
 	warm := time.Now().Add(s.cfg.Warmup)
@@ -133,14 +140,20 @@ func (s *sampler) take(u unit, round int, keep bool) error {
 	if err := s.ctx.Err(); err != nil {
 		return err
 	}
+	var m measurement
+	var err error
 	repeat := s.repeatOf(round)
-	m, err := u.prog.sample(u.result.Case.Frame, repeat)
+	if u.result.Single {
+		m, err = u.prog.sampleSingle(u.result.Case.Frame, s.singleCalls, u.result.Return)
+	} else {
+		m, err = u.prog.sample(u.result.Case.Frame, repeat)
+	}
 	if err != nil {
 		return fmt.Errorf("case %s: %w", u.result.Case.Name, err)
 	}
 	if keep {
 		u.result.Samples = append(u.result.Samples, m.perRun)
-		if s.linear != nil {
+		if s.linear != nil && !u.result.Single {
 			u.result.Runs = append(u.result.Runs, repeat)
 			u.result.Wall = append(u.result.Wall, float64(m.wall.Nanoseconds()))
 		}

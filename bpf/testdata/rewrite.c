@@ -2,7 +2,7 @@
 
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 //
-// Test object: XDP programs that change their packet. BPF_PROG_TEST_RUN
+// Test object: XDP programs that change their packet, or their path. BPF_PROG_TEST_RUN
 // runs every repeat on one buffer, so from the second run on each sees
 // its own output.
 //
@@ -13,6 +13,9 @@
 //               XDP_TX; any other frame it passes untouched. Run 1 takes
 //               the TX path, every later run the PASS one, as an
 //               encapsulating load balancer does with its own output.
+//   first_drop: leaves the frame alone, but drops it only the first time
+//               it runs, as a flow table's first packet takes another path
+//               than the ones that find its entry.
 
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -50,4 +53,26 @@ int flip_proto(struct xdp_md *ctx)
 		return XDP_PASS;
 	eth->h_proto = bpf_htons(ETH_P_IPV6);
 	return XDP_TX;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} seen SEC(".maps");
+
+SEC("xdp")
+int first_drop(struct xdp_md *ctx)
+{
+	__u32 key = 0;
+	__u32 *n = bpf_map_lookup_elem(&seen, &key);
+
+	if (!n)
+		return XDP_ABORTED;
+	if (*n == 0) {
+		*n = 1;
+		return XDP_DROP;
+	}
+	return XDP_PASS;
 }

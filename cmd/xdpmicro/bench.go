@@ -38,6 +38,7 @@ type benchFlags struct {
 	timer      string
 	sampling   string
 	placements int
+	singleRun  bool
 	floor      bool
 	anchor     bool
 	output     outputFlags
@@ -105,6 +106,7 @@ is compared with one saved earlier by --save-baseline.`,
 		"flat: every sample runs --repeat times, the kernel's figure in whole ns per run (Criterion's words)")
 	fl.IntVar(&f.placements, "placements", 0, fmt.Sprintf("with --before/--after, load each build this many times: the JIT places each load at its own address, "+
 		"and two loads of one program can differ by a few %%; builds are compared over all their loads (0: %d with linear sampling, else 1)", defaultPlacements))
+	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each run on a fresh copy of the frame (automatic for cases a program changes the frame of: the kernel runs a call's repeats on one buffer)")
 	fl.BoolVar(&f.floor, "floor", true, "also measure the empty program of the same type with every case, and give each case net of it (--floor=false to skip)")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, so that no call waits for it to change (--anchor=false: every call changes it twice, ~20 ms each on Linux 6.2 and later)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
@@ -254,6 +256,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Timer:      f.timer,
 		Sampling:   f.sampling,
 		Placements: placements,
+		SingleRun:  f.singleRun,
 	})
 	stopProgress() // before anything else is written
 	if runErr != nil && !res.Partial {
