@@ -34,15 +34,15 @@ type sampler struct {
 	load  *loadWatch
 	cpu   int
 
-	start      time.Time // of calibration: the budget counts from here
-	repeat     uint32
-	linear     *linearPlan // nil when sampling is flat
-	sampling   Sampling
+	start    time.Time // of calibration: the budget counts from here
+	repeat   uint32
+	linear   *linearPlan // nil when sampling is flat
+	sampling Sampling
 	// singleCalls is how many calls of one run make a sample of a case
 	// sampled one run a call (CaseResult.Single).
 	singleCalls int
-	dispatcher Dispatcher
-	kept       int // samples kept so far
+	dispatcher  Dispatcher
+	kept        int // samples kept so far
 	// lastCheck is when Enough was last asked, and checkCost what asking
 	// took, so that judging stays a small share of the time.
 	lastCheck time.Time
