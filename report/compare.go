@@ -44,12 +44,21 @@ type ComparedCase struct {
 	// of one build (max/min - 1); zero for one load each.
 	Placements      int     `json:"placements,omitempty"`
 	PlacementSpread float64 `json:"placement_spread,omitempty"`
+	// ActionBefore and ActionAfter are the checking runs' actions, when
+	// they differ: the builds treat the packet differently, which is more
+	// than a change of speed.
+	ActionBefore string `json:"action_before,omitempty"`
+	ActionAfter  string `json:"action_after,omitempty"`
 	stats.Comparison
 }
 
-// Regressed reports whether any case regressed.
+// ActionChanged says the builds returned different actions for the case.
+func (cc ComparedCase) ActionChanged() bool { return cc.ActionBefore != cc.ActionAfter }
+
+// Regressed reports whether any case regressed, or returned another action
+// after than before.
 func (c *Comparison) Regressed() bool {
-	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.Verdict == stats.Regressed })
+	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.Verdict == stats.Regressed || cc.ActionChanged() })
 }
 
 // ErrNotComparable is returned when two results share no case.
@@ -148,6 +157,9 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 		}
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", b.Name, err)
+		}
+		if b.Action != a.Action {
+			cc.ActionBefore, cc.ActionAfter = b.Action, a.Action
 		}
 		c.Test = cc.Test
 		c.Cases = append(c.Cases, cc)

@@ -257,3 +257,30 @@ func TestWriteHTMLLinear(t *testing.T) {
 		t.Errorf("regression figure: %v\n%.400s", err, svg)
 	}
 }
+
+// Builds that return different actions for a case say so, and that counts
+// as a regression, however the times compare.
+func TestActionChanged(t *testing.T) {
+	res := sampleResult(t)
+	after := derived(res.Programs[0], "after", func(s float64) float64 { return s })
+	after.Cases[0].Return, after.Cases[0].Action = 1, "XDP_DROP"
+	res.Programs[0].Label = "before"
+	res.Programs = append(res.Programs, after)
+	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CompareInterleaved(compareOpts()); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Comparison
+	if !c.Regressed() || !c.Cases[0].ActionChanged() || c.Cases[1].ActionChanged() || c.Cases[0].Verdict == stats.Regressed {
+		t.Fatalf("comparison: %+v", c.Cases)
+	}
+	if out := render(t, r, Table); !strings.Contains(out, "fizz: ACTION CHANGED: XDP_PASS before, XDP_DROP after") {
+		t.Errorf("table:\n%s", out)
+	}
+	if js := render(t, r, JSON); !strings.Contains(js, `"action_after": "XDP_DROP"`) {
+		t.Error("JSON lacks the changed action")
+	}
+}

@@ -240,6 +240,11 @@ func (c *Comparison) writeTable(w io.Writer, confidence float64) error {
 	}
 	fmt.Fprintf(w, "  %s; p from the %s; a change counts beyond ±%g %% and one quantum (%g ns)\n",
 		how, c.Test, 100*c.NoiseThreshold, c.Quantum)
+	for _, cc := range c.Cases {
+		if cc.ActionChanged() {
+			fmt.Fprintf(w, "  %s: ACTION CHANGED: %s before, %s after (counts as a regression with --fail-on-regression)\n", cc.Name, cc.ActionBefore, cc.ActionAfter)
+		}
+	}
 	for _, warning := range c.Warnings {
 		fmt.Fprintln(w, "  warning: "+warning)
 	}
