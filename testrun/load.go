@@ -112,40 +112,68 @@ type measurement struct {
 // monotonic clock, CLOCK_MONOTONIC through the vDSO, which reads the TSC in
 // user space in tens of nanoseconds and enters no kernel code.
 func (l *loaded) sample(frame []byte, repeat uint32) (m measurement, err error) {
-	var before *ebpf.ProgramStats
-	if l.statsTimer {
-		if before, err = l.prog.Stats(); err != nil {
-			return m, fmt.Errorf("read run-time statistics: %w", err)
-		}
+	before, err := l.statsBefore()
+	if err != nil {
+		return m, err
 	}
 	var per uint32
+	m.retval, per, m.wall, m.retries, err = l.call(frame, repeat)
+	if err != nil {
+		return m, err
+	}
+	m.perRun = float64(per)
+	return m, l.statsSince(before, &m)
+}
+
+// call makes one test run of repeat runs, restarted after each signal
+// that interrupts it (the kernel gives up the whole loop, so does the
+// call), and returns the last run's return, the kernel's figure per run,
+// the wall time of the complete call and the restarts.
+func (l *loaded) call(frame []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
 	for {
 		start := time.Now()
-		m.retval, per, err = testRun(l.prog.FD(), frame, repeat)
-		m.wall = time.Since(start)
+		ret, nsPerRun, err = testRun(l.prog.FD(), frame, repeat)
+		wall = time.Since(start)
 		if !errors.Is(err, unix.EINTR) {
 			break
 		}
-		// The kernel gives up the whole loop; so does the sample.
-		m.retries++
+		retries++
 	}
 	if err != nil {
-		return m, l.runError(err, frame)
+		return 0, 0, wall, retries, l.runError(err, frame)
 	}
+	return ret, nsPerRun, wall, retries, nil
+}
+
+// statsBefore reads the program's run-time statistics before a sample
+// taken with the stats timer; nil without it.
+func (l *loaded) statsBefore() (*ebpf.ProgramStats, error) {
 	if !l.statsTimer {
-		m.perRun = float64(per)
-		return m, nil
+		return nil, nil
+	}
+	s, err := l.prog.Stats()
+	if err != nil {
+		return nil, fmt.Errorf("read run-time statistics: %w", err)
+	}
+	return s, nil
+}
+
+// statsSince sets m's time per run from the run-time statistics' growth
+// since before, with the stats timer; it leaves m alone without it.
+func (l *loaded) statsSince(before *ebpf.ProgramStats, m *measurement) error {
+	if before == nil {
+		return nil
 	}
 	after, err := l.prog.Stats()
 	if err != nil {
-		return m, fmt.Errorf("read run-time statistics: %w", err)
+		return fmt.Errorf("read run-time statistics: %w", err)
 	}
 	runs := after.RunCount - before.RunCount
 	if runs == 0 {
-		return m, fmt.Errorf("run-time statistics counted no run")
+		return fmt.Errorf("run-time statistics counted no run")
 	}
 	m.perRun = float64(after.Runtime-before.Runtime) / float64(runs)
-	return m, nil
+	return nil
 }
 
 func (l *loaded) runError(err error, frame []byte) error {

@@ -1,12 +1,8 @@
 package testrun
 
 import (
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/cilium/ebpf"
-	"golang.org/x/sys/unix"
 )
 
 // Single runs. BPF_PROG_TEST_RUN runs every repeat of a call on one
@@ -41,44 +37,23 @@ func (l *loaded) sampleSingle(frame []byte, calls int, want uint32) (m measureme
 	if calls <= 0 {
 		return m, fmt.Errorf("a sample of %d calls", calls)
 	}
-	var before *ebpf.ProgramStats
-	if l.statsTimer {
-		if before, err = l.prog.Stats(); err != nil {
-			return m, fmt.Errorf("read run-time statistics: %w", err)
-		}
+	before, err := l.statsBefore()
+	if err != nil {
+		return m, err
 	}
-	start := time.Now()
 	total := 0.0
 	m.retval = want
 	for range calls {
-		var ret, ns uint32
-		for {
-			ret, ns, err = testRun(l.prog.FD(), frame, 1)
-			if !errors.Is(err, unix.EINTR) {
-				break
-			}
-			m.retries++
-		}
+		ret, ns, wall, retries, err := l.call(frame, 1)
+		m.wall, m.retries = m.wall+wall, m.retries+retries
 		if err != nil {
-			return m, l.runError(err, frame)
+			return m, err
 		}
 		if ret != want && m.retval == want {
 			m.retval = ret
 		}
 		total += float64(ns)
 	}
-	m.wall = time.Since(start)
 	m.perRun = total / float64(calls)
-	if l.statsTimer {
-		after, err := l.prog.Stats()
-		if err != nil {
-			return m, fmt.Errorf("read run-time statistics: %w", err)
-		}
-		runs := after.RunCount - before.RunCount
-		if runs == 0 {
-			return m, fmt.Errorf("run-time statistics counted no run")
-		}
-		m.perRun = float64(after.Runtime-before.Runtime) / float64(runs)
-	}
-	return m, nil
+	return m, l.statsSince(before, &m)
 }
