@@ -527,46 +527,42 @@ func compareFits(before, after Timings, ols, paired bool, opts FitOptions) (FitC
 	if err := opts.Validate(); err != nil {
 		return FitChange{}, err
 	}
-	for _, t := range []Timings{before, after} {
-		if err := checkTimings(t); err != nil {
+	pcg := rand.NewPCG(opts.Seed, pcgStream)
+	points := make([]float64, 2)
+	resampled := make([][]float64, 2)
+	for i, t := range []Timings{before, after} {
+		var err error
+		if points[i], resampled[i], err = resampledSlopes(t, ols, opts, pcg); err != nil {
 			return FitChange{}, err
 		}
 	}
-	db, err := newDesign(before.Runs, opts.levelQuantile())
-	if err != nil {
-		return FitChange{}, err
+	return placedChange(points, resampled, 1, opts.Options)
+}
+
+// resampledSlopes is the slope of t and its slope in each of
+// opts.Resamples resamples of the calls within each level, drawn from pcg.
+func resampledSlopes(t Timings, ols bool, opts FitOptions, pcg *rand.PCG) (float64, []float64, error) {
+	if err := checkTimings(t); err != nil {
+		return 0, nil, err
 	}
-	da, err := newDesign(after.Runs, opts.levelQuantile())
+	d, err := newDesign(t.Runs, opts.levelQuantile())
 	if err != nil {
-		return FitChange{}, err
+		return 0, nil, err
 	}
-	fb, fa := db.arrange(before), da.arrange(after)
-	slope := func(d *design, f fitted, t Timings, counts resample) float64 {
+	f := d.arrange(t)
+	slope := func(counts resample) float64 {
 		if ols {
 			return d.ols(t, counts).slope
 		}
 		return d.robust(f, counts, nil).slope
 	}
-	b, a := slope(db, fb, before, nil), slope(da, fa, after, nil)
-	if !(b > 0) {
-		return FitChange{}, fmt.Errorf("%w: a relative change needs a positive slope before, not %v", ErrTimings, b)
+	counts := d.newResample()
+	resampled := make([]float64, opts.Resamples)
+	for k := range resampled {
+		d.draw(pcg, counts)
+		resampled[k] = slope(counts)
 	}
-	pcg := rand.NewPCG(opts.Seed, pcgStream)
-	cb, ca := db.newResample(), da.newResample()
-	befores, afters := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
-	changes, diffs := make([]float64, opts.Resamples), make([]float64, opts.Resamples)
-	for k := range opts.Resamples {
-		db.draw(pcg, cb)
-		da.draw(pcg, ca)
-		sb, sa := slope(db, fb, before, cb), slope(da, fa, after, ca)
-		befores[k], afters[k], changes[k], diffs[k] = sb, sa, sa/sb-1, sa-sb
-	}
-	c := opts.Confidence
-	fc := FitChange{Before: percentileInterval(b, befores, c), After: percentileInterval(a, afters, c)}
-	fc.Difference = percentileInterval(a-b, diffs, c)
-	fc.Change = percentileInterval(a/b-1, changes, c)
-	fc.changes = changes
-	return fc, nil
+	return slope(nil), resampled, nil
 }
 
 // P is the two-sided p-value of the change: Welch's, or the bootstrap's.
