@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/sync/errgroup"
@@ -102,6 +103,10 @@ type Case struct {
 	// OutputFrame is the frame as the checking run left it, in hex, when
 	// the program changed it: every later run of a call saw that instead.
 	OutputFrame string `json:"output_frame_hex,omitempty"`
+	// OutputSummary describes that frame in a line, OutputChanges how it
+	// differs from the input.
+	OutputSummary string `json:"output_frame_summary,omitempty"`
+	OutputChanges string `json:"output_changes,omitempty"`
 	// OtherReturns counts the samples whose call ended with another action
 	// than the checking run's, OtherAction the first of them.
 	OtherReturns int       `json:"other_returns,omitempty"`
@@ -270,6 +275,20 @@ func outputFrame(c testrun.CaseResult) string {
 	return hex.EncodeToString(c.Output)
 }
 
+func outputSummary(c testrun.CaseResult) string {
+	if c.Output == nil {
+		return ""
+	}
+	return packets.Summarize(c.Output)
+}
+
+func outputChanges(c testrun.CaseResult) string {
+	if c.Output == nil {
+		return ""
+	}
+	return packets.Changes(c.Case.Frame, c.Output)
+}
+
 func otherAction(programType string, c testrun.CaseResult) string {
 	if c.OtherReturns == 0 {
 		return ""
@@ -287,24 +306,26 @@ func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Se
 			src = c.Case.Source.String()
 		}
 		prog.Results = append(prog.Results, Case{
-			Name:         c.Case.Name,
-			Summary:      c.Case.Summary,
-			Source:       src,
-			Length:       len(c.Case.Frame),
-			Frame:        hex.EncodeToString(c.Case.Frame),
-			Return:       c.Return,
-			Action:       c.Action,
-			Retries:      c.Retries,
-			Effects:      c.Effects,
-			Samples:      c.Samples,
-			Single:       c.Single,
-			OutputFrame:  outputFrame(c),
-			OtherReturns: c.OtherReturns,
-			OtherAction:  otherAction(p.Info.Type, c),
-			Runs:         c.Runs,
-			Wall:         c.Wall,
-			Enough:       c.Enough,
-			Stats:        summary,
+			Name:          c.Case.Name,
+			Summary:       c.Case.Summary,
+			Source:        src,
+			Length:        len(c.Case.Frame),
+			Frame:         hex.EncodeToString(c.Case.Frame),
+			Return:        c.Return,
+			Action:        c.Action,
+			Retries:       c.Retries,
+			Effects:       c.Effects,
+			Samples:       c.Samples,
+			Single:        c.Single,
+			OutputFrame:   outputFrame(c),
+			OutputSummary: outputSummary(c),
+			OutputChanges: outputChanges(c),
+			OtherReturns:  c.OtherReturns,
+			OtherAction:   otherAction(p.Info.Type, c),
+			Runs:          c.Runs,
+			Wall:          c.Wall,
+			Enough:        c.Enough,
+			Stats:         summary,
 		})
 	}
 	if len(settings.Sizes) > 0 {

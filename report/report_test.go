@@ -201,7 +201,7 @@ func TestFrameChangeWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := render(t, r, Table)
-	for _, want := range []string{"fizz: WARNING: the program changed the frame (60 bytes in, 60 out)", "fizz: WARNING: 7 of 11 calls ended with XDP_PASS, the checking run returned XDP_TX"} {
+	for _, want := range []string{"fizz: WARNING: the program changed the frame (bytes 0 differ; out: udp 192.0.2.4:40000 > 198.51.100.1:9, 60 bytes)", "fizz: WARNING: 7 of 11 calls ended with XDP_PASS, the checking run returned XDP_TX"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
@@ -210,7 +210,8 @@ func TestFrameChangeWarnings(t *testing.T) {
 		t.Error("a case that changed nothing is warned about")
 	}
 	js := render(t, r, JSON)
-	if !strings.Contains(js, `"output_frame_hex": "ff`) || !strings.Contains(js, `"other_returns": 7`) || !strings.Contains(js, `"other_action": "XDP_PASS"`) {
+	if !strings.Contains(js, `"output_frame_hex": "ff`) || !strings.Contains(js, `"other_returns": 7`) || !strings.Contains(js, `"other_action": "XDP_PASS"`) ||
+		!strings.Contains(js, `"output_changes": "bytes 0 differ"`) || !strings.Contains(js, `"output_frame_summary": "udp 192.0.2.4`) {
 		t.Error("JSON lacks the output frame or the other returns")
 	}
 }

@@ -331,11 +331,11 @@ func notes(p Program, settings Settings) []string {
 		}
 		switch {
 		case c.OutputFrame != "" && c.Single:
-			out = append(out, fmt.Sprintf("%s: the program changed the frame (%d bytes in, %d out): measured one run a call, each on a fresh frame, the floor too; the figure is the low of the kernel's figures",
-				c.Name, c.Length, len(c.OutputFrame)/2))
+			out = append(out, fmt.Sprintf("%s: the program changed the frame (%s; out: %s): measured one run a call, each on a fresh frame, the floor too; the figure is the low of the kernel's figures",
+				c.Name, c.OutputChanges, c.OutputSummary))
 		case c.OutputFrame != "":
-			out = append(out, fmt.Sprintf("%s: WARNING: the program changed the frame (%d bytes in, %d out): every run after a call's first saw its own output, so the figure is not of one packet's path",
-				c.Name, c.Length, len(c.OutputFrame)/2))
+			out = append(out, fmt.Sprintf("%s: WARNING: the program changed the frame (%s; out: %s): every run after a call's first saw its own output, so the figure is not of one packet's path",
+				c.Name, c.OutputChanges, c.OutputSummary))
 		case c.Single:
 			out = append(out, fmt.Sprintf("%s: measured one run a call, each on a fresh frame; the figure is the low of the kernel's figures", c.Name))
 		}

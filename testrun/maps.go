@@ -195,14 +195,16 @@ type Effect struct {
 	Value  string `json:"value,omitempty"`
 }
 
+// String says it in a line that names the map as a map: "verdicts" alone
+// read like the verdict of a comparison.
 func (e Effect) String() string {
 	switch {
 	case e.Key == "":
-		return fmt.Sprintf("%s: %s %s", e.Map, e.Change, e.Value)
+		return fmt.Sprintf("map %s: %s %s", e.Map, e.Change, e.Value)
 	case e.Change == "deleted":
-		return fmt.Sprintf("%s: deleted [%s]", e.Map, e.Key)
+		return fmt.Sprintf("map %s: deleted [%s]", e.Map, e.Key)
 	}
-	return fmt.Sprintf("%s: [%s] %s %s", e.Map, e.Key, e.Change, e.Value)
+	return fmt.Sprintf("map %s: [%s] %s %s", e.Map, e.Key, e.Change, e.Value)
 }
 
 // Maps larger than this are not compared before and after a case: the

@@ -84,7 +84,7 @@ func TestEffects(t *testing.T) {
 		t.Fatal(err)
 	}
 	fizz, none := res.Programs[0].Cases[0].Effects, res.Programs[0].Cases[1].Effects
-	if len(fizz) != 1 || fizz[0].String() != "verdicts: pushed FIZZ" || len(none) != 0 {
+	if len(fizz) != 1 || fizz[0].String() != "map verdicts: pushed FIZZ" || len(none) != 0 {
 		t.Errorf("fizz: %v, none: %v; want one FIZZ pushed for fizz and nothing for none", fizz, none)
 	}
 
@@ -110,9 +110,9 @@ func TestEffects(t *testing.T) {
 			effects = append(effects, e.String())
 		}
 		got := strings.Join(effects, "; ")
-		want, action := ".bss: [0] set {packets: 1}", "XDP_PASS"
+		want, action := "map .bss: [0] set {packets: 1}", "XDP_PASS"
 		if withInit { // 60-byte frame over a 59-byte limit
-			want, action = ".bss: [0] set {packets: 1}; lengths: [60] set 1", "XDP_DROP"
+			want, action = "map .bss: [0] set {packets: 1}; map lengths: [60] set 1", "XDP_DROP"
 		}
 		if got != want || c.Action != action {
 			t.Errorf("map-init %v: %s, effects %q; want %s, %q", withInit, c.Action, got, action, want)

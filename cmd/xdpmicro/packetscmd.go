@@ -4,73 +4,153 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"io"
 
 	"github.com/google/renameio/v2"
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
+type packetsFlags struct {
+	selection caseFlags
+	out       string
+	program   string
+	mapInit   string
+}
+
 func packetsCommand() *cobra.Command {
-	var selection caseFlags
-	var out string
+	var f packetsFlags
 	cmd := &cobra.Command{
-		Use:   "packets",
-		Short: "Show the packet cases bench would use, or write them as a pcap",
+		Use:   "packets [OBJECT]",
+		Short: "Show the packet cases bench would use, what a program does to them, or write them as a pcap",
 		Long: `Show the packet cases that bench would use with the same selection flags:
 name, summary, source address, size, expected return, why each IPv4 source
 is in its FizzBuzzFibonacci class, and each frame in hex.
-With --pcap, write them instead as a pcap file for tcpdump or Wireshark
-(the input capture, if any, is --from-pcap here).`,
+
+Given OBJECT (a bundled build or an ELF object file), also run each case
+once through the program, as bench's checking run does, and show what the
+program did: its action, the changes to its maps, and the frame as it left
+it (a line, how it differs from the input, and the hex). Nothing is timed.
+
+With --pcap, write the cases instead as a pcap file for tcpdump or
+Wireshark (the input capture, if any, is --from-pcap here).`,
 		Example: `  xdpmicro packets
   xdpmicro packets --class fizz,short --size 64,1500
+  sudo xdpmicro packets ./prog.o --packets cases.yaml       # what the program does to each
   xdpmicro packets --packets cases.yaml --pcap cases.pcap && tcpdump -nr cases.pcap`,
-		Args: atMostArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cases, err := selection.cases(cmd.Flags(), true)
-			if err != nil {
-				return err
-			}
-			if out != "" {
-				var buf bytes.Buffer
-				if err := packets.WritePcap(&buf, cases); err != nil {
-					return err
-				}
-				if err := renameio.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-					return fmt.Errorf("write %s: %w", out, err)
-				}
-				_, err := fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d case(s) written to %s\n", len(cases), out)
-				return err
-			}
-			w := cmd.OutOrStdout()
-			table := tablewriter.NewWriter(w)
-			table.Header("case", "summary", "source", "bytes", "expect")
-			for _, c := range cases {
-				src := ""
-				if c.Source.IsValid() {
-					src = c.Source.String()
-				}
-				if err := table.Append(c.Name, c.Summary, src, fmt.Sprint(len(c.Frame)), c.Expect); err != nil {
-					return err
-				}
-			}
-			if err := table.Render(); err != nil {
-				return err
-			}
-			// Why each IPv4 source is in its FizzBuzzFibonacci class, as
-			// the bundled v3 and v4 decide it.
-			for _, c := range cases {
-				if c.Source.Is4() {
-					fmt.Fprintf(w, "%s: %s is in class %s: %s\n", c.Name, c.Source, packets.Classify(c.Source), packets.Reason(c.Source))
-				}
-			}
-			for _, c := range cases {
-				fmt.Fprintf(w, "\n%s (%d bytes)\n%s", c.Name, len(c.Frame), hex.Dump(c.Frame))
-			}
-			return nil
-		},
+		Args:              atMostArgs(1),
+		ValidArgsFunction: completeObject,
+		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
-	selection.register(cmd, "from-pcap")
-	cmd.Flags().StringVar(&out, "pcap", "", "write the cases to this pcap file (atomically) instead of listing them")
+	f.selection.register(cmd, "from-pcap")
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "pcap", "", "write the cases to this pcap file (atomically) instead of listing them")
+	fl.StringVar(&f.program, "program", "", "with OBJECT: the program (function) to run; default: the object's only measurable program")
+	fl.StringVar(&f.mapInit, "map-init", "", "with OBJECT: fill maps before the runs from this YAML or JSON file (see the README)")
 	return cmd
+}
+
+func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
+	var prog *testrun.Program
+	bundled := true
+	if len(args) == 1 {
+		object, build, err := resolveObject(args[0])
+		if err != nil {
+			return err
+		}
+		program := f.program
+		if build != nil && program == "" {
+			program = build.Program
+		}
+		bundled = build != nil && !build.Rung
+		prog = &testrun.Program{Object: object, Program: program}
+	} else if f.program != "" || f.mapInit != "" {
+		return usageError{fmt.Errorf("--program and --map-init need OBJECT")}
+	}
+	if prog != nil && f.out != "" {
+		return usageError{fmt.Errorf("--pcap writes the cases, OBJECT runs them: give one")}
+	}
+	cases, err := f.selection.cases(cmd.Flags(), bundled)
+	if err != nil {
+		return err
+	}
+	if f.out != "" {
+		var buf bytes.Buffer
+		if err := packets.WritePcap(&buf, cases); err != nil {
+			return err
+		}
+		if err := renameio.WriteFile(f.out, buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", f.out, err)
+		}
+		_, err := fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d case(s) written to %s\n", len(cases), f.out)
+		return err
+	}
+	var checked []testrun.CaseResult
+	if prog != nil {
+		var mapInit *testrun.MapInit
+		if f.mapInit != "" {
+			if mapInit, err = testrun.ReadMapInit(f.mapInit); err != nil {
+				return err
+			}
+		}
+		res, err := testrun.Check(testrun.Config{Programs: []testrun.Program{*prog}, Cases: cases, MapInit: mapInit, CPU: -1})
+		if err != nil {
+			return err
+		}
+		checked = res.Programs[0].Cases
+	}
+	return writeCases(cmd.OutOrStdout(), cases, checked)
+}
+
+// writeCases lists the cases and, when the program ran them, what it did.
+func writeCases(w io.Writer, cases []packets.Case, checked []testrun.CaseResult) error {
+	table := tablewriter.NewWriter(w)
+	header := []any{"case", "summary", "source", "bytes", "expect"}
+	if checked != nil {
+		header = append(header, "action", "frame out")
+	}
+	table.Header(header...)
+	for i, c := range cases {
+		src := ""
+		if c.Source.IsValid() {
+			src = c.Source.String()
+		}
+		row := []any{c.Name, c.Summary, src, fmt.Sprint(len(c.Frame)), c.Expect}
+		if checked != nil {
+			out := "unchanged"
+			if checked[i].Output != nil {
+				out = packets.Changes(c.Frame, checked[i].Output)
+			}
+			row = append(row, checked[i].Action, out)
+		}
+		if err := table.Append(row...); err != nil {
+			return err
+		}
+	}
+	if err := table.Render(); err != nil {
+		return err
+	}
+	// Why each IPv4 source is in its FizzBuzzFibonacci class, as the
+	// bundled v3 and v4 decide it.
+	for _, c := range cases {
+		if c.Source.Is4() {
+			fmt.Fprintf(w, "%s: %s is in class %s: %s\n", c.Name, c.Source, packets.Classify(c.Source), packets.Reason(c.Source))
+		}
+	}
+	for i, c := range cases {
+		fmt.Fprintf(w, "\n%s (%d bytes)\n%s", c.Name, len(c.Frame), hex.Dump(c.Frame))
+		if checked == nil {
+			continue
+		}
+		for _, e := range checked[i].Effects {
+			fmt.Fprintf(w, "%s: %s\n", c.Name, e)
+		}
+		if out := checked[i].Output; out != nil {
+			fmt.Fprintf(w, "%s, as the program left it (%s): %s\n%s", c.Name, checked[i].Action, packets.Summarize(out), hex.Dump(out))
+		}
+	}
+	_, err := fmt.Fprintln(w)
+	return err
 }

@@ -1,0 +1,24 @@
+package testrun
+
+// Check loads the programs and runs every case once through each, as Run's
+// checking phase does, and measures nothing: each case's action, its effects
+// on the maps, and the frame as the program left it. Cases' expectations are
+// held as in Run.
+func Check(cfg Config) (Result, error) {
+	cfg.Samples = max(cfg.Samples, MinSamples) // no samples are taken
+	cfg.Floor = nil
+	p, err := prepare(cfg)
+	if err != nil {
+		return Result{}, err
+	}
+	progs, err := p.load()
+	defer func() {
+		for _, l := range progs {
+			l.close()
+		}
+	}()
+	if err != nil {
+		return Result{}, err
+	}
+	return p.check(progs)
+}
