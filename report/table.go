@@ -79,6 +79,19 @@ func (r *Report) writeTable(w io.Writer) error {
 	return nil
 }
 
+// singleMark marks an estimate taken one run a call.
+const singleMark = "†"
+
+// singles says whether any case of p was sampled one run a call.
+func singles(p Program) bool {
+	for _, c := range p.Results {
+		if c.Single {
+			return true
+		}
+	}
+	return false
+}
+
 // repeatsOf is the repeats of a case's samples: one run in each of several
 // calls for a case sampled one run a call.
 func repeatsOf(env testrun.Environment, c Case) string {
@@ -177,7 +190,11 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			} else {
 				s := c.Stats
 				e := s.Of(est)
-				row = append(row, fmt.Sprintf("%s [%s %s] ns", ns(e.Point), ns(e.Lower), ns(e.Upper)))
+				mark := ""
+				if c.Single && est != stats.Low {
+					mark = singleMark // not the estimator the header names
+				}
+				row = append(row, fmt.Sprintf("%s%s [%s %s] ns", ns(e.Point), mark, ns(e.Lower), ns(e.Upper)))
 				if r.Floor != nil {
 					net := "—"
 					if c.Net != nil {
@@ -198,6 +215,9 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		}
 		if err := table.Render(); err != nil {
 			return err
+		}
+		if singles(p) && est != stats.Low {
+			fmt.Fprintf(w, "  %s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)\n", singleMark)
 		}
 		for _, note := range notes(p, r.Settings) {
 			fmt.Fprintln(w, "  "+note)
@@ -331,13 +351,13 @@ func notes(p Program, settings Settings) []string {
 		}
 		switch {
 		case c.OutputFrame != "" && c.Single:
-			out = append(out, fmt.Sprintf("%s: the program changed the frame (%s; out: %s): measured one run a call, each on a fresh frame, the floor too; the figure is the low of the kernel's figures",
+			out = append(out, fmt.Sprintf("%s: the program changed the frame (%s; out: %s): every program and the floor measured one run a call on this case",
 				c.Name, c.OutputChanges, c.OutputSummary))
 		case c.OutputFrame != "":
 			out = append(out, fmt.Sprintf("%s: WARNING: the program changed the frame (%s; out: %s): every run after a call's first saw its own output, so the figure is not of one packet's path",
 				c.Name, c.OutputChanges, c.OutputSummary))
 		case c.Single:
-			out = append(out, fmt.Sprintf("%s: measured one run a call, each on a fresh frame; the figure is the low of the kernel's figures", c.Name))
+			out = append(out, fmt.Sprintf("%s: measured one run a call, each on a fresh frame (asked for, or another program changes this frame)", c.Name))
 		}
 		if c.OtherReturns > 0 {
 			out = append(out, fmt.Sprintf("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",

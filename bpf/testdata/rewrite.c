@@ -9,6 +9,9 @@
 //   swap_macs:  swaps the Ethernet addresses and returns XDP_TX, as a
 //               responder does: every run takes the same path on a frame
 //               that alternates.
+//   same_macs:  swap_macs's twin: the same byte loads and stores on the same
+//               frame, each address stored back where it was; it changes
+//               nothing.
 //   flip_proto: turns an IPv4 frame's EtherType into IPv6's and returns
 //               XDP_TX; any other frame it passes untouched. Run 1 takes
 //               the TX path, every later run the PASS one, as an
@@ -37,6 +40,29 @@ int swap_macs(struct xdp_md *ctx)
 	__builtin_memcpy(tmp, eth->h_dest, ETH_ALEN);
 	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
 	__builtin_memcpy(eth->h_source, tmp, ETH_ALEN);
+	return XDP_TX;
+}
+
+SEC("xdp")
+int same_macs(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+
+	if ((void *)(eth + 1) > data_end)
+		return XDP_ABORTED;
+	/* volatile: the compiler may not drop stores of what was just loaded. */
+	volatile unsigned char *dest = eth->h_dest, *source = eth->h_source;
+	unsigned char d[ETH_ALEN], s[ETH_ALEN];
+	for (int i = 0; i < ETH_ALEN; i++)
+		d[i] = dest[i];
+	for (int i = 0; i < ETH_ALEN; i++)
+		s[i] = source[i];
+	for (int i = 0; i < ETH_ALEN; i++)
+		dest[i] = d[i];
+	for (int i = 0; i < ETH_ALEN; i++)
+		source[i] = s[i];
 	return XDP_TX;
 }
 

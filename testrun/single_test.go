@@ -1,0 +1,54 @@
+package testrun
+
+import (
+	"context"
+	"math"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// A program that rewrites its frame, measured one run a call, costs what
+// its twin costs that does the same loads and stores without touching the
+// frame: single runs measure the program, not the copy of the frame.
+func TestRewriterMatchesTwin(t *testing.T) {
+	requireBPF(t)
+	elf, err := os.ReadFile("../bpf/testdata/rewrite.o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := packets.Select([]string{"fizz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases[0].Expect = ""
+	rewrite := Object{Name: "rewrite.o", ELF: elf}
+	res, err := Run(context.Background(), Config{
+		Programs: []Program{{Object: rewrite, Program: "swap_macs"}, {Object: rewrite, Program: "same_macs"}},
+		Cases:    cases, CPU: -1, Samples: 300, Warmup: 100 * time.Millisecond,
+		Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap, twin := res.Programs[0].Cases[0], res.Programs[1].Cases[0]
+	if swap.Output == nil || twin.Output != nil || !swap.Single || !twin.Single {
+		t.Fatalf("swap_macs changed the frame %v, same_macs %v; single runs %v, %v", swap.Output != nil, twin.Output != nil, swap.Single, twin.Single)
+	}
+	// The tool's figure for a single-run case: the low quantile of the
+	// kernel's figures, less the floor's.
+	low := func(c CaseResult) float64 {
+		s := slices.Sorted(slices.Values(c.Samples))
+		return stats.HarrellDavis(s, stats.DefaultLowQuantile)
+	}
+	floor := low(res.Floor.Cases[0])
+	netSwap, netTwin := low(swap)-floor, low(twin)-floor
+	t.Logf("net of the floor (%.2f ns): swap_macs %.2f ns, same_macs %.2f ns", floor, netSwap, netTwin)
+	if math.Abs(netSwap-netTwin) > 1.5 {
+		t.Errorf("swap_macs %.2f ns, its twin %.2f ns: more than 1.5 ns apart", netSwap, netTwin)
+	}
+}
