@@ -12,6 +12,9 @@ import (
 // ErrBadResult is returned for a saved result that cannot be read.
 var ErrBadResult = errors.New("bad saved result")
 
+// ErrBaselineName is returned for a name no baseline file can have.
+var ErrBaselineName = errors.New("bad baseline name")
+
 // ErrNoBaseline is returned when the named baseline was never saved.
 var ErrNoBaseline = errors.New("no such baseline")
 
@@ -55,7 +58,7 @@ var baselineName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // BaselinePath is where the baseline of that name lives in dir.
 func BaselinePath(dir, name string) (string, error) {
 	if !baselineName.MatchString(name) {
-		return "", fmt.Errorf("%w: baseline name %q: use letters, digits, '.', '_' and '-'", ErrBadResult, name)
+		return "", fmt.Errorf("%w %q: use letters, digits, '.', '_' and '-'", ErrBaselineName, name)
 	}
 	return filepath.Join(dir, name+".json"), nil
 }

@@ -47,11 +47,14 @@ type Program struct {
 	Program string // function name; empty for the only supported one
 }
 
+// AnyCPU lets Run choose the CPU to measure on (see chooseCPU).
+const AnyCPU = -1
+
 // Config is what to measure, and how.
 type Config struct {
 	Programs []Program
 	Cases    []packets.Case
-	CPU      int           // CPU to measure on; negative lets Run choose
+	CPU      int           // CPU to measure on, or AnyCPU
 	Warmup   time.Duration // time spent sampling before samples are kept
 	// Samples is the number of samples kept per case and program; with
 	// Enough, the fewest rounds before Enough is asked.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,7 +24,7 @@ type benchFlags struct {
 	program    string
 	selection  caseFlags
 	mapInit    string
-	cpu        int
+	cpu        cpuFlag
 	warmup     time.Duration
 	samples    int
 	repeat     uint32
@@ -90,7 +91,7 @@ is compared with one saved earlier by --save-baseline.`,
 	fl.StringVar(&f.program, "program", "", "program (function) to measure; default: the object's only XDP program")
 	f.selection.register(cmd, "pcap")
 	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run from this YAML or JSON file (see the README)")
-	fl.IntVar(&f.cpu, "cpu", -1, "CPU to measure on; -1 picks the highest-numbered allowed CPU")
+	f.cpu.register(fl)
 	fl.DurationVar(&f.warmup, "warmup", defaultWarmup, "time spent sampling every case before samples are kept")
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly this many samples per case (at least %d); default: sample until --precision or --time", testrun.MinSamples))
 	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each case until its estimate's interval is within ± this fraction (0.01 = ±1 %), or --time is spent")
@@ -160,7 +161,13 @@ func (f benchFlags) programs(args []string) ([]testrun.Program, bool, error) {
 }
 
 func bench(cmd *cobra.Command, args []string, f benchFlags) error {
-	if _, err := report.ParseFormat(f.output.format); err != nil {
+	if err := f.output.checkTargets(); err != nil {
+		return err
+	}
+	if err := checkDirTarget("baseline-dir", f.dir); f.save != "" && err != nil {
+		return err
+	}
+	if err := f.cpu.check(); err != nil {
 		return err
 	}
 	statOpts, err := f.output.statsOptions()
@@ -212,14 +219,6 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		}
 	}
 
-	ctx, stop, caught := signalContext()
-	defer stop()
-	var progress func(testrun.Progress)
-	stopProgress := func() {}
-	if stderr, ok := cmd.ErrOrStderr().(*os.File); ok && !f.quiet && term.IsTerminal(int(stderr.Fd())) {
-		bar := report.NewProgressBar(stderr)
-		progress, stopProgress = bar.Update, bar.Stop
-	}
 	var floor *testrun.Object
 	if f.floor {
 		floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
@@ -239,6 +238,15 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err != nil {
 		return err
 	}
+	// Only now that every flag is checked: nothing to stop on a usage error.
+	ctx, stop, caught := signalContext()
+	defer stop()
+	var progress func(testrun.Progress)
+	stopProgress := func() {}
+	if stderr, ok := cmd.ErrOrStderr().(*os.File); ok && !f.quiet && term.IsTerminal(int(stderr.Fd())) {
+		bar := newProgressBar(stderr)
+		progress, stopProgress = bar.update, bar.finish
+	}
 	res, runErr := testrun.Run(ctx, testrun.Config{
 		Enough:     plan.enough,
 		Budget:     plan.budget,
@@ -249,7 +257,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Programs:   progs,
 		Cases:      cases,
 		MapInit:    mapInit,
-		CPU:        f.cpu,
+		CPU:        int(f.cpu),
 		Warmup:     f.warmup,
 		Samples:    plan.samples,
 		Repeat:     f.repeat,
@@ -264,7 +272,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	}
 
 	settings := report.Settings{
-		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: f.cpu,
+		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: int(f.cpu),
 		Samples: f.samples, Repeat: f.repeat, Warmup: f.warmup.String(),
 		Confidence: f.output.confidence, Resamples: f.output.resamples,
 		Estimator: est,
@@ -348,12 +356,12 @@ func signalContext() (ctx context.Context, stop func(), caught func() syscall.Si
 	ctx, cancel := context.WithCancel(context.Background())
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
-	var got syscall.Signal
+	var got atomic.Int32 // written by the goroutine, read by the caller
 	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-signals:
-			got = s.(syscall.Signal)
+			got.Store(int32(s.(syscall.Signal)))
 			cancel()
 		case <-done:
 		}
@@ -363,7 +371,7 @@ func signalContext() (ctx context.Context, stop func(), caught func() syscall.Si
 		close(done)
 		cancel()
 	}
-	return ctx, stop, func() syscall.Signal { return got }
+	return ctx, stop, func() syscall.Signal { return syscall.Signal(got.Load()) }
 }
 
 func fixedCompletion(values []string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

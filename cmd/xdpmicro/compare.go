@@ -28,7 +28,7 @@ were measured on different kernels, CPU models, CPUs or repeat counts.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := report.ParseFormat(out.format); err != nil {
+			if err := out.checkTargets(); err != nil {
 				return err
 			}
 			statOpts, err := out.statsOptions()
@@ -66,6 +66,7 @@ were measured on different kernels, CPU models, CPUs or repeat counts.`,
 	}
 	out.register(cmd.Flags())
 	cmp.register(cmd.Flags())
+	registerQuiet(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
 	return cmd
 }

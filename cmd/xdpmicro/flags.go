@@ -71,21 +71,43 @@ func (o *outputFlags) statsOptions() (stats.Options, error) {
 	return opts, nil
 }
 
-// write puts a complete report where it was asked for.
+// checkTargets refuses, before anything is measured, a format or a place
+// to write that the end of the run would fail on.
+func (o *outputFlags) checkTargets() error {
+	if _, err := report.ParseFormat(o.format); err != nil {
+		return err
+	}
+	if err := checkFileTarget("output", o.output); err != nil {
+		return err
+	}
+	return checkDirTarget("report", o.html)
+}
+
+// write puts a complete report where it was asked for. If a file cannot
+// be written after all, the table still reaches standard output: the
+// measurement is not lost with the file.
 func (o *outputFlags) write(cmd *cobra.Command, rep *report.Report) error {
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return err
 	}
+	if o.output == "" {
+		if err := rep.Write(cmd.OutOrStdout(), format); err != nil {
+			return err
+		}
+	} else if err := rep.WriteFile(o.output, format); err != nil {
+		_ = rep.Write(cmd.OutOrStdout(), report.Table)
+		return err
+	}
 	if o.html != "" {
 		if err := rep.WriteHTML(o.html); err != nil {
+			if o.output != "" {
+				_ = rep.Write(cmd.OutOrStdout(), report.Table)
+			}
 			return err
 		}
 	}
-	if o.output != "" {
-		return rep.WriteFile(o.output, format)
-	}
-	return rep.Write(cmd.OutOrStdout(), format)
+	return nil
 }
 
 // compareFlags are shared by the commands that compare.
@@ -169,4 +191,26 @@ func (c *compareFlags) verdict(rep *report.Report) error {
 		return errRegression
 	}
 	return nil
+}
+
+// cpuFlag is --cpu, the same for every command that measures.
+type cpuFlag int
+
+func (c *cpuFlag) register(fl *pflag.FlagSet) {
+	*c = cpuFlag(testrun.AnyCPU)
+	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "CPU to measure on; -1 chooses: an isolated CPU if any (else nohz_full), never CPU 0 when another is allowed, "+
+		"the least busy over 0.1 s, ties to the highest")
+}
+
+func (c cpuFlag) check() error {
+	if c < testrun.AnyCPU {
+		return usageError{fmt.Errorf("--cpu %d: want a CPU number, or -1 to choose", c)}
+	}
+	return nil
+}
+
+// registerQuiet gives a command that draws no progress bench's --quiet,
+// so that one set of flags works on every command.
+func registerQuiet(cmd *cobra.Command) {
+	cmd.Flags().BoolP("quiet", "q", false, "no progress on stderr (this command draws none)")
 }

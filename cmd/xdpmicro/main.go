@@ -49,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	addCompletion(root)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -80,7 +81,7 @@ func isUsage(err error) bool {
 		testrun.ErrBadObject, testrun.ErrNoProgram, testrun.ErrUnsupportedType, testrun.ErrConfig,
 		packets.ErrUnknownCase, packets.ErrDuplicateCase, packets.ErrPacketFile, packets.ErrPcap, packets.ErrSize,
 		testrun.ErrMapInit, report.ErrFormat, report.ErrBadResult,
-		report.ErrNoBaseline, report.ErrNotComparable, stats.ErrConfidence, stats.ErrLowQuantile, stats.ErrResamples, stats.ErrCompare,
+		report.ErrNoBaseline, report.ErrBaselineName, report.ErrNotComparable, stats.ErrConfidence, stats.ErrLowQuantile, stats.ErrResamples, stats.ErrCompare,
 	} {
 		if errors.Is(err, sentinel) {
 			return true
@@ -149,9 +150,9 @@ Nothing is pinned, attached or left loaded when xdpmicro exits.`,
 		SilenceErrors: true,
 		// Without a Run of its own, cobra would report an unknown command
 		// as a plain error; this makes it a usage error (exit 2).
-		Args: func(_ *cobra.Command, args []string) error {
+		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Errorf("unknown command %q (commands: bench, compare, packets, programs, completion, help)", args[0])}
+				return usageError{fmt.Errorf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(cmd), ", "))}
 			}
 			return nil
 		},
@@ -159,5 +160,54 @@ Nothing is pinned, attached or left loaded when xdpmicro exits.`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(benchCommand(), compareCommand(), packetsCommand(), programsCommand(), validateCommand())
+	root.SetHelpCommand(helpCommand(root))
 	return root
+}
+
+// addCompletion adds cobra's completion command, which writes where the
+// root writes at the time it is added: call it after SetOut. Its own
+// Args would show help, exit 0, for a shell it does not know.
+func addCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return usageError{fmt.Errorf("completion: unknown shell %q (shells: %s)", args[0], strings.Join(commandNames(cmd), ", "))}
+				}
+				return nil
+			}
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
+	}
+}
+
+// commandNames lists cmd's subcommands that a user can run, sorted.
+func commandNames(cmd *cobra.Command) []string {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() || c.Name() == "help" {
+			names = append(names, c.Name())
+		}
+	}
+	return names
+}
+
+// helpCommand is cobra's help, with an unknown topic a usage error.
+func helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [COMMAND]",
+		Short: "Help about any command",
+		RunE: func(_ *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				return usageError{fmt.Errorf("help: unknown command %q (commands: %s)", strings.Join(args, " "), strings.Join(commandNames(root), ", "))}
+			}
+			target.InitDefaultHelpFlag()
+			return target.Help()
+		},
+		ValidArgsFunction: func(_ *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+			return commandNames(root), cobra.ShellCompDirectiveNoFileComp
+		},
+	}
 }

@@ -63,8 +63,21 @@ func TestBadInput(t *testing.T) {
 		{"bench", "--cpu", "4096"},
 		{"bench", "a", "b"},
 		{"bench", "--no-such-flag"},
+		{"bench", "--cpu", "-5"},
+		{"validate", "--cpu", "-2"},
+		// Places the end of the run could not write: refused before it.
+		{"bench", "--output", "/nonexistent/dir/x.json"},
+		{"bench", "--output", os.TempDir()},
+		{"bench", "--report", "/etc/hostname"},
+		{"bench", "--report", "/etc/hostname/sub"},
+		{"bench", "--save-baseline", "x", "--baseline-dir", "/etc/hostname"},
+		{"bench", "--save-baseline", "../x"},
+		{"compare", "--output", "/nonexistent/dir/x.json", "a.json", "b.json"},
+		{"validate", "--output", "/nonexistent/dir/x.json"},
 		{"programs", "/etc/hostname"},
 		{"no-such-command"},
+		{"help", "no-such-command"},
+		{"completion", "tcsh"},
 	}
 	for _, args := range tests {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

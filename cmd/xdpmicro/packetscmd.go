@@ -49,6 +49,7 @@ Wireshark (the input capture, if any, is --from-pcap here).`,
 	fl.StringVar(&f.out, "pcap", "", "write the cases to this pcap file (atomically) instead of listing them")
 	fl.StringVar(&f.program, "program", "", "with OBJECT: the program (function) to run; default: the object's only measurable program")
 	fl.StringVar(&f.mapInit, "map-init", "", "with OBJECT: fill maps before the runs from this YAML or JSON file (see the README)")
+	registerQuiet(cmd)
 	return cmd
 }
 

@@ -18,7 +18,7 @@ var errValidation = errors.New("validation failed")
 
 type validateFlags struct {
 	runs      int
-	cpu       int
+	cpu       cpuFlag
 	precision float64
 	budget    time.Duration
 	timer     string
@@ -49,7 +49,7 @@ Exit code 1 if a check fails.`,
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&f.runs, "runs", 3, "separate runs of the whole ladder")
-	fl.IntVar(&f.cpu, "cpu", -1, "CPU to measure on; -1 lets xdpmicro choose")
+	f.cpu.register(fl)
 	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each run until every estimate is within ± this fraction, or --time is spent")
 	fl.DurationVar(&f.budget, "time", defaultBudget, "time budget of each run")
 	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel or stats, as for bench")
@@ -61,6 +61,12 @@ Exit code 1 if a check fails.`,
 func validate(cmd *cobra.Command, f validateFlags) error {
 	if f.runs < 1 {
 		return usageError{fmt.Errorf("--runs %d: want at least 1", f.runs)}
+	}
+	if err := f.output.checkTargets(); err != nil {
+		return err
+	}
+	if err := f.cpu.check(); err != nil {
+		return err
 	}
 	opts, err := f.output.statsOptions()
 	if err != nil {
@@ -94,7 +100,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	var runs []*report.Report
 	for i := range f.runs {
 		res, err := testrun.Run(ctx, testrun.Config{
-			Programs: progs, Cases: cases, CPU: f.cpu, Warmup: defaultWarmup,
+			Programs: progs, Cases: cases, CPU: int(f.cpu), Warmup: defaultWarmup,
 			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime, Timer: f.timer,
 			Sampling: testrun.SamplingLinear,
 			Floor:    &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()},

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// checkFileTarget refuses, before anything is measured, a file the run
+// could not write at its end: its directory is missing or not writable,
+// or the path is a directory.
+func checkFileTarget(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageError{fmt.Errorf("--%s %s is a directory; want a file", flag, path)}
+	}
+	return checkWritableDir(flag, filepath.Dir(path), path)
+}
+
+// checkDirTarget refuses a directory the run could not create or write
+// into at its end.
+func checkDirTarget(flag, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	// The nearest existing ancestor is where MkdirAll will start.
+	existing := dir
+	for {
+		fi, err := os.Stat(existing)
+		if err == nil {
+			if !fi.IsDir() {
+				return usageError{fmt.Errorf("--%s %s: %s is not a directory", flag, dir, existing)}
+			}
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return usageError{fmt.Errorf("--%s %s: %w", flag, dir, err)}
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			break
+		}
+		existing = parent
+	}
+	return checkWritableDir(flag, existing, dir)
+}
+
+// checkWritableDir creates and removes a file in dir: the only test of
+// writing that permissions, read-only mounts and ACLs all answer.
+func checkWritableDir(flag, dir, asked string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return usageError{fmt.Errorf("--%s %s: directory %s does not exist", flag, asked, dir)}
+	case err != nil:
+		return usageError{fmt.Errorf("--%s %s: %w", flag, asked, err)}
+	case !fi.IsDir():
+		return usageError{fmt.Errorf("--%s %s: %s is not a directory", flag, asked, dir)}
+	}
+	f, err := os.CreateTemp(dir, ".xdpmicro-check-*")
+	if err != nil {
+		return usageError{fmt.Errorf("--%s %s: cannot write in %s: %w", flag, asked, dir, errors.Unwrap(err))}
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// progressBar shows a run's progress on a terminal. Updates only store the
+// latest state; a goroutine of its own draws it, so that the measuring
+// thread never waits on the terminal.
+//
+// Adaptive sampling ends when every case is precise enough or the time
+// budget is spent, whichever comes first; the bar counts the budget, the
+// one end known in advance, and says so. Fixed sampling counts samples.
+type progressBar struct {
+	w      io.Writer
+	latest atomic.Pointer[testrun.Progress]
+	stop   chan struct{}
+	done   sync.WaitGroup
+}
+
+// newProgressBar starts drawing on w, a terminal.
+func newProgressBar(w io.Writer) *progressBar {
+	p := &progressBar{w: w, stop: make(chan struct{})}
+	// A known length from the start: with -1, the library draws from a
+	// goroutine of its own that nothing stops.
+	bar := progressbar.NewOptions(100,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("loading"),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+	)
+	p.done.Add(1)
+	go func() {
+		defer p.done.Done()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		measuring := false
+		for {
+			select {
+			case <-p.stop:
+				_ = bar.Clear()
+				return
+			case <-tick.C:
+			}
+			state := p.latest.Load()
+			switch {
+			case state == nil:
+				continue
+			case state.Warmup:
+				bar.Describe("warming up " + state.Case)
+				_ = bar.Set(0)
+			case state.Budget > 0:
+				if !measuring {
+					bar.Reset()
+					bar.ChangeMax(int(state.Budget.Milliseconds()))
+					measuring = true
+				}
+				bar.Describe(fmt.Sprintf("sampling %-10s %d samples, %.1f of at most %.0f s", state.Case, state.Done,
+					state.Elapsed.Seconds(), state.Budget.Seconds()))
+				_ = bar.Set(int(min(state.Elapsed, state.Budget).Milliseconds()))
+			default:
+				if !measuring {
+					// The bar's rate must not count the warm-up.
+					bar.Reset()
+					bar.ChangeMax(state.Total)
+					measuring = true
+				}
+				bar.Describe(fmt.Sprintf("sampling %-10s %d of %d samples", state.Case, state.Done, state.Total))
+				_ = bar.Set(state.Done)
+			}
+		}
+	}()
+	return p
+}
+
+// update records the latest progress; it returns at once.
+func (p *progressBar) update(state testrun.Progress) { p.latest.Store(&state) }
+
+// finish clears the bar and its line, so that what follows, a table or
+// the note of an interrupted run, starts on a clean line.
+func (p *progressBar) finish() {
+	close(p.stop)
+	p.done.Wait()
+	fmt.Fprint(p.w, "\r\x1b[2K")
+}
