@@ -61,6 +61,36 @@ func (c *Comparison) Regressed() bool {
 	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.Verdict == stats.Regressed || cc.ActionChanged() })
 }
 
+// RegressedCases names the cases that regressed or changed action.
+func (c *Comparison) RegressedCases() []string {
+	var names []string
+	for _, cc := range c.Cases {
+		if cc.Verdict == stats.Regressed || cc.ActionChanged() {
+			names = append(names, cc.Name)
+		}
+	}
+	return names
+}
+
+// Tally counts the cases by verdict in a line: "2 improved, 0 regressed,
+// 3 no change".
+func (c *Comparison) Tally() string {
+	count := map[stats.Verdict]int{}
+	actions := 0
+	for _, cc := range c.Cases {
+		count[cc.Verdict]++
+		if cc.ActionChanged() {
+			actions++
+		}
+	}
+	s := fmt.Sprintf("%d improved, %d regressed, %d no change, %d within noise", count[stats.Improved], count[stats.Regressed],
+		count[stats.NoChange], count[stats.WithinNoise])
+	if actions > 0 {
+		s += fmt.Sprintf("; %d changed action", actions)
+	}
+	return s
+}
+
 // ErrNotComparable is returned when two results share no case.
 var ErrNotComparable = errors.New("results not comparable")
 

@@ -63,7 +63,7 @@ func TestCompareInterleaved(t *testing.T) {
 		}
 	}
 	out := render(t, r, Table)
-	for _, want := range []string{"before: fizzbuzz in v4 (bundled)", "Performance has regressed.", "+50.00 %", "paired sign-flip"} {
+	for _, want := range []string{"before: fizzbuzz in v4 (bundled)", "│ regressed │", "+50.00 %", "+11.14 ns", "0 improved, 2 regressed, 0 no change, 0 within noise", "paired sign-flip"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

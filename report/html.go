@@ -35,8 +35,11 @@ func (r *Report) WriteHTML(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report directory: %w", err)
 	}
+	// A page has room for every column.
+	wide := *r
+	wide.Wide = true
 	var table bytes.Buffer
-	if err := r.writeTable(&table); err != nil {
+	if err := wide.writeTable(&table); err != nil {
 		return err
 	}
 	page := htmlPage{Title: r.title(), Table: table.String()}

@@ -57,6 +57,10 @@ type Report struct {
 	// Floor is the empty program measured with every case, if it was.
 	Floor      *Program    `json:"floor,omitempty"`
 	Comparison *Comparison `json:"comparison,omitempty"`
+	// Wide makes the table show every column: the source address, the
+	// second figure and the standard deviation. Without it, the table
+	// fits 120 columns; JSON holds everything either way.
+	Wide bool `json:"-"`
 }
 
 // Program is one measured program.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -62,7 +63,18 @@ func render(t *testing.T, r *Report, f Format) string {
 }
 
 func TestTable(t *testing.T) {
-	out := render(t, newReport(t), Table)
+	r := newReport(t)
+	narrow := render(t, r, Table)
+	for _, line := range strings.Split(narrow, "\n") {
+		if utf8.RuneCountInString(line) > 120 && strings.HasPrefix(line, "│") {
+			t.Errorf("a row of %d columns: %s", utf8.RuneCountInString(line), line)
+		}
+	}
+	if strings.Contains(narrow, "192.0.2.4") || strings.Contains(narrow, "std dev") || !strings.Contains(narrow, "1 (9.1 %)") {
+		t.Errorf("the default table shows wide columns, or lacks the outliers:\n%s", narrow)
+	}
+	r.Wide = true
+	out := render(t, r, Table)
 	mean := (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 100) / 11.0
 	for _, want := range []string{
 		"fizzbuzz in v4 (bundled) (XDP)",

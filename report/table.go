@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 
 func (r *Report) writeTable(w io.Writer) error {
 	if r.Comparison != nil {
-		if err := r.Comparison.writeTable(w, r.Settings.Confidence); err != nil {
+		if err := r.Comparison.writeTable(w, r.Settings.Confidence, r.Wide); err != nil {
 			return err
 		}
 	} else if err := r.writeProgramTables(w); err != nil {
@@ -173,20 +174,34 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		case est == stats.Mean:
 			other, otherName = stats.Median, string(stats.Median)
 		}
-		table := newTable(w, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft)
-		header := []any{"case", "source", "return", fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)}
+		aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
+		header := []any{"case", "return", fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)}
+		if r.Wide {
+			aligns = append(aligns, tw.AlignLeft)
+			header = []any{"case", "source", "return", header[2]}
+		}
 		if r.Floor != nil {
 			header = append(header, "net of floor")
 		}
-		table.Header(append(header, otherName, "std dev", "outliers", "samples × repeat")...)
+		if r.Wide {
+			header = append(header, otherName, "std dev")
+		}
+		table := newTable(w, aligns...)
+		table.Header(append(header, "outliers", "samples × repeat")...)
 		for _, c := range p.Results {
-			row := []string{c.Name, c.Source, c.Action}
+			row := []string{c.Name, c.Action}
+			if r.Wide {
+				row = []string{c.Name, c.Source, c.Action}
+			}
 			if c.Stats == nil {
 				row = append(row, "too few samples")
 				if r.Floor != nil {
 					row = append(row, "")
 				}
-				row = append(row, "", "", "", fmt.Sprintf("%d × %s", len(c.Samples), repeatsOf(env, c)))
+				if r.Wide {
+					row = append(row, "", "")
+				}
+				row = append(row, "", fmt.Sprintf("%d × %s", len(c.Samples), repeatsOf(env, c)))
 			} else {
 				s := c.Stats
 				e := s.Of(est)
@@ -202,12 +217,12 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 					}
 					row = append(row, net)
 				}
-				row = append(row,
-					ns(s.Of(other).Point)+" ns",
-					ns(s.Estimates.StdDev.Point)+" ns",
-					fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
-					fmt.Sprintf("%d × %s", s.N, repeatsOf(env, c)),
-				)
+				outliers := fmt.Sprintf("%d (%.1f %%)", s.Outliers.Total(), 100*float64(s.Outliers.Total())/float64(s.N))
+				if r.Wide {
+					row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns")
+					outliers = fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N))
+				}
+				row = append(row, outliers, fmt.Sprintf("%d × %s", s.N, repeatsOf(env, c)))
 			}
 			if err := table.Append(row); err != nil {
 				return err
@@ -219,7 +234,7 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		if singles(p) && est != stats.Low {
 			fmt.Fprintf(w, "  %s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)\n", singleMark)
 		}
-		for _, note := range notes(p, r.Settings) {
+		for _, note := range notes(p, r.Settings, r.Partial) {
 			fmt.Fprintln(w, "  "+note)
 		}
 		fmt.Fprintln(w)
@@ -231,22 +246,23 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 }
 
 // writeTable shows each case's change in Criterion's words.
-func (c *Comparison) writeTable(w io.Writer, confidence float64) error {
+func (c *Comparison) writeTable(w io.Writer, confidence float64, wide bool) error {
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
 	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
 	est := c.Estimator
 	if est == "" {
 		est = string(stats.Mean)
 	}
-	table.Header("case", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI]", 100*confidence), "p", "verdict")
+	table.Header("case", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict")
 	for _, cc := range c.Cases {
 		m := cc.Change
 		if err := table.Append(cc.Name,
-			fmt.Sprintf("%s ns ±%.1f %%", ns(cc.Before.Point), 100*cc.Before.RelativeHalfWidth()),
-			fmt.Sprintf("%s ns ±%.1f %%", ns(cc.After.Point), 100*cc.After.RelativeHalfWidth()),
+			fmt.Sprintf("%s ns ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+			fmt.Sprintf("%s ns ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
 			fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
-			fmt.Sprintf("%.3f %s %g", cc.P, map[bool]string{true: "<", false: ">="}[cc.P < c.Significance], c.Significance),
-			cc.Verdict.Sentence(),
+			fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
+			pValue(cc.P, c.Significance),
+			verdictText(cc.Verdict, wide),
 		); err != nil {
 			return err
 		}
@@ -254,6 +270,7 @@ func (c *Comparison) writeTable(w io.Writer, confidence float64) error {
 	if err := table.Render(); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "  %s\n", c.Tally())
 	how := "measured interleaved, sample by sample on one CPU"
 	if c.Mode != Interleaved {
 		how = "measured at different times (" + c.Mode + ")"
@@ -301,7 +318,7 @@ func writeSeries(w io.Writer, series []Series, est stats.Estimator) error {
 	for _, s := range series {
 		row := []string{s.Case}
 		for _, p := range s.Points {
-			row = append(row, fmt.Sprintf("%s ns ±%.1f %%", ns(p.Estimate.Point), 100*p.Estimate.RelativeHalfWidth()))
+			row = append(row, fmt.Sprintf("%s ns ±%s %%", ns(p.Estimate.Point), percent(p.Estimate.RelativeHalfWidth())))
 		}
 		if err := table.Append(row); err != nil {
 			return err
@@ -316,7 +333,7 @@ func writeSeries(w io.Writer, series []Series, est stats.Estimator) error {
 
 // notes lists what the table's cells cannot hold: the kinds of outliers,
 // what the checking run changed in maps, restarted samples.
-func notes(p Program, settings Settings) []string {
+func notes(p Program, settings Settings, partial bool) []string {
 	var out []string
 	for _, c := range p.Results {
 		if c.Stats != nil && c.Stats.Regimes.Bimodal {
@@ -329,9 +346,20 @@ func notes(p Program, settings Settings) []string {
 				c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches, switches))
 		}
 		if c.Stats != nil && settings.Precision > 0 && !c.Enough {
+			// From the interval the table shows, and the cause sampling
+			// ended for: the judge between rounds uses fewer resamples.
 			hw := c.Stats.Of(settings.estimator()).RelativeHalfWidth()
-			out = append(out, fmt.Sprintf("%s: precision not reached: ±%.1f %% after %d samples, asked ±%g %%",
-				c.Name, 100*hw, c.Stats.N, 100*settings.Precision))
+			cause := "the " + settings.Budget + " budget (--time) was spent first"
+			if partial {
+				cause = "interrupted first"
+			}
+			if hw > settings.Precision {
+				out = append(out, fmt.Sprintf("%s: precision not reached: ±%s %% after %d samples, asked ±%g %%: %s",
+					c.Name, percent(hw), c.Stats.N, 100*settings.Precision, cause))
+			} else {
+				out = append(out, fmt.Sprintf("%s: ±%s %% after %d samples, within the ±%g %% asked, but not yet confirmed between rounds: %s",
+					c.Name, percent(hw), c.Stats.N, 100*settings.Precision, cause))
+			}
 		}
 		if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
 			o := c.Stats.Outliers
@@ -379,4 +407,45 @@ func ns(v float64) string {
 		return fmt.Sprintf("%.1f", v)
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+// percent writes a fraction as a percentage with the digits it needs, so
+// that a small one does not read ±0.0 %.
+func percent(f float64) string {
+	switch v := 100 * f; {
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 0.01:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case v >= 0.001:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	default:
+		return "<0.001"
+	}
+}
+
+// pValue writes p against the significance level with the digits that
+// tell them apart: never "0.050 < 0.05".
+func pValue(p, significance float64) string {
+	rel := ">="
+	if p < significance {
+		rel = "<"
+	}
+	digits := 3
+	for digits < 8 && (strconv.FormatFloat(p, 'f', digits, 64) == strconv.FormatFloat(significance, 'f', digits, 64)) {
+		digits++
+	}
+	text := strconv.FormatFloat(p, 'f', digits, 64)
+	if p < 0.001 && p < significance {
+		text = "0.000"
+	}
+	return fmt.Sprintf("%s %s %g", text, rel, significance)
+}
+
+// verdictText is Criterion's sentence in a wide table, its gist otherwise.
+func verdictText(v stats.Verdict, wide bool) string {
+	if wide {
+		return v.Sentence()
+	}
+	return strings.ReplaceAll(string(v), "_", " ")
 }

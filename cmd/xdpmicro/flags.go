@@ -19,6 +19,7 @@ type outputFlags struct {
 	format     string
 	output     string
 	html       string
+	wide       bool
 	estimator  string
 	// quantile is --low-quantile, registered by bench only: compare
 	// takes the quantile its files were measured with.
@@ -31,6 +32,7 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.format, "format", string(report.Table), "output format: "+strings.Join(report.Formats(), ", "))
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into this directory")
+	fl.BoolVar(&o.wide, "wide", false, "table: every column (source address, second figure, std dev) and Criterion's verdict sentences; without it the table fits 120 columns")
 	fl.StringVar(&o.estimator, "estimator", "", "the figure that stands for a case, is compared and brought to --precision: "+
 		"slope (linear sampling: the slope of wall time over repeat through each level's low quantile), ols (least squares through every call), "+
 		"low (Harrell–Davis --low-quantile of the kernel's figures: the time when the machine adds nothing), mean, median, min; "+
@@ -91,6 +93,7 @@ func (o *outputFlags) write(cmd *cobra.Command, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
+	rep.Wide = o.wide
 	if o.output == "" {
 		if err := rep.Write(cmd.OutOrStdout(), format); err != nil {
 			return err
@@ -188,7 +191,7 @@ func (t *threshold) Type() string { return "threshold" }
 // verdict turns a regression into exit code 3 when asked to.
 func (c *compareFlags) verdict(rep *report.Report) error {
 	if c.failOnRegression && rep.Comparison != nil && rep.Comparison.Regressed() {
-		return errRegression
+		return fmt.Errorf("%w: %s", errRegression, strings.Join(rep.Comparison.RegressedCases(), ", "))
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ const (
 )
 
 // errRegression ends a run whose comparison found a regression.
-var errRegression = errors.New("a case regressed")
+var errRegression = errors.New("regressed, or changed action")
 
 // usageError marks an error as the user's input being wrong.
 type usageError struct{ err error }
@@ -59,6 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitInterrupt + sig.signal
 	}
 	if errors.Is(err, errRegression) {
+		fmt.Fprintln(stderr, "xdpmicro: "+err.Error())
 		return exitRegression
 	}
 	fmt.Fprintln(stderr, "xdpmicro: "+oneLine(err))

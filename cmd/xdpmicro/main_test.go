@@ -195,7 +195,7 @@ func TestBenchTable(t *testing.T) {
 		{"linear", []string{"slope [95% CI]", "kernel (low)", "10 × 667…1334", "linear sampling: repeats 667…1334 in steps of 667 (2 levels)", "CLOCK_MONOTONIC"}},
 		{"flat", []string{"low [95% CI]", "10 × 1000", "whole number of ns per sample"}},
 	} {
-		code, stdout, stderr := xdpmicro(append([]string{"bench", "v3", "--sampling", tc.sampling}, quick...)...)
+		code, stdout, stderr := xdpmicro(append([]string{"bench", "v3", "--wide", "--sampling", tc.sampling}, quick...)...)
 		if code != 0 || stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %q: want nothing on stderr when it is no terminal", tc.sampling, code, stderr)
 		}
