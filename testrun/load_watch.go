@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Watching the machine's load during a run. A sample is only as good as
@@ -62,6 +64,10 @@ type Load struct {
 	// which some task waited for a CPU; absent without PSI.
 	PressureStart *float64 `json:"cpu_pressure_start,omitempty"`
 	PressureEnd   *float64 `json:"cpu_pressure_end,omitempty"`
+	// Preemptions counts the times the measuring thread was made to give
+	// way to another task (involuntary context switches): tasks come and
+	// go on other CPUs without it.
+	Preemptions int `json:"preemptions"`
 	// Warnings say, one line each, what in the load may have moved the
 	// samples.
 	Warnings []string `json:"warnings,omitempty"`
@@ -173,8 +179,19 @@ func (w *loadWatch) step(now time.Time) {
 	w.prev, w.cur, w.prevAt = cur, w.prev, now
 }
 
-// finish ends the watch and says what it saw.
-func (w *loadWatch) finish() Load {
+// threadPreemptions reads the calling thread's involuntary context
+// switches; 0 if it cannot.
+func threadPreemptions() int {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
+		return 0
+	}
+	return int(ru.Nivcsw)
+}
+
+// finish ends the watch and says what it saw; preempted is how often
+// the measuring thread was made to give way to another task.
+func (w *loadWatch) finish(preempted int) Load {
 	if w == nil {
 		return Load{}
 	}
@@ -187,14 +204,15 @@ func (w *loadWatch) finish() Load {
 	w.step(time.Now())
 	w.stat.close()
 	w.stat = nil
-	return summarize(w.cpu, w.first, w.prev, w.segments, w.start, readMachineLoad())
+	return summarize(w.cpu, w.first, w.prev, w.segments, w.start, readMachineLoad(), preempted)
 }
 
 // summarize computes the Load of a run on cpu from /proc/stat at its
 // start and end, the segments between marks, and the machine's load at
 // its start and end.
-func summarize(cpu int, first, last []cpuTimes, segments []loadSegment, start, end machineLoad) Load {
+func summarize(cpu int, first, last []cpuTimes, segments []loadSegment, start, end machineLoad, preempted int) Load {
 	l := Load{
+		Preemptions:   preempted,
 		RunnableStart: start.runnable, RunnableEnd: end.runnable,
 		LoadAverageStart: start.avg1, LoadAverageEnd: end.avg1,
 		PressureStart: start.pressure, PressureEnd: end.pressure,

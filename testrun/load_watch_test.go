@@ -269,7 +269,7 @@ func simulate(cpu int, steps []step, start, end machineLoad) Load {
 		}
 		segments = append(segments, othersSegment(cpu, prev, now, s.d))
 	}
-	return summarize(cpu, first, now, segments, start, end)
+	return summarize(cpu, first, now, segments, start, end, 0)
 }
 
 // steady is n steps of d, each with the same per-CPU load.
@@ -501,7 +501,7 @@ func TestLoadWatchReal(t *testing.T) {
 	if allocs := testing.AllocsPerRun(20, func() { w.prevAt = time.Time{}; w.mark() }); allocs != 0 {
 		t.Errorf("mark allocates %v times, want 0", allocs)
 	}
-	l := w.finish()
+	l := w.finish(0)
 	for _, warning := range l.Warnings {
 		if strings.HasPrefix(warning, "load not watched") {
 			t.Fatal(warning)
@@ -523,7 +523,7 @@ func TestLoadWatchReal(t *testing.T) {
 	if l.RunnableStart < 0 || l.RunnableEnd < 0 {
 		t.Errorf("runnable %d, then %d: this process's own threads taken off too often", l.RunnableStart, l.RunnableEnd)
 	}
-	if again := w.finish(); again.Warnings != nil || again.OtherCPUs != 0 {
+	if again := w.finish(0); again.Warnings != nil || again.OtherCPUs != 0 {
 		t.Errorf("finished twice: %+v", again)
 	}
 	t.Logf("%+v", l)
@@ -533,12 +533,12 @@ func TestLoadWatchReal(t *testing.T) {
 func TestLoadWatchUnreadable(t *testing.T) {
 	w := &loadWatch{err: fmt.Errorf("open %s: %w", procStatPath, os.ErrPermission)}
 	w.mark()
-	if l := w.finish(); len(l.Warnings) != 1 || !strings.HasPrefix(l.Warnings[0], "load not watched: open /proc/stat") {
+	if l := w.finish(0); len(l.Warnings) != 1 || !strings.HasPrefix(l.Warnings[0], "load not watched: open /proc/stat") {
 		t.Errorf("got %q", l.Warnings)
 	}
 	var none *loadWatch
 	none.mark()
-	none.finish()
+	none.finish(0)
 }
 
 func BenchmarkLoadWatchMark(b *testing.B) {
@@ -546,7 +546,7 @@ func BenchmarkLoadWatchMark(b *testing.B) {
 	if w.err != nil {
 		b.Fatal(w.err)
 	}
-	defer w.finish()
+	defer w.finish(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		w.step(time.Now())

@@ -461,10 +461,16 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 	load := watchLoad(p.cpu)
 	s := newSampler(ctx, p.cfg, progs, p.programOf, res)
 	s.load, s.cpu = load, p.cpu
-	err := onPinnedThread(p.cpu, s.run)
+	var preempted int
+	err := onPinnedThread(p.cpu, func() error {
+		before := threadPreemptions()
+		err := s.run()
+		preempted = threadPreemptions() - before
+		return err
+	})
 	env := &res.Environment
 	env.Wall = time.Since(s.start)
-	env.Load = load.finish()
+	env.Load = load.finish(preempted)
 	env.Repeat, env.RepeatChosen = s.repeat, p.cfg.Repeat == 0
 	if env.RepeatChosen {
 		env.TargetSample = TargetSample
