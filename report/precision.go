@@ -8,10 +8,8 @@ import (
 // PreciseChange returns adaptive sampling's test for two builds compared
 // by a slope, each loaded placements times (two or more): every placement
 // must have a slope, and each case's change, Welch's over the placements,
-// must be known to ± precision/2 (half-width of its interval: a change of
-// a few tenths of a per cent is then told from none) or lie whole beyond
-// ± threshold, a clear change. A change
-// over placements is bounded by how much the placements differ, which more
+// must be known to ± precision and decided (see decided). A change over
+// placements is bounded by how much the placements differ, which more
 // samples do not shrink; judging each placement to a precision instead
 // sampled on where the change was long known.
 func PreciseChange(est stats.Estimator, precision, threshold float64, placements int, opts stats.Options) func(int, []testrun.CaseResult) bool {
@@ -34,8 +32,17 @@ func PreciseChange(est stats.Estimator, precision, threshold float64, placements
 			return false
 		}
 		c := fc.Change
-		return (c.Upper-c.Lower)/2 <= precision/2 || c.Lower > threshold || c.Upper < -threshold
+		return decided(c, threshold) && (c.Upper-c.Lower)/2 <= precision
 	}
+}
+
+// decided says whether a change's interval c settles its verdict: whole
+// beyond +threshold or -threshold (a change), or whole between them (none
+// worth the name). An interval across either threshold could still go
+// both ways: a 2-instruction change of 0.8 %, stopped at ±0.5 % as
+// [+0.13 % +1.12 %], read "within noise" against a 0.25 % threshold.
+func decided(c stats.Estimate, threshold float64) bool {
+	return c.Lower > threshold || c.Upper < -threshold || (c.Lower > -threshold && c.Upper < threshold)
 }
 
 // Precise returns adaptive sampling's test: whether every program's
