@@ -75,9 +75,25 @@ func (r *Report) writeTable(w io.Writer) error {
 			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples)
 		return nil
 	}
+	if env.Timer == testrun.TimerStats {
+		fmt.Fprintf(w, "time per run from BPF_ENABLE_STATS: the growth of the program's run_time_ns over its run_cnt in each sample, "+
+			"which holds the kernel's two clock reads around every run (resolution %.2g ns); intervals are %d-resample bootstrap percentiles\n",
+			env.Resolution, r.Settings.Resamples)
+		return nil
+	}
 	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
 		"intervals are %d-resample bootstrap percentiles\n", env.Resolution, r.Settings.Resamples)
 	return nil
+}
+
+// outliers says whether any case of p has outliers.
+func outliers(p Program) bool {
+	for _, c := range p.Results {
+		if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // singleMark marks an estimate taken one run a call.
@@ -175,7 +191,13 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			other, otherName = stats.Median, string(stats.Median)
 		}
 		aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
-		header := []any{"case", "return", fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)}
+		estHeader := fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)
+		if est == stats.Min {
+			// The bootstrap's minima bound no true minimum: no interval,
+			// as adaptive sampling refuses to bring one to a precision.
+			estHeader = string(est)
+		}
+		header := []any{"case", "return", estHeader}
 		if r.Wide {
 			aligns = append(aligns, tw.AlignLeft)
 			header = []any{"case", "source", "return", header[2]}
@@ -209,7 +231,11 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 				if c.Single && est != stats.Low {
 					mark = singleMark // not the estimator the header names
 				}
-				row = append(row, fmt.Sprintf("%s%s [%s %s] ns", ns(e.Point), mark, ns(e.Lower), ns(e.Upper)))
+				if est == stats.Min {
+					row = append(row, fmt.Sprintf("%s%s ns", ns(e.Point), mark))
+				} else {
+					row = append(row, fmt.Sprintf("%s%s [%s %s] ns", ns(e.Point), mark, ns(e.Lower), ns(e.Upper)))
+				}
 				if r.Floor != nil {
 					net := "—"
 					if c.Net != nil {
@@ -236,6 +262,9 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		}
 		for _, note := range notes(p, r.Settings, r.Partial) {
 			fmt.Fprintln(w, "  "+note)
+		}
+		if outliers(p) && (est == stats.Low || est == stats.Slope) {
+			fmt.Fprintf(w, "  outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb\n", est)
 		}
 		fmt.Fprintln(w)
 		if err := writeSeries(w, p.Series, r.Settings.estimator()); err != nil {
