@@ -37,6 +37,9 @@ func (r *Report) writeTable(w io.Writer) error {
 		fmt.Fprintf(w, "floor: %s, the empty %s program, in the same rounds; %s ns per case: %s\n",
 			f.Info.Name, f.Info.Type, est, strings.Join(figures, ", "))
 	}
+	if r.counted() {
+		fmt.Fprintln(w, insnsNote)
+	}
 	fmt.Fprintf(w, "kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel\n",
 		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
 		env.Wall.Round(1e7), env.KernelTime.Round(1e7))
@@ -161,13 +164,13 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			other, otherName = stats.Median, string(stats.Median)
 		}
 		table := newTable(w, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft)
-		header := []any{"case", "source", "return", fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)}
+		header := []any{"case", "source", "return", "insns", fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)}
 		if r.Floor != nil {
 			header = append(header, "net of floor")
 		}
 		table.Header(append(header, otherName, "std dev", "outliers", "samples × repeat")...)
 		for _, c := range p.Results {
-			row := []string{c.Name, c.Source, c.Action}
+			row := []string{c.Name, c.Source, c.Action, insns(c)}
 			if c.Stats == nil {
 				row = append(row, "too few samples")
 				if r.Floor != nil {
@@ -295,9 +298,10 @@ func writeSeries(w io.Writer, series []Series, est stats.Estimator) error {
 }
 
 // notes lists what the table's cells cannot hold: the kinds of outliers,
-// what the checking run changed in maps, restarted samples.
+// what the checking run changed in maps, restarted samples, why
+// instructions were not counted.
 func notes(p Program, settings Settings) []string {
-	var out []string
+	out := noCountNotes(p)
 	for _, c := range p.Results {
 		if c.Stats != nil && c.Stats.Regimes.Bimodal {
 			g := c.Stats.Regimes
