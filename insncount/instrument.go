@@ -22,7 +22,8 @@ type options struct {
 	// depths are the verifier's stack depths of the functions, in the
 	// order of their first instructions; nil when not known.
 	depths []int
-	// save takes registers to save before free ones, to test saving.
+	// save takes registers to save, live or free, before free ones: to
+	// test saving.
 	save bool
 }
 
@@ -122,16 +123,17 @@ func prologue(b block, counter string, opt options) (asm.Instructions, int, erro
 	savable := b.initIn & b.liveIn
 	var scratch []asm.Register
 	var save []bool
+	var taken regs
 	pick := func(set regs, saved bool) {
 		for r := asm.R0; r <= asm.R9 && len(scratch) < 2; r++ {
-			if set.has(r) {
+			if set.has(r) && !taken.has(r) {
 				scratch, save = append(scratch, r), append(save, saved)
-				set &^= reg(r)
+				taken |= reg(r)
 			}
 		}
 	}
 	if opt.save {
-		pick(savable, true)
+		pick(b.initIn, true) // free or not
 		pick(free, false)
 	} else {
 		pick(free, false)

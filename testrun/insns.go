@@ -8,6 +8,9 @@ import (
 	"github.com/xdpmicro/xdpmicro/insncount"
 )
 
+// loadCounted loads an instrumented copy; tests replace it.
+var loadCounted = insncount.Load
+
 // countInstructions sets, for every case of every program but the floor,
 // the number of BPF instructions its checking run executed, counted on an
 // instrumented copy of the program (package insncount) loaded beside the
@@ -46,7 +49,7 @@ func (p *plan) countInstructions(progs []*loaded, res *Result) {
 // count runs every case once through an instrumented copy of l's program
 // and returns the count of each.
 func (p *plan) count(l *loaded, updates []mapUpdate, cases []CaseResult) ([]uint64, error) {
-	counted, err := insncount.Load(l.spec, l.info.Name)
+	counted, err := loadCounted(l.spec, l.info.Name)
 	if err != nil {
 		return nil, fmt.Errorf("not counted: %w", err)
 	}
