@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"slices"
+
+	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // insnsNote says, under a table, what the insns column counts.
@@ -48,6 +50,68 @@ func noCountNotes(p Program) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%v: instructions %s", cases[why], why))
+	}
+	return out
+}
+
+// InsnsCounted says both sides of the case have an instruction count.
+func (cc ComparedCase) InsnsCounted() bool { return cc.InsnsBefore > 0 && cc.InsnsAfter > 0 }
+
+// InsnsRegressed says the case executed more instructions after than
+// before: exact, so no threshold applies.
+func (cc ComparedCase) InsnsRegressed() bool {
+	return cc.InsnsCounted() && cc.InsnsAfter > cc.InsnsBefore
+}
+
+// InsnsRegressed reports whether any case executed more instructions
+// after than before, or returned another action.
+func (c *Comparison) InsnsRegressed() bool {
+	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.InsnsRegressed() || cc.ActionChanged() })
+}
+
+// Uncounted names the cases that lack an instruction count on either
+// side.
+func (c *Comparison) Uncounted() []string {
+	var out []string
+	for _, cc := range c.Cases {
+		if !cc.InsnsCounted() {
+			out = append(out, cc.Name)
+		}
+	}
+	return out
+}
+
+// insnsChange is the case's instruction counts as the comparison table
+// shows them: before → after.
+func (cc ComparedCase) insnsChange() string {
+	count := func(n uint64) string {
+		if n == 0 {
+			return "—"
+		}
+		return fmt.Sprint(n)
+	}
+	return count(cc.InsnsBefore) + " → " + count(cc.InsnsAfter)
+}
+
+// insnsNotes say where the instruction counts and the times disagree, and
+// what that means.
+func (c *Comparison) insnsNotes() []string {
+	var out []string
+	for _, cc := range c.Cases {
+		if !cc.InsnsCounted() {
+			continue
+		}
+		timeChanged := cc.Verdict == stats.Improved || cc.Verdict == stats.Regressed
+		switch {
+		case timeChanged && cc.InsnsBefore == cc.InsnsAfter:
+			out = append(out, fmt.Sprintf("%s: time %s (%+.1f %%) with the same %d instructions: what changed is what they cost "+
+				"(helpers, memory, the JIT's code or its placement) or the machine, not how many ran",
+				cc.Name, cc.Verdict, 100*cc.Change.Point, cc.InsnsAfter))
+		case !timeChanged && cc.InsnsBefore != cc.InsnsAfter:
+			out = append(out, fmt.Sprintf("%s: %+d instructions, but no change in time beyond the noise: "+
+				"they cost less than the threshold, or their cost hides behind others' (helpers, memory)",
+				cc.Name, int64(cc.InsnsAfter)-int64(cc.InsnsBefore)))
+		}
 	}
 	return out
 }

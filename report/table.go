@@ -216,15 +216,15 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 // writeTable shows each case's change in Criterion's words.
 func (c *Comparison) writeTable(w io.Writer, confidence float64) error {
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
-	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
+	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
 	est := c.Estimator
 	if est == "" {
 		est = string(stats.Mean)
 	}
-	table.Header("case", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI]", 100*confidence), "p", "verdict")
+	table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI]", 100*confidence), "p", "verdict")
 	for _, cc := range c.Cases {
 		m := cc.Change
-		if err := table.Append(cc.Name,
+		if err := table.Append(cc.Name, cc.insnsChange(),
 			fmt.Sprintf("%s ns ±%.1f %%", ns(cc.Before.Point), 100*cc.Before.RelativeHalfWidth()),
 			fmt.Sprintf("%s ns ±%.1f %%", ns(cc.After.Point), 100*cc.After.RelativeHalfWidth()),
 			fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
@@ -247,6 +247,9 @@ func (c *Comparison) writeTable(w io.Writer, confidence float64) error {
 		if cc.ActionChanged() {
 			fmt.Fprintf(w, "  %s: ACTION CHANGED: %s before, %s after (counts as a regression with --fail-on-regression)\n", cc.Name, cc.ActionBefore, cc.ActionAfter)
 		}
+	}
+	for _, note := range c.insnsNotes() {
+		fmt.Fprintln(w, "  "+note)
 	}
 	for _, warning := range c.Warnings {
 		fmt.Fprintln(w, "  warning: "+warning)
