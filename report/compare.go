@@ -49,14 +49,19 @@ type ComparedCase struct {
 	// than a change of speed.
 	ActionBefore string `json:"action_before,omitempty"`
 	ActionAfter  string `json:"action_after,omitempty"`
+	// InsnsBefore and InsnsAfter are the BPF instructions each side's
+	// checking run executed, where counted: an exact change, which no
+	// noise threshold applies to.
+	InsnsBefore uint64 `json:"instructions_before,omitempty"`
+	InsnsAfter  uint64 `json:"instructions_after,omitempty"`
 	stats.Comparison
 }
 
 // ActionChanged says the builds returned different actions for the case.
 func (cc ComparedCase) ActionChanged() bool { return cc.ActionBefore != cc.ActionAfter }
 
-// Regressed reports whether any case regressed, or returned another action
-// after than before.
+// Regressed reports whether any case regressed in time, or returned
+// another action after than before.
 func (c *Comparison) Regressed() bool {
 	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.Verdict == stats.Regressed || cc.ActionChanged() })
 }
@@ -191,6 +196,7 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 		if b.Action != a.Action {
 			cc.ActionBefore, cc.ActionAfter = b.Action, a.Action
 		}
+		cc.InsnsBefore, cc.InsnsAfter = b.Instructions, a.Instructions
 		c.Test = cc.Test
 		c.Cases = append(c.Cases, cc)
 	}

@@ -79,20 +79,30 @@ type bmfMetric struct {
 	Upper float64 `json:"upper_value"`
 }
 
+// bmfCount is an exact measure in Bencher Metric Format: no interval.
+type bmfCount struct {
+	Value float64 `json:"value"`
+}
+
 // writeBMF reports the last program measured: the only one, or the "after"
-// build of a comparison. Benchmarks are named <program>/<case>; the measure
-// is Bencher's built-in latency, in nanoseconds.
+// build of a comparison. Benchmarks are named <program>/<case>; the
+// measures are Bencher's built-in latency, in nanoseconds, and
+// instructions, the BPF instructions the case executed, where counted.
 func (r *Report) writeBMF(w io.Writer) error {
-	out := map[string]map[string]bmfMetric{}
+	out := map[string]map[string]any{}
 	if len(r.Programs) > 0 {
 		p := r.Programs[len(r.Programs)-1]
 		for _, c := range p.Results {
-			if c.Stats == nil {
-				continue
+			measures := map[string]any{}
+			if c.Stats != nil {
+				e := c.Stats.Of(r.Settings.estimator())
+				measures["latency"] = bmfMetric{Value: e.Point, Lower: e.Lower, Upper: e.Upper}
 			}
-			e := c.Stats.Of(r.Settings.estimator())
-			out[p.Info.Name+"/"+c.Name] = map[string]bmfMetric{
-				"latency": {Value: e.Point, Lower: e.Lower, Upper: e.Upper},
+			if c.Instructions > 0 {
+				measures["instructions"] = bmfCount{Value: float64(c.Instructions)}
+			}
+			if len(measures) > 0 {
+				out[p.Info.Name+"/"+c.Name] = measures
 			}
 		}
 	}

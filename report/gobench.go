@@ -9,7 +9,8 @@ import (
 )
 
 // writeGoBench writes Go benchmark result lines, one per sample, that
-// benchstat reads: `benchstat old.txt new.txt`. A before/after run labels
+// benchstat reads: `benchstat old.txt new.txt`. Each line carries the
+// case's BPF instruction count too, as insns/op, where it was counted. A before/after run labels
 // its programs with the configuration key "build" (`benchstat -col build`).
 // Only keys that should match between runs are written, since benchstat
 // puts results whose configurations differ in separate tables.
@@ -29,11 +30,16 @@ func (r *Report) writeGoBench(w io.Writer) error {
 		for _, c := range p.Results {
 			name := benchfmt.Name(benchmarkName(p.Info.Name) + "/case=" + c.Name)
 			for _, s := range c.Samples {
+				values := []benchfmt.Value{{Value: s, Unit: "ns/op"}}
+				if c.Instructions > 0 {
+					// The same on every line: benchstat shows it exact.
+					values = append(values, benchfmt.Value{Value: float64(c.Instructions), Unit: "insns/op"})
+				}
 				err := bw.Write(&benchfmt.Result{
 					Config: config,
 					Name:   name,
 					Iters:  int(env.Repeat),
-					Values: []benchfmt.Value{{Value: s, Unit: "ns/op"}},
+					Values: values,
 				})
 				if err != nil {
 					return err

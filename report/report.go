@@ -113,8 +113,12 @@ type Case struct {
 	OutputChanges string `json:"output_changes,omitempty"`
 	// OtherReturns counts the samples whose call ended with another action
 	// than the checking run's, OtherAction the first of them.
-	OtherReturns int       `json:"other_returns,omitempty"`
-	OtherAction  string    `json:"other_action,omitempty"`
+	OtherReturns int    `json:"other_returns,omitempty"`
+	OtherAction  string `json:"other_action,omitempty"`
+	// Instructions is the number of BPF instructions the checking run
+	// executed; zero when not counted, and NoCount says why.
+	Instructions uint64    `json:"instructions,omitempty"`
+	NoCount      string    `json:"instructions_unknown,omitempty"`
 	Samples      []float64 `json:"samples_ns"`
 	// Runs and Wall are linear sampling's repeat and wall time (ns) of
 	// each sample's call.
@@ -326,6 +330,8 @@ func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Se
 			OutputChanges: outputChanges(c),
 			OtherReturns:  c.OtherReturns,
 			OtherAction:   otherAction(p.Info.Type, c),
+			Instructions:  c.Instructions,
+			NoCount:       c.NoCount,
 			Runs:          c.Runs,
 			Wall:          c.Wall,
 			Enough:        c.Enough,

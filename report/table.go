@@ -38,6 +38,9 @@ func (r *Report) writeTable(w io.Writer) error {
 		fmt.Fprintf(w, "floor: %s, the empty %s program, in the same rounds; %s ns per case: %s\n",
 			f.Info.Name, f.Info.Type, est, strings.Join(figures, ", "))
 	}
+	if r.counted() {
+		fmt.Fprintln(w, insnsNote)
+	}
 	fmt.Fprintf(w, "kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel\n",
 		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
 		env.Wall.Round(1e7), env.KernelTime.Round(1e7))
@@ -197,10 +200,10 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			// as adaptive sampling refuses to bring one to a precision.
 			estHeader = string(est)
 		}
-		header := []any{"case", "return", estHeader}
+		header := []any{"case", "return", "insns", estHeader}
 		if r.Wide {
 			aligns = append(aligns, tw.AlignLeft)
-			header = []any{"case", "source", "return", header[2]}
+			header = []any{"case", "source", "return", "insns", estHeader}
 		}
 		if r.Floor != nil {
 			header = append(header, "net of floor")
@@ -211,9 +214,9 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		table := newTable(w, aligns...)
 		table.Header(append(header, "outliers", "samples × repeat")...)
 		for _, c := range p.Results {
-			row := []string{c.Name, c.Action}
+			row := []string{c.Name, c.Action, insns(c)}
 			if r.Wide {
-				row = []string{c.Name, c.Source, c.Action}
+				row = []string{c.Name, c.Source, c.Action, insns(c)}
 			}
 			if c.Stats == nil {
 				row = append(row, "too few samples")
@@ -277,15 +280,15 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 // writeTable shows each case's change in Criterion's words.
 func (c *Comparison) writeTable(w io.Writer, confidence float64, wide bool) error {
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
-	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
+	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
 	est := c.Estimator
 	if est == "" {
 		est = string(stats.Mean)
 	}
-	table.Header("case", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict")
+	table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict")
 	for _, cc := range c.Cases {
 		m := cc.Change
-		if err := table.Append(cc.Name,
+		if err := table.Append(cc.Name, cc.insnsChange(),
 			fmt.Sprintf("%s ns ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
 			fmt.Sprintf("%s ns ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
 			fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
@@ -310,6 +313,9 @@ func (c *Comparison) writeTable(w io.Writer, confidence float64, wide bool) erro
 		if cc.ActionChanged() {
 			fmt.Fprintf(w, "  %s: ACTION CHANGED: %s before, %s after (counts as a regression with --fail-on-regression)\n", cc.Name, cc.ActionBefore, cc.ActionAfter)
 		}
+	}
+	for _, note := range c.insnsNotes() {
+		fmt.Fprintln(w, "  "+note)
 	}
 	for _, warning := range c.Warnings {
 		fmt.Fprintln(w, "  warning: "+warning)
@@ -361,9 +367,10 @@ func writeSeries(w io.Writer, series []Series, est stats.Estimator) error {
 }
 
 // notes lists what the table's cells cannot hold: the kinds of outliers,
-// what the checking run changed in maps, restarted samples.
+// what the checking run changed in maps, restarted samples, why
+// instructions were not counted.
 func notes(p Program, settings Settings, partial bool) []string {
-	var out []string
+	out := noCountNotes(p)
 	for _, c := range p.Results {
 		if c.Stats != nil && c.Stats.Regimes.Bimodal {
 			g := c.Stats.Regimes

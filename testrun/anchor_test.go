@@ -184,7 +184,9 @@ func TestAnchorHoldsAndReleases(t *testing.T) {
 		if held >= unanchored/4 {
 			t.Errorf("held: a call costs %s, unanchored %s", held, unanchored)
 		}
-		if after < unanchored/4 {
+		// A swap's synchronize_rcu() takes 1 to 20 ms as the machine's load
+		// goes: a call without one costs microseconds.
+		if after < AnchorWorthIt {
 			t.Errorf("after release a call costs %s: the program is still in the dispatcher", after)
 		}
 		if took > time.Second {

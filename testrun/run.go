@@ -209,6 +209,11 @@ type CaseResult struct {
 	// earlier runs filled).
 	OtherReturns int    `json:"other_returns,omitempty"`
 	OtherReturn  uint32 `json:"other_return,omitempty"`
+	// Instructions is the number of BPF instructions the checking run
+	// executed, counted on an instrumented copy (insns.go); zero when not
+	// counted, and NoCount says why.
+	Instructions uint64 `json:"instructions,omitempty"`
+	NoCount      string `json:"instructions_unknown,omitempty"`
 }
 
 // ProgramResult holds the results for one program.
@@ -402,6 +407,7 @@ func (p *plan) check(progs []*loaded) (Result, error) {
 		}
 		res.Programs = append(res.Programs, pr)
 	}
+	p.countInstructions(progs, &res)
 	// A case any program changes the frame of is sampled one run a call
 	// for every program and the floor, so that all are measured alike.
 	for ci := range p.cfg.Cases {

@@ -118,6 +118,7 @@ type compareFlags struct {
 	significance     float64
 	noiseThreshold   threshold
 	failOnRegression bool
+	failOn           []string // what a regression is judged by: time, insns
 }
 
 // Default noise thresholds, from A/A experiments (see the README): a
@@ -140,6 +141,7 @@ func (c *compareFlags) register(fl *pflag.FlagSet) {
 		"relative change a change's whole interval must exceed to count (0.03 = 3 %%); auto: %g for interleaved builds sampled linearly, %g flat, %g across runs (baselines, compare)",
 		interleavedSlopeNoiseThreshold, interleavedNoiseThreshold, acrossRunsNoiseThreshold))
 	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit with code 3 when any case regressed")
+	fl.StringSliceVar(&c.failOn, "fail-on", nil, "what --fail-on-regression judges, and implies it: time (the verdicts), insns (any case executing more BPF instructions: exact, no threshold), or time,insns; default time")
 }
 
 // options are the comparison options; interleaved says whether the two
@@ -153,6 +155,11 @@ func (c *compareFlags) options(base stats.Options, est stats.Estimator, interlea
 		threshold = interleavedNoiseThreshold
 	case c.noiseThreshold == autoThreshold:
 		threshold = acrossRunsNoiseThreshold
+	}
+	for _, f := range c.failOn {
+		if f != judgeTime && f != judgeInsns {
+			return stats.CompareOptions{}, usageError{fmt.Errorf("--fail-on %q: want %s, %s or both", f, judgeTime, judgeInsns)}
+		}
 	}
 	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: testrun.Resolution, Estimator: est}
 	if err := opts.Validate(); err != nil {
@@ -188,10 +195,36 @@ func (t *threshold) Set(s string) error {
 
 func (t *threshold) Type() string { return "threshold" }
 
-// verdict turns a regression into exit code 3 when asked to.
+// What --fail-on judges.
+const (
+	judgeTime  = "time"
+	judgeInsns = "insns"
+)
+
+// verdict turns a regression into exit code 3 when asked to. Judged by
+// instructions, a case without counts on both sides fails the run: an
+// exact gate must not pass by default.
 func (c *compareFlags) verdict(rep *report.Report) error {
-	if c.failOnRegression && rep.Comparison != nil && rep.Comparison.Regressed() {
-		return fmt.Errorf("%w: %s", errRegression, strings.Join(rep.Comparison.RegressedCases(), ", "))
+	cmp := rep.Comparison
+	if !c.failOnRegression && len(c.failOn) == 0 || cmp == nil {
+		return nil
+	}
+	judges := c.failOn
+	if len(judges) == 0 {
+		judges = []string{judgeTime}
+	}
+	for _, j := range judges {
+		switch {
+		case j == judgeTime && cmp.Regressed():
+			return fmt.Errorf("%w: %s", errRegression, strings.Join(cmp.RegressedCases(), ", "))
+		case j == judgeInsns:
+			if un := cmp.Uncounted(); len(un) > 0 {
+				return fmt.Errorf("--fail-on insns: no instruction count on both sides for %s (see the notes)", strings.Join(un, ", "))
+			}
+			if cmp.InsnsRegressed() {
+				return fmt.Errorf("%w: instructions of %s", errRegression, strings.Join(cmp.InsnsRegressedCases(), ", "))
+			}
+		}
 	}
 	return nil
 }

@@ -137,7 +137,7 @@ Exit codes:
   0    success
   1    the run failed: kernel, verifier, privileges, I/O, a wrong return code
   2    bad usage or input
-  3    a case regressed and --fail-on-regression was given
+  3    a case regressed and --fail-on-regression (or --fail-on) was given
   130  interrupted by SIGINT (143: SIGTERM); partial results are printed,
        nothing is written to --output, --report or a baseline
 

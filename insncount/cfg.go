@@ -1,0 +1,246 @@
+package insncount
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+)
+
+// ErrUnsupported reports a program the rewriting cannot handle.
+var ErrUnsupported = errors.New("cannot instrument")
+
+// block is a basic block: instructions start..end-1 of the program, entered
+// only at start and left only after end-1.
+type block struct {
+	start, end int
+	fn         int   // index of the function holding it
+	succ       []int // blocks control may pass to
+	// liveIn are the registers the program may read from the block's start
+	// before writing them; initIn those certainly written on every path
+	// from the function's entry to it.
+	liveIn, initIn regs
+}
+
+// program is the control-flow graph of a flattened program.
+type program struct {
+	insns   asm.Instructions
+	entries []int // the first instruction of each function, ascending
+	// target is, for each branch and function reference, the index of
+	// the instruction it names; -1 for other instructions.
+	target  []int
+	blocks  []block
+	blockAt map[int]int // instruction index of a leader -> block index
+}
+
+// analyze splits insns into functions and basic blocks and finds, at the
+// start of every block, the registers the program may read and those it
+// has certainly written.
+func analyze(insns asm.Instructions) (*program, error) {
+	p := &program{insns: insns, blockAt: map[int]int{}}
+	if len(insns) == 0 {
+		return nil, fmt.Errorf("%w: no instructions", ErrUnsupported)
+	}
+	// Raw offsets: a 64-bit immediate load takes two slots.
+	raw := make([]int, len(insns))
+	index := map[int]int{}
+	symbols := map[string]int{}
+	off := 0
+	for i := range insns {
+		raw[i], index[off] = off, i
+		off += int(insns[i].Size() / asm.InstructionSize)
+		if s := insns[i].Symbol(); s != "" {
+			symbols[s] = i
+		}
+	}
+	resolve := func(i int, delta int64, symbolic bool) (int, error) {
+		if ref := insns[i].Reference(); symbolic && ref != "" {
+			t, ok := symbols[ref]
+			if !ok {
+				return 0, fmt.Errorf("%w: instruction %d refers to %q, which the program does not hold", ErrUnsupported, i, ref)
+			}
+			return t, nil
+		}
+		t, ok := index[raw[i]+int(delta)+1]
+		if !ok {
+			return 0, fmt.Errorf("%w: instruction %d jumps outside the program or into an instruction", ErrUnsupported, i)
+		}
+		return t, nil
+	}
+
+	entries := map[int]bool{0: true}
+	leaders := map[int]bool{0: true}
+	targets := make([]int, len(insns))
+	p.target = targets
+	for i := range insns {
+		ins := &insns[i]
+		targets[i] = -1
+		if btf.FuncMetadata(ins) != nil {
+			entries[i], leaders[i] = true, true
+		}
+		if ins.IsFunctionReference() {
+			t, err := resolve(i, ins.Constant, ins.Constant == -1)
+			if err != nil {
+				return nil, err
+			}
+			entries[t], leaders[t] = true, true
+			targets[i] = t
+		}
+		if !ins.OpCode.Class().IsJump() {
+			if ins.OpCode.Class() == asm.LdClass && (ins.OpCode.Mode() == asm.AbsMode || ins.OpCode.Mode() == asm.IndMode) {
+				// A legacy packet load ends the program when it reads
+				// beyond the packet.
+				leaders[i+1] = true
+			}
+			continue
+		}
+		switch op := ins.OpCode.JumpOp(); op {
+		case asm.Call, asm.Exit:
+			leaders[i+1] = true
+			continue
+		case asm.Ja:
+			if ins.OpCode.Class() == asm.Jump32Class { // gotol: the offset is the constant
+				t, err := resolve(i, ins.Constant, ins.Constant == -1)
+				if err != nil {
+					return nil, err
+				}
+				targets[i] = t
+				leaders[t], leaders[i+1] = true, true
+				continue
+			}
+		}
+		t, err := resolve(i, int64(ins.Offset), ins.Offset == -1)
+		if err != nil {
+			return nil, err
+		}
+		targets[i] = t
+		leaders[t], leaders[i+1] = true, true
+	}
+	delete(leaders, len(insns))
+
+	for e := range entries {
+		p.entries = append(p.entries, e)
+	}
+	slices.Sort(p.entries)
+	var starts []int
+	for l := range leaders {
+		starts = append(starts, l)
+	}
+	slices.Sort(starts)
+	for n, s := range starts {
+		end := len(insns)
+		if n+1 < len(starts) {
+			end = starts[n+1]
+		}
+		fn, _ := slices.BinarySearch(p.entries, s+1)
+		p.blockAt[s] = len(p.blocks)
+		p.blocks = append(p.blocks, block{start: s, end: end, fn: fn - 1})
+	}
+	for n := range p.blocks {
+		b := &p.blocks[n]
+		last := &insns[b.end-1]
+		fallthrough_, branch := true, last.OpCode.Class().IsJump()
+		if branch {
+			switch last.OpCode.JumpOp() {
+			case asm.Exit, asm.Ja:
+				fallthrough_ = false
+			case asm.Call:
+				branch = false
+			}
+		}
+		if t := targets[b.end-1]; branch && t >= 0 {
+			if p.blocks[p.blockAt[t]].fn != b.fn {
+				return nil, fmt.Errorf("%w: instruction %d jumps into another function", ErrUnsupported, b.end-1)
+			}
+			b.succ = append(b.succ, p.blockAt[t])
+		}
+		if fallthrough_ && b.end < len(insns) {
+			if slices.Contains(p.entries, b.end) {
+				return nil, fmt.Errorf("%w: instruction %d falls through into another function", ErrUnsupported, b.end-1)
+			}
+			b.succ = append(b.succ, p.blockAt[b.end])
+		}
+	}
+	p.liveness()
+	p.initialised()
+	return p, nil
+}
+
+// liveness finds each block's liveIn by the usual backward fixpoint.
+func (p *program) liveness() {
+	type transfer struct{ use, kill regs }
+	t := make([]transfer, len(p.blocks))
+	for n, b := range p.blocks {
+		var live, kill regs
+		for i := b.end - 1; i >= b.start; i-- {
+			e := effectOf(&p.insns[i])
+			k := e.def | e.clobber
+			live = live&^k | e.use
+			kill |= k
+		}
+		t[n] = transfer{use: live, kill: kill}
+	}
+	for changed := true; changed; {
+		changed = false
+		for n := len(p.blocks) - 1; n >= 0; n-- {
+			b := &p.blocks[n]
+			var out regs
+			for _, s := range b.succ {
+				out |= p.blocks[s].liveIn
+			}
+			in := out&^t[n].kill | t[n].use
+			if in != b.liveIn {
+				b.liveIn, changed = in, true
+			}
+		}
+	}
+}
+
+// initialised finds each block's initIn by a forward fixpoint over the
+// intersection of its predecessors' outputs. Only the main function's
+// context argument is set at an entry: a subprogram's arguments are
+// whatever its caller left in R1-R5, set or not.
+func (p *program) initialised() {
+	const all = regs(1<<10 - 1)
+	preds := make([][]int, len(p.blocks))
+	for n, b := range p.blocks {
+		for _, s := range b.succ {
+			preds[s] = append(preds[s], n)
+		}
+	}
+	out := make([]regs, len(p.blocks))
+	transfer := func(n int, in regs) regs {
+		b := p.blocks[n]
+		for i := b.start; i < b.end; i++ {
+			e := effectOf(&p.insns[i])
+			in = in&^e.clobber | e.def
+		}
+		return in
+	}
+	for n := range p.blocks {
+		p.blocks[n].initIn = all
+		out[n] = all
+	}
+	for changed := true; changed; {
+		changed = false
+		for n := range p.blocks {
+			b := &p.blocks[n]
+			in := all
+			if slices.Contains(p.entries, b.start) {
+				in = 0
+				if b.start == 0 {
+					in = 1 << asm.R1
+				}
+			}
+			for _, q := range preds[n] {
+				in &= out[q]
+			}
+			o := transfer(n, in)
+			if in != b.initIn || o != out[n] {
+				b.initIn, out[n], changed = in, o, true
+			}
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package insncount
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/rlimit"
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/packets"
+	"golang.org/x/sys/unix"
+)
+
+// requireBPF skips a test that loads programs when this process may not.
+// These tests take no time: they need no lock against the timing tests.
+func requireBPF(t *testing.T) {
+	t.Helper()
+	if err := rlimit.RemoveMemlock(); err != nil && !errors.Is(err, unix.EPERM) {
+		t.Fatal(err)
+	}
+	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.SocketFilter, License: "GPL",
+		Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}})
+	if errors.Is(err, unix.EPERM) {
+		t.Skip("loading BPF programs needs CAP_BPF and CAP_NET_ADMIN (run as root)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+}
+
+type subject struct {
+	name    string
+	spec    *ebpf.CollectionSpec
+	program string
+}
+
+// subjects are programs of every kind the repository has: the bundled
+// builds, the ladder, bpf-to-bpf calls and callbacks, tc and socket
+// filters, legacy packet loads, programs that change their frame.
+func subjects(t *testing.T) []subject {
+	t.Helper()
+	var out []subject
+	add := func(name string, elf []byte, programs ...string) {
+		spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(elf))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, p := range programs {
+			out = append(out, subject{name + "/" + p, spec, p})
+		}
+	}
+	for _, b := range bpf.Builds() {
+		add(b.Name, b.Object, b.Program)
+	}
+	add("ladder", bpf.Ladder(), bpf.LadderProgram(0), bpf.LadderProgram(64), bpf.FineProgram(16))
+	add("empty", bpf.Floor(), "empty_xdp", "empty_tc", "empty_socket")
+	for file, programs := range map[string][]string{
+		"calls.o":   {"xdp_calls", "tc_calls", "socket_calls", "socket_ldabs"},
+		"rewrite.o": {"swap_macs", "flip_proto", "first_drop"},
+		"multi.o":   {"xdp_pass", "tc_shot", "socket_all"},
+	} {
+		elf, err := os.ReadFile("../bpf/testdata/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add(file, elf, programs...)
+	}
+	return out
+}
+
+// The instrumented copy behaves as the program: the same return and the
+// same frame out for every case, whether it takes free registers or saves
+// them on the stack, and both ways count alike.
+func TestCopyBehavesAsProgram(t *testing.T) {
+	requireBPF(t)
+	cases, err := packets.Select(packets.Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p *ebpf.Program, frame []byte) (uint32, []byte, error) {
+		opts := &ebpf.RunOptions{Data: frame, DataOut: make([]byte, len(frame)+256), Repeat: 1}
+		ret, err := p.Run(opts)
+		return ret, opts.DataOut, err
+	}
+	for _, s := range subjects(t) {
+		t.Run(s.name, func(t *testing.T) {
+			orig, err := ebpf.NewCollection(s.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer orig.Close()
+			var copies []*Program
+			for _, save := range []bool{false, true} {
+				c, err := load(s.spec, s.program, options{save: save})
+				if err != nil {
+					t.Fatalf("save %v: %v", save, err)
+				}
+				defer c.Close()
+				copies = append(copies, c)
+			}
+			if copies[1].Rewrite.Saves == 0 {
+				t.Errorf("told to save registers, saved none")
+			}
+			for _, c := range cases {
+				want, wantOut, err := run(orig.Programs[s.program], c.Frame)
+				if errors.Is(err, unix.EINVAL) {
+					continue // a frame the type cannot run, e.g. short for an skb
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				var counts []uint64
+				for _, cp := range copies {
+					if err := cp.Reset(); err != nil {
+						t.Fatal(err)
+					}
+					got, gotOut, err := run(cp.Program, c.Frame)
+					if err != nil {
+						t.Fatalf("%s: %v", c.Name, err)
+					}
+					if got != want || !bytes.Equal(gotOut, wantOut) {
+						t.Errorf("%s (saves %d): returned %d, frame %x; the program %d, %x", c.Name, cp.Rewrite.Saves, got, gotOut, want, wantOut)
+					}
+					n, err := cp.Count()
+					if err != nil {
+						t.Fatal(err)
+					}
+					counts = append(counts, n)
+				}
+				if counts[0] == 0 || counts[0] != counts[1] {
+					t.Errorf("%s: counted %v: want the same, not zero, both ways", c.Name, counts)
+				}
+			}
+		})
+	}
+}
+
+// A function whose frame is full leaves no room to save registers in: the
+// verifier refuses the copy, and the error says so.
+func TestNoRoomToSave(t *testing.T) {
+	requireBPF(t)
+	spec := &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{"full": {
+		Name: "full", Type: ebpf.XDP, License: "GPL",
+		Instructions: asm.Instructions{
+			asm.Mov.Imm(asm.R0, 2).WithSymbol("full"),
+			asm.StoreMem(asm.RFP, -512, asm.R0, asm.DWord),
+			asm.Return(),
+		},
+	}}, Maps: map[string]*ebpf.MapSpec{}}
+	depths, err := StackDepths(spec, "full")
+	if err != nil || len(depths) != 1 || depths[0] != 512 {
+		t.Fatalf("stack depths %v, %v: want [512]", depths, err)
+	}
+	p, err := load(spec, "full", options{save: true})
+	var ve *ebpf.VerifierError
+	if !errors.As(err, &ve) {
+		if p != nil {
+			p.Close()
+		}
+		t.Fatalf("got %v, want the verifier's refusal", err)
+	}
+	// Without saving, two registers are free and the copy loads.
+	p, err = Load(spec, "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Program.Run(&ebpf.RunOptions{Data: make([]byte, 64)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := p.Count(); n != 3 || err != nil {
+		t.Errorf("counted %d, %v; want 3", n, err)
+	}
+}

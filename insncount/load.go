@@ -1,0 +1,121 @@
+package insncount
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+)
+
+// Program is an instrumented copy of a program, loaded with its own maps.
+type Program struct {
+	// Collection holds the copy and its maps, the counter among them.
+	Collection *ebpf.Collection
+	Program    *ebpf.Program
+	Rewrite    Rewrite
+	counter    *ebpf.Map
+}
+
+// Load instruments the named program of spec and loads the copy with
+// copies of its maps. spec is not changed. A copy the verifier rejects
+// comes back as its error: the caller goes on without counts.
+func Load(spec *ebpf.CollectionSpec, program string) (*Program, error) {
+	return load(spec, program, options{})
+}
+
+func load(spec *ebpf.CollectionSpec, program string, opt options) (*Program, error) {
+	cs, rw, err := instrumentSpec(spec, program, opt)
+	if errors.Is(err, errNeedStackDepths) {
+		if opt.depths, err = StackDepths(spec, program); err != nil {
+			return nil, err
+		}
+		cs, rw, err = instrumentSpec(spec, program, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	coll, err := ebpf.NewCollection(cs)
+	if err != nil {
+		return nil, fmt.Errorf("load the instrumented copy: %w", err)
+	}
+	return &Program{Collection: coll, Program: coll.Programs[program], Rewrite: rw, counter: coll.Maps[CounterMap]}, nil
+}
+
+// instrumentSpec copies spec with only the named program, instruments it
+// and adds the counter map.
+func instrumentSpec(spec *ebpf.CollectionSpec, program string, opt options) (*ebpf.CollectionSpec, Rewrite, error) {
+	ps := spec.Programs[program]
+	if ps == nil {
+		return nil, Rewrite{}, fmt.Errorf("%w: no program %q", ErrUnsupported, program)
+	}
+	if _, ok := spec.Maps[CounterMap]; ok {
+		return nil, Rewrite{}, fmt.Errorf("%w: the object already has a map %s", ErrUnsupported, CounterMap)
+	}
+	rw, err := instrument(ps.Instructions, CounterMap, opt)
+	if err != nil {
+		return nil, Rewrite{}, err
+	}
+	cs := spec.Copy()
+	cs.Programs = map[string]*ebpf.ProgramSpec{program: cs.Programs[program]}
+	cs.Programs[program].Instructions = rw.Insns
+	cs.Maps[CounterMap] = &ebpf.MapSpec{Name: CounterMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}
+	return cs, rw, nil
+}
+
+// Count returns the instructions counted since the last Reset.
+func (p *Program) Count() (uint64, error) {
+	var n uint64
+	if err := p.counter.Lookup(uint32(0), &n); err != nil {
+		return 0, fmt.Errorf("read the instruction counter: %w", err)
+	}
+	return n, nil
+}
+
+// Reset sets the count to zero.
+func (p *Program) Reset() error {
+	if err := p.counter.Put(uint32(0), uint64(0)); err != nil {
+		return fmt.Errorf("reset the instruction counter: %w", err)
+	}
+	return nil
+}
+
+// Close frees the copy and its maps.
+func (p *Program) Close() { p.Collection.Close() }
+
+// StackDepths loads the named program of spec unchanged and returns the
+// stack depth the verifier found for each of its functions, in the order
+// of their first instructions.
+func StackDepths(spec *ebpf.CollectionSpec, program string) ([]int, error) {
+	cs := spec.Copy()
+	cs.Programs = map[string]*ebpf.ProgramSpec{program: cs.Programs[program]}
+	coll, err := ebpf.NewCollectionWithOptions(cs, ebpf.CollectionOptions{
+		Programs: ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load %s to learn its stack depths: %w", program, err)
+	}
+	defer coll.Close()
+	return parseStackDepths(coll.Programs[program].VerifierLog)
+}
+
+var stackDepthLine = regexp.MustCompile(`(?m)^stack depth ([0-9+]+)\s*$`)
+
+// parseStackDepths reads the verifier's "stack depth 8+0+16" line.
+func parseStackDepths(log string) ([]int, error) {
+	m := stackDepthLine.FindStringSubmatch(log)
+	if m == nil {
+		return nil, fmt.Errorf("%w: the verifier's log has no stack depths", ErrUnsupported)
+	}
+	var depths []int
+	for _, f := range strings.Split(m[1], "+") {
+		d, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the verifier's stack depths %q: %w", ErrUnsupported, m[1], err)
+		}
+		depths = append(depths, d)
+	}
+	return depths, nil
+}

@@ -1,0 +1,129 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// insnsNote says, under a table, what the insns column counts.
+const insnsNote = "insns: the BPF instructions each case's checking run executed, counted on an instrumented copy: " +
+	"exact and the same on every machine; a helper call counts as one, so time remains the measure of helpers and memory"
+
+// insns is a case's instruction count as the table shows it.
+func insns(c Case) string {
+	if c.Instructions == 0 {
+		return "—"
+	}
+	return fmt.Sprint(c.Instructions)
+}
+
+// counted says whether any case of any program has an instruction count.
+func (r *Report) counted() bool {
+	for _, p := range r.Programs {
+		if slices.ContainsFunc(p.Results, func(c Case) bool { return c.Instructions > 0 }) {
+			return true
+		}
+	}
+	return false
+}
+
+// noCountNotes gives each distinct reason why a program's cases have no
+// instruction count, once, with the cases it applies to when not all.
+func noCountNotes(p Program) []string {
+	var reasons []string
+	cases := map[string][]string{}
+	for _, c := range p.Results {
+		if c.NoCount == "" {
+			continue
+		}
+		if _, ok := cases[c.NoCount]; !ok {
+			reasons = append(reasons, c.NoCount)
+		}
+		cases[c.NoCount] = append(cases[c.NoCount], c.Name)
+	}
+	var out []string
+	for _, why := range reasons {
+		if len(cases[why]) == len(p.Results) {
+			out = append(out, "instructions "+why)
+			continue
+		}
+		out = append(out, fmt.Sprintf("%v: instructions %s", cases[why], why))
+	}
+	return out
+}
+
+// InsnsCounted says both sides of the case have an instruction count.
+func (cc ComparedCase) InsnsCounted() bool { return cc.InsnsBefore > 0 && cc.InsnsAfter > 0 }
+
+// InsnsRegressed says the case executed more instructions after than
+// before: exact, so no threshold applies.
+func (cc ComparedCase) InsnsRegressed() bool {
+	return cc.InsnsCounted() && cc.InsnsAfter > cc.InsnsBefore
+}
+
+// InsnsRegressed reports whether any case executed more instructions
+// after than before, or returned another action.
+func (c *Comparison) InsnsRegressed() bool {
+	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.InsnsRegressed() || cc.ActionChanged() })
+}
+
+// Uncounted names the cases that lack an instruction count on either
+// side.
+func (c *Comparison) Uncounted() []string {
+	var out []string
+	for _, cc := range c.Cases {
+		if !cc.InsnsCounted() {
+			out = append(out, cc.Name)
+		}
+	}
+	return out
+}
+
+// insnsChange is the case's instruction counts as the comparison table
+// shows them: before → after.
+func (cc ComparedCase) insnsChange() string {
+	count := func(n uint64) string {
+		if n == 0 {
+			return "—"
+		}
+		return fmt.Sprint(n)
+	}
+	return count(cc.InsnsBefore) + " → " + count(cc.InsnsAfter)
+}
+
+// insnsNotes say where the instruction counts and the times disagree, and
+// what that means.
+func (c *Comparison) insnsNotes() []string {
+	var out []string
+	for _, cc := range c.Cases {
+		if !cc.InsnsCounted() {
+			continue
+		}
+		timeChanged := cc.Verdict == stats.Improved || cc.Verdict == stats.Regressed
+		switch {
+		case timeChanged && cc.InsnsBefore == cc.InsnsAfter:
+			out = append(out, fmt.Sprintf("%s: time %s (%+.1f %%) with the same %d instructions: what changed is what they cost "+
+				"(helpers, memory, the JIT's code or its placement) or the machine, not how many ran",
+				cc.Name, cc.Verdict, 100*cc.Change.Point, cc.InsnsAfter))
+		case !timeChanged && cc.InsnsBefore != cc.InsnsAfter:
+			out = append(out, fmt.Sprintf("%s: %+d instructions, but no change in time beyond the noise: "+
+				"they cost less than the threshold, or their cost hides behind others' (helpers, memory)",
+				cc.Name, int64(cc.InsnsAfter)-int64(cc.InsnsBefore)))
+		}
+	}
+	return out
+}
+
+// InsnsRegressedCases names the cases that executed more instructions
+// after than before, or returned another action.
+func (c *Comparison) InsnsRegressedCases() []string {
+	var names []string
+	for _, cc := range c.Cases {
+		if cc.InsnsRegressed() || cc.ActionChanged() {
+			names = append(names, cc.Name)
+		}
+	}
+	return names
+}

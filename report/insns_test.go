@@ -1,0 +1,81 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// A comparison shows each case's counts before and after, judges them
+// exactly, and says where they and the time disagree.
+func TestCompareInstructions(t *testing.T) {
+	res := twoBuilds(t) // every after sample 1.5 times its before
+	before, after := res.Programs[0].Cases, res.Programs[1].Cases
+	before[0].Instructions, after[0].Instructions = 40, 40 // slower, same instructions
+	before[1].Instructions, after[1].Instructions = 40, 39 // slower, one fewer
+	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CompareInterleaved(compareOpts()); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Comparison
+	if c.InsnsRegressed() || len(c.Uncounted()) != 0 {
+		t.Errorf("no case executes more instructions after: regressed %v, uncounted %v", c.InsnsRegressed(), c.Uncounted())
+	}
+	out := render(t, r, Table)
+	for _, want := range []string{"│ insns ", "40 → 40", "40 → 39", "with the same 40 instructions", "a helper call counts as one"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if js := render(t, r, JSON); !strings.Contains(js, `"instructions_before": 40`) || !strings.Contains(js, `"instructions_after": 39`) {
+		t.Errorf("JSON lacks the counts")
+	}
+
+	// One more instruction after is a regression, however small.
+	after[1].Instructions = 41
+	r, err = New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CompareInterleaved(compareOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Comparison.InsnsRegressed() {
+		t.Error("40 → 41 instructions not judged a regression")
+	}
+	// A case not counted on one side cannot be judged.
+	after[0].Instructions, after[0].NoCount = 0, "not counted: no room"
+	r, _ = New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	if err := r.CompareInterleaved(compareOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if un := r.Comparison.Uncounted(); len(un) != 1 || un[0] != before[0].Case.Name {
+		t.Errorf("uncounted %v, want [%s]", un, before[0].Case.Name)
+	}
+	if out := render(t, r, Table); !strings.Contains(out, "40 → —") {
+		t.Errorf("table lacks the missing count:\n%s", out)
+	}
+}
+
+// A program's cases without counts say why once, under the table.
+func TestNoCountNote(t *testing.T) {
+	res := sampleResult(t)
+	for i := range res.Programs[0].Cases {
+		res.Programs[0].Cases[i].NoCount = "not counted: the verifier said no"
+	}
+	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := render(t, r, Table)
+	if strings.Count(out, "instructions not counted: the verifier said no") != 1 || strings.Contains(out, "a helper call counts as one") {
+		t.Errorf("want the reason once and no note on counts:\n%s", out)
+	}
+	if bmf := render(t, r, BMF); strings.Contains(bmf, "instructions") {
+		t.Errorf("BMF has an instructions measure without counts:\n%s", bmf)
+	}
+}

@@ -1,0 +1,96 @@
+package testrun
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/xdpmicro/xdpmicro/insncount"
+)
+
+// loadCounted loads an instrumented copy; tests replace it.
+var loadCounted = insncount.Load
+
+// countInstructions sets, for every case of every program but the floor,
+// the number of BPF instructions its checking run executed, counted on an
+// instrumented copy of the program (package insncount) loaded beside the
+// one measured, run once per case and closed. The copy has maps of its own,
+// filled as the program's were and run through the cases in the same order,
+// so that it takes the path the checking run took. A program whose copy
+// cannot be loaded, or strays from that path, gets the reason instead: it
+// is measured by time alone.
+func (p *plan) countInstructions(progs []*loaded, res *Result) {
+	first := map[int]int{} // program index in cfg -> the index of its first load
+	for i, l := range progs {
+		if i == p.floor {
+			continue
+		}
+		pr := &res.Programs[i]
+		if j, ok := first[p.programOf[i]]; ok {
+			// Another placement of a program counted already.
+			for c := range pr.Cases {
+				pr.Cases[c].Instructions = res.Programs[j].Cases[c].Instructions
+				pr.Cases[c].NoCount = res.Programs[j].Cases[c].NoCount
+			}
+			continue
+		}
+		first[p.programOf[i]] = i
+		counts, err := p.count(l, p.updates[i], pr.Cases)
+		for c := range pr.Cases {
+			if err != nil {
+				pr.Cases[c].NoCount = firstLine(err.Error())
+				continue
+			}
+			pr.Cases[c].Instructions = counts[c]
+		}
+	}
+}
+
+// count runs every case once through an instrumented copy of l's program
+// and returns the count of each.
+func (p *plan) count(l *loaded, updates []mapUpdate, cases []CaseResult) ([]uint64, error) {
+	counted, err := loadCounted(l.spec, l.info.Name)
+	if err != nil {
+		return nil, fmt.Errorf("not counted: %w", err)
+	}
+	defer counted.Close()
+	twin := &loaded{object: l.object, info: l.info, spec: l.spec, coll: counted.Collection, prog: counted.Program}
+	if err := twin.apply(updates); err != nil {
+		return nil, fmt.Errorf("not counted: the instrumented copy's maps: %w", err)
+	}
+	counts := make([]uint64, len(cases))
+	for i, c := range cases {
+		// As before each checking run: queues and stacks emptied.
+		if _, err := twin.snapshot(); err != nil {
+			return nil, fmt.Errorf("not counted: case %s: %w", c.Case.Name, err)
+		}
+		if err := counted.Reset(); err != nil {
+			return nil, fmt.Errorf("not counted: %w", err)
+		}
+		ret, out, err := twin.runOnce(c.Case.Frame)
+		if err != nil {
+			return nil, fmt.Errorf("not counted: case %s: the instrumented copy: %w", c.Case.Name, err)
+		}
+		want := c.Output
+		if want == nil {
+			want = c.Case.Frame
+		}
+		switch {
+		case ret != c.Return:
+			return nil, fmt.Errorf("not counted: case %s: the instrumented copy returned %s, the program %s",
+				c.Case.Name, ActionName(l.info.Type, ret), ActionName(l.info.Type, c.Return))
+		case !bytes.Equal(out, want):
+			return nil, fmt.Errorf("not counted: case %s: the instrumented copy left another frame than the program", c.Case.Name)
+		}
+		if counts[i], err = counted.Count(); err != nil {
+			return nil, fmt.Errorf("not counted: %w", err)
+		}
+	}
+	return counts, nil
+}
+
+// firstLine is a reason's first line: a verifier's log follows it.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
