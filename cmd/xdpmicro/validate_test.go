@@ -2,24 +2,20 @@ package main
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/report"
 )
 
 // The ladder's figures, as `go test -run Validation -v ./cmd/xdpmicro`
-// prints them: the per-step cost must be positive and the fit straight,
-// whatever the machine's noise does to the finer checks.
+// prints them. The test passes when the command does: every check of
+// `xdpmicro validate` holds.
 func TestValidation(t *testing.T) {
 	requireBPF(t)
 	code, stdout, stderr := xdpmicro("validate", "--runs", "2", "--time", "5s", "--json")
-	if code != 0 && code != 1 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	var v report.Validation
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, stdout)
+		t.Fatalf("exit %d, not JSON: %v\n%s\nstderr: %s", code, err, stdout, stderr)
 	}
 	if len(v.Runs) != 2 || len(v.Steps) != len(v.Runs[0].Estimates) {
 		t.Fatalf("%d runs of %d programs", len(v.Runs), len(v.Steps))
@@ -43,7 +39,7 @@ func TestValidation(t *testing.T) {
 			t.Errorf("ladder_%d (%.2f ns) not slower than ladder_0 (%.2f ns)", v.Steps[last], run.Estimates[last].Point, run.Estimates[0].Point)
 		}
 	}
-	if code == 1 && !strings.Contains(stderr, "validation failed") {
-		t.Errorf("exit 1 without saying why: %s", stderr)
+	if code != 0 {
+		t.Errorf("validate exits %d: %s; failures: %q", code, stderr, v.Failures)
 	}
 }
