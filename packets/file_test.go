@@ -277,7 +277,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"ethertype with ip", lines("cases:", "  - name: a", "    eth: {type: 0x0800}", ip4),
 			`t.yaml:3: cases[0].eth.type: set by ipv4/ipv6`},
 		{"no ip nor ethertype", lines("cases:", "  - name: a", "    payload: {size: 1}"),
-			`t.yaml:2: cases[0].eth.type: required without ipv4 or ipv6`},
+			`t.yaml:2: cases[0].eth.type: required without ipv4, ipv6 or arp`},
 		{"ethertype is a length", lines("cases:", "  - name: a", "    eth: {type: 0x05dc}"),
 			`t.yaml:3: cases[0].eth.type: 0x05dc is a length`},
 		{"payload size and hex", lines("cases:", "  - name: a", ip4, "    payload: {size: 1, hex: '00'}"),

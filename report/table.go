@@ -339,6 +339,7 @@ func notes(p Program, settings Settings) []string {
 		case c.Single:
 			out = append(out, fmt.Sprintf("%s: measured one run a call, each on a fresh frame; the figure is the low of the kernel's figures", c.Name))
 		}
+		out = append(out, contextNotes(c)...)
 		if c.OtherReturns > 0 {
 			out = append(out, fmt.Sprintf("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",
 				c.Name, c.OtherReturns, len(c.Samples), c.OtherAction, c.Action))

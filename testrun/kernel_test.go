@@ -76,7 +76,7 @@ func TestBundledBehaviour(t *testing.T) {
 			defer l.close()
 			queue := l.coll.Maps["verdicts"]
 			for _, c := range allCases(t) {
-				ret, _, err := l.runOnce(c.Frame)
+				ret, _, _, err := l.runOnce(c.Frame, nil)
 				if err != nil {
 					t.Fatalf("%s: %v", c.Name, err)
 				}
@@ -137,7 +137,7 @@ func TestBundledClassifyEveryOctet(t *testing.T) {
 					class = packets.None
 				}
 			}
-			if _, _, err := l.runOnce(frame); err != nil {
+			if _, _, _, err := l.runOnce(frame, nil); err != nil {
 				t.Fatal(err)
 			}
 			var pushed uint32
@@ -163,7 +163,7 @@ func TestQueueOverwritesWhenFull(t *testing.T) {
 	cases := allCases(t)
 	queue := l.coll.Maps["verdicts"]
 	for i := range int(queue.MaxEntries()) + 10 {
-		if _, _, err := l.runOnce(cases[i%5].Frame); err != nil {
+		if _, _, _, err := l.runOnce(cases[i%5].Frame, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ With --pcap, write them instead as a pcap file for tcpdump or Wireshark
   xdpmicro packets --packets cases.yaml --pcap cases.pcap && tcpdump -nr cases.pcap`,
 		Args: atMostArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cases, err := selection.cases(cmd.Flags(), true)
+			cases, err := selection.cases(cmd.Flags(), caseDefaults{classes: true, expect: true})
 			if err != nil {
 				return err
 			}
@@ -62,6 +62,11 @@ With --pcap, write them instead as a pcap file for tcpdump or Wireshark
 			for _, c := range cases {
 				if c.Source.Is4() {
 					fmt.Fprintf(w, "%s: %s is in class %s: %s\n", c.Name, c.Source, packets.Classify(c.Source), packets.Reason(c.Source))
+				}
+			}
+			for _, c := range cases {
+				if len(c.Context) > 0 {
+					fmt.Fprintf(w, "%s: context %s\n", c.Name, c.Context)
 				}
 			}
 			for _, c := range cases {
