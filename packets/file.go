@@ -29,25 +29,37 @@ import (
 //	cases:
 //	  - name: dns-query        # required, unique, [a-z0-9._-]+: selects the case on the command line
 //	    expect: XDP_PASS       # XDP_* or TC_ACT_* action name, or a number; upper-cased
+//	    ctx: {mark: 0x2a, cb: [1, 2]}   # the program's context for this case, over --ctx's
 //	    eth:
 //	      src: 02:00:00:00:00:01   # default
-//	      dst: 02:00:00:00:00:02   # default
-//	      vlan: 100                # 802.1Q tag, 0..4094
-//	      type: 0x88cc             # EtherType: required without ipv4/ipv6, refused with them
-//	    # at most one of ipv4 / ipv6; src and dst are required
+//	      dst: 02:00:00:00:00:02   # default; ff:ff:ff:ff:ff:ff for an ARP request
+//	      vlan: 100                # 802.1Q tag, 0..4094; [100, 200]: QinQ, outer (802.1ad) first
+//	      type: 0x88cc             # EtherType: required without ipv4/ipv6/arp, refused with them
+//	    # at most one of ipv4 / ipv6 / arp; src and dst are required
 //	    ipv4: {src: 192.0.2.1, dst: 198.51.100.1, ttl: 64}              # ttl defaults to 64
 //	    ipv6: {src: "2001:db8::1", dst: "2001:db8::2", hop_limit: 64}   # hop_limit defaults to 64
+//	    arp: {op: request, sender_ip: 192.0.2.10, target_ip: 192.0.2.1, sender_mac: ..., target_mac: ...}
 //	    # at most one of udp / tcp / icmp, and only over ipv4 or ipv6; src and dst are required
 //	    udp: {src: 40000, dst: 53}
 //	    tcp: {src: 40000, dst: 80, flags: [syn, ack], seq: 1, ack: 0, window: 65535}
 //	    # ICMPv4 over ipv4, ICMPv6 over ipv6; type is required: echo-request,
 //	    # echo-reply or a number; id and seq follow the checksum, as in an echo
 //	    icmp: {type: echo-request, code: 0, id: 1, seq: 1}
+//	    # the ipv4/ipv6 packet above, carried in an outer IP header (src, dst
+//	    # required, one IP version): ipip, gue (in UDP) or vxlan (in UDP, with
+//	    # an Ethernet header of its own)
+//	    encap: {type: vxlan, src: 10.0.0.1, dst: 10.0.0.2, ttl: 64, sport: 40000, dport: 4789, vni: 42}
 //	    payload: {size: 18}    # size zero bytes, or hex: "48656c6c6f" (spaces allowed); at most 9000 bytes
 //
 // TCP flags are fin, syn, rst, psh, ack, urg, ece, cwr and ns; window
 // defaults to 65535. Without a transport, the IP protocol is 59 (no next
-// header). Errors wrap ErrPacketFile and name the file, line and field.
+// header). ARP's op is request (the default), reply or a number; sender_mac
+// defaults to eth.src, target_mac to zeros for a request and to eth.dst
+// otherwise. An encapsulation's dport defaults to 6080 (GUE, katran's) or
+// 4789 (VXLAN), sport to 40000, vni to 0; ipip carries IPv4 as protocol 4
+// and IPv6 as 41. A case's Source is its outer IP source. ctx takes the
+// names and values of --ctx (see ParseContext), a list for an array.
+// Errors wrap ErrPacketFile and name the file, line and field.
 func ReadFile(path string) ([]Case, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -91,6 +91,23 @@ func contextLayout(programType string) []contextField {
 // what the kernel would refuse with a bare EINVAL or ENODEV; nil when the
 // case sets none. Errors wrap ErrConfig: the context is the user's input.
 func contextIn(programType string, c packets.Case) ([]byte, error) {
+	buf, err := encodeContext(programType, c)
+	if err != nil || buf == nil {
+		return nil, err
+	}
+	if programType == ebpf.XDP.String() {
+		err = checkXDPContext(c.Context)
+	} else {
+		err = checkSkbContext(programType, c)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return buf, nil
+}
+
+// encodeContext lays a case's context out as the program type's struct.
+func encodeContext(programType string, c packets.Case) ([]byte, error) {
 	if len(c.Context) == 0 {
 		return nil, nil
 	}
@@ -119,15 +136,8 @@ func contextIn(programType string, c packets.Case) ([]byte, error) {
 			binary.NativeEndian.PutUint64(buf[l.offset:], f.Value)
 		}
 	}
-	var err error
 	if programType == ebpf.XDP.String() {
 		binary.NativeEndian.PutUint32(buf[xdpDataEnd:], uint32(len(c.Frame)))
-		err = checkXDPContext(c.Context)
-	} else {
-		err = checkSkbContext(programType, c)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return buf, nil
 }

@@ -45,9 +45,10 @@ func loadBundled(t *testing.T, name string) *loaded {
 	return l
 }
 
+// allCases are the bundled programs' cases: the classes and the edges.
 func allCases(t *testing.T) []packets.Case {
 	t.Helper()
-	cases, err := packets.Select(packets.Names())
+	cases, err := packets.Select(append(packets.Classes(), packets.High, packets.NonIPv4, packets.Short))
 	if err != nil {
 		t.Fatal(err)
 	}
