@@ -29,25 +29,37 @@ import (
 //	cases:
 //	  - name: dns-query        # required, unique, [a-z0-9._-]+: selects the case on the command line
 //	    expect: XDP_PASS       # XDP_* or TC_ACT_* action name, or a number; upper-cased
+//	    ctx: {mark: 0x2a, cb: [1, 2]}   # the program's context for this case, over --ctx's
 //	    eth:
 //	      src: 02:00:00:00:00:01   # default
-//	      dst: 02:00:00:00:00:02   # default
-//	      vlan: 100                # 802.1Q tag, 0..4094
-//	      type: 0x88cc             # EtherType: required without ipv4/ipv6, refused with them
-//	    # at most one of ipv4 / ipv6; src and dst are required
+//	      dst: 02:00:00:00:00:02   # default; ff:ff:ff:ff:ff:ff for an ARP request
+//	      vlan: 100                # 802.1Q tag, 0..4094; [100, 200]: QinQ, outer (802.1ad) first
+//	      type: 0x88cc             # EtherType: required without ipv4/ipv6/arp, refused with them
+//	    # at most one of ipv4 / ipv6 / arp; src and dst are required
 //	    ipv4: {src: 192.0.2.1, dst: 198.51.100.1, ttl: 64}              # ttl defaults to 64
 //	    ipv6: {src: "2001:db8::1", dst: "2001:db8::2", hop_limit: 64}   # hop_limit defaults to 64
+//	    arp: {op: request, sender_ip: 192.0.2.10, target_ip: 192.0.2.1, sender_mac: ..., target_mac: ...}
 //	    # at most one of udp / tcp / icmp, and only over ipv4 or ipv6; src and dst are required
 //	    udp: {src: 40000, dst: 53}
 //	    tcp: {src: 40000, dst: 80, flags: [syn, ack], seq: 1, ack: 0, window: 65535}
 //	    # ICMPv4 over ipv4, ICMPv6 over ipv6; type is required: echo-request,
 //	    # echo-reply or a number; id and seq follow the checksum, as in an echo
 //	    icmp: {type: echo-request, code: 0, id: 1, seq: 1}
+//	    # the ipv4/ipv6 packet above, carried in an outer IP header (src, dst
+//	    # required, one IP version): ipip, gue (in UDP) or vxlan (in UDP, with
+//	    # an Ethernet header of its own)
+//	    encap: {type: vxlan, src: 10.0.0.1, dst: 10.0.0.2, ttl: 64, sport: 40000, dport: 4789, vni: 42}
 //	    payload: {size: 18}    # size zero bytes, or hex: "48656c6c6f" (spaces allowed); at most 9000 bytes
 //
 // TCP flags are fin, syn, rst, psh, ack, urg, ece, cwr and ns; window
 // defaults to 65535. Without a transport, the IP protocol is 59 (no next
-// header). Errors wrap ErrPacketFile and name the file, line and field.
+// header). ARP's op is request (the default), reply or a number; sender_mac
+// defaults to eth.src, target_mac to zeros for a request and to eth.dst
+// otherwise. An encapsulation's dport defaults to 6080 (GUE, katran's) or
+// 4789 (VXLAN), sport to 40000, vni to 0; ipip carries IPv4 as protocol 4
+// and IPv6 as 41. A case's Source is its outer IP source. ctx takes the
+// names and values of --ctx (see ParseContext), a list for an array.
+// Errors wrap ErrPacketFile and name the file, line and field.
 func ReadFile(path string) ([]Case, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -287,7 +299,7 @@ var (
 )
 
 func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
-	o, err := p.object(n, path, "name", "expect", "eth", "ipv4", "ipv6", "udp", "tcp", "icmp", "payload")
+	o, err := p.object(n, path, "name", "expect", "ctx", "eth", "ipv4", "ipv6", "arp", "udp", "tcp", "icmp", "encap", "payload")
 	if err != nil {
 		return Case{}, err
 	}
@@ -302,8 +314,12 @@ func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
 	if err != nil {
 		return Case{}, err
 	}
+	ctx, err := o.context()
+	if err != nil {
+		return Case{}, err
+	}
 	var f frame
-	for _, step := range []func(*object) error{f.network, f.transport, f.link, f.payload} {
+	for _, step := range []func(*object) error{f.network, f.transport, f.encap, f.link, f.payload} {
 		if err := step(o); err != nil {
 			return Case{}, err
 		}
@@ -312,7 +328,11 @@ func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
 	if err != nil {
 		return Case{}, p.fail(o.node, path, "build frame: %v", err)
 	}
-	return Case{Name: name, Summary: f.summary(), Source: f.src, Frame: data, Expect: expect}, nil
+	src := f.src
+	if f.outerSrc.IsValid() {
+		src = f.outerSrc
+	}
+	return Case{Name: name, Summary: f.summary(), Source: src, Frame: data, Expect: expect, Context: ctx}, nil
 }
 
 // expect returns the expected action, upper-cased, or "" when absent. It
@@ -333,19 +353,23 @@ func (o *object) expect() (string, error) {
 }
 
 // frame collects the layers of a case as its fields are read: network
-// first, since the transport and link layers depend on it.
+// first, since the transport, encapsulation and link layers depend on it.
 type frame struct {
 	eth      *layers.Ethernet
-	vlan     *layers.Dot1Q // nil when untagged
-	ip       netLayer      // nil for a non-IP frame
+	vlans    []*layers.Dot1Q // outermost first; none when untagged
+	ip       netLayer        // nil for a non-IP frame
 	ipType   layers.EthernetType
 	src, dst netip.Addr
 	l4       []gopacket.SerializableLayer
-	checksum interface { // the transport layer, if its checksum covers a pseudo-header
-		SetNetworkLayerForChecksum(gopacket.NetworkLayer) error
-	}
-	data gopacket.Payload
-	what string // the summary, but for the VLAN tag
+	arp      *arpFields // nil unless an ARP frame
+	// outer are the encapsulation's headers, between the link layer and
+	// ip, with the EtherType, source address and summary of the outer IP.
+	outer     []gopacket.SerializableLayer
+	outerType layers.EthernetType
+	outerSrc  netip.Addr
+	outerWhat string
+	data      gopacket.Payload
+	what      string // the summary of the (inner) packet
 }
 
 // maxPayload is a jumbo frame's MTU: more is no packet a NIC would hand over.
@@ -354,6 +378,12 @@ const maxPayload = 9000
 func (f *frame) network(o *object) error {
 	if o.has("ipv4") && o.has("ipv6") {
 		return o.p.fail(o.fields["ipv6"], o.path, "give ipv4 or ipv6, not both")
+	}
+	if o.has("arp") {
+		if o.has("ipv4") || o.has("ipv6") {
+			return o.p.fail(o.fields["arp"], o.path, "give arp or an IP header, not both")
+		}
+		return f.parseARP(o)
 	}
 	if o.has("ipv4") {
 		ip, err := o.object("ipv4", "src", "dst", "ttl")
@@ -481,7 +511,6 @@ func (f *frame) udp(parent *object) error {
 	}
 	udp := &layers.UDP{SrcPort: layers.UDPPort(src), DstPort: layers.UDPPort(dst)}
 	f.carry(layers.IPProtocolUDP, udp)
-	f.checksum = udp
 	f.what = fmt.Sprintf("udp%s %s > %s", f.six(), netip.AddrPortFrom(f.src, src), netip.AddrPortFrom(f.dst, dst))
 	return nil
 }
@@ -544,7 +573,6 @@ func (f *frame) tcp(parent *object) error {
 		name += " [" + strings.Join(set, ",") + "]"
 	}
 	f.carry(layers.IPProtocolTCP, tcp)
-	f.checksum = tcp
 	f.what = fmt.Sprintf("%s %s > %s", name, netip.AddrPortFrom(f.src, src), netip.AddrPortFrom(f.dst, dst))
 	return nil
 }
@@ -625,7 +653,6 @@ func (f *frame) icmp(parent *object) error {
 		// as in an echo, the same 8-byte header as ICMPv4's.
 		icmp := &layers.ICMPv6{TypeCode: layers.CreateICMPv6TypeCode(typ, uint8(code))}
 		f.carry(layers.IPProtocolICMPv6, icmp, &layers.ICMPv6Echo{Identifier: uint16(id), SeqNumber: uint16(seq)})
-		f.checksum = icmp
 	}
 	f.what = fmt.Sprintf("icmp%s %s %s > %s", f.six(), label, f.src, f.dst)
 	return nil
@@ -682,28 +709,77 @@ func (f *frame) link(o *object) error {
 	if f.eth.EthernetType, err = f.etherType(eth); err != nil {
 		return err
 	}
-	if !eth.has("vlan") {
-		return nil
+	if f.arp != nil {
+		f.arp.complete(f.eth, eth.has("dst"))
 	}
-	id, err := eth.number("vlan", 0, 4094)
-	if err != nil {
+	ids, err := eth.vlanIDs()
+	if err != nil || len(ids) == 0 {
 		return err
 	}
-	f.vlan = &layers.Dot1Q{VLANIdentifier: uint16(id), Type: f.eth.EthernetType}
-	f.eth.EthernetType = layers.EthernetTypeDot1Q
+	// One tag is 802.1Q; of two (QinQ), the outer is 802.1ad's.
+	inner := f.eth.EthernetType
+	for i := len(ids) - 1; i >= 0; i-- {
+		f.vlans = append([]*layers.Dot1Q{{VLANIdentifier: ids[i], Type: inner}}, f.vlans...)
+		inner = layers.EthernetTypeDot1Q
+		if i == 0 && len(ids) == 2 {
+			inner = layers.EthernetTypeQinQ
+		}
+	}
+	f.eth.EthernetType = inner
 	return nil
 }
 
-// etherType is the IP header's, or else the one given: an Ethernet frame
-// with neither would be meaningless.
+// maxTags is QinQ's: an outer service tag and an inner customer tag.
+const maxTags = 2
+
+// vlanIDs reads eth.vlan: one VLAN ID, or a list of up to two, outermost
+// first.
+func (o *object) vlanIDs() ([]uint16, error) {
+	n, ok := o.fields["vlan"]
+	if !ok {
+		return nil, nil
+	}
+	n = resolve(n)
+	items, path := []*yaml.Node{n}, o.at("vlan")
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+		if len(items) == 0 || len(items) > maxTags {
+			return nil, o.p.fail(n, path, "want one or two VLAN IDs (QinQ: outer, inner), not %d", len(items))
+		}
+	}
+	var ids []uint16
+	for i, item := range items {
+		at := path
+		if n.Kind == yaml.SequenceNode {
+			at = fmt.Sprintf("%s[%d]", path, i)
+		}
+		item = resolve(item)
+		if item.Kind != yaml.ScalarNode {
+			return nil, o.p.fail(item, at, "want a VLAN ID")
+		}
+		id, err := o.p.number(item, at, item.Value, 4094)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, uint16(id))
+	}
+	return ids, nil
+}
+
+// etherType is the encapsulation's, the IP header's or ARP's, or else the
+// one given: an Ethernet frame with none would be meaningless.
 func (f *frame) etherType(eth *object) (layers.EthernetType, error) {
 	switch {
-	case f.ip != nil && eth.has("type"):
-		return 0, eth.p.fail(eth.fields["type"], eth.at("type"), "set by ipv4/ipv6: give it only for a non-IP frame")
+	case (f.ip != nil || f.arp != nil) && eth.has("type"):
+		return 0, eth.p.fail(eth.fields["type"], eth.at("type"), "set by ipv4/ipv6/arp: give it only for another frame")
+	case f.outer != nil:
+		return f.outerType, nil
 	case f.ip != nil:
 		return f.ipType, nil
+	case f.arp != nil:
+		return layers.EthernetTypeARP, nil
 	case !eth.has("type"):
-		return 0, eth.p.fail(eth.node, eth.at("type"), "required without ipv4 or ipv6")
+		return 0, eth.p.fail(eth.node, eth.at("type"), "required without ipv4, ipv6 or arp")
 	}
 	v, err := eth.number("type", 0, 0xffff)
 	if err != nil {
@@ -762,30 +838,30 @@ func (f *frame) payload(o *object) error {
 }
 
 func (f *frame) summary() string {
-	if f.vlan != nil {
-		return fmt.Sprintf("vlan %d %s", f.vlan.VLANIdentifier, f.what)
+	what := f.what
+	if f.outerWhat != "" {
+		what = f.outerWhat + ", inner " + what
 	}
-	return f.what
+	switch len(f.vlans) {
+	case 1:
+		return fmt.Sprintf("vlan %d %s", f.vlans[0].VLANIdentifier, what)
+	case 2:
+		return fmt.Sprintf("qinq %d,%d %s", f.vlans[0].VLANIdentifier, f.vlans[1].VLANIdentifier, what)
+	}
+	return what
 }
 
 func (f *frame) serialize() ([]byte, error) {
-	if f.checksum != nil {
-		if err := f.checksum.SetNetworkLayerForChecksum(f.ip); err != nil {
-			return nil, err
-		}
-	}
 	stack := []gopacket.SerializableLayer{f.eth}
-	if f.vlan != nil {
-		stack = append(stack, f.vlan)
+	for _, tag := range f.vlans {
+		stack = append(stack, tag)
 	}
+	stack = append(stack, f.outer...)
 	if f.ip != nil {
 		stack = append(stack, f.ip)
 	}
-	stack = append(append(stack, f.l4...), f.data)
-	buf := gopacket.NewSerializeBuffer()
-	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-	if err := gopacket.SerializeLayers(buf, opts, stack...); err != nil {
-		return nil, err
+	if f.arp != nil {
+		stack = append(stack, &f.arp.ARP)
 	}
-	return buf.Bytes(), nil
+	return serializeStack(append(append(stack, f.l4...), f.data)...)
 }

@@ -37,6 +37,19 @@ func TestExampleFile(t *testing.T) {
 			[]gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv6, layers.LayerTypeICMPv6, layers.LayerTypeICMPv6Echo}, -1, 56},
 		{"lldp", "ethertype 0x88cc", "", "",
 			[]gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeLinkLayerDiscovery, layers.LayerTypeLinkLayerDiscoveryInfo}, -1, 0},
+		{"who-has", "arp request 192.0.2.10 > 192.0.2.1", "", "",
+			[]gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeARP, gopacket.LayerTypePayload}, -1, 0},
+		{"qinq-dns", "qinq 100,200 udp 192.0.2.1:40000 > 198.51.100.1:53", "", "192.0.2.1",
+			[]gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeDot1Q, layers.LayerTypeDot1Q, layers.LayerTypeIPv4, layers.LayerTypeUDP}, 100, 0},
+		{"ipip-syn", "ipip 10.0.0.1 > 10.0.0.2, inner tcp [syn] 192.0.2.1:40000 > 198.51.100.1:80", "", "10.0.0.1",
+			[]gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeIPv4, layers.LayerTypeTCP}, -1, 0},
+		{"gue-syn6", "gue [2001:db8::a]:1234 > [2001:db8::b]:6080, inner tcp6 [syn] [2001:db8::1]:40000 > [2001:db8::2]:80", "", "2001:db8::a",
+			[]gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv6, layers.LayerTypeUDP, gopacket.LayerTypePayload}, -1, 60},
+		{"vxlan-dns", "vxlan 42 10.0.0.1:40000 > 10.0.0.2:4789, inner udp 192.0.2.1:40000 > 198.51.100.1:53", "", "10.0.0.1",
+			[]gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP, layers.LayerTypeVXLAN,
+				layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP}, -1, 50},
+		{"marked-syn", "tcp [syn] 192.0.2.1:40000 > 198.51.100.1:80", "", "192.0.2.1",
+			[]gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeTCP}, -1, 0},
 	}
 	if len(cases) != len(want) {
 		t.Fatalf("%d cases, want %d", len(cases), len(want))
@@ -70,6 +83,23 @@ func TestExampleFile(t *testing.T) {
 			}
 			checkChecksums(t, pkt)
 		})
+	}
+}
+
+// The example's ctx, as given.
+func TestExampleFileContext(t *testing.T) {
+	cases, err := ReadFile("testdata/example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		want := ""
+		if c.Name == "marked-syn" {
+			want = "mark=0x2a,priority=3,cb[0]=1,cb[1]=2"
+		}
+		if got := c.Context.String(); got != want {
+			t.Errorf("%s: context %q, want %q", c.Name, got, want)
+		}
 	}
 }
 
@@ -132,7 +162,14 @@ func checkChecksums(t *testing.T, pkt gopacket.Packet) {
 		pseudo = slices.Concat(ip.SrcIP.To16(), ip.DstIP.To16(),
 			binary.BigEndian.AppendUint32(nil, uint32(len(segment))), []byte{0, 0, 0, byte(proto)})
 	}
-	if proto == layers.IPProtocolNoNextHeader {
+	switch proto {
+	case layers.IPProtocolNoNextHeader:
+		return
+	case layers.IPProtocolIPv4: // IPIP: check the inner packet
+		checkChecksums(t, gopacket.NewPacket(segment, layers.LayerTypeIPv4, gopacket.Default))
+		return
+	case layers.IPProtocolIPv6:
+		checkChecksums(t, gopacket.NewPacket(segment, layers.LayerTypeIPv6, gopacket.Default))
 		return
 	}
 	data := slices.Concat(pseudo, segment)
@@ -277,7 +314,7 @@ func TestParseFileErrors(t *testing.T) {
 		{"ethertype with ip", lines("cases:", "  - name: a", "    eth: {type: 0x0800}", ip4),
 			`t.yaml:3: cases[0].eth.type: set by ipv4/ipv6`},
 		{"no ip nor ethertype", lines("cases:", "  - name: a", "    payload: {size: 1}"),
-			`t.yaml:2: cases[0].eth.type: required without ipv4 or ipv6`},
+			`t.yaml:2: cases[0].eth.type: required without ipv4, ipv6 or arp`},
 		{"ethertype is a length", lines("cases:", "  - name: a", "    eth: {type: 0x05dc}"),
 			`t.yaml:3: cases[0].eth.type: 0x05dc is a length`},
 		{"payload size and hex", lines("cases:", "  - name: a", ip4, "    payload: {size: 1, hex: '00'}"),

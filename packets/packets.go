@@ -26,6 +26,8 @@ type Case struct {
 	// Expect names the XDP action a well-behaved Ethernet/IPv4 parser, such
 	// as the bundled programs, returns for this frame.
 	Expect string `json:"expect"`
+	// Context sets fields of the program's context for this case's runs.
+	Context Context `json:"context,omitempty"`
 }
 
 // The source-address classes of FizzBuzzFibonacci, in the order they are
@@ -104,7 +106,7 @@ func Classes() []string {
 
 // Names returns the name of every case that Select accepts.
 func Names() []string {
-	return append(Classes(), High, NonIPv4, Short)
+	return append(append(Classes(), High, NonIPv4, Short), Mix()...)
 }
 
 // Default returns the cases for every source-address class.
@@ -117,16 +119,16 @@ func Default() []Case {
 }
 
 // Select returns the named cases in the given order. Names are trimmed and
-// matched case-insensitively; duplicates are an error, since a case measured
-// twice would be reported twice.
+// matched case-insensitively; "classes" stands for the source-address
+// classes and "mix" for the protocol mix. Duplicates are an error, since a
+// case measured twice would be reported twice.
 func Select(names []string) ([]Case, error) {
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%w: no case given (known: %s)", ErrUnknownCase, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("%w: no case given (known: %s)", ErrUnknownCase, known())
 	}
 	cases := make([]Case, 0, len(names))
 	seen := make(map[string]bool)
-	for _, raw := range names {
-		name := strings.ToLower(strings.TrimSpace(raw))
+	for _, name := range expandGroups(names) {
 		if seen[name] {
 			return nil, fmt.Errorf("%w: %q", ErrDuplicateCase, name)
 		}
@@ -162,7 +164,32 @@ func build(name string) (Case, error) {
 		c.Expect = "XDP_ABORTED"
 		return c, nil
 	}
-	return Case{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownCase, name, strings.Join(Names(), ", "))
+	if c, ok, err := mixCase(name); ok {
+		return c, err
+	}
+	return Case{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownCase, name, known())
+}
+
+// known lists what Select accepts, for error messages.
+func known() string {
+	return strings.Join(Names(), ", ") + "; groups: " + GroupClasses + ", " + GroupMix
+}
+
+// expandGroups trims and lower-cases names and replaces each group by
+// its cases.
+func expandGroups(names []string) []string {
+	var out []string
+	for _, raw := range names {
+		switch name := strings.ToLower(strings.TrimSpace(raw)); name {
+		case GroupClasses:
+			out = append(out, Classes()...)
+		case GroupMix:
+			out = append(out, Mix()...)
+		default:
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func classAddress(octet byte) netip.Addr {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,11 @@ func ReadPcap(path string, limit int) ([]Case, error) {
 // Ethernet frames into cases. Each is named by its 1-based number in the
 // file, as Wireshark shows it, and a short summary: "3:udp 10.0.0.1>10.0.0.2".
 //
+// Linux cooked captures (SLL and SLL2, as `tcpdump -i any` writes) are
+// read too, each packet's pseudo-header replaced with an Ethernet header
+// (see cooked.go); packets that have no Ethernet form, such as 802.2 LLC
+// frames, are skipped.
+//
 // Identical frames are measured once: the first is kept and later copies
 // are skipped, since they would only repeat its measurement. Frames shorter
 // than an Ethernet header are skipped, as the kernel refuses them; frames
@@ -77,35 +83,79 @@ func ParsePcap(name string, r io.Reader, limit int) ([]Case, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrPcap, name, err)
 	}
-	cases, read, short, err := collect(src, limit)
+	cases, n, err := collect(src, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrPcap, name, err)
 	}
 	if len(cases) == 0 {
-		return nil, fmt.Errorf("%w %s: no usable packet (%d read, %d shorter than %d bytes)",
-			ErrPcap, name, read, short, minFrame)
+		msg := fmt.Sprintf("%d read, %d shorter than %d bytes", n.read, n.short, minFrame)
+		if n.notEthernet > 0 {
+			msg += fmt.Sprintf(", %d with no Ethernet form", n.notEthernet)
+		}
+		return nil, fmt.Errorf("%w %s: no usable packet (%s)", ErrPcap, name, msg)
 	}
 	return cases, nil
 }
 
-// packetSource is what the pcap and pcapng readers have in common.
+// packetSource is what the pcap and pcapng readers have in common: each
+// packet as an Ethernet frame.
 type packetSource interface {
-	ReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+	next() (captured, error)
+}
+
+// linkSupported is true for the link types whose packets can be made
+// Ethernet frames.
+func linkSupported(link uint32) bool {
+	return link == linkEthernet || link == linkLinuxSLL || link == linkLinuxSLL2
+}
+
+// asEthernet turns a packet of a supported link type into a frame.
+func asEthernet(link uint32, data []byte, ci gopacket.CaptureInfo) (captured, error) {
+	p := captured{data: data, length: ci.Length}
+	if link == linkEthernet {
+		return p, nil
+	}
+	frame, note, err := fromCooked(link, data)
+	if err != nil {
+		return captured{}, err
+	}
+	grown := len(frame) - len(data) // the cooked header's length less Ethernet's
+	return captured{data: frame, length: ci.Length + grown, note: note}, nil
+}
+
+// classicSource reads a classic pcap, all of one link type.
+type classicSource struct {
+	r    *pcapgo.Reader
+	link uint32
+}
+
+func (s classicSource) next() (captured, error) {
+	data, ci, err := s.r.ReadPacketData()
+	if err != nil {
+		return captured{data: data}, err
+	}
+	return asEthernet(s.link, data, ci)
 }
 
 // ngSource reads pcapng, whose interfaces each have a link type: one that
-// is not Ethernet is refused at its first packet.
-type ngSource struct{ *pcapgo.NgReader }
+// cannot be made Ethernet is refused at its first packet. pcapgo keeps a
+// link type's low byte only: blocks hands it an index into its own table.
+type ngSource struct {
+	r      *pcapgo.NgReader
+	blocks *ngBlocks
+}
 
-func (s ngSource) ReadPacketData() ([]byte, gopacket.CaptureInfo, error) {
-	data, ci, err := s.NgReader.ReadPacketData()
+func (s ngSource) next() (captured, error) {
+	data, ci, err := s.r.ReadPacketData()
 	if err != nil {
-		return data, ci, err
+		return captured{data: data}, err
 	}
-	if lt, _ := ci.AncillaryData[0].(layers.LinkType); lt != layers.LinkTypeEthernet {
-		return nil, ci, fmt.Errorf("interface %d: %w", ci.InterfaceIndex, linkTypeError(uint32(lt)))
+	index, _ := ci.AncillaryData[0].(layers.LinkType)
+	link := s.blocks.linkType(int(index))
+	if !linkSupported(link) {
+		return captured{}, fmt.Errorf("interface %d: %w", ci.InterfaceIndex, linkTypeError(link))
 	}
-	return data, ci, nil
+	return asEthernet(link, data, ci)
 }
 
 // openCapture tells pcap from pcapng by the magic number. Anything else,
@@ -125,11 +175,12 @@ func openCapture(br *bufio.Reader) (packetSource, error) {
 		return guarded(func() (packetSource, error) {
 			// Mixed link types, so that packets of other interfaces are
 			// refused rather than skipped, which would shift the numbering.
-			ng, err := pcapgo.NewNgReader(&ngBlocks{r: br}, pcapgo.NgReaderOptions{WantMixedLinkType: true})
+			blocks := &ngBlocks{r: br}
+			ng, err := pcapgo.NewNgReader(blocks, pcapgo.NgReaderOptions{WantMixedLinkType: true})
 			if err != nil {
 				return nil, err
 			}
-			return ngSource{ng}, nil
+			return ngSource{ng, blocks}, nil
 		})
 	}
 	return nil, fmt.Errorf("not a pcap or pcapng file (magic %x)", head[:4])
@@ -144,8 +195,9 @@ func openClassic(br *bufio.Reader, head []byte) (packetSource, error) {
 	if m := binary.LittleEndian.Uint32(head); m == pcapMicroBE || m == pcapNanoBE {
 		order = binary.BigEndian
 	}
-	if lt := order.Uint32(head[20:24]); lt != uint32(layers.LinkTypeEthernet) {
-		return nil, linkTypeError(lt)
+	link := order.Uint32(head[20:24])
+	if !linkSupported(link) {
+		return nil, linkTypeError(link)
 	}
 	r, err := pcapgo.NewReader(br)
 	if err != nil {
@@ -154,14 +206,15 @@ func openClassic(br *bufio.Reader, head []byte) (packetSource, error) {
 	// Packets may exceed a snaplen their writer did not enforce, as
 	// tcpdump and Wireshark accept; a bigger one bounds what we allocate.
 	r.SetSnaplen(maxCapture)
-	return r, nil
+	return classicSource{r, link}, nil
 }
 
 func linkTypeError(lt uint32) error {
+	const supported = "only Ethernet and Linux cooked captures (SLL, SLL2) are supported"
 	if lt <= 0xff {
-		return fmt.Errorf("link type %d (%s): only Ethernet is supported", lt, layers.LinkType(lt))
+		return fmt.Errorf("link type %d (%s): %s", lt, layers.LinkType(lt), supported)
 	}
-	return fmt.Errorf("link type %d: only Ethernet is supported", lt)
+	return fmt.Errorf("link type %d: %s", lt, supported)
 }
 
 // guarded runs a pcapgo call and turns its panics into errors: pcapgo
@@ -176,51 +229,67 @@ func guarded[T any](f func() (T, error)) (v T, err error) {
 	return f()
 }
 
+// captured is a packet as an Ethernet frame, with the length it had on
+// the wire and, for a cooked capture's, where it came from.
 type captured struct {
-	data []byte
-	ci   gopacket.CaptureInfo
+	data   []byte
+	length int
+	note   string
 }
 
-// collect reads packets until the end or until limit cases are kept. read
-// counts the packets read, short those too short to use.
-func collect(src packetSource, limit int) (cases []Case, read, short int, err error) {
+// counts are the packets read, and those skipped: too short to use, or
+// without an Ethernet form.
+type counts struct {
+	read, short, notEthernet int
+}
+
+// collect reads packets until the end or until limit cases are kept.
+func collect(src packetSource, limit int) (cases []Case, n counts, err error) {
 	seen := make(map[string]bool)
 	for limit <= 0 || len(cases) < limit {
-		p, err := guarded(func() (captured, error) {
-			data, ci, err := src.ReadPacketData()
-			return captured{data, ci}, err
-		})
+		p, err := guarded(src.next)
 		if errors.Is(err, io.EOF) && len(p.data) == 0 {
 			break // between records: the end of the capture
 		}
-		if errors.Is(err, io.EOF) {
+		switch {
+		case errors.Is(err, io.EOF):
 			err = io.ErrUnexpectedEOF
+		case errors.Is(err, errShort):
+			p, err = captured{}, nil
+		case errors.Is(err, errNotEthernet):
+			n.read++
+			n.notEthernet++
+			continue
 		}
 		if err != nil {
-			return nil, read, short, fmt.Errorf("packet %d: %w", read+1, err)
+			return nil, n, fmt.Errorf("packet %d: %w", n.read+1, err)
 		}
-		read++
+		n.read++
 		switch {
 		case len(p.data) < minFrame:
-			short++
+			n.short++
 		case !seen[string(p.data)]:
 			seen[string(p.data)] = true
-			cases = append(cases, captureCase(read, p.data, p.ci.Length))
+			cases = append(cases, captureCase(n.read, p))
 		}
 	}
-	return cases, read, short, nil
+	return cases, n, nil
 }
 
-// captureCase names packet number index of a capture. frame is not
+// captureCase names packet number index of a capture. Its frame is not
 // shared: both readers allocate each packet afresh.
-func captureCase(index int, frame []byte, length int) Case {
+func captureCase(index int, p captured) Case {
+	frame := p.data
 	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.NoCopy)
 	d := describe(pkt)
 	size := fmt.Sprintf("%d bytes", len(frame))
-	if length > len(frame) {
-		size = fmt.Sprintf("%d of %d bytes captured", len(frame), length)
+	if p.length > len(frame) {
+		size = fmt.Sprintf("%d of %d bytes captured", len(frame), p.length)
 	}
 	long := d.long + ", " + size
+	if p.note != "" {
+		long += ", " + p.note
+	}
 	if pkt.ErrorLayer() != nil {
 		long += ", undecodable past " + lastGood(pkt)
 	}
@@ -355,14 +424,7 @@ func describeLink(pkt gopacket.Packet) description {
 	if arp, ok := pkt.Layer(layers.LayerTypeARP).(*layers.ARP); ok {
 		from, _ := netip.AddrFromSlice(arp.SourceProtAddress)
 		to, _ := netip.AddrFromSlice(arp.DstProtAddress)
-		op := fmt.Sprintf("op %d", arp.Operation)
-		switch arp.Operation {
-		case layers.ARPRequest:
-			op = "request"
-		case layers.ARPReply:
-			op = "reply"
-		}
-		return description{short: "arp", long: fmt.Sprintf("arp %s %s > %s", op, from, to)}
+		return description{short: "arp", long: fmt.Sprintf("arp %s %s > %s", arpOpName(arp.Operation), from, to)}
 	}
 	eth, _ := pkt.Layer(layers.LayerTypeEthernet).(*layers.Ethernet)
 	if eth == nil { // unreachable for 14 bytes or more; be safe
@@ -393,6 +455,18 @@ type ngBlocks struct {
 	rest      int64  // bytes of the current block still to pass on
 	bigEndian bool
 	buf       [24]byte
+	// links are the distinct link types of the interfaces seen, in full;
+	// pcapgo is handed each interface's index in it instead. pcapgo reads
+	// ahead, so the table only grows.
+	links []uint32
+}
+
+// linkType is the link type pcapgo reports as index.
+func (b *ngBlocks) linkType(index int) uint32 {
+	if index < len(b.links) {
+		return b.links[index]
+	}
+	return uint32(index) // unreachable: every interface went through next
 }
 
 // pcapng block types.
@@ -461,9 +535,15 @@ func (b *ngBlocks) next() error {
 	}
 	switch typ {
 	case ngInterface:
-		if lt := b.uint16(8); lt > 0xff {
-			return linkTypeError(uint32(lt))
+		lt := uint32(b.uint16(8))
+		i := slices.Index(b.links, lt)
+		if i < 0 {
+			i, b.links = len(b.links), append(b.links, lt)
 		}
+		if i > 0xff {
+			return fmt.Errorf("pcapng: more than 256 link types")
+		}
+		b.putUint16(8, uint16(i))
 	case ngSimplePacket, ngPacket, ngEnhancedPacket:
 		if claim := b.uint32(need - 4); claim > maxCapture {
 			return fmt.Errorf("pcapng packet block claims %d bytes, more than %d", claim, maxCapture)
@@ -478,6 +558,14 @@ func (b *ngBlocks) uint32(at int) uint32 {
 		return binary.BigEndian.Uint32(b.buf[at:])
 	}
 	return binary.LittleEndian.Uint32(b.buf[at:])
+}
+
+func (b *ngBlocks) putUint16(at int, v uint16) {
+	if b.bigEndian {
+		binary.BigEndian.PutUint16(b.buf[at:], v)
+	} else {
+		binary.LittleEndian.PutUint16(b.buf[at:], v)
+	}
 }
 
 func (b *ngBlocks) uint16(at int) uint16 {

@@ -252,8 +252,9 @@ func TestParsePcapSnaplenCut(t *testing.T) {
 func TestParsePcapRejects(t *testing.T) {
 	f := makePcapFrames(t)
 	good := classicCapture(t, layers.LinkTypeEthernet, f.udp4, f.tcp4)
-	linkType276 := bytes.Clone(good)
-	binary.LittleEndian.PutUint32(linkType276[20:], 276) // LINUX_SLL2, which pcapgo would read as 20
+	linkType277 := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(linkType277[20:], 277)                                                              // which pcapgo would read as 21
+	llc := append(sllHeader(packetHost, arphrdEther, sourceMAC, 0x0004), 0x42, 0x42, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0) // 802.2 STP
 	for _, tc := range []struct {
 		name, data, want string
 	}{
@@ -263,8 +264,9 @@ func TestParsePcapRejects(t *testing.T) {
 		{"three bytes", "\xd4\xc3\xb2", "too short"},
 		{"header cut", string(good[:20]), "header cut short"},
 		{"raw ip", string(classicCapture(t, layers.LinkTypeRaw, f.udp4)), "link type 101"},
-		{"sll pcapng", string(ngCapture(t, layers.LinkTypeLinuxSLL, f.udp4)), "link type 113 (Linux SLL)"},
-		{"link type 276", string(linkType276), "link type 276"},
+		{"ieee 802.11 pcapng", string(ngCapture(t, layers.LinkTypeIEEE802_11, f.udp4)), "link type 105 (802.11): only Ethernet and Linux cooked captures"},
+		{"link type 277", string(linkType277), "link type 277"},
+		{"sll llc only", string(classicCapture(t, layers.LinkTypeLinuxSLL, llc)), "no usable packet (1 read, 0 shorter than 14 bytes, 1 with no Ethernet form)"},
 		{"only short", string(classicCapture(t, layers.LinkTypeEthernet, []byte{1, 2, 3}, make([]byte, 13))), "no usable packet (2 read, 2 shorter"},
 		{"no packets", string(ngCapture(t, layers.LinkTypeEthernet)), "no usable packet (0 read"},
 		{"record cut", string(good[:len(good)-10]), "packet 2: unexpected EOF"},

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -27,8 +29,8 @@ func (r *Report) writeGoBench(w io.Writer) error {
 		if p.Label != "" {
 			config = append(config, benchfmt.Config{Key: "build", Value: []byte(p.Label), File: true})
 		}
-		for _, c := range p.Results {
-			name := benchfmt.Name(benchmarkName(p.Info.Name) + "/case=" + c.Name)
+		names := goBenchNames(benchmarkName(p.Info.Name), p.Results, len(r.Settings.Sizes) > 0)
+		for i, c := range p.Results {
 			for _, s := range c.Samples {
 				values := []benchfmt.Value{{Value: s, Unit: "ns/op"}}
 				if c.Instructions > 0 {
@@ -37,7 +39,7 @@ func (r *Report) writeGoBench(w io.Writer) error {
 				}
 				err := bw.Write(&benchfmt.Result{
 					Config: config,
-					Name:   name,
+					Name:   benchfmt.Name(names[i]),
 					Iters:  int(env.Repeat),
 					Values: values,
 				})
@@ -63,4 +65,65 @@ func benchmarkName(program string) string {
 		}
 		return c
 	}, string(r))
+}
+
+// goBenchNames names each case's benchmark, base/case=<name>, as Go's
+// sub-benchmarks are named, so that benchstat can group by /case. A case
+// padded to a size (sized: --size was given) is base/case=<name>/size=<bytes>.
+//
+// benchfmt reads a name up to the first white space, splits it into
+// sub-names at every '/', and takes a trailing -<digits> for GOMAXPROCS;
+// a capture case's name, "1:tcp 192.0.2.10>198.51.100.20" or
+// "3:ip6/41 ...", would break all three. White space and '/' become '_',
+// the '-' of a trailing -<digits> becomes '_', and a name that this makes
+// equal to an earlier one gets #01, #02, ... as Go's testing package does.
+func goBenchNames(base string, cases []Case, sized bool) []string {
+	names := make([]string, len(cases))
+	seen := make(map[string]bool)
+	for i, c := range cases {
+		name, size := c.Name, ""
+		if cut, after, ok := cutLast(name, "@"); sized && ok && after == strconv.Itoa(c.Length) {
+			name, size = cut, after
+		}
+		full := base + "/case=" + subName(name)
+		if size != "" {
+			full += "/size=" + size
+		}
+		full = notGomaxprocs(full)
+		unique := full
+		for n := 1; seen[unique]; n++ {
+			unique = fmt.Sprintf("%s#%02d", full, n)
+		}
+		seen[unique] = true
+		names[i] = unique
+	}
+	return names
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}
+
+// subName makes a value fit in one sub-benchmark name.
+func subName(s string) string {
+	return strings.Map(func(c rune) rune {
+		if unicode.IsSpace(c) || c == '/' || !unicode.IsPrint(c) {
+			return '_'
+		}
+		return c
+	}, s)
+}
+
+// notGomaxprocs keeps benchfmt from reading a name's trailing -<digits>,
+// such as a case named "udp-2", as a GOMAXPROCS suffix.
+func notGomaxprocs(name string) string {
+	i := strings.LastIndexFunc(name, func(c rune) bool { return c < '0' || c > '9' })
+	if i >= 0 && i < len(name)-1 && name[i] == '-' {
+		return name[:i] + "_" + name[i+1:]
+	}
+	return name
 }

@@ -131,6 +131,11 @@ type Case struct {
 	Enough bool `json:"enough,omitempty"`
 	// Stats is nil when a cancelled run left too few samples.
 	Stats *stats.Summary `json:"stats"`
+
+	// Context is the context the case's runs were given, "mark=0x2a,...";
+	// ContextChanges what the checking run's program changed of it.
+	Context        string                  `json:"context,omitempty"`
+	ContextChanges []testrun.ContextChange `json:"context_changes,omitempty"`
 }
 
 // New computes the statistics of every case of a run.
@@ -313,7 +318,7 @@ func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Se
 		if c.Case.Source.IsValid() {
 			src = c.Case.Source.String()
 		}
-		prog.Results = append(prog.Results, Case{
+		prog.Results = append(prog.Results, withContext(c, Case{
 			Name:          c.Case.Name,
 			Summary:       c.Case.Summary,
 			Source:        src,
@@ -336,7 +341,7 @@ func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Se
 			Wall:          c.Wall,
 			Enough:        c.Enough,
 			Stats:         summary,
-		})
+		}))
 	}
 	if len(settings.Sizes) > 0 {
 		prog.Series = series(prog.Results, settings.estimator())

@@ -423,6 +423,7 @@ func notes(p Program, settings Settings, partial bool) []string {
 		case c.Single:
 			out = append(out, fmt.Sprintf("%s: measured one run a call, each on a fresh frame (asked for, or another program changes this frame)", c.Name))
 		}
+		out = append(out, contextNotes(c)...)
 		if c.OtherReturns > 0 {
 			out = append(out, fmt.Sprintf("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",
 				c.Name, c.OtherReturns, len(c.Samples), c.OtherAction, c.Action))

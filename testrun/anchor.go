@@ -96,7 +96,7 @@ func (a *anchor) hold(fd int) error {
 		if calls > 0 {
 			a.restarts.Add(1)
 		}
-		_, _, err := testRun(fd, anchorFrame, anchorRepeat)
+		_, _, err := testRun(fd, anchorFrame, nil, anchorRepeat)
 		if err != nil && !errors.Is(err, unix.EINTR) {
 			return fmt.Errorf("%w of %s: test run: %w", ErrAnchor, a.program, err)
 		}

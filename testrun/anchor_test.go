@@ -155,7 +155,7 @@ func TestAnchorHoldsAndReleases(t *testing.T) {
 	frame := allCases(t)[0].Frame
 	err = onPinnedThread(cpu, func() error {
 		ctx := context.Background()
-		unanchored, err := callOverhead(ctx, l, frame, 1)
+		unanchored, err := callOverhead(ctx, l, frame, nil, 1)
 		if err != nil {
 			return err
 		}
@@ -167,7 +167,7 @@ func TestAnchorHoldsAndReleases(t *testing.T) {
 			return err
 		}
 		time.Sleep(100 * time.Millisecond) // the CPU idles: the anchor's call enters the kernel
-		held, err := callOverhead(ctx, l, frame, 5)
+		held, err := callOverhead(ctx, l, frame, nil, 5)
 		if err != nil {
 			return errors.Join(err, a.release())
 		}
@@ -176,7 +176,7 @@ func TestAnchorHoldsAndReleases(t *testing.T) {
 			return err
 		}
 		took := time.Since(start)
-		after, err := callOverhead(ctx, l, frame, 1)
+		after, err := callOverhead(ctx, l, frame, nil, 1)
 		if err != nil {
 			return err
 		}

@@ -44,7 +44,11 @@ func chooseRepeat(ctx context.Context, progs []*loaded, cases []packets.Case) (u
 			if err := ctx.Err(); err != nil {
 				return 0, err
 			}
-			m, err := l.sample(c.Frame, calibrationRepeat)
+			ctx, err := contextIn(l.info.Type, c)
+			if err != nil {
+				return 0, fmt.Errorf("case %s: %w", c.Name, err)
+			}
+			m, err := l.sample(c.Frame, ctx, calibrationRepeat)
 			if err != nil {
 				return 0, fmt.Errorf("case %s: choose repeat: %w", c.Name, err)
 			}
@@ -66,22 +70,23 @@ func repeatFor(ns float64) uint32 {
 	return uint32(min(max(math.Round(r), minChosenRepeat), MaxRepeat))
 }
 
-// callOverhead returns what a call of repeat 2 of l on frame costs beyond
-// its two timed runs, in wall time: the median over calls calls.
-func callOverhead(ctx context.Context, l *loaded, frame []byte, calls int) (time.Duration, error) {
+// callOverhead returns what a call of repeat 2 of l on frame, with the
+// program context progCtx, costs beyond its two timed runs, in wall time:
+// the median over calls calls.
+func callOverhead(ctx context.Context, l *loaded, frame, progCtx []byte, calls int) (time.Duration, error) {
 	var costs []time.Duration
 	for len(costs) < calls {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
 		start := time.Now()
-		_, ns, err := testRun(l.prog.FD(), frame, 2)
+		_, ns, err := testRun(l.prog.FD(), frame, progCtx, 2)
 		wall := time.Since(start)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil {
-			return 0, l.runError(err, frame)
+			return 0, l.runError(err, frame, progCtx)
 		}
 		costs = append(costs, wall-2*time.Duration(ns))
 	}

@@ -67,7 +67,7 @@ func (p *plan) count(l *loaded, updates []mapUpdate, cases []CaseResult) ([]uint
 		if err := counted.Reset(); err != nil {
 			return nil, fmt.Errorf("not counted: %w", err)
 		}
-		ret, out, err := twin.runOnce(c.Case.Frame)
+		ret, out, _, err := twin.runOnce(c.Case.Frame, c.ctxIn)
 		if err != nil {
 			return nil, fmt.Errorf("not counted: case %s: the instrumented copy: %w", c.Case.Name, err)
 		}

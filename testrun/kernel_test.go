@@ -45,9 +45,10 @@ func loadBundled(t *testing.T, name string) *loaded {
 	return l
 }
 
+// allCases are the bundled programs' cases: the classes and the edges.
 func allCases(t *testing.T) []packets.Case {
 	t.Helper()
-	cases, err := packets.Select(packets.Names())
+	cases, err := packets.Select(append(packets.Classes(), packets.High, packets.NonIPv4, packets.Short))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestBundledBehaviour(t *testing.T) {
 			defer l.close()
 			queue := l.coll.Maps["verdicts"]
 			for _, c := range allCases(t) {
-				ret, _, err := l.runOnce(c.Frame)
+				ret, _, _, err := l.runOnce(c.Frame, nil)
 				if err != nil {
 					t.Fatalf("%s: %v", c.Name, err)
 				}
@@ -137,7 +138,7 @@ func TestBundledClassifyEveryOctet(t *testing.T) {
 					class = packets.None
 				}
 			}
-			if _, _, err := l.runOnce(frame); err != nil {
+			if _, _, _, err := l.runOnce(frame, nil); err != nil {
 				t.Fatal(err)
 			}
 			var pushed uint32
@@ -163,7 +164,7 @@ func TestQueueOverwritesWhenFull(t *testing.T) {
 	cases := allCases(t)
 	queue := l.coll.Maps["verdicts"]
 	for i := range int(queue.MaxEntries()) + 10 {
-		if _, _, err := l.runOnce(cases[i%5].Frame); err != nil {
+		if _, _, _, err := l.runOnce(cases[i%5].Frame, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

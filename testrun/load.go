@@ -85,16 +85,21 @@ func loadError(obj Object, info ProgramInfo, err error) error {
 
 func (l *loaded) close() { l.coll.Close() }
 
-// runOnce runs a frame once, as a packet would be, and returns the action
-// and the frame as the program left it.
-func (l *loaded) runOnce(frame []byte) (uint32, []byte, error) {
+// runOnce runs a frame once, as a packet would be, with the context ctx
+// if not nil, and returns the action, the frame as the program left it,
+// and the context as the kernel copied it back (nil without ctx).
+func (l *loaded) runOnce(frame, ctx []byte) (ret uint32, out, ctxOut []byte, err error) {
 	// Room for programs that grow the packet with bpf_xdp_adjust_tail.
 	opts := &ebpf.RunOptions{Data: frame, DataOut: make([]byte, len(frame)+4096), Repeat: 1}
-	ret, err := l.prog.Run(opts)
-	if err != nil {
-		return 0, nil, l.runError(err, frame)
+	if ctx != nil {
+		ctxOut = make([]byte, len(ctx))
+		opts.Context, opts.ContextOut = ctx, ctxOut
 	}
-	return ret, opts.DataOut, nil
+	ret, err = l.prog.Run(opts)
+	if err != nil {
+		return 0, nil, nil, l.runError(err, frame, ctx)
+	}
+	return ret, opts.DataOut, ctxOut, nil
 }
 
 // measurement is one sample: the kernel's figure for the time per run, the
@@ -111,13 +116,13 @@ type measurement struct {
 // complete call, read around the raw syscall on this thread: Go's
 // monotonic clock, CLOCK_MONOTONIC through the vDSO, which reads the TSC in
 // user space in tens of nanoseconds and enters no kernel code.
-func (l *loaded) sample(frame []byte, repeat uint32) (m measurement, err error) {
+func (l *loaded) sample(frame, ctx []byte, repeat uint32) (m measurement, err error) {
 	before, err := l.statsBefore()
 	if err != nil {
 		return m, err
 	}
 	var per uint32
-	m.retval, per, m.wall, m.retries, err = l.call(frame, repeat)
+	m.retval, per, m.wall, m.retries, err = l.call(frame, ctx, repeat)
 	if err != nil {
 		return m, err
 	}
@@ -129,10 +134,10 @@ func (l *loaded) sample(frame []byte, repeat uint32) (m measurement, err error) 
 // that interrupts it (the kernel gives up the whole loop, so does the
 // call), and returns the last run's return, the kernel's figure per run,
 // the wall time of the complete call and the restarts.
-func (l *loaded) call(frame []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
+func (l *loaded) call(frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
 	for {
 		start := time.Now()
-		ret, nsPerRun, err = testRun(l.prog.FD(), frame, repeat)
+		ret, nsPerRun, err = testRun(l.prog.FD(), frame, ctx, repeat)
 		wall = time.Since(start)
 		if !errors.Is(err, unix.EINTR) {
 			break
@@ -140,7 +145,7 @@ func (l *loaded) call(frame []byte, repeat uint32) (ret, nsPerRun uint32, wall t
 		retries++
 	}
 	if err != nil {
-		return 0, 0, wall, retries, l.runError(err, frame)
+		return 0, 0, wall, retries, l.runError(err, frame, ctx)
 	}
 	return ret, nsPerRun, wall, retries, nil
 }
@@ -176,8 +181,13 @@ func (l *loaded) statsSince(before *ebpf.ProgramStats, m *measurement) error {
 	return nil
 }
 
-func (l *loaded) runError(err error, frame []byte) error {
+func (l *loaded) runError(err error, frame, ctx []byte) error {
 	switch {
+	case ctx != nil && (errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENODEV)):
+		// contextIn checks what it knows the kernel refuses; an older
+		// kernel takes fewer fields.
+		return fmt.Errorf("%w: the kernel refused to run the %s program with this context on this %d-byte frame: %w",
+			ErrConfig, l.info.Type, len(frame), err)
 	case errors.Is(err, unix.EPERM):
 		return fmt.Errorf("%w: BPF_PROG_TEST_RUN needs CAP_BPF and CAP_NET_ADMIN: %s", ErrPermission, PermissionHint)
 	case errors.Is(err, unix.EINVAL):

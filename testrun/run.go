@@ -214,6 +214,11 @@ type CaseResult struct {
 	// counted, and NoCount says why.
 	Instructions uint64 `json:"instructions,omitempty"`
 	NoCount      string `json:"instructions_unknown,omitempty"`
+	// ContextChanges are the fields of Case.Context that the checking
+	// run's program changed; such a case is sampled one run a call too.
+	ContextChanges []ContextChange `json:"context_changes,omitempty"`
+	// ctxIn is Case.Context as the program type's struct; nil without one.
+	ctxIn []byte
 }
 
 // ProgramResult holds the results for one program.
@@ -365,6 +370,9 @@ func prepare(cfg Config) (*plan, error) {
 			}
 		}
 	}
+	if err := p.checkContexts(); err != nil {
+		return nil, err
+	}
 	if err := CheckPrivileges(); err != nil {
 		return nil, err
 	}
@@ -413,7 +421,8 @@ func (p *plan) check(progs []*loaded) (Result, error) {
 	for ci := range p.cfg.Cases {
 		single := p.cfg.SingleRun
 		for i := range res.Programs {
-			single = single || (i != p.floor && res.Programs[i].Cases[ci].Output != nil)
+			c := res.Programs[i].Cases[ci]
+			single = single || (i != p.floor && (c.Output != nil || c.ContextChanges != nil))
 		}
 		for i := range res.Programs {
 			res.Programs[i].Cases[ci].Single = single
@@ -427,7 +436,11 @@ func (p *plan) checkCase(l *loaded, c packets.Case, floor bool) (CaseResult, err
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
-	ret, out, err := l.runOnce(c.Frame)
+	ctxIn, err := contextIn(l.info.Type, c)
+	if err != nil {
+		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	ret, out, ctxOut, err := l.runOnce(c.Frame, ctxIn)
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
@@ -444,7 +457,8 @@ func (p *plan) checkCase(l *loaded, c packets.Case, floor bool) (CaseResult, err
 				ErrUnexpectedReturn, l.info.Name, c.Name, action, ActionName(l.info.Type, want))
 		}
 	}
-	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples)}
+	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples),
+		ctxIn: ctxIn, ContextChanges: contextChanges(l.info.Type, ctxIn, ctxOut)}
 	if !bytes.Equal(out, c.Frame) {
 		cr.Output = out
 	}

@@ -144,9 +144,9 @@ func (s *sampler) take(u unit, round int, keep bool) error {
 	var err error
 	repeat := s.repeatOf(round)
 	if u.result.Single {
-		m, err = u.prog.sampleSingle(u.result.Case.Frame, s.singleCalls, u.result.Return)
+		m, err = u.prog.sampleSingle(u.result.Case.Frame, u.result.ctxIn, s.singleCalls, u.result.Return)
 	} else {
-		m, err = u.prog.sample(u.result.Case.Frame, repeat)
+		m, err = u.prog.sample(u.result.Case.Frame, u.result.ctxIn, repeat)
 	}
 	if err != nil {
 		return fmt.Errorf("case %s: %w", u.result.Case.Name, err)
@@ -241,10 +241,10 @@ const overheadCalls = 9
 // waits until the calls are cheap. It records what it found in
 // s.dispatcher.
 func (s *sampler) holdDispatcher() ([]*anchor, error) {
-	first, frame := s.progs[0], s.cfg.Cases[0].Frame
+	first, frame, progCtx := s.progs[0], s.cfg.Cases[0].Frame, s.byCase[0][0].result.ctxIn
 	d := &s.dispatcher
 	var err error
-	if d.Unanchored, err = callOverhead(s.ctx, first, frame, 1); err != nil {
+	if d.Unanchored, err = callOverhead(s.ctx, first, frame, progCtx, 1); err != nil {
 		return nil, err
 	}
 	d.Overhead = d.Unanchored
@@ -277,7 +277,7 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 	for _, l := range held {
 		settled := time.Now().Add(anchorSettle)
 		for {
-			o, err := callOverhead(s.ctx, l, frame, 1)
+			o, err := callOverhead(s.ctx, l, frame, progCtx, 1)
 			if err != nil {
 				return anchors, err
 			}
@@ -291,7 +291,7 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	if d.Overhead, err = callOverhead(s.ctx, first, frame, overheadCalls); err != nil {
+	if d.Overhead, err = callOverhead(s.ctx, first, frame, progCtx, overheadCalls); err != nil {
 		return anchors, err
 	}
 	d.Anchored, d.Programs = true, len(anchors)

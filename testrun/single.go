@@ -33,7 +33,7 @@ func singleCalls(overhead time.Duration, perRun float64) int {
 // of the kernel's figures (or, with the stats timer, of its run-time
 // statistics), their total wall time, and the return of the calls: want,
 // or the first that differed from it.
-func (l *loaded) sampleSingle(frame []byte, calls int, want uint32) (m measurement, err error) {
+func (l *loaded) sampleSingle(frame, ctx []byte, calls int, want uint32) (m measurement, err error) {
 	if calls <= 0 {
 		return m, fmt.Errorf("a sample of %d calls", calls)
 	}
@@ -44,7 +44,7 @@ func (l *loaded) sampleSingle(frame []byte, calls int, want uint32) (m measureme
 	total := 0.0
 	m.retval = want
 	for range calls {
-		ret, ns, wall, retries, err := l.call(frame, 1)
+		ret, ns, wall, retries, err := l.call(frame, ctx, 1)
 		m.wall, m.retries = m.wall+wall, m.retries+retries
 		if err != nil {
 			return m, err

@@ -31,20 +31,26 @@ type progTestRunAttr struct {
 
 const cmdProgTestRun = 10 // BPF_PROG_TEST_RUN
 
-// testRun runs the program on data repeat times, once, and returns its
-// return value and the kernel's time per run in whole ns. Unlike
+// testRun runs the program on data repeat times, once, with the context
+// ctx if not nil, and returns its return value and the kernel's time per
+// run in whole ns. Unlike
 // cilium/ebpf's Program.Run it does not retry when a signal interrupts the
 // loop: the caller decides, because an anchor must end on EINTR and a
 // sample must count its restarts.
-func testRun(progFD int, data []byte, repeat uint32) (retval, nsPerRun uint32, err error) {
+func testRun(progFD int, data, ctx []byte, repeat uint32) (retval, nsPerRun uint32, err error) {
 	attr := progTestRunAttr{
 		progFD:     uint32(progFD),
 		dataSizeIn: uint32(len(data)),
 		dataIn:     uint64(uintptr(unsafe.Pointer(unsafe.SliceData(data)))),
 		repeat:     repeat,
 	}
+	if ctx != nil {
+		attr.ctxSizeIn = uint32(len(ctx))
+		attr.ctxIn = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(ctx))))
+	}
 	_, _, errno := unix.Syscall(unix.SYS_BPF, cmdProgTestRun, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
 	runtime.KeepAlive(data)
+	runtime.KeepAlive(ctx)
 	if errno != 0 {
 		return 0, 0, errno
 	}

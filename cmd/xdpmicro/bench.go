@@ -54,7 +54,10 @@ func benchCommand() *cobra.Command {
 		Long: `Measure an XDP program on every packet case and report the time per run.
 
 OBJECT is a bundled build (` + strings.Join(bundledNames(), ", ") + `; default ` + bpf.Default + `) or the path of
-an ELF object file. Each case is first run once and its return code checked
+an ELF object file. The packet cases are, by default, the source-address
+classes for a bundled build and a protocol mix for any other object (TCP SYN,
+UDP DNS, ICMP echo, IPv6 TCP SYN, VLAN-tagged UDP, ARP; see --class, --packets,
+--pcap). Each case is first run once and its return code checked
 (for the bundled builds: XDP_PASS, or XDP_ABORTED for the short frame); then
 the measuring thread is pinned to one CPU, warms up, and takes --samples
 samples of --repeat runs each, all cases taken in turn.
@@ -121,21 +124,21 @@ is compared with one saved earlier by --save-baseline.`,
 }
 
 // programs turns OBJECT, --before and --after into what to measure.
-func (f benchFlags) programs(args []string) ([]testrun.Program, bool, error) {
+func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, error) {
 	after := bpf.Default
 	if len(args) == 1 {
 		after = args[0]
 	}
 	switch {
 	case f.after != "" && len(args) == 1:
-		return nil, false, usageError{errors.New("give the new build as OBJECT or as --after, not both")}
+		return nil, caseDefaults{}, usageError{errors.New("give the new build as OBJECT or as --after, not both")}
 	case f.after != "" && f.before == "":
-		return nil, false, usageError{errors.New("--after needs --before")}
+		return nil, caseDefaults{}, usageError{errors.New("--after needs --before")}
 	case f.after != "":
 		after = f.after
 	}
 	if f.before != "" && f.baseline != "" {
-		return nil, false, usageError{errors.New("compare with --before or with --baseline, not both")}
+		return nil, caseDefaults{}, usageError{errors.New("compare with --before or with --baseline, not both")}
 	}
 	names := []string{after}
 	labels := []string{""}
@@ -144,20 +147,21 @@ func (f benchFlags) programs(args []string) ([]testrun.Program, bool, error) {
 		labels = []string{"before", "after"}
 	}
 	var progs []testrun.Program
-	allBundled := true
+	defaults := caseDefaults{classes: true, expect: true}
 	for i, name := range names {
 		object, build, err := resolveObject(name)
 		if err != nil {
-			return nil, false, err
+			return nil, caseDefaults{}, err
 		}
 		program := f.program
 		if build != nil && program == "" {
 			program = build.Program
 		}
-		allBundled = allBundled && build != nil && !build.Rung
+		defaults.classes = defaults.classes && build != nil
+		defaults.expect = defaults.expect && build != nil && !build.Rung
 		progs = append(progs, testrun.Program{Label: labels[i], Object: object, Program: program})
 	}
-	return progs, allBundled, nil
+	return progs, defaults, nil
 }
 
 func bench(cmd *cobra.Command, args []string, f benchFlags) error {
@@ -192,11 +196,11 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	progs, bundled, err := f.programs(args)
+	progs, defaults, err := f.programs(args)
 	if err != nil {
 		return err
 	}
-	cases, err := f.selection.cases(cmd.Flags(), bundled)
+	cases, err := f.selection.cases(cmd.Flags(), defaults)
 	if err != nil {
 		return err
 	}

@@ -162,3 +162,88 @@ func TestBenchFloor(t *testing.T) {
 		}
 	}
 }
+
+// An object other than the bundled ones gets the protocol mix by default,
+// and the mix is in the packets command.
+func TestDefaultProtocolMix(t *testing.T) {
+	code, stdout, stderr := xdpmicro("packets", "--class", "mix")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"tcp-syn", "tcp 192.0.2.10:40000 > 198.51.100.1:80 SYN", "udp-dns", "icmp-echo", "ipv6-tcp-syn", "vlan-udp", "vlan 100 udp", "arp request 192.0.2.10 > 192.0.2.1"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("packets --class mix lacks %q", want)
+		}
+	}
+	requireBPF(t)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"../../bpf/testdata/proto.o"}, packets.Mix()},
+		{[]string{"v4"}, packets.Classes()},
+		{[]string{"../../bpf/testdata/proto.o", "--class", "classes,arp"}, append(packets.Classes(), packets.ARP)},
+	} {
+		code, stdout, stderr := xdpmicro(append(append([]string{"bench", "--format", "json"}, tc.args...), quick...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		var rep report.Report
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range rep.Programs[0].Results {
+			got = append(got, c.Name)
+			if tc.args[0] == "v4" && c.Action != "XDP_PASS" {
+				t.Errorf("%v: %s returned %s", tc.args, c.Name, c.Action)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%v: cases %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// --ctx reaches the program in the checking run and in every sample, and
+// a packet file's ctx overrides it field by field.
+func TestBenchContext(t *testing.T) {
+	requireBPF(t)
+	file := writeFile(t, "ctx.yaml", `cases:
+  - name: unmarked
+    ctx: {mark: 0}
+    ipv4: {src: 192.0.2.1, dst: 198.51.100.1}
+    udp: {src: 1, dst: 2}
+  - name: marked
+    ipv4: {src: 192.0.2.1, dst: 198.51.100.1}
+    udp: {src: 1, dst: 2}
+`)
+	code, stdout, stderr := xdpmicro(append([]string{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_mark", "--packets", file,
+		"--ctx", "mark=0x2a,priority=3", "--format", "json"}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct{ action, context string }{
+		"unmarked": {"TC_ACT_OK", "mark=0,priority=3"},
+		"marked":   {"TC_ACT_SHOT", "mark=0x2a,priority=3"},
+	}
+	for _, c := range rep.Programs[0].Results {
+		if w := want[c.Name]; c.Action != w.action || c.Context != w.context || c.OtherReturns != 0 {
+			t.Errorf("%s: %s with context %q, %d samples otherwise; want %s with %q", c.Name, c.Action, c.Context, c.OtherReturns, w.action, w.context)
+		}
+	}
+	// A context the program changes is shown, and sampled one run a call.
+	code, stdout, stderr = xdpmicro(append([]string{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_set_mark", "--class", "udp-dns", "--ctx", "mark=7"}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range []string{"udp-dns: run with context mark=7", "udp-dns: the program changed its context (mark 0x7 -> 0x2a)", "udp-dns: measured one run a call"} {
+		if !strings.Contains(stdout, line) {
+			t.Errorf("table lacks %q:\n%s", line, stdout)
+		}
+	}
+}

@@ -80,7 +80,7 @@ func isUsage(err error) bool {
 	var ue usageError
 	for _, sentinel := range []error{
 		testrun.ErrBadObject, testrun.ErrNoProgram, testrun.ErrUnsupportedType, testrun.ErrConfig,
-		packets.ErrUnknownCase, packets.ErrDuplicateCase, packets.ErrPacketFile, packets.ErrPcap, packets.ErrSize,
+		packets.ErrUnknownCase, packets.ErrDuplicateCase, packets.ErrPacketFile, packets.ErrPcap, packets.ErrSize, packets.ErrContext,
 		testrun.ErrMapInit, report.ErrFormat, report.ErrBadResult,
 		report.ErrNoBaseline, report.ErrBaselineName, report.ErrNotComparable, stats.ErrConfidence, stats.ErrLowQuantile, stats.ErrResamples, stats.ErrCompare,
 	} {

@@ -78,6 +78,14 @@ func TestBadInput(t *testing.T) {
 		{"no-such-command"},
 		{"help", "no-such-command"},
 		{"completion", "tcsh"},
+		{"bench", "--ctx", "mark"},
+		{"bench", "--ctx", "mark=lots"},
+		{"bench", "--ctx", "mark=1,mark=2"},
+		{"bench", "--ctx", "mark=1"}, // the bundled programs are XDP
+		{"bench", "--ctx", "rx_queue_index=1"},
+		{"bench", "--ctx", "ingress_ifindex=no-such-device0"},
+		{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_mark", "--ctx", "data=1"},
+		{"packets", "--ctx", "mark"},
 	}
 	for _, args := range tests {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

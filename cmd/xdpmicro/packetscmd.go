@@ -55,7 +55,7 @@ Wireshark (the input capture, if any, is --from-pcap here).`,
 
 func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 	var prog *testrun.Program
-	bundled := true
+	defaults := caseDefaults{classes: true, expect: true}
 	if len(args) == 1 {
 		object, build, err := resolveObject(args[0])
 		if err != nil {
@@ -65,7 +65,7 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 		if build != nil && program == "" {
 			program = build.Program
 		}
-		bundled = build != nil && !build.Rung
+		defaults = caseDefaults{classes: build != nil, expect: build != nil && !build.Rung}
 		prog = &testrun.Program{Object: object, Program: program}
 	} else if f.program != "" || f.mapInit != "" {
 		return usageError{fmt.Errorf("--program and --map-init need OBJECT")}
@@ -73,7 +73,7 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 	if prog != nil && f.out != "" {
 		return usageError{fmt.Errorf("--pcap writes the cases, OBJECT runs them: give one")}
 	}
-	cases, err := f.selection.cases(cmd.Flags(), bundled)
+	cases, err := f.selection.cases(cmd.Flags(), defaults)
 	if err != nil {
 		return err
 	}
@@ -138,6 +138,11 @@ func writeCases(w io.Writer, cases []packets.Case, checked []testrun.CaseResult)
 	for _, c := range cases {
 		if c.Source.Is4() {
 			fmt.Fprintf(w, "%s: %s is in class %s: %s\n", c.Name, c.Source, packets.Classify(c.Source), packets.Reason(c.Source))
+		}
+	}
+	for _, c := range cases {
+		if len(c.Context) > 0 {
+			fmt.Fprintf(w, "%s: context %s\n", c.Name, c.Context)
 		}
 	}
 	for i, c := range cases {

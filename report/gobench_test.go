@@ -1,0 +1,121 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchproc"
+)
+
+// Capture cases are named "1:udp 10.0.0.1>10.0.0.2": their Go benchmark
+// lines must still read back, every one, as benchstat reads them, each case
+// under a name of its own, split into the sub-names asked for.
+func TestGoBenchCaptureNames(t *testing.T) {
+	captured, err := packets.ReadPcap("../packets/testdata/sample.pcapng", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := captured
+	// Names that differ only where '_' stands for a space, one ending in
+	// what benchfmt would read as GOMAXPROCS, one with a '/', and one
+	// padded to two sizes.
+	for _, name := range []string{"a b", "a_b", "udp-2", "3:ip6/41 2001:db8::1>2001:db8::2"} {
+		c := captured[0]
+		c.Name = name
+		cases = append(cases, c)
+	}
+	for _, size := range []int{128, 256} {
+		padded, err := packets.Pad(captured[0], size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, padded)
+	}
+	var results []testrun.CaseResult
+	for _, c := range cases {
+		samples := make([]float64, 10)
+		for i := range samples {
+			samples[i] = float64(20 + i)
+		}
+		results = append(results, testrun.CaseResult{Case: c, Return: 2, Action: "XDP_PASS", Samples: samples})
+	}
+	res := testrun.Result{
+		Environment: testrun.Environment{Kernel: "6.18", Repeat: 1000, Resolution: 1},
+		Programs:    []testrun.ProgramResult{{Object: "prog.o", Info: testrun.ProgramInfo{Name: "xdp_pass", Type: "XDP"}, Cases: results}},
+	}
+	opts := stats.DefaultOptions()
+	opts.Resamples = 100
+	r, err := New(Settings{Confidence: 0.95, Sizes: []int{128, 256}}, res, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := render(t, r, GoBench)
+
+	var parser benchproc.ProjectionParser
+	byCase, err := parser.Parse("/case,/size", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := benchfmt.NewReader(strings.NewReader(out), "capture.txt")
+	lines := map[string]int{} // full name: result lines
+	keys := map[benchproc.Key]string{}
+	for reader.Scan() {
+		res, ok := reader.Result().(*benchfmt.Result)
+		if !ok {
+			t.Fatalf("line not read as a result: %v", reader.Result())
+		}
+		name := res.Name.String()
+		lines[name]++
+		base, parts := res.Name.Parts()
+		if string(base) != "Xdp_pass" {
+			t.Errorf("%s: base name %q", name, base)
+		}
+		for _, p := range parts {
+			key, _, ok := strings.Cut(strings.TrimPrefix(string(p), "/"), "=")
+			if !ok || key != "case" && key != "size" {
+				t.Errorf("%s: sub-name %q is not case=... or size=...", name, p)
+			}
+		}
+		key := byCase.Project(res)
+		if other, ok := keys[key]; ok && other != name {
+			t.Errorf("benchstat's /case,/size puts %s and %s together", name, other)
+		}
+		keys[key] = name
+	}
+	if err := reader.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != len(cases) {
+		t.Errorf("%d distinct names for %d cases: %v", len(lines), len(cases), lines)
+	}
+	total := 0
+	for name, n := range lines {
+		total += n
+		if n != 10 {
+			t.Errorf("%s: %d lines, want 10", name, n)
+		}
+	}
+	written := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "Benchmark") {
+			written++
+		}
+	}
+	if want := 10 * len(cases); total != want || written != want {
+		t.Errorf("%d lines read back of %d written; want %d", total, written, want)
+	}
+	for _, want := range []string{
+		"Xdp_pass/case=1:udp_10.0.0.1>10.0.0.2 ",
+		"Xdp_pass/case=a_b ", "Xdp_pass/case=a_b#01 ", "Xdp_pass/case=udp_2 ",
+		"Xdp_pass/case=3:ip6_41_2001:db8::1>2001:db8::2 ",
+		"Xdp_pass/case=1:udp_10.0.0.1>10.0.0.2/size=128 ",
+	} {
+		if !strings.Contains(out, "Benchmark"+want) {
+			t.Errorf("no line for Benchmark%s", want)
+		}
+	}
+}
