@@ -38,7 +38,11 @@ func load(spec *ebpf.CollectionSpec, program string, opt options) (*Program, err
 		return nil, err
 	}
 	coll, err := ebpf.NewCollection(cs)
-	if err != nil {
+	var ve *ebpf.VerifierError
+	switch {
+	case errors.As(err, &ve):
+		return nil, fmt.Errorf("the verifier rejected the instrumented copy: %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("load the instrumented copy: %w", err)
 	}
 	return &Program{Collection: coll, Program: coll.Programs[program], Rewrite: rw, counter: coll.Maps[CounterMap]}, nil
