@@ -65,6 +65,11 @@ func instrumentSpec(spec *ebpf.CollectionSpec, program string, opt options) (*eb
 	cs := spec.Copy()
 	cs.Programs = map[string]*ebpf.ProgramSpec{program: cs.Programs[program]}
 	cs.Programs[program].Instructions = rw.Insns
+	for _, m := range cs.Maps {
+		// The copy's maps are its own: a pinned map would be shared with
+		// the program measured, or with whoever else pinned it.
+		m.Pinning = ebpf.PinNone
+	}
 	cs.Maps[CounterMap] = &ebpf.MapSpec{Name: CounterMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}
 	return cs, rw, nil
 }
