@@ -143,3 +143,26 @@ func TestParseStackDepths(t *testing.T) {
 		t.Errorf("slots %d %d: want below the depth rounded up to 8", scratchSlot(12, 0), scratchSlot(16, 1))
 	}
 }
+
+// A jump that reaches its target in the program but not over the counter
+// updates put between them is refused, not wrapped around.
+func TestJumpOutOfReach(t *testing.T) {
+	const pairs = 8000 // 16 000 slots; with updates, 5 slots more a block
+	insns := asm.Instructions{asm.Mov.Imm(asm.R0, 0).WithSymbol("main"), asm.Ja.Label("")}
+	insns[1].Metadata, insns[1].Offset = asm.Metadata{}, 2*pairs
+	for i := range pairs {
+		j := asm.JEq.Imm(asm.R1, int32(i), "")
+		j.Metadata, j.Offset = asm.Metadata{}, 1
+		insns = append(insns, j, asm.Add.Imm(asm.R0, 1))
+	}
+	insns = append(insns, asm.Return())
+	if _, err := instrument(insns, CounterMap, options{}); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("got %v, want ErrUnsupported", err)
+	}
+	// A tenth as long fits.
+	short := append(append(asm.Instructions{}, insns[:2+2*pairs/10]...), asm.Return())
+	short[1].Offset = 2 * pairs / 10
+	if _, err := instrument(short, CounterMap, options{}); err != nil {
+		t.Fatal(err)
+	}
+}

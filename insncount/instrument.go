@@ -179,11 +179,14 @@ func prologue(b block, counter string, opt options) (asm.Instructions, int, erro
 // checkReach refuses a rewritten program whose jumps no longer reach:
 // a jump's offset is 16 bits.
 func checkReach(insns asm.Instructions) error {
-	offsets, err := insns.SymbolOffsets()
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUnsupported, err)
-	}
+	offsets := map[string]int{} // raw, as jumps count
 	iter := insns.Iterate()
+	for iter.Next() {
+		if s := iter.Ins.Symbol(); s != "" {
+			offsets[s] = int(iter.Offset)
+		}
+	}
+	iter = insns.Iterate()
 	for iter.Next() {
 		ins := iter.Ins
 		if ins.Reference() == "" || !ins.OpCode.Class().IsJump() || ins.Offset != -1 || ins.OpCode.JumpOp() == asm.Call {

@@ -38,7 +38,11 @@ func load(spec *ebpf.CollectionSpec, program string, opt options) (*Program, err
 		return nil, err
 	}
 	coll, err := ebpf.NewCollection(cs)
-	if err != nil {
+	var ve *ebpf.VerifierError
+	switch {
+	case errors.As(err, &ve):
+		return nil, fmt.Errorf("the verifier rejected the instrumented copy: %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("load the instrumented copy: %w", err)
 	}
 	return &Program{Collection: coll, Program: coll.Programs[program], Rewrite: rw, counter: coll.Maps[CounterMap]}, nil
@@ -61,6 +65,11 @@ func instrumentSpec(spec *ebpf.CollectionSpec, program string, opt options) (*eb
 	cs := spec.Copy()
 	cs.Programs = map[string]*ebpf.ProgramSpec{program: cs.Programs[program]}
 	cs.Programs[program].Instructions = rw.Insns
+	for _, m := range cs.Maps {
+		// The copy's maps are its own: a pinned map would be shared with
+		// the program measured, or with whoever else pinned it.
+		m.Pinning = ebpf.PinNone
+	}
 	cs.Maps[CounterMap] = &ebpf.MapSpec{Name: CounterMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}
 	return cs, rw, nil
 }
