@@ -121,25 +121,12 @@ type compareFlags struct {
 	failOn           []string // what a regression is judged by: time, insns
 }
 
-// Default noise thresholds, from A/A experiments (see the README): a
-// build against itself, interleaved, never crossed 2 %; the same build in
-// separate invocations, unpaired, differed by up to 24 %, and 12 % kept
-// false verdicts to 2 % of cases.
-//
-// Slopes of builds compared interleaved, over placements, resolve far
-// finer: builds against themselves never crossed 0.25 % (docs/measurement-notes.md).
-const (
-	interleavedNoiseThreshold      = 0.03
-	interleavedSlopeNoiseThreshold = 0.0025
-	acrossRunsNoiseThreshold       = 0.12
-)
-
 func (c *compareFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&c.significance, "significance", 0.05, "p-value below which a change is distinguishable from none")
 	c.noiseThreshold = autoThreshold
 	fl.Var(&c.noiseThreshold, "noise-threshold", fmt.Sprintf(
 		"relative change a change's whole interval must exceed to count (0.03 = 3 %%); auto: %g for interleaved builds sampled linearly, %g flat, %g across runs (baselines, compare)",
-		interleavedSlopeNoiseThreshold, interleavedNoiseThreshold, acrossRunsNoiseThreshold))
+		stats.InterleavedSlopeNoiseThreshold, stats.InterleavedNoiseThreshold, stats.AcrossRunsNoiseThreshold))
 	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit with code 3 when any case regressed")
 	fl.StringSliceVar(&c.failOn, "fail-on", nil, "what --fail-on-regression judges, and implies it: time (the verdicts), insns (any case executing more BPF instructions: exact, no threshold), or time,insns; default time")
 }
@@ -148,13 +135,8 @@ func (c *compareFlags) register(fl *pflag.FlagSet) {
 // sides were sampled together, which decides the default noise threshold.
 func (c *compareFlags) options(base stats.Options, est stats.Estimator, interleaved bool) (stats.CompareOptions, error) {
 	threshold := float64(c.noiseThreshold)
-	switch {
-	case c.noiseThreshold == autoThreshold && interleaved && est.Fitted():
-		threshold = interleavedSlopeNoiseThreshold
-	case c.noiseThreshold == autoThreshold && interleaved:
-		threshold = interleavedNoiseThreshold
-	case c.noiseThreshold == autoThreshold:
-		threshold = acrossRunsNoiseThreshold
+	if c.noiseThreshold == autoThreshold {
+		threshold = stats.DefaultNoiseThreshold(est, interleaved)
 	}
 	for _, f := range c.failOn {
 		if f != judgeTime && f != judgeInsns {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -46,7 +45,7 @@ type sampling struct {
 // count when --samples is given alone, else adaptive.
 //
 // A comparison of builds by a slope is sampled until each case's change is
-// known, or clear (report.PreciseChange).
+// known, or clear (stats.PreciseChange).
 func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Options, placements int, threshold float64) (sampling, error) {
 	fl := cmd.Flags()
 	if !(f.precision > 0 && f.precision < 1) {
@@ -67,9 +66,29 @@ func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Opt
 	}
 	check := opts
 	check.Resamples = checkResamples
-	enough := report.Precise(est, f.precision, check)
+	enough := func(_ int, results []testrun.CaseResult) bool {
+		return stats.Precise(est, f.precision, check, sampled(results))
+	}
 	if f.before != "" && est.Fitted() && placements >= 2 {
-		enough = report.PreciseChange(est, f.precision, threshold, placements, check)
+		enough = func(_ int, results []testrun.CaseResult) bool {
+			return stats.PreciseChange(est, f.precision, threshold, placements, check, sampled(results))
+		}
 	}
 	return sampling{samples: rounds, enough: enough, budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
+}
+
+// sampled hands testrun's results so far to the stopping rules of stats.
+func sampled(results []testrun.CaseResult) []stats.Sampled {
+	out := make([]stats.Sampled, len(results))
+	for i, r := range results {
+		out[i].Samples = r.Samples
+		if len(r.Runs) > 0 {
+			t := stats.Timings{Runs: make([]float64, len(r.Runs)), Total: r.Wall}
+			for j, n := range r.Runs {
+				t.Runs[j] = float64(n)
+			}
+			out[i].Timings = t
+		}
+	}
+	return out
 }

@@ -1,0 +1,102 @@
+package stats
+
+// Default noise thresholds, from A/A experiments (docs/measurement-notes.md):
+// a build against itself, interleaved, never crossed 2 %; the same build in
+// separate invocations, unpaired, differed by up to 24 %, and 12 % kept
+// false verdicts to 2 % of cases. Slopes of builds compared interleaved,
+// over placements, resolve far finer: builds against themselves never
+// crossed 0.25 %.
+const (
+	InterleavedNoiseThreshold      = 0.03
+	InterleavedSlopeNoiseThreshold = 0.0025
+	AcrossRunsNoiseThreshold       = 0.12
+)
+
+// DefaultNoiseThreshold is the noise threshold for a comparison of sides
+// sampled together (interleaved) or at different times, by est.
+func DefaultNoiseThreshold(est Estimator, interleaved bool) float64 {
+	switch {
+	case interleaved && est.Fitted():
+		return InterleavedSlopeNoiseThreshold
+	case interleaved:
+		return InterleavedNoiseThreshold
+	}
+	return AcrossRunsNoiseThreshold
+}
+
+// Sampled is what one program has of a case so far, as adaptive sampling
+// judges it: its samples, and with linear sampling their timings.
+type Sampled struct {
+	Samples []float64
+	Timings Timings // empty unless sampled linearly
+}
+
+// Precise says whether every side's estimate, est, is known within
+// ± precision (relative half-width of its interval), with opts' confidence
+// and resamples: adaptive sampling's test for a case. A fitted estimator
+// needs timings; a side sampled flat is judged by the low estimator.
+func Precise(est Estimator, precision float64, opts Options, sides []Sampled) bool {
+	for _, s := range sides {
+		var e Estimate
+		if est.Fitted() && len(s.Timings.Runs) > 0 {
+			fit, err := FitLinear(s.Timings, FitOptions{Options: opts})
+			if err != nil {
+				return false
+			}
+			e = Summary{Fit: &fit}.Of(est)
+		} else {
+			flat := est
+			if est.Fitted() {
+				flat = Low
+			}
+			estimates, err := Bootstrap(s.Samples, opts)
+			if err != nil {
+				return false
+			}
+			e = estimates.Of(flat)
+		}
+		if e.RelativeHalfWidth() > precision {
+			return false
+		}
+	}
+	return true
+}
+
+// PreciseChange is adaptive sampling's test for two builds compared by a
+// slope, each loaded placements times (two or more), sides holding the
+// before placements then the after ones: every placement must have a
+// slope, and the change, Welch's over the placements, must be known to
+// ± precision and decided (see Decided). A change over placements is
+// bounded by how much the placements differ, which more samples do not
+// shrink; judging each placement to a precision instead sampled on where
+// the change was long known.
+func PreciseChange(est Estimator, precision, threshold float64, placements int, opts Options, sides []Sampled) bool {
+	if len(sides) != 2*placements || placements < 2 {
+		return false
+	}
+	slopes := make([]float64, len(sides))
+	for i, s := range sides {
+		if len(s.Timings.Runs) == 0 {
+			return false
+		}
+		var err error
+		if slopes[i], err = SlopeOf(s.Timings, est == OLS, FitOptions{Options: opts}); err != nil {
+			return false
+		}
+	}
+	fc, err := WelchChange(slopes[:placements], slopes[placements:], opts.Confidence)
+	if err != nil {
+		return false
+	}
+	c := fc.Change
+	return Decided(c, threshold) && (c.Upper-c.Lower)/2 <= precision
+}
+
+// Decided says whether a change's interval c settles its verdict: whole
+// beyond +threshold or -threshold (a change), or whole between them (none
+// worth the name). An interval across either threshold could still go
+// both ways: a 2-instruction change of 0.8 %, stopped at ±0.5 % as
+// [+0.13 % +1.12 %], read "within noise" against a 0.25 % threshold.
+func Decided(c Estimate, threshold float64) bool {
+	return c.Lower > threshold || c.Upper < -threshold || (c.Lower > -threshold && c.Upper < threshold)
+}
