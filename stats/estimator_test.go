@@ -175,8 +175,9 @@ func TestLowQuantileValidation(t *testing.T) {
 		{1e-9, true},
 		{0.02, true},
 		{0.1, true},
-		{0.5, true},
-		{0.999, true},
+		{0.4999, true},
+		{0.5, false}, // the median is no low quantile
+		{0.999, false},
 		{-0.1, false},
 		{-1e-12, false},
 		{1, false},

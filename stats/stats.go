@@ -22,8 +22,9 @@ var (
 	ErrTooFewSamples = errors.New("too few samples")
 	// ErrConfidence means a confidence level outside (0, 1).
 	ErrConfidence = errors.New("confidence level not in (0, 1)")
-	// ErrLowQuantile means a low quantile outside [0, 1).
-	ErrLowQuantile = errors.New("low quantile not in [0, 1)")
+	// ErrLowQuantile means a low quantile outside (0, 0.5): above the
+	// median it would not be low.
+	ErrLowQuantile = errors.New("low quantile not in (0, 0.5)")
 	// ErrResamples means fewer than MinResamples bootstrap resamples.
 	ErrResamples = errors.New("too few resamples")
 	// ErrNonFinite means a sample was NaN or infinite.
@@ -85,7 +86,7 @@ func (o Options) Validate() error {
 	if !(o.Confidence > 0 && o.Confidence < 1) {
 		return fmt.Errorf("confidence %v: %w", o.Confidence, ErrConfidence)
 	}
-	if !(o.LowQuantile >= 0 && o.LowQuantile < 1) {
+	if !(o.LowQuantile == 0 || o.LowQuantile > 0 && o.LowQuantile < 0.5) {
 		return fmt.Errorf("%v: %w", o.LowQuantile, ErrLowQuantile)
 	}
 	if o.Resamples < MinResamples {
