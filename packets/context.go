@@ -152,13 +152,14 @@ func (o *object) context() (Context, error) {
 		return nil, o.p.fail(n, path, "want a mapping of context fields, e.g. {mark: 0x2a, priority: 3}")
 	}
 	var c Context
-	add := func(at *yaml.Node, path string, name, value string) error {
+	// add reads the value of node, at fieldPath in the file, as name's.
+	add := func(node *yaml.Node, fieldPath, name, value string) error {
 		f, err := contextField(name, value)
 		if err == nil {
 			c, err = c.with(f)
 		}
 		if err != nil {
-			return o.p.fail(at, path, "%v", err)
+			return o.p.fail(node, fieldPath, "%v", err)
 		}
 		return nil
 	}

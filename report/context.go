@@ -3,16 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
-
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
-
-// withContext adds to a case what its runs were given of the program's
-// context, and what the checking run changed of it.
-func withContext(r testrun.CaseResult, c Case) Case {
-	c.Context, c.ContextChanges = r.Case.Context.String(), r.ContextChanges
-	return c
-}
 
 // contextNotes say what context a case was run with, and what its program
 // changed of it.

@@ -309,6 +309,13 @@ func otherAction(programType string, c testrun.CaseResult) string {
 	return testrun.ActionName(programType, c.OtherReturn)
 }
 
+// withContext adds to a case what its runs were given of the program's
+// context, and what the checking run changed of it.
+func withContext(r testrun.CaseResult, c Case) Case {
+	c.Context, c.ContextChanges = r.Case.Context.String(), r.ContextChanges
+	return c
+}
+
 // newProgram assembles one program's cases with their summaries.
 func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Settings) Program {
 	prog := Program{Label: p.Label, Object: p.Object, Info: p.Info}

@@ -1,0 +1,40 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// A case run with a context says so, and what its program changed of it,
+// in the table and the JSON; a case without says nothing of it.
+func TestContextNotes(t *testing.T) {
+	res := sampleResult(t)
+	ctx, err := packets.ParseContext("mark=0x2a,cb0=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &res.Programs[0].Cases[0]
+	c.Case.Context = ctx
+	c.ContextChanges = []testrun.ContextChange{{Field: "mark", In: 0x2a, Out: 0x2b}}
+	r, err := New(Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := render(t, r, Table)
+	for _, want := range []string{"fizz: run with context mark=0x2a,cb[0]=1", "fizz: the program changed its context (mark 0x2a -> 0x2b)"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	if strings.Contains(table, "short: run with context") {
+		t.Error("a case without context has a context note")
+	}
+	js := render(t, r, JSON)
+	if !strings.Contains(js, `"context": "mark=0x2a,cb[0]=1"`) || !strings.Contains(js, `"field": "mark"`) || strings.Count(js, `"context"`) != 1 {
+		t.Errorf("JSON lacks the context or its changes, or has them twice:\n%s", js)
+	}
+}
