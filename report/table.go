@@ -35,8 +35,12 @@ func (r *Report) writeTable(w io.Writer) error {
 				figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Of(est).Point)))
 			}
 		}
+		shown := est
+		if all, _ := r.singleCases(); all {
+			shown = stats.Low // no slope was fitted
+		}
 		fmt.Fprintf(w, "floor: %s, the empty %s program, in the same rounds; %s ns per case: %s\n",
-			f.Info.Name, f.Info.Type, est, strings.Join(figures, ", "))
+			f.Info.Name, f.Info.Type, shown, strings.Join(figures, ", "))
 	}
 	if r.counted() {
 		fmt.Fprintln(w, insnsNote)
@@ -71,7 +75,22 @@ func (r *Report) writeTable(w io.Writer) error {
 	if r.Settings.Precision > 0 {
 		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
 	}
+	all, some := r.singleCases()
+	if all {
+		// No repeat levels were sampled: say what was.
+		sampling = fmt.Sprintf("one run a call, %d calls a sample, on a fresh frame each", env.Sampling.SingleCalls)
+		if r.Settings.Precision > 0 {
+			sampling += fmt.Sprintf("; sampled until ±%g %% or %s", 100*r.Settings.Precision, r.Settings.Budget)
+		}
+		fmt.Fprintf(w, "estimate: %s · %s\n", describeEstimator(stats.Low, r.quantile()), sampling)
+		fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it for one run: whole ns, dithered over the calls of a sample; "+
+			"intervals are %d-resample bootstrap percentiles\n", r.Settings.Resamples)
+		return nil
+	}
 	fmt.Fprintf(w, "estimate: %s · %s\n", describeEstimator(est, r.quantile()), sampling)
+	if some {
+		fmt.Fprintf(w, "cases marked %s: one run a call, %d calls a sample, each on a fresh frame; the low of the kernel's figures\n", singleMark, env.Sampling.SingleCalls)
+	}
 	if est.Fitted() {
 		fmt.Fprintf(w, "time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
 			"resolution %.2g ns; intervals are %d-resample bootstrap percentiles over the calls of each level\n",
@@ -87,6 +106,19 @@ func (r *Report) writeTable(w io.Writer) error {
 	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
 		"intervals are %d-resample bootstrap percentiles\n", env.Resolution, r.Settings.Resamples)
 	return nil
+}
+
+// singleCases says whether every case, or some, was sampled one run a
+// call.
+func (r *Report) singleCases() (all, some bool) {
+	all = true
+	for _, p := range r.Programs {
+		for _, c := range p.Results {
+			all = all && c.Single
+			some = some || c.Single
+		}
+	}
+	return all && some, some
 }
 
 // outliers says whether any case of p has outliers.
@@ -195,6 +227,9 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		}
 		aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
 		estHeader := fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)
+		if all, _ := r.singleCases(); all {
+			estHeader = fmt.Sprintf("%s [%g%% CI]", stats.Low, 100*r.Settings.Confidence)
+		}
 		if est == stats.Min {
 			// The bootstrap's minima bound no true minimum: no interval,
 			// as adaptive sampling refuses to bring one to a precision.
@@ -231,7 +266,7 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 				s := c.Stats
 				e := s.Of(est)
 				mark := ""
-				if c.Single && est != stats.Low {
+				if all, _ := r.singleCases(); c.Single && est != stats.Low && !all {
 					mark = singleMark // not the estimator the header names
 				}
 				if est == stats.Min {
@@ -260,14 +295,18 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		if err := table.Render(); err != nil {
 			return err
 		}
-		if singles(p) && est != stats.Low {
+		if all, _ := r.singleCases(); singles(p) && est != stats.Low && !all {
 			fmt.Fprintf(w, "  %s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)\n", singleMark)
 		}
 		for _, note := range notes(p, r.Settings, r.Partial) {
 			fmt.Fprintln(w, "  "+note)
 		}
-		if outliers(p) && (est == stats.Low || est == stats.Slope) {
-			fmt.Fprintf(w, "  outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb\n", est)
+		if all, _ := r.singleCases(); outliers(p) && (est == stats.Low || est == stats.Slope) {
+			shown := est
+			if all {
+				shown = stats.Low
+			}
+			fmt.Fprintf(w, "  outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb\n", shown)
 		}
 		fmt.Fprintln(w)
 		if err := writeSeries(w, p.Series, r.Settings.estimator()); err != nil {

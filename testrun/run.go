@@ -514,7 +514,10 @@ func (p *plan) assemble(res Result) Result {
 		for _, c := range pr.Cases {
 			for i, s := range c.Samples {
 				runs := env.Repeat
-				if i < len(c.Runs) {
+				switch {
+				case c.Single: // a sample is the mean of one run in each of several calls
+					runs = uint32(env.Sampling.SingleCalls)
+				case i < len(c.Runs):
 					runs = c.Runs[i]
 				}
 				env.KernelTime += time.Duration(s * float64(runs))
