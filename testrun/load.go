@@ -26,20 +26,31 @@ type chosen struct {
 	object Object
 	info   ProgramInfo
 	spec   *ebpf.CollectionSpec
+	// programs are all the object's programs, for map-init to name.
+	programs map[string]*ebpf.ProgramSpec
+	// notes say what xdpmicro changed of the object of its own accord.
+	notes []string
 }
 
 // load puts the chosen program of obj and its maps into the kernel.
 func load(obj Object, program string) (*loaded, error) {
-	c, err := choose(obj, program)
+	c, err := choose(obj, program, loadSettings{})
 	if err != nil {
 		return nil, err
 	}
 	return c.load()
 }
 
-func choose(obj Object, program string) (chosen, error) {
-	spec, info, err := obj.choose(program)
-	return chosen{obj, info, spec}, err
+func choose(obj Object, program string, s loadSettings) (chosen, error) {
+	spec, info, all, err := obj.choose(program, s.programType)
+	if err != nil {
+		return chosen{}, err
+	}
+	notes, err := s.prepare(spec, obj.Name)
+	if err != nil {
+		return chosen{}, err
+	}
+	return chosen{obj, info, spec, all, notes}, nil
 }
 
 // chooseByType picks the program of obj that has the given type.
@@ -50,7 +61,7 @@ func chooseByType(obj Object, programType string) (chosen, error) {
 	}
 	for _, p := range infos {
 		if p.Type == programType {
-			return choose(obj, p.Name)
+			return choose(obj, p.Name, loadSettings{})
 		}
 	}
 	return chosen{}, fmt.Errorf("%w: %s has no %s program", ErrNoProgram, obj.Name, programType)

@@ -96,8 +96,11 @@ type Config struct {
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.
 	Floor *Object
-	// MapInit, if set, fills maps of every program after loading.
+	// MapInit, if set, fills maps of every program after loading, and sets
+	// variables and map sizes before.
 	MapInit *MapInit
+	// Load changes every measured object before loading (not the floor).
+	Load LoadOptions
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
@@ -157,6 +160,9 @@ type Environment struct {
 	Dispatcher Dispatcher `json:"dispatcher"`
 	// Load is how busy the machine was while it measured.
 	Load Load `json:"load"`
+	// Notes say what xdpmicro changed of the objects of its own accord to
+	// load them, and what it could not watch.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Dispatcher is what calibration measured of the cost of a call beyond its
@@ -311,9 +317,13 @@ func prepare(cfg Config) (*plan, error) {
 	if p.cpu, p.cpuChoice, err = chooseCPU(cfg.CPU); err != nil {
 		return nil, err
 	}
+	settings, err := newLoadSettings(cfg.Load, cfg.MapInit)
+	if err != nil {
+		return nil, err
+	}
 	var chosen []chosen
 	for _, prog := range cfg.Programs {
-		c, err := choose(prog.Object, prog.Program)
+		c, err := choose(prog.Object, prog.Program, settings)
 		if err != nil {
 			return nil, err
 		}
@@ -352,7 +362,7 @@ func prepare(cfg Config) (*plan, error) {
 			if i == p.floor {
 				continue
 			}
-			if p.updates[i], err = cfg.MapInit.resolve(c.spec); err != nil {
+			if p.updates[i], err = cfg.MapInit.resolve(c.spec, c.programs); err != nil {
 				return nil, err
 			}
 		}
@@ -385,6 +395,7 @@ func (p *plan) load() ([]*loaded, error) {
 // against the case's expectation.
 func (p *plan) check(progs []*loaded) (Result, error) {
 	res := Result{Environment: environment(p.cfg, p.cpu, p.cpuChoice)}
+	res.Environment.Notes = p.notes(progs)
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
 		if i != p.floor {

@@ -23,6 +23,7 @@ type benchFlags struct {
 	program    string
 	selection  caseFlags
 	mapInit    string
+	load       loadFlags
 	cpu        int
 	warmup     time.Duration
 	samples    int
@@ -89,7 +90,8 @@ is compared with one saved earlier by --save-baseline.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.program, "program", "", "program (function) to measure; default: the object's only XDP program")
 	f.selection.register(cmd, "pcap")
-	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run from this YAML or JSON file (see the README)")
+	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run, and set variables and map sizes before loading, from this YAML or JSON file (see the README)")
+	f.load.register(cmd)
 	fl.IntVar(&f.cpu, "cpu", -1, "CPU to measure on; -1 picks the highest-numbered allowed CPU")
 	fl.DurationVar(&f.warmup, "warmup", defaultWarmup, "time spent sampling every case before samples are kept")
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly this many samples per case (at least %d); default: sample until --precision or --time", testrun.MinSamples))
@@ -249,6 +251,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Programs:   progs,
 		Cases:      cases,
 		MapInit:    mapInit,
+		Load:       f.load.options(),
 		CPU:        f.cpu,
 		Warmup:     f.warmup,
 		Samples:    plan.samples,
@@ -262,6 +265,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if runErr != nil && !res.Partial {
 		return runErr
 	}
+	printNotes(cmd, res.Environment.Notes)
 
 	settings := report.Settings{
 		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: f.cpu,
