@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -388,12 +389,17 @@ func parseAddress(s string, size int) ([]byte, bool) {
 	return nil, false
 }
 
-// scalar reads an integer: a number in Go's syntax, or htons(N) or
-// htonl(N), N in network byte order, which raw reports: a big-endian
-// field takes such a value as it is.
+// scalar reads an integer: a number in Go's syntax, an action's name
+// (XDP_DROP, TC_ACT_SHOT), or htons(N) or htonl(N), N in network byte
+// order, which raw reports: a big-endian field takes such a value as it is.
 func scalar(n *yaml.Node, signed bool, size int) (v uint64, raw bool, err error) {
 	if n.Kind != yaml.ScalarNode {
 		return 0, false, fmt.Errorf("line %d: want a number", n.Line)
+	}
+	for _, names := range actionNames {
+		if i := slices.Index(names, n.Value); i >= 0 {
+			return uint64(i), false, nil
+		}
 	}
 	bits := 8 * size
 	for _, f := range []struct {

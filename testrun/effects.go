@@ -43,9 +43,30 @@ func (e Effect) String() string {
 // one entry a port, is just within.
 const maxInspectedEntries = 1 << 16
 
-// mapState is a copy of the maps' contents, by map and key. A per-CPU
-// map's value is the values of every possible CPU end to end.
-type mapState map[string]map[string][]byte
+// mapState is a copy of the maps' contents, by map.
+type mapState map[string]*mapCopy
+
+// mapCopy is a map's entries in the order the kernel gave them, keys and
+// values end to end; a per-CPU map's value is its CPUs' values end to end.
+// Flat, because a map of 65536 entries would take 100 ms to index.
+type mapCopy struct {
+	keySize, valueSize int
+	keys, values       []byte
+}
+
+func (c *mapCopy) len() int           { return len(c.keys) / c.keySize }
+func (c *mapCopy) key(i int) []byte   { return c.keys[i*c.keySize : (i+1)*c.keySize] }
+func (c *mapCopy) value(i int) []byte { return c.values[i*c.valueSize : (i+1)*c.valueSize] }
+func (c *mapCopy) add(key, value []byte) {
+	c.keys, c.values = append(c.keys, key...), append(c.values, value...)
+}
+func (c *mapCopy) index() map[string]int {
+	m := make(map[string]int, c.len())
+	for i := range c.len() {
+		m[string(c.key(i))] = i
+	}
+	return m
+}
 
 // snapshot copies the inspectable maps, and empties queues and stacks, so
 // that what a run pushes can be told from what was there.
@@ -78,7 +99,9 @@ func unwatched(t ebpf.MapType, entries uint32) string {
 			return fmt.Sprintf("%d entries, over %d", entries, maxInspectedEntries)
 		}
 		return ""
-	case ebpf.Queue, ebpf.Stack:
+	case ebpf.Queue, ebpf.Stack,
+		// Programs cannot change these: they hold configuration.
+		ebpf.ProgramArray, ebpf.ArrayOfMaps, ebpf.HashOfMaps, ebpf.DevMap, ebpf.DevMapHash, ebpf.CPUMap, ebpf.XSKMap:
 		return ""
 	}
 	return t.String()
@@ -137,31 +160,60 @@ func (l *loaded) effects(before mapState) ([]Effect, error) {
 		if err != nil {
 			return nil, fmt.Errorf("map %s: %w", name, err)
 		}
-		keys := make([]string, 0, len(after)+len(old))
-		for k := range after {
-			keys = append(keys, k)
-		}
-		for k := range old {
-			if _, ok := after[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			a, inAfter := after[k]
-			o, inOld := old[k]
-			key := formatKey(m.Type(), spec.Key, []byte(k))
-			switch {
-			case !inAfter:
-				out = append(out, Effect{Map: name, Change: "deleted", Key: key})
-			case isPerCPU(m.Type()):
-				out = append(out, perCPUEffects(name, key, spec.Value, int(m.ValueSize()), o, a)...)
-			case !inOld || !bytes.Equal(a, o):
-				out = append(out, Effect{Map: name, Change: "set", Key: key, Value: formatValue(spec.Value, a)})
-			}
-		}
+		out = append(out, changes(name, m, spec, old, after)...)
 	}
 	return out, nil
+}
+
+// changes lists what differs between two copies of a map: entry by entry
+// when the keys came in the same order (arrays, and hash maps no entry was
+// added to or deleted from), by key otherwise.
+func changes(name string, m *ebpf.Map, spec *ebpf.MapSpec, old, after *mapCopy) []Effect {
+	mt := m.Type()
+	var out []Effect
+	changed := func(key, o, a []byte) {
+		k := formatKey(mt, spec.Key, key)
+		switch {
+		case a == nil:
+			out = append(out, Effect{Map: name, Change: "deleted", Key: k})
+		case isPerCPU(mt):
+			out = append(out, perCPUEffects(name, k, spec.Value, int(m.ValueSize()), o, a)...)
+		case o == nil || !bytes.Equal(a, o):
+			out = append(out, Effect{Map: name, Change: "set", Key: k, Value: formatValue(spec.Value, a)})
+		}
+	}
+	if bytes.Equal(old.keys, after.keys) {
+		for i := range after.len() {
+			if o, a := old.value(i), after.value(i); !bytes.Equal(o, a) {
+				changed(after.key(i), o, a)
+			}
+		}
+		return out
+	}
+	oldIndex, afterIndex := old.index(), after.index()
+	keys := make([]string, 0, len(afterIndex)+len(oldIndex))
+	for k := range afterIndex {
+		keys = append(keys, k)
+	}
+	for k := range oldIndex {
+		if _, ok := afterIndex[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		var o, a []byte
+		if i, ok := oldIndex[k]; ok {
+			o = old.value(i)
+		}
+		if i, ok := afterIndex[k]; ok {
+			a = after.value(i)
+		}
+		if !bytes.Equal(o, a) || (o == nil) != (a == nil) {
+			changed([]byte(k), o, a)
+		}
+	}
+	return out
 }
 
 // perCPUEffects are the changes to one entry of a per-CPU map, one for
@@ -195,42 +247,9 @@ func formatKey(mt ebpf.MapType, t btf.Type, key []byte) string {
 // batchSize is the number of entries a batched lookup asks for at once.
 const batchSize = 4096
 
-// snapshotOne copies a map's entries, by key; a per-CPU map's value is
-// its CPUs' values end to end. Maps are read in batches where the kernel
-// can, one entry at a time where not.
-func snapshotOne(m *ebpf.Map) (map[string][]byte, error) {
-	entries, err := snapshotBatched(m)
-	if err == nil {
-		return entries, nil
-	}
-	if !errors.Is(err, ebpf.ErrNotSupported) && !errors.Is(err, errNoBatch) {
-		return nil, err
-	}
-	entries = map[string][]byte{}
-	key := make([]byte, m.KeySize())
-	if isPerCPU(m.Type()) {
-		var values [][]byte
-		it := m.Iterate()
-		for it.Next(&key, &values) {
-			entries[string(key)] = bytes.Join(values, nil)
-		}
-		return entries, it.Err()
-	}
-	value := make([]byte, m.ValueSize())
-	it := m.Iterate()
-	for it.Next(&key, &value) {
-		entries[string(key)] = bytes.Clone(value)
-	}
-	return entries, it.Err()
-}
-
-// errNoBatch: the map type cannot be read in batches (LPM tries).
-var errNoBatch = errors.New("no batched lookup")
-
-func snapshotBatched(m *ebpf.Map) (map[string][]byte, error) {
-	if m.Type() == ebpf.LPMTrie {
-		return nil, errNoBatch
-	}
+// snapshotOne copies a map's entries. Maps are read in batches where the
+// kernel can, one entry at a time where not.
+func snapshotOne(m *ebpf.Map) (*mapCopy, error) {
 	cpus := 1
 	if isPerCPU(m.Type()) {
 		n, err := ebpf.PossibleCPU()
@@ -238,6 +257,39 @@ func snapshotBatched(m *ebpf.Map) (map[string][]byte, error) {
 			return nil, err
 		}
 		cpus = n
+	}
+	c := &mapCopy{keySize: int(m.KeySize()), valueSize: cpus * int(m.ValueSize())}
+	err := c.readBatched(m, cpus)
+	if err == nil {
+		return c, nil
+	}
+	if !errors.Is(err, ebpf.ErrNotSupported) && !errors.Is(err, errNoBatch) {
+		return nil, err
+	}
+	c.keys, c.values = nil, nil
+	key := make([]byte, m.KeySize())
+	if cpus > 1 || isPerCPU(m.Type()) {
+		var values [][]byte
+		it := m.Iterate()
+		for it.Next(&key, &values) {
+			c.add(key, bytes.Join(values, nil))
+		}
+		return c, it.Err()
+	}
+	value := make([]byte, m.ValueSize())
+	it := m.Iterate()
+	for it.Next(&key, &value) {
+		c.add(key, value)
+	}
+	return c, it.Err()
+}
+
+// errNoBatch: the map type cannot be read in batches (LPM tries).
+var errNoBatch = errors.New("no batched lookup")
+
+func (c *mapCopy) readBatched(m *ebpf.Map, cpus int) error {
+	if m.Type() == ebpf.LPMTrie {
+		return errNoBatch
 	}
 	keySize, valueSize := int(m.KeySize()), int(m.ValueSize())
 	// Per-CPU values come 8-byte aligned, one per CPU.
@@ -252,24 +304,22 @@ func snapshotBatched(m *ebpf.Map) (map[string][]byte, error) {
 	keyBytes := unsafeBytes(keys, batchSize*keySize)
 	valueBytes := unsafeBytes(values, batchSize*cpus*stride)
 
-	entries := map[string][]byte{}
 	var cursor ebpf.MapBatchCursor
 	for {
 		n, err := m.BatchLookup(&cursor, keys.Interface(), values.Interface(), nil)
-		for i := range n {
-			key := string(keyBytes[i*keySize : (i+1)*keySize])
-			value := make([]byte, 0, cpus*valueSize)
-			for cpu := range cpus {
-				at := (i*cpus + cpu) * stride
-				value = append(value, valueBytes[at:at+valueSize]...)
+		c.keys = append(c.keys, keyBytes[:n*keySize]...)
+		if stride == valueSize {
+			c.values = append(c.values, valueBytes[:n*cpus*stride]...)
+		} else {
+			for i := range n * cpus {
+				c.values = append(c.values, valueBytes[i*stride:i*stride+valueSize]...)
 			}
-			entries[key] = value
 		}
 		if errors.Is(err, ebpf.ErrKeyNotExist) {
-			return entries, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package testrun
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -447,7 +446,7 @@ func (p *plan) checkCase(l *loaded, c packets.Case, floor bool) (CaseResult, err
 		}
 	}
 	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples)}
-	if !bytes.Equal(out, c.Frame) {
+	if frameChanged(l.info.Type, c.Frame, out) {
 		cr.Output = out
 	}
 	return cr, nil
