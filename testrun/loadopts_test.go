@@ -2,8 +2,8 @@ package testrun
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
