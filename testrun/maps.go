@@ -91,6 +91,9 @@ func ParseMapInit(name string, data []byte) (*MapInit, error) {
 	root := doc.Content[0]
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		key, section := root.Content[i], root.Content[i+1]
+		if key.Value != "maps" && key.Value != "variables" && key.Value != "max_entries" {
+			return nil, fail(key.Line, "unknown key %q: want %s", key.Value, sections)
+		}
 		if section.Kind != yaml.MappingNode {
 			return nil, fail(section.Line, "%s: want a mapping by name", key.Value)
 		}
