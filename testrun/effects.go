@@ -72,8 +72,9 @@ func (c *mapCopy) index() map[string]int {
 // that what a run pushes can be told from what was there.
 func (l *loaded) snapshot() (mapState, error) {
 	state := mapState{}
-	for _, name := range sortedKeys(l.coll.Maps) {
-		m := l.coll.Maps[name]
+	maps := l.maps()
+	for _, name := range sortedKeys(maps) {
+		m := maps[name]
 		switch {
 		case m.Type() == ebpf.Queue || m.Type() == ebpf.Stack:
 			if _, err := l.drain(m); err != nil {
@@ -107,13 +108,14 @@ func unwatched(t ebpf.MapType, entries uint32) string {
 	return t.String()
 }
 
-// unwatchedNote names the maps of spec whose changes are not shown.
-func unwatchedNote(spec *ebpf.CollectionSpec) string {
+// unwatchedNote names the maps of spec whose changes are not shown, each
+// name after prefix.
+func unwatchedNote(spec *ebpf.CollectionSpec, prefix string) string {
 	var maps []string
 	for _, name := range sortedKeys(spec.Maps) {
 		ms := spec.Maps[name]
 		if why := unwatched(ms.Type, ms.MaxEntries); why != "" && !strings.HasPrefix(name, ".rodata") {
-			maps = append(maps, fmt.Sprintf("%s (%s)", name, why))
+			maps = append(maps, fmt.Sprintf("%s%s (%s)", prefix, name, why))
 		}
 	}
 	if len(maps) == 0 {
@@ -140,8 +142,9 @@ func (l *loaded) drain(m *ebpf.Map) ([][]byte, error) {
 // effects compares the maps with a snapshot taken before the run.
 func (l *loaded) effects(before mapState) ([]Effect, error) {
 	var out []Effect
-	for _, name := range sortedKeys(l.coll.Maps) {
-		m, spec := l.coll.Maps[name], l.spec.Maps[name]
+	maps := l.maps()
+	for _, name := range sortedKeys(maps) {
+		m, spec := maps[name], l.mapSpec(name)
 		if m.Type() == ebpf.Queue || m.Type() == ebpf.Stack {
 			values, err := l.drain(m)
 			if err != nil {

@@ -17,7 +17,7 @@ func FuzzParseMapInit(f *testing.F) {
 		if err != nil {
 			return
 		}
-		updates, err := init.resolve(spec, nil)
+		updates, _, err := init.resolve(spec, nil, loadSettings{})
 		if err != nil {
 			return
 		}

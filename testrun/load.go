@@ -19,6 +19,9 @@ type loaded struct {
 	prog   *ebpf.Program
 	// statsTimer takes samples from the program's run-time statistics.
 	statsTimer bool
+	// others are objects loaded beside this one, whose programs its
+	// program arrays hold (others.go).
+	others []*loadedOther
 }
 
 // chosen is a program picked from an object, ready to load.
@@ -94,7 +97,12 @@ func loadError(obj Object, info ProgramInfo, err error) error {
 	return fmt.Errorf("load %s from %s: %w", info.Name, obj.Name, err)
 }
 
-func (l *loaded) close() { l.coll.Close() }
+func (l *loaded) close() {
+	l.coll.Close()
+	for _, o := range l.others {
+		o.coll.Close()
+	}
+}
 
 // runOnce runs a frame once, as a packet would be, and returns the action
 // and the frame as the program left it.

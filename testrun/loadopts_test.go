@@ -227,6 +227,9 @@ func TestLoadOptionErrors(t *testing.T) {
 		{"unknown program", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: nope}\n", ErrMapInit, `map chosen: the object has no program "nope" (programs: by_inner, drop, entry, transmit)`},
 		{"program array in hex", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value_hex: '01000000'}\n", ErrMapInit, "give its value by name"},
 		{"unknown inner map", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  outer:\n    - {key: 0, value: nope}\n", ErrMapInit, `the object has no map "nope" to put in it`},
+		{"other object missing", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: {object: nope.o, program: x}}\n", ErrMapInit, "init.yaml:3: bad object: open nope.o: no such file or directory"},
+		{"other object, no program", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: {object: ../bpf/testdata/ports.o}}\n", ErrMapInit, "{object: FILE, program: NAME}"},
+		{"other object's unknown map", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: {object: ../bpf/testdata/ports.o, program: port_filter}}\n  nope:\n    - {key: 0, value: 1}\n", ErrMapInit, `no map "nope" (maps: .bss, chosen, fallback, outer, ports.o:.rodata, ports.o:passed, ports.o:ports)`},
 		{"constants by map", Program{Object: ports}, LoadOptions{}, "maps:\n  .rodata:\n    - {key: 0, value_hex: '00000000'}\n", ErrMapInit, "set them by name under variables: or with --set"},
 		{"no member", Program{Object: sections, Program: "balance"}, LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {key: {port: 80, addr4: 1.2.3.4}, value: 1}\n", ErrMapInit, `has no member "addr4" (members: addr, addr6, port, proto, family, weight)`},
 		{"bitfield overflow", Program{Object: sections, Program: "balance"}, LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {key: {family: 16}, value: 1}\n", ErrMapInit, "16 does not fit in its 4 bits"},
@@ -269,5 +272,35 @@ func TestMapInitKernelRefusal(t *testing.T) {
 	if err == nil || errors.Is(err, ErrMapInit) || errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "the kernel refused the entry") ||
 		!strings.Contains(err.Error(), "port: 17") || !strings.HasPrefix(err.Error(), "init.yaml:19: map queues, key ") {
 		t.Fatalf("got %v, want a failed run (not bad input) naming the 17th entry: %s...", err, want)
+	}
+}
+
+// A program array filled with a program of another object, as katran's
+// loader puts its balancer into xdp_root's array: the other object is
+// loaded beside the measured one, its maps filled by name and watched as
+// FILE:NAME, and the chain measured end to end.
+func TestTailCallIntoOtherObject(t *testing.T) {
+	requireBPF(t)
+	init := mustParseInit(t, `maps:
+  chosen:
+    - {key: 0, value: {object: ../bpf/testdata/ports.o, program: port_filter}}
+  ports:
+    - {key: htons(80), value: 1}
+`)
+	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "tcp-443", 443, false)}
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "tailcall.o"), Program: "entry"}},
+		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 100, MapInit: init})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit, miss := res.Programs[0].Cases[0], res.Programs[0].Cases[1]
+	if hit.Action != "XDP_DROP" || !strings.HasPrefix(effectStrings(hit), "ports.o:ports: [20480] set 257 (CPU ") {
+		t.Errorf("port 80 through entry into port_filter: %s, effects %q; want XDP_DROP by the port map", hit.Action, effectStrings(hit))
+	}
+	if miss.Action != "XDP_PASS" || !strings.HasPrefix(effectStrings(miss), "ports.o:passed: [0] set 1 (CPU ") {
+		t.Errorf("port 443: %s, effects %q; want XDP_PASS counted in ports.o's passed", miss.Action, effectStrings(miss))
+	}
+	if notes := strings.Join(res.Environment.Notes, "\n"); !strings.Contains(notes, "ports.o: maps pinned by name") {
+		t.Errorf("notes %q: want the other object's pinned maps named", notes)
 	}
 }

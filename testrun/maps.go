@@ -204,140 +204,6 @@ type mapUpdate struct {
 	program, inner string
 }
 
-// innerKeyword asks for a new map of a map of maps' inner type.
-const innerKeyword = "inner"
-
-// resolve turns the entries into bytes, checking them against the maps of
-// the object they will be put into. programs are the object's programs
-// before any was dropped (nil: spec's own): those a program array names
-// are added to spec to be loaded, as are new inner maps.
-func (mi *MapInit) resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.ProgramSpec) ([]mapUpdate, error) {
-	if programs == nil {
-		programs = spec.Programs
-	}
-	var updates []mapUpdate
-	// Maps of maps first: a new inner map can then be filled by name.
-	for _, pass := range []bool{true, false} {
-		for _, me := range mi.maps {
-			ms := spec.Maps[me.name]
-			if ms == nil {
-				return nil, mi.fail(me.line, "the object has no map %q (maps: %s)", me.name, strings.Join(sortedKeys(spec.Maps), ", "))
-			}
-			if isMapOfMaps(ms.Type) != pass {
-				continue
-			}
-			if strings.HasPrefix(me.name, ".rodata") {
-				return nil, mi.fail(me.line, "map %s holds constants, frozen when the program is loaded: set them by name under variables: or with --set", me.name)
-			}
-			for _, e := range me.entries {
-				u, err := mi.resolveEntry(spec, programs, me.name, ms, e)
-				if err != nil {
-					return nil, err
-				}
-				updates = append(updates, u)
-			}
-		}
-	}
-	return updates, nil
-}
-
-func (mi *MapInit) fail(line int, format string, args ...any) error {
-	return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, mi.file, line, fmt.Sprintf(format, args...))
-}
-
-func (mi *MapInit) resolveEntry(spec *ebpf.CollectionSpec, programs map[string]*ebpf.ProgramSpec, name string, ms *ebpf.MapSpec, e mapEntry) (mapUpdate, error) {
-	u := mapUpdate{mapName: name, where: fmt.Sprintf("%s:%d", mi.file, e.line)}
-	keyless := ms.Type == ebpf.Queue || ms.Type == ebpf.Stack || ms.Type == ebpf.BloomFilter
-	var err error
-	switch {
-	case keyless && (e.key != nil || e.hasKeyHex):
-		return u, mi.fail(e.line, "map %s is a %s: give values only", name, ms.Type)
-	case keyless:
-	case e.hasKeyHex:
-		u.key = e.keyHex
-	case e.key == nil:
-		return u, mi.fail(e.line, "map %s: no key", name)
-	default:
-		if u.key, err = encodeSized(ms.Key, int(ms.KeySize), e.key, "key_hex"); err != nil {
-			return u, mi.fail(e.line, "map %s key: %v", name, err)
-		}
-	}
-	if !keyless && uint32(len(u.key)) != ms.KeySize {
-		return u, mi.fail(e.line, "map %s: key of %d bytes, the map's are %d", name, len(u.key), ms.KeySize)
-	}
-	if isArray(ms.Type) {
-		if i, ok := uintValue(u.key, 4); ok && i >= uint64(ms.MaxEntries) {
-			return u, mi.fail(e.line, "map %s: index %d is beyond its %d entries", name, i, ms.MaxEntries)
-		}
-	}
-
-	switch {
-	case ms.Type == ebpf.ProgramArray && e.value != nil:
-		return u, mi.resolveProgram(spec, programs, name, e, &u)
-	case isMapOfMaps(ms.Type) && e.value != nil:
-		return u, mi.resolveInner(spec, name, ms, e, &u)
-	case ms.Type == ebpf.ProgramArray || isMapOfMaps(ms.Type):
-		return u, mi.fail(e.line, "map %s is a %s: give its value by name, not in hex", name, ms.Type)
-	case isPerCPU(ms.Type):
-		u.perCPU, err = mi.perCPUValues(name, ms, e)
-		return u, err
-	case len(e.valueHex) > 1:
-		return u, mi.fail(e.line, "map %s is not per-CPU: give one value_hex", name)
-	case e.valueHex != nil:
-		u.value = e.valueHex[0]
-	default:
-		if u.value, err = encodeSized(ms.Value, int(ms.ValueSize), e.value, "value_hex"); err != nil {
-			return u, mi.fail(e.line, "map %s value: %v", name, err)
-		}
-	}
-	if uint32(len(u.value)) != ms.ValueSize {
-		return u, mi.fail(e.line, "map %s: value of %d bytes, the map's are %d", name, len(u.value), ms.ValueSize)
-	}
-	return u, nil
-}
-
-// resolveProgram checks a program array's entry and has its program
-// loaded with the chosen one.
-func (mi *MapInit) resolveProgram(spec *ebpf.CollectionSpec, programs map[string]*ebpf.ProgramSpec, name string, e mapEntry, u *mapUpdate) error {
-	prog := programs[e.value.Value]
-	switch {
-	case e.value.Kind != yaml.ScalarNode:
-		return mi.fail(e.line, "map %s is a program array: its value is a program's name", name)
-	case prog == nil:
-		return mi.fail(e.line, "map %s: the object has no program %q (programs: %s)", name, e.value.Value, strings.Join(sortedKeys(programs), ", "))
-	case prog.Type == ebpf.UnspecifiedProgram:
-		return mi.fail(e.line, "map %s: program %s is in section %q, which names no type: give --type", name, e.value.Value, prog.SectionName)
-	}
-	spec.Programs[e.value.Value] = prog
-	u.program = e.value.Value
-	return nil
-}
-
-func (mi *MapInit) resolveInner(spec *ebpf.CollectionSpec, name string, ms *ebpf.MapSpec, e mapEntry, u *mapUpdate) error {
-	value := e.value.Value
-	if e.value.Kind != yaml.ScalarNode {
-		return mi.fail(e.line, "map %s is a map of maps: its value is a map's name, or %q for a new map of its inner type", name, innerKeyword)
-	}
-	if inner := spec.Maps[value]; inner != nil && value != name {
-		u.inner = value
-		return nil
-	}
-	if value != innerKeyword {
-		return mi.fail(e.line, "map %s: the object has no map %q to put in it (maps: %s; or %q for a new map of its inner type)",
-			name, value, strings.Join(sortedKeys(spec.Maps), ", "), innerKeyword)
-	}
-	if ms.InnerMap == nil {
-		return mi.fail(e.line, "map %s declares no inner map type", name)
-	}
-	u.inner = fmt.Sprintf("%s/%s", name, formatKey(ms.Type, ms.Key, u.key))
-	if spec.Maps[u.inner] == nil {
-		inner := ms.InnerMap.Copy()
-		inner.Name = u.inner
-		spec.Maps[u.inner] = inner
-	}
-	return nil
-}
-
 // perCPUValues gives a per-CPU map's entry one value per possible CPU: a
 // single value for each, or a list of them.
 func (mi *MapInit) perCPUValues(name string, ms *ebpf.MapSpec, e mapEntry) ([][]byte, error) {
@@ -412,8 +278,9 @@ func isArray(t ebpf.MapType) bool {
 // apply puts the resolved entries into the loaded maps. A refusal is the
 // kernel's, not the file's: the run fails, naming the map and the entry.
 func (l *loaded) apply(updates []mapUpdate) error {
+	maps := l.maps()
 	for _, u := range updates {
-		m := l.coll.Maps[u.mapName]
+		m, spec := maps[u.mapName], l.mapSpec(u.mapName)
 		var key, value any = u.key, u.value
 		if u.key == nil {
 			key = nil
@@ -422,14 +289,14 @@ func (l *loaded) apply(updates []mapUpdate) error {
 		case u.perCPU != nil:
 			value = u.perCPU
 		case u.program != "":
-			value = l.coll.Programs[u.program]
+			value = l.program(u.program)
 		case u.inner != "":
-			value = l.coll.Maps[u.inner]
+			value = maps[u.inner]
 		}
 		if err := m.Update(key, value, ebpf.UpdateAny); err != nil {
-			entry := "value " + formatValue(l.spec.Maps[u.mapName].Value, u.value)
+			entry := "value " + formatValue(spec.Value, u.value)
 			if u.key != nil {
-				entry = "key " + formatKey(m.Type(), l.spec.Maps[u.mapName].Key, u.key)
+				entry = "key " + formatKey(m.Type(), spec.Key, u.key)
 			}
 			return fmt.Errorf("%s: map %s, %s: the kernel refused the entry: %w", u.where, u.mapName, entry, err)
 		}

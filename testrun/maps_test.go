@@ -42,7 +42,7 @@ func TestResolveMapInit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	updates, err := init.resolve(spec, nil)
+	updates, _, err := init.resolve(spec, nil, loadSettings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestResolveMapInit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", doc, err)
 		}
-		if _, err := init.resolve(spec, nil); !errors.Is(err, ErrMapInit) || !strings.Contains(err.Error(), msg) {
+		if _, _, err := init.resolve(spec, nil, loadSettings{}); !errors.Is(err, ErrMapInit) || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", doc, err, msg)
 		}
 	}

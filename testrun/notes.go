@@ -34,8 +34,16 @@ func (p *plan) notes(progs []*loaded) []string {
 		for _, n := range c.notes {
 			add(c.object.Name, n)
 		}
+		for _, o := range p.others[i] {
+			for _, n := range o.chosen.notes {
+				add(c.object.Name, o.prefix+" "+n)
+			}
+		}
 		if i < len(progs) {
-			add(c.object.Name, unwatchedNote(progs[i].spec))
+			add(c.object.Name, unwatchedNote(progs[i].spec, ""))
+			for _, o := range progs[i].others {
+				add(c.object.Name, unwatchedNote(o.spec, o.prefix))
+			}
 		}
 	}
 	return notes

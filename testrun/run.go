@@ -302,6 +302,7 @@ type plan struct {
 	programOf []int         // the index in cfg.Programs of each picked, -1 for the floor
 	floor     int           // index of the floor in picked, or -1
 	updates   [][]mapUpdate // map-init entries per program
+	others    [][]other     // objects loaded beside each program (map-init)
 }
 
 // prepare checks the configuration, the objects, the expectations and the
@@ -355,13 +356,13 @@ func prepare(cfg Config) (*plan, error) {
 		p.floor = len(p.picked)
 		p.picked, p.programOf = append(p.picked, c), append(p.programOf, -1)
 	}
-	p.updates = make([][]mapUpdate, len(p.picked))
+	p.updates, p.others = make([][]mapUpdate, len(p.picked)), make([][]other, len(p.picked))
 	if cfg.MapInit != nil {
 		for i, c := range p.picked {
 			if i == p.floor {
 				continue
 			}
-			if p.updates[i], err = cfg.MapInit.resolve(c.spec, c.programs); err != nil {
+			if p.updates[i], p.others[i], err = cfg.MapInit.resolve(c.spec, c.programs, settings); err != nil {
 				return nil, err
 			}
 		}
@@ -382,6 +383,9 @@ func (p *plan) load() ([]*loaded, error) {
 			return progs, err
 		}
 		progs = append(progs, l)
+		if err := l.loadOthers(p.others[i]); err != nil {
+			return progs, err
+		}
 		if err := l.apply(p.updates[i]); err != nil {
 			return progs, err
 		}
