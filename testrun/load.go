@@ -81,7 +81,7 @@ func (c chosen) load() (*loaded, error) {
 	}
 	coll, err := ebpf.NewCollection(spec)
 	if err != nil {
-		return nil, loadError(obj, info, err)
+		return nil, loadError(obj, info, firstMapError(spec, err))
 	}
 	return &loaded{object: obj, info: info, spec: spec, coll: coll, prog: coll.Programs[info.Name]}, nil
 }

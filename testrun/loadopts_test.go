@@ -304,3 +304,20 @@ func TestTailCallIntoOtherObject(t *testing.T) {
 		t.Errorf("notes %q: want the other object's pinned maps named", notes)
 	}
 }
+
+// A load the kernel refuses names the same map every time: cilium/ebpf
+// creates maps in no set order, and badmaps.o has two bad ones.
+func TestLoadErrorDeterministic(t *testing.T) {
+	requireBPF(t)
+	obj := readTestObject(t, "badmaps.o")
+	for range 8 {
+		l, err := load(obj, "")
+		if err == nil {
+			l.close()
+			t.Fatal("loaded a hash map with BPF_F_MMAPABLE")
+		}
+		if !strings.Contains(err.Error(), "map alpha: ") || strings.Contains(err.Error(), "beta") {
+			t.Fatalf("%v: want map alpha named, the first in name order, every time", err)
+		}
+	}
+}

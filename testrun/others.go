@@ -1,6 +1,8 @@
 package testrun
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -62,4 +64,27 @@ func (l *loaded) program(name string) *ebpf.Program {
 		}
 	}
 	return l.coll.Programs[name]
+}
+
+// firstMapError makes a failed load's message the same every time.
+// cilium/ebpf creates maps in no set order, so with two bad maps either
+// could be named: the first in name order that the kernel refuses is.
+// Maps of programs and maps are created empty. err is kept if every map
+// can be created alone.
+func firstMapError(spec *ebpf.CollectionSpec, err error) error {
+	if _, verifier := errors.AsType[*ebpf.VerifierError](err); verifier {
+		return err // maps are created before programs: they were fine
+	}
+	for _, name := range sortedKeys(spec.Maps) {
+		ms := spec.Maps[name].Copy()
+		if ms.Type == ebpf.ProgramArray || isMapOfMaps(ms.Type) {
+			ms.Contents = nil
+		}
+		m, mapErr := ebpf.NewMap(ms)
+		if mapErr != nil {
+			return fmt.Errorf("map %s: %w", name, mapErr)
+		}
+		m.Close()
+	}
+	return err
 }
