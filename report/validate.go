@@ -202,7 +202,8 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*Report, opts s
 // MaxFineError bounds each fine rung's difference from the base, relative
 // to what its fine steps should cost: each is one one-cycle instruction
 // on the chain, so the cost per fine step fitted over all rungs stands
-// for a cycle.
+// for a cycle. A rung fails when its difference's whole interval lies
+// outside the band.
 const MaxFineError = 0.3
 
 // failures are the fine rungs out of order, or off their expected cost.
@@ -215,9 +216,11 @@ func (f *FineValidation) failures() []string {
 			switch {
 			case d.Point <= prev:
 				out = append(out, fmt.Sprintf("run %d: fine_%d is not slower than the rung before (%+.2f ns against %+.2f)", ri+1, f.Steps[i], d.Point, prev))
-			case math.Abs(d.Point-expected) > MaxFineError*expected:
-				out = append(out, fmt.Sprintf("run %d: fine_%d costs %+.2f ns, more than %g %% off %d fine steps of %.3f ns",
-					ri+1, f.Steps[i], d.Point, 100*MaxFineError, f.Steps[i], f.PerStep))
+			case d.Lower > (1+MaxFineError)*expected || d.Upper < (1-MaxFineError)*expected:
+				// Off by more than the band with the interval's confidence:
+				// a point estimate alone fails on a noisy moment.
+				out = append(out, fmt.Sprintf("run %d: fine_%d costs %+.2f [%+.2f %+.2f] ns, more than %g %% off %d fine steps of %.3f ns",
+					ri+1, f.Steps[i], d.Point, d.Lower, d.Upper, 100*MaxFineError, f.Steps[i], f.PerStep))
 			}
 			prev = d.Point
 		}

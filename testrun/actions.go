@@ -33,7 +33,8 @@ var actionNames = map[string][]string{
 const tcActUnspec = "TC_ACT_UNSPEC"
 
 // ActionName names a return code of a program of that type. A socket
-// filter's return is the number of bytes to keep, so it stays a number.
+// filter's return is the number of bytes to keep, so it stays a number,
+// signed as the program returns it (-1: the whole packet).
 func ActionName(programType string, ret uint32) string {
 	names := actionNames[programType]
 	switch {
@@ -41,6 +42,8 @@ func ActionName(programType string, ret uint32) string {
 		return names[ret]
 	case programType == ebpf.SchedCLS.String() && int32(ret) == -1:
 		return tcActUnspec
+	case programType == ebpf.SocketFilter.String():
+		return strconv.FormatInt(int64(int32(ret)), 10)
 	}
 	return strconv.FormatUint(uint64(ret), 10)
 }

@@ -19,6 +19,9 @@ type loaded struct {
 	prog   *ebpf.Program
 	// statsTimer takes samples from the program's run-time statistics.
 	statsTimer bool
+	// others are objects loaded beside this one, whose programs its
+	// program arrays hold (others.go).
+	others []*loadedOther
 }
 
 // chosen is a program picked from an object, ready to load.
@@ -26,20 +29,31 @@ type chosen struct {
 	object Object
 	info   ProgramInfo
 	spec   *ebpf.CollectionSpec
+	// programs are all the object's programs, for map-init to name.
+	programs map[string]*ebpf.ProgramSpec
+	// notes say what xdpmicro changed of the object of its own accord.
+	notes []string
 }
 
 // load puts the chosen program of obj and its maps into the kernel.
 func load(obj Object, program string) (*loaded, error) {
-	c, err := choose(obj, program)
+	c, err := choose(obj, program, loadSettings{})
 	if err != nil {
 		return nil, err
 	}
 	return c.load()
 }
 
-func choose(obj Object, program string) (chosen, error) {
-	spec, info, err := obj.choose(program)
-	return chosen{obj, info, spec}, err
+func choose(obj Object, program string, s loadSettings) (chosen, error) {
+	spec, info, all, err := obj.choose(program, s.programType)
+	if err != nil {
+		return chosen{}, err
+	}
+	notes, err := s.prepare(spec, obj.Name)
+	if err != nil {
+		return chosen{}, err
+	}
+	return chosen{obj, info, spec, all, notes}, nil
 }
 
 // chooseByType picks the program of obj that has the given type.
@@ -50,7 +64,7 @@ func chooseByType(obj Object, programType string) (chosen, error) {
 	}
 	for _, p := range infos {
 		if p.Type == programType {
-			return choose(obj, p.Name)
+			return choose(obj, p.Name, loadSettings{})
 		}
 	}
 	return chosen{}, fmt.Errorf("%w: %s has no %s program", ErrNoProgram, obj.Name, programType)
@@ -67,7 +81,7 @@ func (c chosen) load() (*loaded, error) {
 	}
 	coll, err := ebpf.NewCollection(spec)
 	if err != nil {
-		return nil, loadError(obj, info, err)
+		return nil, loadError(obj, info, firstMapError(spec, err))
 	}
 	return &loaded{object: obj, info: info, spec: spec, coll: coll, prog: coll.Programs[info.Name]}, nil
 }
@@ -83,7 +97,12 @@ func loadError(obj Object, info ProgramInfo, err error) error {
 	return fmt.Errorf("load %s from %s: %w", info.Name, obj.Name, err)
 }
 
-func (l *loaded) close() { l.coll.Close() }
+func (l *loaded) close() {
+	l.coll.Close()
+	for _, o := range l.others {
+		o.coll.Close()
+	}
+}
 
 // runOnce runs a frame once, as a packet would be, with the context ctx
 // if not nil, and returns the action, the frame as the program left it,

@@ -1,12 +1,10 @@
 package testrun
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -18,22 +16,38 @@ import (
 // ErrMapInit reports a --map-init file that cannot be used.
 var ErrMapInit = errors.New("bad map-init file")
 
-// MapInit holds entries to put into maps after loading, before any run.
+// MapInit holds entries to put into maps after loading, before any run,
+// and global variables and map sizes to set before loading.
 //
-// The file is YAML (or JSON), one list of entries per map name. A key or
-// value is written in hex (key_hex, value_hex), or, when the object has
-// BTF for the map, as YAML: numbers and enum names for integers, mappings
-// for structs, sequences for arrays. Queues and stacks take values only:
+// The file is YAML (or JSON). Under maps, one list of entries per map
+// name. A key or value is written in hex (key_hex, value_hex), or, when
+// the object has BTF for the map, as YAML: numbers and enum names for
+// integers, mappings for structs and unions (members of anonymous ones
+// by their own names), sequences for arrays, IPv4, IPv6 and MAC addresses
+// as strings for fields of their size. Fields of type __be16, __be32 and
+// __be64 take numbers as written; htons(80) and htonl(N) give an integer
+// in network byte order. Queues and stacks take values only. A per-CPU
+// map's value fills every possible CPU; a list of values gives one per CPU
+// (the rest are zero). A program array's value is a program's name, a map
+// of maps' value a map's name, or "inner" for a new map of its inner type.
 //
+//	variables:
+//	  action: XDP_TX
+//	max_entries:
+//	  cpu_map: 4
 //	maps:
 //	  config:
 //	    - {key: 0, value: {port: 53, enabled: 1}}
 //	    - {key_hex: "01000000", value_hex: "35000100"}
 //	  verdicts:
 //	    - value: FIZZ
+//	  jump_table:
+//	    - {key: 0, value: tail_target}
 type MapInit struct {
-	file string
-	maps []mapEntries
+	file      string
+	maps      []mapEntries
+	variables []assignment
+	sizes     []sizing
 }
 
 type mapEntries struct {
@@ -43,10 +57,11 @@ type mapEntries struct {
 }
 
 type mapEntry struct {
-	line                int
-	key, value          *yaml.Node
-	keyHex, valueHex    []byte
-	hasKeyHex, hasValue bool
+	line       int
+	key, value *yaml.Node
+	keyHex     []byte
+	valueHex   [][]byte // one, or one per CPU
+	hasKeyHex  bool
 }
 
 // ReadMapInit reads and checks the syntax of a --map-init file; whether
@@ -68,25 +83,61 @@ func ParseMapInit(name string, data []byte) (*MapInit, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMapInit, name, err)
 	}
-	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fail(1, "want a mapping with the key \"maps\"")
-	}
-	root := doc.Content[0]
-	if len(root.Content) != 2 || root.Content[0].Value != "maps" || root.Content[1].Kind != yaml.MappingNode {
-		return nil, fail(root.Line, "want exactly one key, \"maps\", holding a mapping of map names")
+	const sections = `"maps", "variables" and "max_entries"`
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode || len(doc.Content[0].Content) == 0 {
+		return nil, fail(1, "want a mapping with the keys %s", sections)
 	}
 	init := &MapInit{file: name}
-	maps := root.Content[1]
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, section := root.Content[i], root.Content[i+1]
+		if key.Value != "maps" && key.Value != "variables" && key.Value != "max_entries" {
+			return nil, fail(key.Line, "unknown key %q: want %s", key.Value, sections)
+		}
+		if section.Kind != yaml.MappingNode {
+			return nil, fail(section.Line, "%s: want a mapping by name", key.Value)
+		}
+		var err error
+		switch key.Value {
+		case "maps":
+			err = init.parseMaps(section, fail)
+		case "variables":
+			for j := 0; j+1 < len(section.Content); j += 2 {
+				name, value := section.Content[j], section.Content[j+1]
+				init.variables = append(init.variables, assignment{
+					name: name.Value, value: value, where: fmt.Sprintf("%s:%d", init.file, name.Line), file: true})
+			}
+		case "max_entries":
+			for j := 0; j+1 < len(section.Content); j += 2 {
+				name, value := section.Content[j], section.Content[j+1]
+				n, err := strconv.ParseUint(value.Value, 0, 32)
+				if value.Kind != yaml.ScalarNode || err != nil || n == 0 {
+					return nil, fail(value.Line, "max_entries.%s: %q is not a size from 1 to 4294967295", name.Value, value.Value)
+				}
+				init.sizes = append(init.sizes, sizing{
+					name: name.Value, n: uint32(n), where: fmt.Sprintf("%s:%d", init.file, name.Line), file: true})
+			}
+		default:
+			return nil, fail(key.Line, "unknown key %q: want %s", key.Value, sections)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return init, nil
+}
+
+func (mi *MapInit) parseMaps(maps *yaml.Node, fail func(int, string, ...any) error) error {
 	for i := 0; i+1 < len(maps.Content); i += 2 {
 		mapName, list := maps.Content[i], maps.Content[i+1]
 		if list.Kind != yaml.SequenceNode {
-			return nil, fail(list.Line, "maps.%s: want a list of entries", mapName.Value)
+			return fail(list.Line, "maps.%s: want a list of entries", mapName.Value)
 		}
 		me := mapEntries{name: mapName.Value, line: mapName.Line}
 		for j, item := range list.Content {
 			where := fmt.Sprintf("maps.%s[%d]", mapName.Value, j)
 			if item.Kind != yaml.MappingNode {
-				return nil, fail(item.Line, "%s: want a mapping with key/key_hex and value/value_hex", where)
+				return fail(item.Line, "%s: want a mapping with key/key_hex and value/value_hex", where)
 			}
 			e := mapEntry{line: item.Line}
 			for k := 0; k+1 < len(item.Content); k += 2 {
@@ -95,253 +146,159 @@ func ParseMapInit(name string, data []byte) (*MapInit, error) {
 				case "key":
 					e.key = v
 				case "value":
-					e.value, e.hasValue = v, true
-				case "key_hex", "value_hex":
-					b, err := hex.DecodeString(strings.ReplaceAll(v.Value, " ", ""))
-					if err != nil || v.Kind != yaml.ScalarNode {
-						return nil, fail(v.Line, "%s.%s: %q is not hex", where, field.Value, v.Value)
+					e.value = v
+				case "key_hex":
+					b, ok := hexBytes(v)
+					if !ok {
+						return fail(v.Line, "%s.key_hex: %q is not hex", where, v.Value)
 					}
-					if field.Value == "key_hex" {
-						e.keyHex, e.hasKeyHex = b, true
-					} else {
-						e.valueHex, e.hasValue = b, true
+					e.keyHex, e.hasKeyHex = b, true
+				case "value_hex":
+					values := []*yaml.Node{v}
+					if v.Kind == yaml.SequenceNode {
+						values = v.Content
+					}
+					for _, v := range values {
+						b, ok := hexBytes(v)
+						if !ok {
+							return fail(v.Line, "%s.value_hex: %q is not hex (give one string, or a list of one per CPU)", where, v.Value)
+						}
+						e.valueHex = append(e.valueHex, b)
 					}
 				default:
-					return nil, fail(field.Line, "%s: unknown field %q (key, key_hex, value, value_hex)", where, field.Value)
+					return fail(field.Line, "%s: unknown field %q (key, key_hex, value, value_hex)", where, field.Value)
 				}
 			}
 			if e.key != nil && e.hasKeyHex || e.value != nil && e.valueHex != nil {
-				return nil, fail(item.Line, "%s: give a key and a value each once, as YAML or as hex", where)
+				return fail(item.Line, "%s: give a key and a value each once, as YAML or as hex", where)
 			}
-			if !e.hasValue {
-				return nil, fail(item.Line, "%s: no value", where)
+			if e.value == nil && e.valueHex == nil {
+				return fail(item.Line, "%s: no value", where)
 			}
 			me.entries = append(me.entries, e)
 		}
-		init.maps = append(init.maps, me)
+		mi.maps = append(mi.maps, me)
 	}
-	return init, nil
+	return nil
+}
+
+func hexBytes(n *yaml.Node) ([]byte, bool) {
+	if n.Kind != yaml.ScalarNode {
+		return nil, false
+	}
+	s := strings.TrimPrefix(strings.ReplaceAll(n.Value, " ", ""), "0x")
+	b, err := hex.DecodeString(s)
+	return b, err == nil
 }
 
 // mapUpdate is one resolved entry.
 type mapUpdate struct {
-	mapName    string
-	key, value []byte // key is nil for queues and stacks
+	mapName string
+	where   string // file:line
+	key     []byte // nil for queues, stacks and bloom filters
+	value   []byte
+	// perCPU is a per-CPU map's value, one per possible CPU.
+	perCPU [][]byte
+	// program is the program a program array's entry holds; inner the
+	// map a map of maps' entry holds.
+	program, inner string
 }
 
-// resolve turns the entries into bytes, checking them against the maps of
-// the object they will be put into.
-func (mi *MapInit) resolve(spec *ebpf.CollectionSpec) ([]mapUpdate, error) {
-	fail := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, mi.file, line, fmt.Sprintf(format, args...))
+// perCPUValues gives a per-CPU map's entry one value per possible CPU: a
+// single value for each, or a list of them.
+func (mi *MapInit) perCPUValues(name string, ms *ebpf.MapSpec, e mapEntry) ([][]byte, error) {
+	cpus, err := ebpf.PossibleCPU()
+	if err != nil {
+		return nil, fmt.Errorf("map %s is per-CPU, and the possible CPUs are unknown: %w", name, err)
 	}
-	var updates []mapUpdate
-	for _, me := range mi.maps {
-		ms := spec.Maps[me.name]
-		if ms == nil {
-			var names []string
-			for name := range spec.Maps {
-				names = append(names, name)
-			}
-			slices.Sort(names)
-			return nil, fail(me.line, "the object has no map %q (maps: %s)", me.name, strings.Join(names, ", "))
+	values, list := e.valueHex, len(e.valueHex) > 1
+	if e.valueHex == nil {
+		nodes := []*yaml.Node{e.value}
+		if list = perCPUList(ms.Value, e.value); list {
+			nodes = e.value.Content
 		}
-		keyless := ms.Type == ebpf.Queue || ms.Type == ebpf.Stack
-		for _, e := range me.entries {
-			u := mapUpdate{mapName: me.name}
-			var err error
-			switch {
-			case keyless && (e.key != nil || e.hasKeyHex):
-				return nil, fail(e.line, "map %s is a %s: give values only", me.name, ms.Type)
-			case keyless:
-			case e.hasKeyHex:
-				u.key = e.keyHex
-			case e.key == nil:
-				return nil, fail(e.line, "map %s: no key", me.name)
-			case ms.Key == nil:
-				return nil, fail(e.line, "map %s has no BTF: give key_hex", me.name)
-			default:
-				if u.key, err = encodeValue(ms.Key, e.key); err != nil {
-					return nil, fail(e.line, "map %s key: %v", me.name, err)
-				}
-			}
-			switch {
-			case e.valueHex != nil:
-				u.value = e.valueHex
-			case ms.Value == nil:
-				return nil, fail(e.line, "map %s has no BTF: give value_hex", me.name)
-			default:
-				if u.value, err = encodeValue(ms.Value, e.value); err != nil {
-					return nil, fail(e.line, "map %s value: %v", me.name, err)
-				}
-			}
-			if !keyless && uint32(len(u.key)) != ms.KeySize {
-				return nil, fail(e.line, "map %s: key of %d bytes, the map's are %d", me.name, len(u.key), ms.KeySize)
-			}
-			if uint32(len(u.value)) != ms.ValueSize {
-				return nil, fail(e.line, "map %s: value of %d bytes, the map's are %d", me.name, len(u.value), ms.ValueSize)
-			}
-			updates = append(updates, u)
-		}
-	}
-	return updates, nil
-}
-
-// Effect is a change that one run of a case made to a map.
-type Effect struct {
-	Map    string `json:"map"`
-	Change string `json:"change"` // pushed, set or deleted
-	Key    string `json:"key,omitempty"`
-	Value  string `json:"value,omitempty"`
-}
-
-// String says it in a line that names the map as a map: "verdicts" alone
-// read like the verdict of a comparison.
-func (e Effect) String() string {
-	switch {
-	case e.Key == "":
-		return fmt.Sprintf("map %s: %s %s", e.Map, e.Change, e.Value)
-	case e.Change == "deleted":
-		return fmt.Sprintf("map %s: deleted [%s]", e.Map, e.Key)
-	}
-	return fmt.Sprintf("map %s: [%s] %s %s", e.Map, e.Key, e.Change, e.Value)
-}
-
-// Maps larger than this are not compared before and after a case: the
-// copy would cost more than it tells.
-const maxInspectedEntries = 4096
-
-// mapState is a copy of the maps' contents, by map and hex key.
-type mapState map[string]map[string][]byte
-
-// snapshot copies the inspectable maps, and empties queues and stacks, so
-// that what a run pushes can be told from what was there.
-func (l *loaded) snapshot() (mapState, error) {
-	state := mapState{}
-	for name, m := range l.coll.Maps {
-		switch {
-		case m.Type() == ebpf.Queue || m.Type() == ebpf.Stack:
-			if _, err := l.drain(m); err != nil {
-				return nil, fmt.Errorf("map %s: %w", name, err)
-			}
-		case inspectable(m):
-			entries, err := l.snapshotOne(m)
+		for i, n := range nodes {
+			b, err := encodeSized(ms.Value, int(ms.ValueSize), n, "value_hex")
 			if err != nil {
-				return nil, fmt.Errorf("map %s: %w", name, err)
+				return nil, mi.fail(e.line, "map %s value (CPU %d): %v", name, i, err)
 			}
-			state[name] = entries
+			values = append(values, b)
 		}
 	}
-	return state, nil
+	for i, v := range values {
+		if uint32(len(v)) != ms.ValueSize {
+			return nil, mi.fail(e.line, "map %s: value (CPU %d) of %d bytes, the map's are %d", name, i, len(v), ms.ValueSize)
+		}
+	}
+	if len(values) > cpus {
+		return nil, mi.fail(e.line, "map %s is per-CPU: %d values for %d possible CPUs", name, len(values), cpus)
+	}
+	fill := make([]byte, ms.ValueSize)
+	if !list {
+		fill = values[0]
+	}
+	for len(values) < cpus {
+		values = append(values, fill)
+	}
+	return values, nil
 }
 
-func inspectable(m *ebpf.Map) bool {
-	switch m.Type() {
-	case ebpf.Hash, ebpf.Array, ebpf.LRUHash, ebpf.LPMTrie:
-		return m.MaxEntries() <= maxInspectedEntries
+// perCPUList says whether a per-CPU map's value is a list of one value per
+// CPU: a sequence, unless the value type is an array, whose one value is
+// a sequence already; then a sequence of sequences.
+func perCPUList(t btf.Type, n *yaml.Node) bool {
+	if n.Kind != yaml.SequenceNode {
+		return false
+	}
+	if _, isArray := btf.UnderlyingType(t).(*btf.Array); t != nil && isArray {
+		return len(n.Content) > 0 && n.Content[0].Kind == yaml.SequenceNode
+	}
+	return true
+}
+
+func isPerCPU(t ebpf.MapType) bool {
+	switch t {
+	case ebpf.PerCPUHash, ebpf.PerCPUArray, ebpf.LRUCPUHash, ebpf.PerCPUCGroupStorage:
+		return true
 	}
 	return false
 }
 
-func (l *loaded) drain(m *ebpf.Map) ([][]byte, error) {
-	var values [][]byte
-	for {
-		v := make([]byte, m.ValueSize())
-		err := m.LookupAndDelete(nil, &v)
-		if errors.Is(err, ebpf.ErrKeyNotExist) {
-			return values, nil
-		}
-		if err != nil {
-			return values, err
-		}
-		values = append(values, v)
+func isMapOfMaps(t ebpf.MapType) bool { return t == ebpf.ArrayOfMaps || t == ebpf.HashOfMaps }
+
+// isArray says whether the map's keys are indexes below max_entries.
+func isArray(t ebpf.MapType) bool {
+	switch t {
+	case ebpf.Array, ebpf.PerCPUArray, ebpf.ProgramArray, ebpf.ArrayOfMaps, ebpf.DevMap, ebpf.CPUMap, ebpf.XSKMap, ebpf.CGroupArray:
+		return true
 	}
+	return false
 }
 
-// effects compares the maps with a snapshot taken before the run.
-func (l *loaded) effects(before mapState) ([]Effect, error) {
-	var out []Effect
-	names := make([]string, 0, len(l.coll.Maps))
-	for name := range l.coll.Maps {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		m, spec := l.coll.Maps[name], l.spec.Maps[name]
-		if m.Type() == ebpf.Queue || m.Type() == ebpf.Stack {
-			values, err := l.drain(m)
-			if err != nil {
-				return nil, fmt.Errorf("map %s: %w", name, err)
-			}
-			for _, v := range values {
-				out = append(out, Effect{Map: name, Change: "pushed", Value: formatValue(spec.Value, v)})
-			}
-			continue
-		}
-		old, ok := before[name]
-		if !ok {
-			continue
-		}
-		after, err := l.snapshotOne(m)
-		if err != nil {
-			return nil, fmt.Errorf("map %s: %w", name, err)
-		}
-		keys := make([]string, 0, len(after)+len(old))
-		for k := range after {
-			keys = append(keys, k)
-		}
-		for k := range old {
-			if _, ok := after[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			a, inAfter := after[k]
-			o, inOld := old[k]
-			key := formatKey(m, spec.Key, []byte(k))
-			switch {
-			case !inAfter:
-				out = append(out, Effect{Map: name, Change: "deleted", Key: key})
-			case !inOld || !bytes.Equal(a, o):
-				out = append(out, Effect{Map: name, Change: "set", Key: key, Value: formatValue(spec.Value, a)})
-			}
-		}
-	}
-	return out, nil
-}
-
-// formatKey is formatValue, but shows an array's index as a number even
-// without BTF, as for the sections of global variables.
-func formatKey(m *ebpf.Map, t btf.Type, key []byte) string {
-	if _, isVoid := t.(*btf.Void); (t == nil || isVoid) && m.Type() == ebpf.Array {
-		if i, ok := uintValue(key, 4); ok {
-			return strconv.FormatUint(i, 10)
-		}
-	}
-	return formatValue(t, key)
-}
-
-func (l *loaded) snapshotOne(m *ebpf.Map) (map[string][]byte, error) {
-	entries := map[string][]byte{}
-	key, value := make([]byte, m.KeySize()), make([]byte, m.ValueSize())
-	it := m.Iterate()
-	for it.Next(&key, &value) {
-		entries[string(key)] = bytes.Clone(value)
-	}
-	return entries, it.Err()
-}
-
-// apply puts the resolved entries into the loaded maps.
+// apply puts the resolved entries into the loaded maps. A refusal is the
+// kernel's, not the file's: the run fails, naming the map and the entry.
 func (l *loaded) apply(updates []mapUpdate) error {
+	maps := l.maps()
 	for _, u := range updates {
-		m := l.coll.Maps[u.mapName]
-		var key any = u.key
+		m, spec := maps[u.mapName], l.mapSpec(u.mapName)
+		var key, value any = u.key, u.value
 		if u.key == nil {
 			key = nil
 		}
-		if err := m.Update(key, u.value, ebpf.UpdateAny); err != nil {
-			return fmt.Errorf("%w: map %s: %w", ErrMapInit, u.mapName, err)
+		switch {
+		case u.perCPU != nil:
+			value = u.perCPU
+		case u.program != "":
+			value = l.program(u.program)
+		case u.inner != "":
+			value = maps[u.inner]
+		}
+		if err := m.Update(key, value, ebpf.UpdateAny); err != nil {
+			entry := "value " + formatValue(spec.Value, u.value)
+			if u.key != nil {
+				entry = "key " + formatKey(m.Type(), spec.Key, u.key)
+			}
+			return fmt.Errorf("%s: map %s, %s: the kernel refused the entry: %w", u.where, u.mapName, entry, err)
 		}
 	}
 	return nil

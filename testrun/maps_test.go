@@ -34,7 +34,7 @@ func TestParseMapInitErrors(t *testing.T) {
 // Entries are checked against the object's maps and their BTF before
 // anything is loaded.
 func TestResolveMapInit(t *testing.T) {
-	spec, _, err := readTestObject(t, "maps.o").choose("")
+	spec, _, _, err := readTestObject(t, "maps.o").choose("", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestResolveMapInit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	updates, err := init.resolve(spec)
+	updates, _, err := init.resolve(spec, nil, loadSettings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestResolveMapInit(t *testing.T) {
 	for doc, msg := range map[string]string{
 		"maps:\n  nosuch:\n    - {key: 0, value: 1}":               `no map "nosuch" (maps: .bss, config, lengths)`,
 		"maps:\n  config:\n    - {key: 0, value: {port: 70000}}":   "not an unsigned 16-bit number",
-		"maps:\n  config:\n    - {key: 0, value: {colour: 1}}":     `no byte-aligned member "colour"`,
+		"maps:\n  config:\n    - {key: 0, value: {colour: 1}}":     `struct config has no member "colour" (members: port, enabled, pad, limit)`,
 		"maps:\n  config:\n    - {key_hex: '00', value_hex: '00'}": "key of 1 bytes, the map's are 4",
 		"maps:\n  lengths:\n    - {value: 1}":                      "map lengths: no key",
 	} {
@@ -65,7 +65,7 @@ func TestResolveMapInit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", doc, err)
 		}
-		if _, err := init.resolve(spec); !errors.Is(err, ErrMapInit) || !strings.Contains(err.Error(), msg) {
+		if _, _, err := init.resolve(spec, nil, loadSettings{}); !errors.Is(err, ErrMapInit) || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", doc, err, msg)
 		}
 	}

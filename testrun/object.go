@@ -81,23 +81,27 @@ func (o Object) Programs() ([]ProgramInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var infos []ProgramInfo
-	for name, p := range spec.Programs {
-		infos = append(infos, ProgramInfo{Name: name, Type: p.Type.String(), Section: p.SectionName})
-	}
-	slices.SortFunc(infos, func(a, b ProgramInfo) int { return strings.Compare(a.Name, b.Name) })
-	return infos, nil
+	return programInfos(spec), nil
 }
 
 // choose returns the spec with only the named program, or with the only
-// measurable program when name is empty. Other programs are dropped so that
-// one the verifier would reject cannot fail the run.
-func (o Object) choose(name string) (*ebpf.CollectionSpec, ProgramInfo, error) {
-	spec, err := o.spec()
+// measurable program when name is empty, and the programs that the
+// object's program arrays hold: a tail call needs its target loaded.
+// Other programs are dropped so that one the verifier would reject cannot
+// fail the run. Programs in sections that name no type get programType,
+// when it is set. all are the object's programs, for a --map-init file to
+// name.
+func (o Object) choose(name string, programType ebpf.ProgramType) (spec *ebpf.CollectionSpec, info ProgramInfo, all map[string]*ebpf.ProgramSpec, err error) {
+	spec, err = o.spec()
 	if err != nil {
-		return nil, ProgramInfo{}, err
+		return nil, ProgramInfo{}, nil, err
 	}
-	infos, _ := o.Programs()
+	if programType != ebpf.UnspecifiedProgram {
+		if err := retype(spec, name, programType); err != nil {
+			return nil, ProgramInfo{}, nil, err
+		}
+	}
+	infos := programInfos(spec)
 	list := func(infos []ProgramInfo) string {
 		var s []string
 		for _, p := range infos {
@@ -115,25 +119,101 @@ func (o Object) choose(name string) (*ebpf.CollectionSpec, ProgramInfo, error) {
 		}
 		switch len(candidates) {
 		case 0:
-			return nil, ProgramInfo{}, fmt.Errorf("%w: %s has no program of a supported type (%s); it holds: %s",
-				ErrUnsupportedType, o.Name, strings.Join(SupportedTypes, ", "), list(infos))
+			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s has no program of a supported type (%s); it holds: %s%s",
+				ErrUnsupportedType, o.Name, strings.Join(SupportedTypes, ", "), list(infos), typeHint(infos))
 		case 1:
 			chosen = candidates[0]
 		default:
-			return nil, ProgramInfo{}, fmt.Errorf("%w: %s holds %d programs; choose one with --program: %s",
+			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s holds %d programs; choose one with --program: %s",
 				ErrNoProgram, o.Name, len(candidates), list(candidates))
 		}
 	} else {
 		i := slices.IndexFunc(infos, func(p ProgramInfo) bool { return p.Name == name })
 		if i < 0 {
-			return nil, ProgramInfo{}, fmt.Errorf("%w: %s has no program %q; it holds: %s", ErrNoProgram, o.Name, name, list(infos))
+			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s has no program %q; it holds: %s", ErrNoProgram, o.Name, name, list(infos))
 		}
 		chosen = infos[i]
 		if !chosen.Supported() {
-			return nil, ProgramInfo{}, fmt.Errorf("%w: %s is a %s program; supported: %s",
-				ErrUnsupportedType, name, chosen.Type, strings.Join(SupportedTypes, ", "))
+			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s is a %s program; supported: %s%s",
+				ErrUnsupportedType, name, chosen.Type, strings.Join(SupportedTypes, ", "), typeHint([]ProgramInfo{chosen}))
 		}
 	}
-	spec.Programs = map[string]*ebpf.ProgramSpec{chosen.Name: spec.Programs[chosen.Name]}
-	return spec, chosen, nil
+	keep := map[string]*ebpf.ProgramSpec{chosen.Name: spec.Programs[chosen.Name]}
+	targets, err := tailCallTargets(spec)
+	if err != nil {
+		return nil, ProgramInfo{}, nil, fmt.Errorf("%s: %w", o.Name, err)
+	}
+	for _, t := range targets {
+		keep[t] = spec.Programs[t]
+	}
+	all = spec.Programs
+	spec.Programs = keep
+	return spec, chosen, all, nil
+}
+
+func programInfos(spec *ebpf.CollectionSpec) []ProgramInfo {
+	var infos []ProgramInfo
+	for name, p := range spec.Programs {
+		infos = append(infos, ProgramInfo{Name: name, Type: p.Type.String(), Section: p.SectionName})
+	}
+	slices.SortFunc(infos, func(a, b ProgramInfo) int { return strings.Compare(a.Name, b.Name) })
+	return infos
+}
+
+// typeHint suggests --type for programs in sections of no known type.
+func typeHint(infos []ProgramInfo) string {
+	for _, p := range infos {
+		if p.Type == ebpf.UnspecifiedProgram.String() {
+			return fmt.Sprintf(" (a program in a section that names no type, such as %q, is measured with --type %s)",
+				p.Section, strings.Join(TypeNames, ", --type "))
+		}
+	}
+	return ""
+}
+
+// retype gives programs in sections that name no type the type t. A
+// program named with --program must be one of them, or of type t already.
+func retype(spec *ebpf.CollectionSpec, name string, t ebpf.ProgramType) error {
+	if p := spec.Programs[name]; p != nil && p.Type != ebpf.UnspecifiedProgram && p.Type != t {
+		return fmt.Errorf("%w: --type %s: program %s in section %q is a %s program already; --type is for sections that name no type",
+			ErrConfig, t, name, p.SectionName, p.Type)
+	}
+	for _, p := range spec.Programs {
+		if p.Type == ebpf.UnspecifiedProgram {
+			p.Type = t
+		}
+	}
+	return nil
+}
+
+// tailCallTargets are the programs the object's program arrays hold from
+// the start (static initialisation), sorted. cilium/ebpf loads every map
+// of the spec and the programs its program arrays name.
+func tailCallTargets(spec *ebpf.CollectionSpec) ([]string, error) {
+	var targets []string
+	for _, mapName := range sortedKeys(spec.Maps) {
+		ms := spec.Maps[mapName]
+		if ms.Type != ebpf.ProgramArray {
+			continue
+		}
+		for _, kv := range ms.Contents {
+			name, ok := kv.Value.(string)
+			if !ok {
+				continue
+			}
+			p := spec.Programs[name]
+			switch {
+			case p == nil:
+				return nil, fmt.Errorf("%w: program array %s holds program %s, which the object does not have", ErrBadObject, mapName, name)
+			case p.Type == ebpf.UnspecifiedProgram:
+				return nil, fmt.Errorf("%w: program array %s holds program %s, in section %q, which names no type: give --type",
+					ErrUnsupportedType, mapName, name, p.SectionName)
+			}
+			if !slices.Contains(targets, name) {
+				targets = append(targets, name)
+			}
+		}
+	}
+	slices.Sort(targets)
+	return targets, nil
 }

@@ -73,7 +73,7 @@ func TestChoose(t *testing.T) {
 				}
 				return
 			}
-			spec, info, err := tt.object.choose(tt.program)
+			spec, info, _, err := tt.object.choose(tt.program, 0)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("got %v, want %v", err, tt.want)
 			}
@@ -100,6 +100,7 @@ func TestActions(t *testing.T) {
 		{"SchedCLS", "TC_ACT_UNSPEC", 0xffffffff, "TC_ACT_UNSPEC"},
 		{"SchedCLS", "-1", 0xffffffff, "TC_ACT_UNSPEC"},
 		{"SocketFilter", "0x40", 64, "64"},
+		{"SocketFilter", "-1", 0xffffffff, "-1"},
 	} {
 		ret, err := ParseExpect(tt.programType, tt.expect)
 		if err != nil || ret != tt.ret {

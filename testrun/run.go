@@ -1,7 +1,6 @@
 package testrun
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -99,8 +98,11 @@ type Config struct {
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.
 	Floor *Object
-	// MapInit, if set, fills maps of every program after loading.
+	// MapInit, if set, fills maps of every program after loading, and sets
+	// variables and map sizes before.
 	MapInit *MapInit
+	// Load changes every measured object before loading (not the floor).
+	Load LoadOptions
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
@@ -160,6 +162,9 @@ type Environment struct {
 	Dispatcher Dispatcher `json:"dispatcher"`
 	// Load is how busy the machine was while it measured.
 	Load Load `json:"load"`
+	// Notes say what xdpmicro changed of the objects of its own accord to
+	// load them, and what it could not watch.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Dispatcher is what calibration measured of the cost of a call beyond its
@@ -310,6 +315,7 @@ type plan struct {
 	programOf []int         // the index in cfg.Programs of each picked, -1 for the floor
 	floor     int           // index of the floor in picked, or -1
 	updates   [][]mapUpdate // map-init entries per program
+	others    [][]other     // objects loaded beside each program (map-init)
 }
 
 // prepare checks the configuration, the objects, the expectations and the
@@ -324,9 +330,13 @@ func prepare(cfg Config) (*plan, error) {
 	if p.cpu, p.cpuChoice, err = chooseCPU(cfg.CPU); err != nil {
 		return nil, err
 	}
+	settings, err := newLoadSettings(cfg.Load, cfg.MapInit)
+	if err != nil {
+		return nil, err
+	}
 	var chosen []chosen
 	for _, prog := range cfg.Programs {
-		c, err := choose(prog.Object, prog.Program)
+		c, err := choose(prog.Object, prog.Program, settings)
 		if err != nil {
 			return nil, err
 		}
@@ -359,13 +369,13 @@ func prepare(cfg Config) (*plan, error) {
 		p.floor = len(p.picked)
 		p.picked, p.programOf = append(p.picked, c), append(p.programOf, -1)
 	}
-	p.updates = make([][]mapUpdate, len(p.picked))
+	p.updates, p.others = make([][]mapUpdate, len(p.picked)), make([][]other, len(p.picked))
 	if cfg.MapInit != nil {
 		for i, c := range p.picked {
 			if i == p.floor {
 				continue
 			}
-			if p.updates[i], err = cfg.MapInit.resolve(c.spec); err != nil {
+			if p.updates[i], p.others[i], err = cfg.MapInit.resolve(c.spec, c.programs, settings); err != nil {
 				return nil, err
 			}
 		}
@@ -389,6 +399,9 @@ func (p *plan) load() ([]*loaded, error) {
 			return progs, err
 		}
 		progs = append(progs, l)
+		if err := l.loadOthers(p.others[i]); err != nil {
+			return progs, err
+		}
 		if err := l.apply(p.updates[i]); err != nil {
 			return progs, err
 		}
@@ -401,6 +414,7 @@ func (p *plan) load() ([]*loaded, error) {
 // against the case's expectation.
 func (p *plan) check(progs []*loaded) (Result, error) {
 	res := Result{Environment: environment(p.cfg, p.cpu, p.cpuChoice)}
+	res.Environment.Notes = p.notes(progs)
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
 		if i != p.floor {
@@ -459,7 +473,7 @@ func (p *plan) checkCase(l *loaded, c packets.Case, floor bool) (CaseResult, err
 	}
 	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples),
 		ctxIn: ctxIn, ContextChanges: contextChanges(l.info.Type, ctxIn, ctxOut)}
-	if !bytes.Equal(out, c.Frame) {
+	if frameChanged(l.info.Type, c.Frame, out) {
 		cr.Output = out
 	}
 	return cr, nil

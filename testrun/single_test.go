@@ -47,8 +47,19 @@ func TestRewriterMatchesTwin(t *testing.T) {
 	}
 	floor := low(res.Floor.Cases[0])
 	netSwap, netTwin := low(swap)-floor, low(twin)-floor
-	t.Logf("net of the floor (%.2f ns): swap_macs %.2f ns, same_macs %.2f ns", floor, netSwap, netTwin)
-	if math.Abs(netSwap-netTwin) > 1.5 {
-		t.Errorf("swap_macs %.2f ns, its twin %.2f ns: more than 1.5 ns apart", netSwap, netTwin)
+	// Judged round by round: the two are sampled next to each other, so
+	// a slow phase of the machine moves both, where it can move one low
+	// quantile and not the other.
+	n := min(len(swap.Samples), len(twin.Samples))
+	diffs := make([]float64, n)
+	for i := range n {
+		diffs[i] = swap.Samples[i] - twin.Samples[i]
+	}
+	slices.Sort(diffs)
+	median := stats.Quantile(diffs, 0.5)
+	t.Logf("net of the floor (%.2f ns): swap_macs %.2f ns, same_macs %.2f ns; median difference round by round %+.2f ns",
+		floor, netSwap, netTwin, median)
+	if math.Abs(median) > 1.5 {
+		t.Errorf("swap_macs and its twin differ by %+.2f ns (median of %d rounds): more than 1.5 ns", median, n)
 	}
 }

@@ -25,6 +25,7 @@ type benchFlags struct {
 	selection  caseFlags
 	mapInit    string
 	cpu        cpuFlag
+	load       loadFlags
 	warmup     time.Duration
 	samples    int
 	repeat     uint32
@@ -93,8 +94,9 @@ is compared with one saved earlier by --save-baseline.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.program, "program", "", "program (function) to measure; default: the object's only XDP program")
 	f.selection.register(cmd, "pcap")
-	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run from this YAML or JSON file (see the README)")
 	f.cpu.register(fl)
+	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run, and set variables and map sizes before loading, from this YAML or JSON file (see the README)")
+	f.load.register(cmd)
 	fl.DurationVar(&f.warmup, "warmup", defaultWarmup, "time spent sampling every case before samples are kept")
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly this many samples per case (at least %d); default: sample until --precision or --time", testrun.MinSamples))
 	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each case until its estimate's interval is within ± this fraction (0.01 = ±1 %), or --time is spent")
@@ -262,6 +264,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Cases:      cases,
 		MapInit:    mapInit,
 		CPU:        int(f.cpu),
+		Load:       f.load.options(),
 		Warmup:     f.warmup,
 		Samples:    plan.samples,
 		Repeat:     f.repeat,
@@ -274,6 +277,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if runErr != nil && !res.Partial {
 		return runErr
 	}
+	printNotes(cmd, res.Environment.Notes)
 
 	settings := report.Settings{
 		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: int(f.cpu),

@@ -72,7 +72,7 @@ func TestFailOnRegression(t *testing.T) {
 	requireBPF(t)
 	args := append([]string{"bench", "--before", "v4", "--after", "v3", "--class", "fibonacci", "--fail-on-regression"}, measured...)
 	code, stdout, stderr := xdpmicro(args...)
-	if code != exitRegression || !strings.Contains(stdout, "│ regressed │") || stderr != "xdpmicro: regressed, or changed action: fibonacci\n" {
+	if code != exitRegression || !strings.Contains(stdout, "│ regressed │") || !strings.HasSuffix(stderr, "xdpmicro: regressed, or changed action: fibonacci\n") {
 		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr: %s", code, exitRegression, stdout, stderr)
 	}
 	// Without the flag a regression is reported, not an error.

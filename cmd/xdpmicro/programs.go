@@ -11,7 +11,11 @@ import (
 func programsCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "programs [OBJECT]",
-		Short: "List the bundled builds, or the programs inside an object",
+		Short: "List the bundled builds, or the programs, maps and global variables inside an object",
+		Long: `Without OBJECT, list the bundled builds. With it, list its programs (and
+whether xdpmicro can measure them), its maps (type, key and value types,
+size, what --map-init needs to know) and its global variables (for --set),
+so that a --map-init file can be written without llvm-objdump.`,
 		Example: `  xdpmicro programs
   xdpmicro programs ./prog.o`,
 		Args:              atMostArgs(1),
@@ -52,8 +56,10 @@ func programsCommand() *cobra.Command {
 			if err := table.Render(); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%d program(s) in %s\n", len(progs), object.Name)
-			return err
+			if _, err = fmt.Fprintf(cmd.OutOrStdout(), "%d program(s) in %s\n", len(progs), object.Name); err != nil {
+				return err
+			}
+			return listMapsAndVariables(cmd.OutOrStdout(), object)
 		},
 	}
 }

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/report"
+)
+
+const (
+	portsObject    = "../../bpf/testdata/ports.o"
+	tailcallObject = "../../bpf/testdata/tailcall.o"
+	sectionsObject = "../../bpf/testdata/sections.o"
+)
+
+const portCases = `cases:
+  - name: tcp-80
+    ipv4: {src: 192.0.2.1, dst: 198.51.100.1}
+    tcp: {src: 40000, dst: 80, flags: [syn]}
+  - name: tcp-443
+    ipv4: {src: 192.0.2.1, dst: 198.51.100.1}
+    tcp: {src: 40000, dst: 443, flags: [syn]}
+`
+
+// Bad --set, --type, --max-entries and map-init content: exit 2, one line
+// naming what the user wrote, before anything is loaded.
+func TestLoadOptionsBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--set", "hit_action"}, "--set hit_action: want NAME=VALUE"},
+		{[]string{"--set", "nope=1"}, `has no global variable "nope" (variables: hit_action)`},
+		{[]string{"--set", "hit_action=XDP_NOPE"}, `"XDP_NOPE" is not an unsigned 32-bit number`},
+		{[]string{"--max-entries", "passed=-1"}, "--max-entries passed=-1: want NAME=N"},
+		{[]string{"--max-entries", "nope=4"}, `has no map "nope"`},
+		{[]string{"--type", "kprobe"}, `--type "kprobe": want one of xdp, tc, socket_filter`},
+		{[]string{"--map-init", "ports: 1"}, `unknown key "ports"`},
+		{[]string{"--map-init", "maps:\n  ports:\n    - {key: 70000, value: 1}"}, "index 70000 is beyond its 65536 entries"},
+		{[]string{"--map-init", "maps:\n  ports:\n    - {key: 'htons(80', value: 1}"}, `want htons(N)`},
+		{[]string{"--map-init", "variables:\n  hit_action: {a: 1}"}, "want a number"},
+		{[]string{"--map-init", "maps:\n  .rodata:\n    - {key: 0, value_hex: '00000000'}"}, "frozen when the program is loaded"},
+	} {
+		args := append([]string{"bench", portsObject}, tt.args...)
+		if args[2] == "--map-init" {
+			args[3] = writeFile(t, "init.yaml", args[3])
+		}
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := xdpmicro(append(args, quick...)...)
+			if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.msg) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and one line with %q", code, stdout, stderr, exitUsage, tt.msg)
+			}
+		})
+	}
+}
+
+// A kernel refusal while filling a map is a failed run: exit 1, one line
+// naming the file's line, the map and the entry.
+func TestMapInitRefusalExitsOne(t *testing.T) {
+	requireBPF(t)
+	doc := "maps:\n  queues:\n"
+	for port := range 17 { // the map holds 16
+		doc += fmt.Sprintf("    - {key: {addr: 198.51.100.1, port: %d, proto: 6}, value: 1}\n", port+1)
+	}
+	init := writeFile(t, "init.yaml", doc)
+	code, stdout, stderr := xdpmicro(append([]string{"bench", sectionsObject, "--type", "socket_filter", "--program", "balance", "--map-init", init, "--class", "fizz"}, quick...)...)
+	if code != exitFailed || stdout != "" || strings.Count(stderr, "\n") != 1 ||
+		!strings.Contains(stderr, "init.yaml:19: map queues, key {addr: ") || !strings.Contains(stderr, "port: 17") || !strings.Contains(stderr, "the kernel refused the entry") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// programs OBJECT shows what a --map-init file and --set need: maps with
+// their key and value types (members of structs, anonymous unions,
+// bitfields), sizes, pinning and per-CPU; variables with type and value.
+func TestProgramsListsMapsAndVariables(t *testing.T) {
+	for object, wants := range map[string][]string{
+		portsObject: {"port_filter", "│ ports ", "PerCPUArray", "65536", "pinned by name; per-CPU", "│ passed ", "per-CPU; no max_entries",
+			"hit_action", ".rodata", "const volatile __u32", "3 map(s), 1 variable(s)"},
+		sectionsObject: {"keep_all", "filter", "UnspecifiedProgram", "no",
+			"struct rule {union {__be32 addr; __be32 addr6[4]}; __be16 port; __u8 proto; __u8 family:4; __u8 weight:4}"},
+		tailcallObject: {"holds 0: drop", "inner: Array of __u32 -> __u32, 1 entries", "dropped", ".bss"},
+	} {
+		code, stdout, stderr := xdpmicro("programs", object)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", object, code, stderr)
+		}
+		for _, want := range wants {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("programs %s lacks %q:\n%s", object, want, stdout)
+			}
+		}
+	}
+}
+
+// An xdp-filter-like object, run as a user would: its pinned per-CPU
+// port map filled by --map-init drops port 80 and passes 443, the knob
+// set with --set changes what a hit returns, and stderr notes what
+// xdpmicro changed of the object.
+func TestBenchPortFilter(t *testing.T) {
+	requireBPF(t)
+	cases := writeFile(t, "cases.yaml", portCases)
+	init := writeFile(t, "init.yaml", "maps:\n  ports:\n    - {key: htons(80), value: 1}\n")
+	for _, tt := range []struct {
+		set, hit string
+	}{{"", "XDP_DROP"}, {"hit_action=XDP_TX", "XDP_TX"}} {
+		args := []string{"bench", portsObject, "--packets", cases, "--map-init", init, "--format", "json"}
+		if tt.set != "" {
+			args = append(args, "--set", tt.set)
+		}
+		code, stdout, stderr := xdpmicro(append(args, quick...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for _, want := range []string{"xdpmicro: note: maps pinned by name in the object are loaded unpinned", ": ports\n",
+			"xdpmicro: note: map passed declares no max_entries"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, stderr)
+			}
+		}
+		var rep report.Report
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		effects := map[string]string{}
+		for _, c := range rep.Programs[0].Results {
+			got[c.Name] = c.Action
+			for _, e := range c.Effects {
+				effects[c.Name] += e.String()
+			}
+		}
+		if got["tcp-80"] != tt.hit || got["tcp-443"] != "XDP_PASS" || !strings.Contains(effects["tcp-80"], "ports: [20480] set 257 (CPU ") {
+			t.Errorf("--set %q: actions %v, effects %v; want port 80 %s with its hit counted, port 443 XDP_PASS", tt.set, got, effects, tt.hit)
+		}
+		if len(rep.Environment.Notes) != 2 {
+			t.Errorf("notes in the JSON report: %q", rep.Environment.Notes)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// loadFlags change an object before it is loaded, as its own loader would.
+type loadFlags struct {
+	programType string
+	set         []string
+	maxEntries  []string
+}
+
+func (l *loadFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&l.programType, "type", "", "program type of programs in sections that name none (e.g. Suricata's SEC(\"filter\")): "+strings.Join(testrun.TypeNames, ", "))
+	fl.StringArrayVar(&l.set, "set", nil, "set a global variable of .rodata, .data or .bss before loading, NAME=VALUE (a `const volatile` knob); repeatable; VALUE as in a --map-init file")
+	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading, NAME=N (for maps declared without max_entries, which get one per possible CPU otherwise); repeatable")
+	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(testrun.TypeNames))
+}
+
+func (l *loadFlags) options() testrun.LoadOptions {
+	return testrun.LoadOptions{Type: l.programType, Set: l.set, MaxEntries: l.maxEntries}
+}
+
+// printNotes writes what loading changed of its own accord, on stderr.
+func printNotes(cmd *cobra.Command, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: note: "+n)
+	}
+}

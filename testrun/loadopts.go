@@ -1,0 +1,238 @@
+package testrun
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"gopkg.in/yaml.v3"
+)
+
+// LoadOptions change an object before it is loaded, as the program's own
+// loader would: the type of a program in a section cilium/ebpf does not
+// know, the values of global variables, the sizes of maps.
+type LoadOptions struct {
+	// Type is the program type of programs whose section names none:
+	// xdp, tc (sched_cls) or socket_filter. Suricata's SEC("filter") and
+	// SEC("loadbalancer") are socket filters.
+	Type string
+	// Set are NAME=VALUE: a global variable of .rodata, .data or .bss
+	// (a `const volatile` knob) set before loading. VALUE is written as
+	// in a --map-init file: a number, an enum name, an address, or YAML
+	// for structs and arrays.
+	Set []string
+	// MaxEntries are NAME=N: the size of a map, for maps declared
+	// without max_entries (their loader sizes them) or to change it.
+	MaxEntries []string
+}
+
+// programTypes are the names --type takes, and cilium/ebpf's own.
+var programTypes = map[string]ebpf.ProgramType{
+	"xdp":           ebpf.XDP,
+	"tc":            ebpf.SchedCLS,
+	"sched_cls":     ebpf.SchedCLS,
+	"classifier":    ebpf.SchedCLS,
+	"schedcls":      ebpf.SchedCLS,
+	"socket_filter": ebpf.SocketFilter,
+	"socket":        ebpf.SocketFilter,
+	"socketfilter":  ebpf.SocketFilter,
+}
+
+// TypeNames are the names of program types that LoadOptions.Type takes.
+var TypeNames = []string{"xdp", "tc", "socket_filter"}
+
+// assignment is a variable's value, from --set or a map-init file.
+type assignment struct {
+	name  string
+	value *yaml.Node
+	where string // "--set NAME=VALUE" or "file:line", for errors
+	file  bool   // from a map-init file: its errors are ErrMapInit
+}
+
+// sizing is a map's size, from --max-entries or a map-init file.
+type sizing struct {
+	name  string
+	n     uint32
+	where string
+	file  bool
+}
+
+// loadSettings are LoadOptions and the map-init file's variables and
+// sizes, checked for syntax; the file's come first, so flags win.
+type loadSettings struct {
+	programType ebpf.ProgramType
+	variables   []assignment
+	sizes       []sizing
+}
+
+func (s *loadSettings) fail(file bool, where, format string, args ...any) error {
+	sentinel := ErrConfig
+	if file {
+		sentinel = ErrMapInit
+	}
+	return fmt.Errorf("%w: %s: %s", sentinel, where, fmt.Sprintf(format, args...))
+}
+
+// newLoadSettings checks the options' syntax; mi may be nil.
+func newLoadSettings(opts LoadOptions, mi *MapInit) (loadSettings, error) {
+	var s loadSettings
+	if opts.Type != "" {
+		t, ok := programTypes[strings.ToLower(opts.Type)]
+		if !ok {
+			return s, fmt.Errorf("%w: --type %q: want one of %s", ErrConfig, opts.Type, strings.Join(TypeNames, ", "))
+		}
+		s.programType = t
+	}
+	if mi != nil {
+		s.variables = append(s.variables, mi.variables...)
+		s.sizes = append(s.sizes, mi.sizes...)
+	}
+	for _, set := range opts.Set {
+		name, value, ok := strings.Cut(set, "=")
+		where := "--set " + set
+		if !ok || name == "" {
+			return s, fmt.Errorf("%w: %s: want NAME=VALUE", ErrConfig, where)
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) != 1 {
+			return s, fmt.Errorf("%w: %s: %q is not a value (a number, a name, or YAML such as {a: 1})", ErrConfig, where, value)
+		}
+		s.variables = append(s.variables, assignment{name: name, value: doc.Content[0], where: where})
+	}
+	for _, size := range opts.MaxEntries {
+		name, value, ok := strings.Cut(size, "=")
+		where := "--max-entries " + size
+		n, err := strconv.ParseUint(value, 0, 32)
+		if !ok || name == "" || err != nil || n == 0 {
+			return s, fmt.Errorf("%w: %s: want NAME=N, N from 1 to 4294967295", ErrConfig, where)
+		}
+		s.sizes = append(s.sizes, sizing{name: name, n: uint32(n), where: where})
+	}
+	return s, nil
+}
+
+// prepare changes spec as the options say and returns notes on what
+// xdpmicro changed of its own accord. Maps are taken in name order, so
+// that the same object gives the same notes and errors every time.
+func (s *loadSettings) prepare(spec *ebpf.CollectionSpec, object string) ([]string, error) {
+	var notes []string
+	mapNames := sortedKeys(spec.Maps)
+
+	// xdpmicro never pins: a pinned map would outlive the run, or bring
+	// in the contents another program left.
+	var pinned []string
+	for _, name := range mapNames {
+		ms := spec.Maps[name]
+		if ms.Pinning != ebpf.PinNone {
+			pinned = append(pinned, name)
+			ms.Pinning = ebpf.PinNone
+		}
+		if ms.InnerMap != nil {
+			ms.InnerMap.Pinning = ebpf.PinNone
+		}
+	}
+	if len(pinned) > 0 {
+		notes = append(notes, fmt.Sprintf("maps pinned by name in the object are loaded unpinned, as the object declares them, and freed at exit (xdpmicro never pins): %s", strings.Join(pinned, ", ")))
+	}
+
+	given := map[string]bool{}
+	for _, z := range s.sizes {
+		ms := spec.Maps[z.name]
+		if ms == nil {
+			return nil, s.fail(z.file, z.where, "%s has no map %q (maps: %s)", object, z.name, strings.Join(mapNames, ", "))
+		}
+		if !needsSize(ms.Type) {
+			return nil, s.fail(z.file, z.where, "map %s is a %s, whose size is not set by max_entries", z.name, ms.Type)
+		}
+		ms.MaxEntries, given[z.name] = z.n, true
+	}
+	for _, name := range mapNames {
+		ms := spec.Maps[name]
+		if ms.MaxEntries != 0 || given[name] || !needsSize(ms.Type) {
+			continue
+		}
+		n, why, err := defaultSize(ms.Type)
+		if err != nil {
+			return nil, fmt.Errorf("%s: map %s declares no max_entries, and %w", object, name, err)
+		}
+		ms.MaxEntries = n
+		notes = append(notes, fmt.Sprintf("map %s declares no max_entries (its loader sizes it): given %d, %s; choose with --max-entries %s=N", name, n, why, name))
+	}
+
+	for _, a := range s.variables {
+		vs := spec.Variables[a.name]
+		if vs == nil {
+			return nil, s.fail(a.file, a.where, "%s has no global variable %q (variables: %s)", object, a.name, strings.Join(variableNames(spec), ", "))
+		}
+		if !isDataSection(vs.SectionName) {
+			return nil, s.fail(a.file, a.where, "%s is in section %s: only variables of .rodata, .data and .bss are set", a.name, vs.SectionName)
+		}
+		if vs.Type == nil {
+			return nil, s.fail(a.file, a.where, "%s has no BTF for %s: its type is unknown", object, a.name)
+		}
+		b, err := encodeValue(vs.Type.Type, a.value)
+		if err != nil {
+			return nil, s.fail(a.file, a.where, "%s: %v", a.name, err)
+		}
+		if err := vs.Set(b); err != nil {
+			return nil, s.fail(a.file, a.where, "%s: %v", a.name, err)
+		}
+	}
+	return notes, nil
+}
+
+// needsSize says whether a map of this type takes its size from
+// max_entries and must not be created with 0. Perf event arrays are sized
+// by cilium/ebpf, storage maps must have 0.
+func needsSize(t ebpf.MapType) bool {
+	switch t {
+	case ebpf.PerfEventArray, ebpf.CGroupStorage, ebpf.PerCPUCGroupStorage, ebpf.SkStorage,
+		ebpf.InodeStorage, ebpf.TaskStorage, ebpf.StructOpsMap, ebpf.Arena, ebpf.UnspecifiedMap:
+		return false
+	}
+	return true
+}
+
+// defaultSize is the size given to a map declared without one: what
+// loaders most often size at run time is one entry per CPU.
+func defaultSize(t ebpf.MapType) (uint32, string, error) {
+	if t == ebpf.RingBuf || t == ebpf.UserRingbuf {
+		// A power of two, a multiple of the page size.
+		return uint32(64 * os.Getpagesize()), "64 pages", nil
+	}
+	cpus, err := ebpf.PossibleCPU()
+	if err != nil {
+		return 0, "", fmt.Errorf("the possible CPUs are unknown: %w", err)
+	}
+	return uint32(cpus), "the number of possible CPUs", nil
+}
+
+func isDataSection(name string) bool {
+	return name == ".bss" || strings.HasPrefix(name, ".data") || strings.HasPrefix(name, ".rodata")
+}
+
+func variableNames(spec *ebpf.CollectionSpec) []string {
+	var names []string
+	for name, vs := range spec.Variables {
+		if isDataSection(vs.SectionName) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	if len(names) == 0 {
+		return []string{"none"}
+	}
+	return names
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

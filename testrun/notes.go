@@ -1,0 +1,50 @@
+package testrun
+
+import (
+	"slices"
+)
+
+// notes gathers what loading changed of each measured object of its own
+// accord, and which maps the checking run's changes are not shown for,
+// each note once, prefixed with the object's name when several objects
+// are measured.
+func (p *plan) notes(progs []*loaded) []string {
+	var objects []string
+	for i, c := range p.picked {
+		if i != p.floor && !slices.Contains(objects, c.object.Name) {
+			objects = append(objects, c.object.Name)
+		}
+	}
+	var notes []string
+	add := func(object, note string) {
+		if note == "" {
+			return
+		}
+		if len(objects) > 1 {
+			note = object + ": " + note
+		}
+		if !slices.Contains(notes, note) {
+			notes = append(notes, note)
+		}
+	}
+	for i, c := range p.picked {
+		if i == p.floor {
+			continue
+		}
+		for _, n := range c.notes {
+			add(c.object.Name, n)
+		}
+		for _, o := range p.others[i] {
+			for _, n := range o.chosen.notes {
+				add(c.object.Name, o.prefix+" "+n)
+			}
+		}
+		if i < len(progs) {
+			add(c.object.Name, unwatchedNote(progs[i].spec, ""))
+			for _, o := range progs[i].others {
+				add(c.object.Name, unwatchedNote(o.spec, o.prefix))
+			}
+		}
+	}
+	return notes
+}
