@@ -16,8 +16,10 @@ import (
 // know, the values of global variables, the sizes of maps.
 type LoadOptions struct {
 	// Type is the program type of programs whose section names none:
-	// xdp, tc (sched_cls) or socket_filter. Suricata's SEC("filter") and
-	// SEC("loadbalancer") are socket filters.
+	// xdp, tc (sched_cls), socket_filter, or af_packet: a socket filter
+	// attached to an AF_PACKET socket, which sees each frame from its
+	// Ethernet header on (frame.go). Suricata's SEC("filter") and
+	// SEC("loadbalancer") are such.
 	Type string
 	// Set are NAME=VALUE: a global variable of .rodata, .data or .bss
 	// (a `const volatile` knob) set before loading. VALUE is written as
@@ -39,10 +41,14 @@ var programTypes = map[string]ebpf.ProgramType{
 	"socket_filter": ebpf.SocketFilter,
 	"socket":        ebpf.SocketFilter,
 	"socketfilter":  ebpf.SocketFilter,
+	afPacket:        ebpf.SocketFilter,
 }
 
+// afPacket is the type of socket filters that see the link-layer header.
+const afPacket = "af_packet"
+
 // TypeNames are the names of program types that LoadOptions.Type takes.
-var TypeNames = []string{"xdp", "tc", "socket_filter"}
+var TypeNames = []string{"xdp", "tc", "socket_filter", afPacket}
 
 // assignment is a variable's value, from --set or a map-init file.
 type assignment struct {
@@ -64,8 +70,11 @@ type sizing struct {
 // sizes, checked for syntax; the file's come first, so flags win.
 type loadSettings struct {
 	programType ebpf.ProgramType
-	variables   []assignment
-	sizes       []sizing
+	// linkLayer: socket filters are given frames behind a copy of their
+	// Ethernet header (--type af_packet).
+	linkLayer bool
+	variables []assignment
+	sizes     []sizing
 }
 
 func (s *loadSettings) fail(file bool, where, format string, args ...any) error {
@@ -84,7 +93,7 @@ func newLoadSettings(opts LoadOptions, mi *MapInit) (loadSettings, error) {
 		if !ok {
 			return s, fmt.Errorf("%w: --type %q: want one of %s", ErrConfig, opts.Type, strings.Join(TypeNames, ", "))
 		}
-		s.programType = t
+		s.programType, s.linkLayer = t, strings.ToLower(opts.Type) == afPacket
 	}
 	if mi != nil {
 		s.variables = append(s.variables, mi.variables...)

@@ -184,6 +184,14 @@ func TestTypeAndStructuredKeys(t *testing.T) {
 	if c := got["tcp-80"]; c.Action != "-1" || c.Output != nil || c.Single {
 		t.Errorf("keep_all: %s, output %x, single %v; want -1 and the frame unchanged", c.Action, c.Output, c.Single)
 	}
+	// As on an inet socket the filter sees the packet from its IP header,
+	// as on an AF_PACKET socket from its Ethernet header.
+	for typ, want := range map[string]string{"socket_filter": "49152", "af_packet": "2048"} { // 192.0.2.1's 0xc000, IPv4's 0x0800
+		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "ethertype"}}, Cases: cases, Load: LoadOptions{Type: typ}})
+		if c := got["tcp-80"]; c.Action != want || c.Output != nil {
+			t.Errorf("--type %s: bytes 12-13 read as %s, output %x; want %s and the frame unchanged", typ, c.Action, c.Output, want)
+		}
+	}
 	init := mustParseInit(t, `maps:
   queues:
     - key: {addr: 198.51.100.1, port: 80, proto: 6, family: 4, weight: 1}
@@ -220,7 +228,7 @@ func TestLoadOptionErrors(t *testing.T) {
 		{"variable in file", Program{Object: ports}, LoadOptions{}, "variables:\n  nope: 1\n", ErrMapInit, `init.yaml:2: ports.o has no global variable "nope"`},
 		{"unknown map size", Program{Object: ports}, LoadOptions{MaxEntries: []string{"nope=3"}}, "", ErrConfig, `has no map "nope" (maps: .rodata, passed, ports)`},
 		{"zero size", Program{Object: ports}, LoadOptions{MaxEntries: []string{"passed=0"}}, "", ErrConfig, "want NAME=N"},
-		{"unknown type", Program{Object: sections}, LoadOptions{Type: "kprobe"}, "", ErrConfig, "want one of xdp, tc, socket_filter"},
+		{"unknown type", Program{Object: sections}, LoadOptions{Type: "kprobe"}, "", ErrConfig, "want one of xdp, tc, socket_filter, af_packet"},
 		{"typed already", Program{Object: ports, Program: "port_filter"}, LoadOptions{Type: "tc"}, "", ErrConfig, "is a XDP program already"},
 		{"index beyond", Program{Object: ports}, LoadOptions{}, "maps:\n  ports:\n    - {key: 65536, value: 1}\n", ErrMapInit, "index 65536 is beyond its 65536 entries"},
 		{"too many CPUs", Program{Object: ports}, LoadOptions{}, "maps:\n  ports:\n    - {key: 1, value: [" + strings.Repeat("1, ", tooMany) + "1]}\n", ErrMapInit, "is per-CPU:"},

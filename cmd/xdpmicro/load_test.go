@@ -36,7 +36,7 @@ func TestLoadOptionsBadInput(t *testing.T) {
 		{[]string{"--set", "hit_action=XDP_NOPE"}, `"XDP_NOPE" is not an unsigned 32-bit number`},
 		{[]string{"--max-entries", "passed=-1"}, "--max-entries passed=-1: want NAME=N"},
 		{[]string{"--max-entries", "nope=4"}, `has no map "nope"`},
-		{[]string{"--type", "kprobe"}, `--type "kprobe": want one of xdp, tc, socket_filter`},
+		{[]string{"--type", "kprobe"}, `--type "kprobe": want one of xdp, tc, socket_filter, af_packet`},
 		{[]string{"--map-init", "ports: 1"}, `unknown key "ports"`},
 		{[]string{"--map-init", "maps:\n  ports:\n    - {key: 70000, value: 1}"}, "index 70000 is beyond its 65536 entries"},
 		{[]string{"--map-init", "maps:\n  ports:\n    - {key: 'htons(80', value: 1}"}, `want htons(N)`},
