@@ -158,6 +158,9 @@ func (s *loadSettings) prepare(spec *ebpf.CollectionSpec, object string) ([]stri
 		}
 		ms.MaxEntries, given[z.name] = z.n, true
 	}
+	// One note for the maps given each default size.
+	defaulted := map[string][]string{}
+	var whys []string
 	for _, name := range mapNames {
 		ms := spec.Maps[name]
 		if ms.MaxEntries != 0 || given[name] || !needsSize(ms.Type) {
@@ -168,7 +171,15 @@ func (s *loadSettings) prepare(spec *ebpf.CollectionSpec, object string) ([]stri
 			return nil, fmt.Errorf("%s: map %s declares no max_entries, and %w", object, name, err)
 		}
 		ms.MaxEntries = n
-		notes = append(notes, fmt.Sprintf("map %s declares no max_entries (its loader sizes it): given %d, %s; choose with --max-entries %s=N", name, n, why, name))
+		why = fmt.Sprintf("%d, %s", n, why)
+		if defaulted[why] == nil {
+			whys = append(whys, why)
+		}
+		defaulted[why] = append(defaulted[why], name)
+	}
+	for _, why := range whys {
+		notes = append(notes, fmt.Sprintf("maps declaring no max_entries (their loader sizes them) are given %s: %s; choose with --max-entries NAME=N",
+			why, strings.Join(defaulted[why], ", ")))
 	}
 
 	for _, a := range s.variables {

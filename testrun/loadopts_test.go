@@ -82,7 +82,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := strings.Join(res.Environment.Notes, "\n")
-	for _, want := range []string{"loaded unpinned", ": ports", "map passed declares no max_entries", "given " + strconv.Itoa(cpus)} {
+	for _, want := range []string{"loaded unpinned", ": ports", "maps declaring no max_entries (their loader sizes them) are given " + strconv.Itoa(cpus) + ", the number of possible CPUs: passed;"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
@@ -128,7 +128,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(strings.Join(res.Environment.Notes, "\n"), "passed declares no max_entries") {
+	if strings.Contains(strings.Join(res.Environment.Notes, "\n"), "no max_entries") {
 		t.Errorf("--max-entries passed=7, yet a note says it was sized by default: %q", res.Environment.Notes)
 	}
 }

@@ -115,7 +115,7 @@ func TestBenchPortFilter(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		for _, want := range []string{"xdpmicro: note: maps pinned by name in the object are loaded unpinned", ": ports\n",
-			"xdpmicro: note: map passed declares no max_entries"} {
+			"xdpmicro: note: maps declaring no max_entries (their loader sizes them) are given "} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr)
 			}
