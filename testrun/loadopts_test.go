@@ -277,7 +277,7 @@ func TestMapInitKernelRefusal(t *testing.T) {
 		Cases: []packets.Case{tcpTo(t, "tcp-80", 80, false)}, CPU: -1, Samples: MinSamples, Repeat: 10,
 		MapInit: mustParseInit(t, doc), Load: LoadOptions{Type: "socket_filter"}})
 	want := "init.yaml:19: map queues, key {addr: 3325256705 | addr6: "
-	if err == nil || errors.Is(err, ErrMapInit) || errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "the map is full (max_entries 16)") ||
+	if err == nil || errors.Is(err, ErrMapInit) || errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "the map is full (max_entries 16; E2BIG)") ||
 		!strings.Contains(err.Error(), "port: 17") || !strings.HasPrefix(err.Error(), "init.yaml:19: map queues, key ") {
 		t.Fatalf("got %v, want a failed run (not bad input) naming the 17th entry: %s...", err, want)
 	}

@@ -67,7 +67,7 @@ func TestMapInitRefusalExitsOne(t *testing.T) {
 	init := writeFile(t, "init.yaml", doc)
 	code, stdout, stderr := xdpmicro(append([]string{"bench", sectionsObject, "--type", "socket_filter", "--program", "balance", "--map-init", init, "--class", "fizz"}, quick...)...)
 	if code != exitFailed || stdout != "" || strings.Count(stderr, "\n") != 1 ||
-		!strings.Contains(stderr, "init.yaml:19: map queues, key {addr: ") || !strings.Contains(stderr, "port: 17") || !strings.Contains(stderr, "the map is full (max_entries 16)") {
+		!strings.Contains(stderr, "init.yaml:19: map queues, key {addr: ") || !strings.Contains(stderr, "port: 17") || !strings.Contains(stderr, "the map is full (max_entries 16; E2BIG)") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
