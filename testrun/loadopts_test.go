@@ -147,6 +147,19 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 		t.Errorf("static program array: %s, effects %q; want XDP_DROP by drop, which counts", got.Action, effectStrings(got))
 	}
 
+	// A .bss variable set before loading, by the file or by --set, which wins.
+	vars := mustParseInit(t, "variables:\n  dropped: 99\n")
+	for _, set := range []string{"", "dropped=7"} {
+		load, want := LoadOptions{}, ".bss: [0] set {dropped: 100}"
+		if set != "" {
+			load, want = LoadOptions{Set: []string{set}}, ".bss: [0] set {dropped: 8}"
+		}
+		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases, MapInit: vars, Load: load})["tcp-80"]
+		if effectStrings(got) != want {
+			t.Errorf("variables: dropped: 99, --set %q: effects %q, want %q", set, effectStrings(got), want)
+		}
+	}
+
 	init := mustParseInit(t, `maps:
   chosen:
     - {key: 0, value: transmit}
