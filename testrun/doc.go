@@ -20,6 +20,16 @@
 // about a microsecond; calibration measures both costs and anchors only
 // where it pays.
 //
+// Objects are loaded as their own loaders would set them up, never pinned
+// or attached: maps pinned by name are loaded unpinned, maps declared
+// without a size are sized, global variables are set before loading, and
+// programs in sections that name no type are given one (loadopts.go); the
+// programs that program arrays hold are loaded with the chosen one; a
+// --map-init file fills maps, per-CPU ones for every CPU, program arrays
+// by program name, also of another object loaded beside (maps.go,
+// mapresolve.go, others.go). The checking run records what each case
+// changed in the maps (effects.go).
+//
 // The package returns raw samples and the environment they were taken in;
 // it knows nothing of statistics or output formats.
 package testrun

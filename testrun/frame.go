@@ -2,8 +2,10 @@ package testrun
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/packets"
 )
 
 // linkHeader is the Ethernet header the kernel strips for a socket filter.
@@ -18,4 +20,19 @@ func frameChanged(programType string, in, out []byte) bool {
 		return !bytes.Equal(in[linkHeader:], out[linkHeader:])
 	}
 	return !bytes.Equal(in, out)
+}
+
+// behindLinkHeader puts a copy of each frame's Ethernet header before it.
+// BPF_PROG_TEST_RUN hands a socket filter the packet from its network
+// header, as an inet socket's filter sees it; a filter on an AF_PACKET
+// socket (Suricata's) sees it from its Ethernet header. The kernel strips
+// the copy, and such a program sees the frame as on its socket.
+func behindLinkHeader(cases []packets.Case) []packets.Case {
+	out := slices.Clone(cases)
+	for i, c := range out {
+		if len(c.Frame) >= linkHeader {
+			out[i].Frame = append(slices.Clone(c.Frame[:linkHeader]), c.Frame...)
+		}
+	}
+	return out
 }

@@ -16,8 +16,10 @@ import (
 // know, the values of global variables, the sizes of maps.
 type LoadOptions struct {
 	// Type is the program type of programs whose section names none:
-	// xdp, tc (sched_cls) or socket_filter. Suricata's SEC("filter") and
-	// SEC("loadbalancer") are socket filters.
+	// xdp, tc (sched_cls), socket_filter, or af_packet: a socket filter
+	// attached to an AF_PACKET socket, which sees each frame from its
+	// Ethernet header on (frame.go). Suricata's SEC("filter") and
+	// SEC("loadbalancer") are such.
 	Type string
 	// Set are NAME=VALUE: a global variable of .rodata, .data or .bss
 	// (a `const volatile` knob) set before loading. VALUE is written as
@@ -39,10 +41,14 @@ var programTypes = map[string]ebpf.ProgramType{
 	"socket_filter": ebpf.SocketFilter,
 	"socket":        ebpf.SocketFilter,
 	"socketfilter":  ebpf.SocketFilter,
+	afPacket:        ebpf.SocketFilter,
 }
 
+// afPacket is the type of socket filters that see the link-layer header.
+const afPacket = "af_packet"
+
 // TypeNames are the names of program types that LoadOptions.Type takes.
-var TypeNames = []string{"xdp", "tc", "socket_filter"}
+var TypeNames = []string{"xdp", "tc", "socket_filter", afPacket}
 
 // assignment is a variable's value, from --set or a map-init file.
 type assignment struct {
@@ -64,8 +70,11 @@ type sizing struct {
 // sizes, checked for syntax; the file's come first, so flags win.
 type loadSettings struct {
 	programType ebpf.ProgramType
-	variables   []assignment
-	sizes       []sizing
+	// linkLayer: socket filters are given frames behind a copy of their
+	// Ethernet header (--type af_packet).
+	linkLayer bool
+	variables []assignment
+	sizes     []sizing
 }
 
 func (s *loadSettings) fail(file bool, where, format string, args ...any) error {
@@ -84,7 +93,7 @@ func newLoadSettings(opts LoadOptions, mi *MapInit) (loadSettings, error) {
 		if !ok {
 			return s, fmt.Errorf("%w: --type %q: want one of %s", ErrConfig, opts.Type, strings.Join(TypeNames, ", "))
 		}
-		s.programType = t
+		s.programType, s.linkLayer = t, strings.ToLower(opts.Type) == afPacket
 	}
 	if mi != nil {
 		s.variables = append(s.variables, mi.variables...)
@@ -149,6 +158,9 @@ func (s *loadSettings) prepare(spec *ebpf.CollectionSpec, object string) ([]stri
 		}
 		ms.MaxEntries, given[z.name] = z.n, true
 	}
+	// One note for the maps given each default size.
+	defaulted := map[string][]string{}
+	var whys []string
 	for _, name := range mapNames {
 		ms := spec.Maps[name]
 		if ms.MaxEntries != 0 || given[name] || !needsSize(ms.Type) {
@@ -159,7 +171,15 @@ func (s *loadSettings) prepare(spec *ebpf.CollectionSpec, object string) ([]stri
 			return nil, fmt.Errorf("%s: map %s declares no max_entries, and %w", object, name, err)
 		}
 		ms.MaxEntries = n
-		notes = append(notes, fmt.Sprintf("map %s declares no max_entries (its loader sizes it): given %d, %s; choose with --max-entries %s=N", name, n, why, name))
+		why = fmt.Sprintf("%d, %s", n, why)
+		if defaulted[why] == nil {
+			whys = append(whys, why)
+		}
+		defaulted[why] = append(defaulted[why], name)
+	}
+	for _, why := range whys {
+		notes = append(notes, fmt.Sprintf("maps declaring no max_entries (their loader sizes them) are given %s: %s; choose with --max-entries NAME=N",
+			why, strings.Join(defaulted[why], ", ")))
 	}
 
 	for _, a := range s.variables {

@@ -82,7 +82,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 		t.Fatal(err)
 	}
 	notes := strings.Join(res.Environment.Notes, "\n")
-	for _, want := range []string{"loaded unpinned", ": ports", "map passed declares no max_entries", "given " + strconv.Itoa(cpus)} {
+	for _, want := range []string{"loaded unpinned", ": ports", "maps declaring no max_entries (their loader sizes them) are given " + strconv.Itoa(cpus) + ", the number of possible CPUs: passed;"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
@@ -128,7 +128,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(strings.Join(res.Environment.Notes, "\n"), "passed declares no max_entries") {
+	if strings.Contains(strings.Join(res.Environment.Notes, "\n"), "no max_entries") {
 		t.Errorf("--max-entries passed=7, yet a note says it was sized by default: %q", res.Environment.Notes)
 	}
 }
@@ -145,6 +145,19 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 	got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases})["tcp-80"]
 	if got.Action != "XDP_DROP" || effectStrings(got) != "map .bss: [0] set {dropped: 1}" {
 		t.Errorf("static program array: %s, effects %q; want XDP_DROP by drop, which counts", got.Action, effectStrings(got))
+	}
+
+	// A .bss variable set before loading, by the file or by --set, which wins.
+	vars := mustParseInit(t, "variables:\n  dropped: 99\n")
+	for _, set := range []string{"", "dropped=7"} {
+		load, want := LoadOptions{}, ".bss: [0] set {dropped: 100}"
+		if set != "" {
+			load, want = LoadOptions{Set: []string{set}}, ".bss: [0] set {dropped: 8}"
+		}
+		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases, MapInit: vars, Load: load})["tcp-80"]
+		if effectStrings(got) != want {
+			t.Errorf("variables: dropped: 99, --set %q: effects %q, want %q", set, effectStrings(got), want)
+		}
 	}
 
 	init := mustParseInit(t, `maps:
@@ -184,6 +197,14 @@ func TestTypeAndStructuredKeys(t *testing.T) {
 	if c := got["tcp-80"]; c.Action != "-1" || c.Output != nil || c.Single {
 		t.Errorf("keep_all: %s, output %x, single %v; want -1 and the frame unchanged", c.Action, c.Output, c.Single)
 	}
+	// As on an inet socket the filter sees the packet from its IP header,
+	// as on an AF_PACKET socket from its Ethernet header.
+	for typ, want := range map[string]string{"socket_filter": "49152", "af_packet": "2048"} { // 192.0.2.1's 0xc000, IPv4's 0x0800
+		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "ethertype"}}, Cases: cases, Load: LoadOptions{Type: typ}})
+		if c := got["tcp-80"]; c.Action != want || c.Output != nil {
+			t.Errorf("--type %s: bytes 12-13 read as %s, output %x; want %s and the frame unchanged", typ, c.Action, c.Output, want)
+		}
+	}
 	init := mustParseInit(t, `maps:
   queues:
     - key: {addr: 198.51.100.1, port: 80, proto: 6, family: 4, weight: 1}
@@ -220,7 +241,7 @@ func TestLoadOptionErrors(t *testing.T) {
 		{"variable in file", Program{Object: ports}, LoadOptions{}, "variables:\n  nope: 1\n", ErrMapInit, `init.yaml:2: ports.o has no global variable "nope"`},
 		{"unknown map size", Program{Object: ports}, LoadOptions{MaxEntries: []string{"nope=3"}}, "", ErrConfig, `has no map "nope" (maps: .rodata, passed, ports)`},
 		{"zero size", Program{Object: ports}, LoadOptions{MaxEntries: []string{"passed=0"}}, "", ErrConfig, "want NAME=N"},
-		{"unknown type", Program{Object: sections}, LoadOptions{Type: "kprobe"}, "", ErrConfig, "want one of xdp, tc, socket_filter"},
+		{"unknown type", Program{Object: sections}, LoadOptions{Type: "kprobe"}, "", ErrConfig, "want one of xdp, tc, socket_filter, af_packet"},
 		{"typed already", Program{Object: ports, Program: "port_filter"}, LoadOptions{Type: "tc"}, "", ErrConfig, "is a XDP program already"},
 		{"index beyond", Program{Object: ports}, LoadOptions{}, "maps:\n  ports:\n    - {key: 65536, value: 1}\n", ErrMapInit, "index 65536 is beyond its 65536 entries"},
 		{"too many CPUs", Program{Object: ports}, LoadOptions{}, "maps:\n  ports:\n    - {key: 1, value: [" + strings.Repeat("1, ", tooMany) + "1]}\n", ErrMapInit, "is per-CPU:"},
@@ -269,7 +290,7 @@ func TestMapInitKernelRefusal(t *testing.T) {
 		Cases: []packets.Case{tcpTo(t, "tcp-80", 80, false)}, CPU: -1, Samples: MinSamples, Repeat: 10,
 		MapInit: mustParseInit(t, doc), Load: LoadOptions{Type: "socket_filter"}})
 	want := "init.yaml:19: map queues, key {addr: 3325256705 | addr6: "
-	if err == nil || errors.Is(err, ErrMapInit) || errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "the kernel refused the entry") ||
+	if err == nil || errors.Is(err, ErrMapInit) || errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "the map is full (max_entries 16; E2BIG)") ||
 		!strings.Contains(err.Error(), "port: 17") || !strings.HasPrefix(err.Error(), "init.yaml:19: map queues, key ") {
 		t.Fatalf("got %v, want a failed run (not bad input) naming the 17th entry: %s...", err, want)
 	}

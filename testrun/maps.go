@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
 )
 
@@ -297,6 +298,10 @@ func (l *loaded) apply(updates []mapUpdate) error {
 			entry := "value " + formatValue(spec.Value, u.value)
 			if u.key != nil {
 				entry = "key " + formatKey(m.Type(), spec.Key, u.key)
+			}
+			if errors.Is(err, unix.E2BIG) && !isArray(m.Type()) {
+				// cilium/ebpf says "key too big for map", which it is not.
+				return fmt.Errorf("%s: map %s, %s: the map is full (max_entries %d; E2BIG)", u.where, u.mapName, entry, m.MaxEntries())
 			}
 			return fmt.Errorf("%s: map %s, %s: the kernel refused the entry: %w", u.where, u.mapName, entry, err)
 		}

@@ -16,6 +16,10 @@ func (p *plan) notes(progs []*loaded) []string {
 		}
 	}
 	var notes []string
+	if p.linkLayer {
+		notes = append(notes, "af_packet: each frame is given to the kernel behind a copy of its Ethernet header, which the kernel strips: "+
+			"the program sees the frame from its Ethernet header on, as on an AF_PACKET socket (frames are shown as given, 14 bytes longer)")
+	}
 	add := func(object, note string) {
 		if note == "" {
 			return

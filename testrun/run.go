@@ -316,6 +316,7 @@ type plan struct {
 	floor     int           // index of the floor in picked, or -1
 	updates   [][]mapUpdate // map-init entries per program
 	others    [][]other     // objects loaded beside each program (map-init)
+	linkLayer bool          // frames behind a copy of their Ethernet header
 }
 
 // prepare checks the configuration, the objects, the expectations and the
@@ -333,6 +334,9 @@ func prepare(cfg Config) (*plan, error) {
 	settings, err := newLoadSettings(cfg.Load, cfg.MapInit)
 	if err != nil {
 		return nil, err
+	}
+	if settings.linkLayer {
+		p.cfg.Cases, p.linkLayer = behindLinkHeader(cfg.Cases), true
 	}
 	var chosen []chosen
 	for _, prog := range cfg.Programs {

@@ -8,10 +8,15 @@
 // returns a queue number for fanout (0 if none), from a key of struct
 // rule, which has an anonymous union, bitfields and big-endian fields:
 // the IPv4 destination, the TCP or UDP destination port, the protocol.
-// A socket filter's packet starts at the IP header.
+// A socket filter's packet starts at the IP header under
+// BPF_PROG_TEST_RUN, as on an inet socket; on an AF_PACKET socket it
+// starts at the Ethernet header. ethertype returns bytes 12 and 13 of what
+// it sees: the EtherType on an AF_PACKET socket, part of the IPv4 source
+// address otherwise.
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 
 char __license[] SEC("license") = "Dual BSD/GPL";
 
@@ -19,6 +24,16 @@ SEC("filter")
 int keep_all(struct __sk_buff *skb)
 {
 	return -1;
+}
+
+SEC("filter")
+int ethertype(struct __sk_buff *skb)
+{
+	__be16 type;
+
+	if (bpf_skb_load_bytes(skb, 12, &type, 2))
+		return 0;
+	return bpf_ntohs(type);
 }
 
 struct rule {

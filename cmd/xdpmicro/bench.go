@@ -83,6 +83,12 @@ is compared with one saved earlier by --save-baseline.`,
   sudo xdpmicro bench --save-baseline main
   sudo xdpmicro bench --baseline main --noise-threshold 0.15
 
+  # a real program as its loader would set it up: maps filled (per-CPU, pinned
+  # ones loaded unpinned), a const volatile knob set, an untyped section typed
+  sudo xdpmicro bench xdpfilt_alw_all.o --map-init ports.yaml --packets tcp.yaml
+  sudo xdpmicro bench xdp_basic.bpf.o --program xdp_basic_prog --set action=XDP_TX
+  sudo xdpmicro bench suricata-filter.o --type af_packet --map-init drop.yaml
+
   # Go benchmark lines for benchstat, and an HTML page with plots
   sudo xdpmicro bench --format gobench --report report/ --quiet > new.txt`,
 		Args: atMostArgs(1),

@@ -36,7 +36,7 @@ func TestLoadOptionsBadInput(t *testing.T) {
 		{[]string{"--set", "hit_action=XDP_NOPE"}, `"XDP_NOPE" is not an unsigned 32-bit number`},
 		{[]string{"--max-entries", "passed=-1"}, "--max-entries passed=-1: want NAME=N"},
 		{[]string{"--max-entries", "nope=4"}, `has no map "nope"`},
-		{[]string{"--type", "kprobe"}, `--type "kprobe": want one of xdp, tc, socket_filter`},
+		{[]string{"--type", "kprobe"}, `--type "kprobe": want one of xdp, tc, socket_filter, af_packet`},
 		{[]string{"--map-init", "ports: 1"}, `unknown key "ports"`},
 		{[]string{"--map-init", "maps:\n  ports:\n    - {key: 70000, value: 1}"}, "index 70000 is beyond its 65536 entries"},
 		{[]string{"--map-init", "maps:\n  ports:\n    - {key: 'htons(80', value: 1}"}, `want htons(N)`},
@@ -67,7 +67,7 @@ func TestMapInitRefusalExitsOne(t *testing.T) {
 	init := writeFile(t, "init.yaml", doc)
 	code, stdout, stderr := xdpmicro(append([]string{"bench", sectionsObject, "--type", "socket_filter", "--program", "balance", "--map-init", init, "--class", "fizz"}, quick...)...)
 	if code != exitFailed || stdout != "" || strings.Count(stderr, "\n") != 1 ||
-		!strings.Contains(stderr, "init.yaml:19: map queues, key {addr: ") || !strings.Contains(stderr, "port: 17") || !strings.Contains(stderr, "the kernel refused the entry") {
+		!strings.Contains(stderr, "init.yaml:19: map queues, key {addr: ") || !strings.Contains(stderr, "port: 17") || !strings.Contains(stderr, "the map is full (max_entries 16; E2BIG)") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
@@ -115,7 +115,7 @@ func TestBenchPortFilter(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		for _, want := range []string{"xdpmicro: note: maps pinned by name in the object are loaded unpinned", ": ports\n",
-			"xdpmicro: note: map passed declares no max_entries"} {
+			"xdpmicro: note: maps declaring no max_entries (their loader sizes them) are given "} {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr)
 			}

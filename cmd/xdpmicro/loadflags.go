@@ -17,9 +17,10 @@ type loadFlags struct {
 
 func (l *loadFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&l.programType, "type", "", "program type of programs in sections that name none (e.g. Suricata's SEC(\"filter\")): "+strings.Join(testrun.TypeNames, ", "))
-	fl.StringArrayVar(&l.set, "set", nil, "set a global variable of .rodata, .data or .bss before loading, NAME=VALUE (a `const volatile` knob); repeatable; VALUE as in a --map-init file")
-	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading, NAME=N (for maps declared without max_entries, which get one per possible CPU otherwise); repeatable")
+	fl.StringVar(&l.programType, "type", "", "program type of programs in sections that name none: "+strings.Join(testrun.TypeNames, ", ")+
+		" (af_packet: a socket filter on an AF_PACKET socket, as Suricata's SEC(\"filter\"), which sees frames from their Ethernet header)")
+	fl.StringArrayVar(&l.set, "set", nil, "set a global variable of .rodata, .data or .bss before loading (a const volatile knob): `NAME=VALUE`; repeatable; VALUE as in a --map-init file: a number, an enum or action name, an address, or YAML")
+	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading: `NAME=N`; for maps declared without max_entries, which get one entry per possible CPU otherwise; repeatable")
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(testrun.TypeNames))
 }
 
