@@ -150,9 +150,9 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 	// A .bss variable set before loading, by the file or by --set, which wins.
 	vars := mustParseInit(t, "variables:\n  dropped: 99\n")
 	for _, set := range []string{"", "dropped=7"} {
-		load, want := LoadOptions{}, ".bss: [0] set {dropped: 100}"
+		load, want := LoadOptions{}, "map .bss: [0] set {dropped: 100}"
 		if set != "" {
-			load, want = LoadOptions{Set: []string{set}}, ".bss: [0] set {dropped: 8}"
+			load, want = LoadOptions{Set: []string{set}}, "map .bss: [0] set {dropped: 8}"
 		}
 		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases, MapInit: vars, Load: load})["tcp-80"]
 		if effectStrings(got) != want {
