@@ -58,6 +58,9 @@ func (r *Report) writeTable(w io.Writer) error {
 			fmt.Fprintf(w, "not anchored: %s; a call costs %s beyond its runs\n", d.Why, d.Unanchored.Round(time.Microsecond))
 		}
 	}
+	for _, note := range env.Notes {
+		fmt.Fprintln(w, "note: "+note)
+	}
 	for _, warning := range env.Load.Warnings {
 		fmt.Fprintln(w, "warning: "+warning)
 	}

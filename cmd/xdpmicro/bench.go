@@ -283,7 +283,9 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if runErr != nil && !res.Partial {
 		return runErr
 	}
-	printNotes(cmd, res.Environment.Notes)
+	if f.output.format != string(report.Table) || f.output.output != "" {
+		printNotes(cmd, res.Environment.Notes) // the table's footer has them
+	}
 
 	settings := report.Settings{
 		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: int(f.cpu),
