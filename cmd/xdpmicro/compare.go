@@ -16,9 +16,13 @@ func compareCommand() *cobra.Command {
 		Long: `Compare two results saved with --format json (or two baselines), case by case.
 
 The last program of each file is compared: the only one, or the "after" build
-of a before/after run. Samples taken at different times cannot be paired, so
-the p-value comes from the Mann-Whitney U test; a warning says when the two
-were measured on different kernels, CPU models, CPUs or repeat counts.`,
+of a before/after run. Samples taken at different times cannot be paired:
+slopes are compared by a bootstrap test that resamples each side's calls
+within each repeat level, the kernel's figures by a bootstrap test on the
+change of the estimate (the Mann-Whitney U test for --estimator mean), and
+the default noise threshold is the one across runs, 12 %. A warning says
+when the two were measured on different kernels, CPU models, CPUs, timers,
+repeat counts or hosts.`,
 		Example: `  xdpmicro compare old.json new.json
   xdpmicro compare .xdpmicro/main.json new.json --fail-on-regression`,
 		Args: func(cmd *cobra.Command, args []string) error {
