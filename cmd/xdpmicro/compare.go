@@ -17,10 +17,11 @@ func compareCommand() *cobra.Command {
 
 The last program of each file is compared: the only one, or the "after" build
 of a before/after run. Samples taken at different times cannot be paired:
-slopes are compared by a bootstrap test that resamples each side's calls
-within each repeat level, the kernel's figures by a bootstrap test on the
-change of the estimate (the Mann-Whitney U test for --estimator mean), and
-the default noise threshold is the one across runs, 12 %. A warning says
+results sampled linearly are compared by their slopes, with a bootstrap
+test that resamples each side's calls within each repeat level; results
+sampled flat by their means, with the Mann-Whitney U test, unless
+--estimator names another estimate (then a bootstrap test on its change).
+The default noise threshold is the one across runs, 12 %. A warning says
 when the two were measured on different kernels, CPU models, CPUs, timers,
 repeat counts or hosts.`,
 		Example: `  xdpmicro compare old.json new.json
