@@ -33,6 +33,9 @@ const (
 	// appeared or went; fewer come and go all the time.
 	runnableChangeMin    = 2
 	runnableChangePerCPU = 0.5
+	// preemptionsWarn: the measuring thread made to give way this often a
+	// second means other tasks ran on its CPU, between or inside samples.
+	preemptionsWarn = 10
 	// loadMarkEvery rate-limits mark: reading /proc/stat costs tens of µs.
 	loadMarkEvery = 100 * time.Millisecond
 	// loadWindow is the least time over which the other CPUs' load is
@@ -68,6 +71,8 @@ type Load struct {
 	// way to another task (involuntary context switches): tasks come and
 	// go on other CPUs without it.
 	Preemptions int `json:"preemptions"`
+	// Watched is how long the load was watched.
+	Watched time.Duration `json:"watched_ns"`
 	// Warnings say, one line each, what in the load may have moved the
 	// samples.
 	Warnings []string `json:"warnings,omitempty"`
@@ -223,6 +228,9 @@ func summarize(cpu int, first, last []cpuTimes, segments []loadSegment, start, e
 		l.IRQShare = float64(d.irq+d.softirq) / float64(d.total())
 		l.StealShare = float64(d.steal) / float64(d.total())
 	}
+	for _, seg := range segments {
+		l.Watched += seg.d
+	}
 	l.OtherCPUs = len(last)
 	if okB {
 		l.OtherCPUs--
@@ -293,9 +301,16 @@ func loadWarnings(l Load, cpu, cpus int) []string {
 	if change < 0 {
 		change = -change
 	}
-	if change >= max(runnableChangeMin, int(math.Ceil(runnableChangePerCPU*float64(cpus)))) {
-		w = append(w, fmt.Sprintf("runnable tasks changed during the run: %d at the start, %d at the end (1-minute load average %.2f, then %.2f)",
-			l.RunnableStart, l.RunnableEnd, l.LoadAverageStart, l.LoadAverageEnd))
+	// Tasks that come and go elsewhere move no figure; tasks that take the
+	// measuring CPU from the measuring thread do.
+	rate := 0.0
+	if l.Watched > 0 {
+		rate = float64(l.Preemptions) / l.Watched.Seconds()
+	}
+	if change >= max(runnableChangeMin, int(math.Ceil(runnableChangePerCPU*float64(cpus)))) && rate >= preemptionsWarn {
+		w = append(w, fmt.Sprintf("runnable tasks changed during the run: %d at the start, %d at the end (1-minute load average %.2f, then %.2f), "+
+			"and took CPU %d from the measuring thread %d times (%.0f a second)",
+			l.RunnableStart, l.RunnableEnd, l.LoadAverageStart, l.LoadAverageEnd, cpu, l.Preemptions, rate))
 	}
 	return w
 }

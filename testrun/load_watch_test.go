@@ -249,6 +249,12 @@ type step struct {
 // simulate plays steps on a machine of len(busy) CPUs, measuring on cpu,
 // marking after every step as the watch does, and summarizes.
 func simulate(cpu int, steps []step, start, end machineLoad) Load {
+	return simulatePreempted(cpu, steps, start, end, 0)
+}
+
+// simulatePreempted is simulate with the measuring thread preempted that
+// many times.
+func simulatePreempted(cpu int, steps []step, start, end machineLoad, preempted int) Load {
 	n := len(steps[0].busy)
 	now := make([]cpuTimes, n)
 	for c := range now {
@@ -269,7 +275,7 @@ func simulate(cpu int, steps []step, start, end machineLoad) Load {
 		}
 		segments = append(segments, othersSegment(cpu, prev, now, s.d))
 	}
-	return summarize(cpu, first, now, segments, start, end, 0)
+	return summarize(cpu, first, now, segments, start, end, preempted)
 }
 
 // steady is n steps of d, each with the same per-CPU load.
@@ -370,6 +376,7 @@ func TestLoadWarnings(t *testing.T) {
 		name       string
 		steps      []step
 		start, end machineLoad
+		preempted  int
 		want       []string // substrings, one per warning, in order
 	}{
 		{name: "quiet", steps: steady(50, ms100, idle, zero, zero), start: quiet, end: quiet},
@@ -399,18 +406,20 @@ func TestLoadWarnings(t *testing.T) {
 		{name: "a burst shorter than a window is diluted",
 			steps: append(append(steady(20, ms100, idle, zero, zero), steady(2, ms100, busy, zero, zero)...), steady(18, ms100, idle, zero, zero)...),
 			start: quiet, end: quiet},
-		{name: "runnable tasks rise",
-			steps: steady(50, ms100, idle, zero, zero), start: quiet, end: machineLoad{runnable: 3, avg1: 1.5},
-			want: []string{"runnable tasks changed during the run: 1 at the start, 3 at the end (1-minute load average 0.20, then 1.50)"}},
+		{name: "runnable tasks rise and take the measuring CPU",
+			steps: steady(50, ms100, idle, zero, zero), start: quiet, end: machineLoad{runnable: 3, avg1: 1.5}, preempted: 50,
+			want: []string{"runnable tasks changed during the run: 1 at the start, 3 at the end (1-minute load average 0.20, then 1.50), and took CPU 3 from the measuring thread 50 times (10 a second)"}},
+		{name: "runnable tasks rise elsewhere: the measuring thread kept its CPU",
+			steps: steady(50, ms100, idle, zero, zero), start: quiet, end: machineLoad{runnable: 3, avg1: 1.5}, preempted: 49},
 		{name: "one more runnable task is not marked",
 			steps: steady(50, ms100, idle, zero, zero), start: quiet, end: machineLoad{runnable: 2, avg1: 0.9}},
 		{name: "everything at once",
 			steps: append(steady(20, ms100, idle, []uint64{0, 0, 0, 10}, []uint64{0, 0, 0, 5}), steady(20, ms100, busy, []uint64{0, 0, 0, 10}, []uint64{0, 0, 0, 5})...),
-			start: machineLoad{runnable: 6}, end: quiet,
+			start: machineLoad{runnable: 6}, end: quiet, preempted: 1000,
 			want: []string{"steal time on CPU 3 was 5.0 %", "interrupts (irq+softirq) took 10.0 %", "other CPUs 3 % busy at the start, 85 % at the end", "6 at the start, 1 at the end"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := simulate(3, tc.steps, tc.start, tc.end).Warnings
+			got := simulatePreempted(3, tc.steps, tc.start, tc.end, tc.preempted).Warnings
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d warnings %q, want %d: %q", len(got), got, len(tc.want), tc.want)
 			}
@@ -435,7 +444,7 @@ func TestRunnableWarningScales(t *testing.T) {
 		{cpus: 64, from: 1, to: 20, warn: false},
 		{cpus: 64, from: 1, to: 33, warn: true},
 	} {
-		w := loadWarnings(Load{RunnableStart: tc.from, RunnableEnd: tc.to}, 0, tc.cpus)
+		w := loadWarnings(Load{RunnableStart: tc.from, RunnableEnd: tc.to, Preemptions: 100, Watched: time.Second}, 0, tc.cpus)
 		if (len(w) > 0) != tc.warn {
 			t.Errorf("%d CPUs, %d to %d runnable: warnings %q, want a warning: %v", tc.cpus, tc.from, tc.to, w, tc.warn)
 		}
