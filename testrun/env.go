@@ -42,7 +42,7 @@ func chooseCPU(cpu int) (int, string, error) {
 		}
 	}
 	if len(cpus) == 0 {
-		return 0, "", fmt.Errorf("%w: no CPU available to this process", ErrConfig)
+		return 0, "", fmt.Errorf("%w to this process (its CPU affinity is empty)", ErrNoCPU)
 	}
 	if cpu >= 0 {
 		if !slices.Contains(cpus, cpu) {
