@@ -150,6 +150,7 @@ func environment(cfg Config, cpu int, cpuChoice string) Environment {
 		env.KernelInfo = unix.ByteSliceToString(uts.Version[:])
 	}
 	env.Hostname, _ = os.Hostname()
+	env.TLBFlushedOnEntry = tlbFlushedOnEntry()
 	return env
 }
 

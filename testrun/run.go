@@ -162,6 +162,10 @@ type Environment struct {
 	Dispatcher Dispatcher `json:"dispatcher"`
 	// Load is how busy the machine was while it measured.
 	Load Load `json:"load"`
+	// TLBFlushedOnEntry says every entry into the kernel flushes the TLB
+	// (PTI without PCID): one run a call then starts with no page
+	// translated (see tlb.go).
+	TLBFlushedOnEntry bool `json:"tlb_flushed_on_entry,omitempty"`
 	// Notes say what xdpmicro changed of the objects of its own accord to
 	// load them, and what it could not watch.
 	Notes []string `json:"notes,omitempty"`
