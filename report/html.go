@@ -261,7 +261,8 @@ func (r *Report) reading() string {
 	}
 	return what + " Curves are kernel densities, of Sheather and Jones's bandwidth where the values are dense and wider where they are sparse. " +
 		"Dashed lines and bands are the estimates and their intervals. " +
-		"Axes end at Tukey's outer fences (3 IQR beyond the quartiles) of each side's values: the legends count the values beyond, drawn as arrows at the edge."
+		"Axes end at Tukey's outer fences (3 IQR beyond the quartiles) of each side's values, or at their 5th and 95th percentiles where those lie further out: " +
+		"the legends count the values beyond, drawn as arrows at the edge."
 }
 
 // summaryHeader names the summary table's columns after the case's.

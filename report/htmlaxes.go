@@ -29,8 +29,10 @@ func (evenTicks) Ticks(lo, hi float64) []plot.Tick {
 		minor = step / 4
 	}
 	var ticks []plot.Tick
-	for k := math.Ceil(lo / minor); k*minor <= hi+minor*1e-9; k++ {
-		v := k * minor
+	// Rounded to a decimal beyond the label's: k·minor is 1.2000000000000002.
+	unit := math.Pow10(decimals + 2)
+	for k := math.Ceil(lo/minor - 1e-9); k*minor <= hi+minor*1e-9; k++ {
+		v := math.Round(k*minor*unit) / unit
 		t := plot.Tick{Value: v}
 		if r := v / step; math.Abs(r-math.Round(r)) < 1e-6 {
 			t.Label = formatTick(v, decimals)
@@ -94,14 +96,17 @@ func (s span) beyond(values []float64) (below, above int) {
 	return below, above
 }
 
-// bulkSpan is the range that shows the bulk of every set of values: from
-// Tukey's outer fences of each (a quartile ∓ 3 IQR, where the table's
-// "severe" outliers begin), no wider than the values themselves, joined
-// over the sets, and widened to hold marks (the estimates and their
-// intervals). One machine hiccup of 170 ns no longer squeezes a 19 ns
-// spike into a line; what lies beyond is counted and marked at the edge.
-// The IQR is at least the quantum, so that samples mostly on one whole
-// nanosecond keep their neighbours in view.
+// bulkSpan is the range that shows the bulk of every set of values: out
+// to Tukey's outer fences of each (a quartile ∓ 3 IQR, where the table's
+// "severe" outliers begin) or to its 5th and 95th percentiles, whichever
+// is wider, no wider than the values themselves; joined over the sets,
+// and widened to hold marks (the estimates and their intervals). One
+// machine hiccup of 170 ns no longer squeezes a 19 ns spike into a line,
+// a clean sample's tails are never cut, and a tail the machine made
+// heavy keeps at least 95 % of the values in view; what lies beyond is
+// counted and marked at the edge. The IQR is at least the quantum, so
+// that samples mostly on one whole nanosecond keep their neighbours in
+// view.
 func bulkSpan(sets [][]float64, quantum float64, marks ...float64) span {
 	s := span{lo: math.Inf(1), hi: math.Inf(-1)}
 	for _, values := range sets {
@@ -111,8 +116,10 @@ func bulkSpan(sets [][]float64, quantum float64, marks ...float64) span {
 		sorted := slices.Sorted(slices.Values(values))
 		q1, q3 := stats.Quantile(sorted, 0.25), stats.Quantile(sorted, 0.75)
 		iqr := max(q3-q1, quantum)
-		s.lo = min(s.lo, max(sorted[0], q1-3*iqr))
-		s.hi = max(s.hi, min(sorted[len(sorted)-1], q3+3*iqr))
+		lo := min(q1-3*iqr, stats.Quantile(sorted, 0.05))
+		hi := max(q3+3*iqr, stats.Quantile(sorted, 0.95))
+		s.lo = min(s.lo, max(sorted[0], lo))
+		s.hi = max(s.hi, min(sorted[len(sorted)-1], hi))
 	}
 	for _, m := range marks {
 		if !math.IsNaN(m) && !math.IsInf(m, 0) {
