@@ -39,7 +39,7 @@ func (r *Report) WriteHTML(dir string) error {
 	if err := wide.writeTable(&table); err != nil {
 		return err
 	}
-	page := htmlPage{Title: r.title(), Table: table.String(), Lede: r.lede(), Summary: summaryFile, Header: r.summaryHeader(), Reading: r.reading()}
+	page := htmlPage{Title: r.title(), Table: table.String(), Lede: r.lede(), Summary: summaryFile, Header: r.summaryHeader()}
 	rows := r.summaryRows()
 	page.Open = len(r.Programs[0].Results) <= openSections
 	var summary *figure
@@ -58,6 +58,7 @@ func (r *Report) WriteHTML(dir string) error {
 			return err
 		}
 	}
+	bins, curves := false, false
 	for i, c := range r.Programs[0].Results {
 		hc := htmlCase{ID: fmt.Sprintf("case-%d", i), Name: c.Name, Summary: c.Summary}
 		hc.Row = r.summaryCells(i, rows)
@@ -82,7 +83,13 @@ func (r *Report) WriteHTML(dir string) error {
 		}
 		hc.Notes = cf.notes
 		page.Cases = append(page.Cases, hc)
+		if cf.lattice > 0 {
+			bins = true
+		} else {
+			curves = true
+		}
 	}
+	page.Reading = r.reading(bins, curves)
 	var out bytes.Buffer
 	if err := pageTemplate.Execute(&out, page); err != nil {
 		return err
@@ -113,7 +120,7 @@ func (r *Report) title() string {
 // lede says in a line what the page shows.
 func (r *Report) lede() string {
 	n := len(r.Programs[0].Results)
-	how := "sampled flat: the kernel's figure of each call"
+	how := "sampled flat: one figure per run of each call"
 	if r.linear() {
 		how = "sampled linearly: the slope of each call's wall time over its repeat"
 	}
@@ -246,23 +253,30 @@ func headline(row []htmlCell, compared bool) string {
 	return ""
 }
 
-// reading says how to read a case's figures.
-func (r *Report) reading() string {
-	var what string
+// reading says how to read a case's figures: bins and curves say
+// whether some distributions were drawn as histograms, some as curves.
+func (r *Report) reading(bins, curves bool) string {
+	var parts []string
 	switch {
 	case r.linear():
-		what = "Each case's figures show its calls' times per run (a call's wall time less the fitted cost of a call, over its repeat): " +
-			"their distribution, the calls in the order taken, and the wall time of each call against its repeat, " +
-			"whose fitted slope is the estimate; the floor's line is grey where it was measured."
+		parts = append(parts, "Each case's figures show its calls' times per run (a call's wall time less the fitted cost of a call, over its repeat): "+
+			"their distribution, the calls in the order taken, and the wall time of each call against its repeat, "+
+			"whose fitted slope is the estimate; the floor's line is grey where it was measured.")
 	case r.Environment.Timer == "" || r.Environment.Timer == "kernel":
-		what = "Each case's figures show the kernel's figures, whole ns per run: their distribution, in bins of 1 ns, and the samples in the order taken."
+		parts = append(parts, "Each case's figures show the kernel's figures, whole ns per run: their distribution and the samples in the order taken.")
 	default:
-		what = "Each case's figures show the samples' times per run: their distribution and the samples in the order taken."
+		parts = append(parts, "Each case's figures show the samples' times per run: their distribution and the samples in the order taken.")
 	}
-	return what + " Curves are kernel densities, of Sheather and Jones's bandwidth where the values are dense and wider where they are sparse. " +
-		"Dashed lines and bands are the estimates and their intervals. " +
-		"Axes end at Tukey's outer fences (3 IQR beyond the quartiles) of each side's values, or at their 5th and 95th percentiles where those lie further out: " +
-		"the legends count the values beyond, drawn as arrows at the edge."
+	if bins {
+		parts = append(parts, "Values that are all whole ns are binned by the ns.")
+	}
+	if curves {
+		parts = append(parts, "Curves are kernel densities, of Sheather and Jones's bandwidth where the values are dense and wider where they are sparse.")
+	}
+	parts = append(parts, "Dashed lines and bands are the estimates and their intervals.",
+		"Axes end at Tukey's outer fences (3 IQR beyond the quartiles) of each side's values, or at their 5th and 95th percentiles where those lie further out: "+
+			"the legends count the values beyond, drawn as arrows at the edge.")
+	return strings.Join(parts, " ")
 }
 
 // summaryHeader names the summary table's columns after the case's.
@@ -350,7 +364,7 @@ type caseFigures struct {
 func (r *Report) caseFigures(i int) (caseFigures, bool) {
 	name := r.Programs[0].Results[i].Name
 	cf := caseFigures{name: name}
-	linear := false
+	linear, loads := false, 1
 	for pi, p := range r.Programs {
 		j := slices.IndexFunc(p.Results, func(c Case) bool { return c.Name == name })
 		if j < 0 || p.Results[j].Stats == nil {
@@ -378,9 +392,10 @@ func (r *Report) caseFigures(i int) (caseFigures, bool) {
 			s.values = c.Samples
 		}
 		cf.sides = append(cf.sides, s)
-		if len(p.Placements) > 0 {
-			cf.notes = append(cf.notes, fmt.Sprintf("%s: the figures draw the first of %d loads", s.name, 1+len(p.Placements)))
-		}
+		loads = max(loads, 1+len(p.Placements))
+	}
+	if loads > 1 {
+		cf.notes = append(cf.notes, fmt.Sprintf("The figures draw the first of the %d loads of each build; the estimates compared are over all of them.", loads))
 	}
 	if len(cf.sides) == 0 {
 		return cf, false

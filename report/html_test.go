@@ -352,3 +352,23 @@ func TestBulkSpan(t *testing.T) {
 		t.Errorf("span %+v hides a mark at 40", s)
 	}
 }
+
+// A cancelled run can leave cases without statistics, or every case: the
+// page is still written, and says so.
+func TestHTMLPartial(t *testing.T) {
+	res := spikeRun(t, 2, false)
+	res.Partial = true
+	res.Programs[0].Cases[1].Samples = res.Programs[0].Cases[1].Samples[:5]
+	r, err := New(Settings{Confidence: 0.95}, res, htmlOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, page := writePage(t, r); !strings.Contains(page, "too few samples to draw") || !strings.Contains(page, `href="#case-1"`) {
+		t.Errorf("page of a partial run:\n%s", page)
+	}
+	res.Programs[0].Cases[0].Samples = res.Programs[0].Cases[0].Samples[:5]
+	if r, err = New(Settings{Confidence: 0.95}, res, htmlOptions()); err != nil {
+		t.Fatal(err)
+	}
+	writePage(t, r)
+}
