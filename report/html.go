@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
 	"strings"
 
 	"github.com/google/renameio/v2"
@@ -61,7 +60,7 @@ func (r *Report) WriteHTML(dir string) error {
 	bins, curves := false, false
 	for i, c := range r.Programs[0].Results {
 		hc := htmlCase{ID: fmt.Sprintf("case-%d", i), Name: c.Name, Summary: c.Summary}
-		hc.Row = r.summaryCells(i, rows)
+		hc.Row = r.summaryCells(i)
 		hc.Headline = headline(hc.Row, page.Compared)
 		cf, ok := r.caseFigures(i)
 		if !ok {
@@ -200,7 +199,7 @@ func (r *Report) floorOf(name string) *Case {
 }
 
 // summaryCells are a case's cells in the page's summary table.
-func (r *Report) summaryCells(i int, rows []summaryRow) []htmlCell {
+func (r *Report) summaryCells(i int) []htmlCell {
 	name := r.Programs[0].Results[i].Name
 	interval := func(e stats.Estimate) string {
 		return fmt.Sprintf("%s [%s %s] ns", ns(e.Point), ns(e.Lower), ns(e.Upper))

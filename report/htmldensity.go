@@ -22,6 +22,9 @@ import (
 // too sparse for it. It is at least resolution, the samples' own quantum:
 // a curve finer than the data is not in the data.
 func bandwidth(samples []float64, resolution float64) float64 {
+	if len(samples) < 2 {
+		return resolution // nothing to spread
+	}
 	sorted := slices.Sorted(slices.Values(samples))
 	h, ok := sheatherJones(thin(sorted, maxBandwidthSamples))
 	if !ok {

@@ -121,17 +121,20 @@ func (a arrowGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) 
 	c.Fill(p)
 }
 
-// line adds a polyline.
+// addLine adds a polyline, dashed or not. The adders return what they
+// added, for a legend's thumbnail: never nil, though a NaN point, which
+// plotter refuses, leaves it out of the plot.
 func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, dashed bool) *plotter.Line {
 	l, err := plotter.NewLine(xys)
 	if err != nil {
-		return nil // only for NaN or infinite points, which are never drawn
+		l = &plotter.Line{}
+	} else {
+		p.Add(l)
 	}
 	l.Color, l.Width = c, width
 	if dashed {
 		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 	}
-	p.Add(l)
 	return l
 }
 
@@ -139,11 +142,12 @@ func addLine(p *plot.Plot, xys plotter.XYs, c color.Color, width vg.Length, dash
 func addBox(p *plot.Plot, x0, x1, y0, y1 float64, c color.Color) *plotter.Polygon {
 	box, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
 	if err != nil {
-		return nil
+		box = &plotter.Polygon{}
+	} else {
+		p.Add(box)
 	}
 	box.Color = c
 	box.LineStyle.Width = 0
-	p.Add(box)
 	return box
 }
 
@@ -151,10 +155,11 @@ func addBox(p *plot.Plot, x0, x1, y0, y1 float64, c color.Color) *plotter.Polygo
 func addMarks(p *plot.Plot, xys plotter.XYs, c color.Color, shape draw.GlyphDrawer, radius vg.Length) *plotter.Scatter {
 	s, err := plotter.NewScatter(xys)
 	if err != nil {
-		return nil
+		s = &plotter.Scatter{}
+	} else {
+		p.Add(s)
 	}
 	s.Color, s.Shape, s.Radius = c, shape, radius
-	p.Add(s)
 	return s
 }
 
@@ -189,16 +194,13 @@ func (b boxThumb) Thumbnail(c *draw.Canvas) {
 func beyondText(below, above, n int, s span, unit string) string {
 	var parts []string
 	if below > 0 {
-		parts = append(parts, fmt.Sprintf("%d below %s %s", below, formatValue(s.lo), unit))
+		parts = append(parts, fmt.Sprintf("%d below %s %s", below, ns(s.lo), unit))
 	}
 	if above > 0 {
-		parts = append(parts, fmt.Sprintf("%d above %s %s", above, formatValue(s.hi), unit))
+		parts = append(parts, fmt.Sprintf("%d above %s %s", above, ns(s.hi), unit))
 	}
 	return fmt.Sprintf("%s of %d off the axis, marked at its edge", strings.Join(parts, " and "), n)
 }
-
-// formatValue writes a figure of ns with two decimals, as the table does.
-func formatValue(v float64) string { return ns(v) }
 
 // estimateText is a legend's "slope 19.20 ns [19.19 19.21]".
 func estimateText(what stats.Estimator, e stats.Estimate) string {
@@ -248,9 +250,7 @@ func distributionFigure(c caseFigures) *figure {
 				peak = max(peak, d[i])
 			}
 			l := addLine(p, xys, sd.color, vg.Points(1.2), false)
-			if l != nil {
-				l.FillColor = withAlpha(sd.color, 40)
-			}
+			l.FillColor = withAlpha(sd.color, 40)
 			f.add(fmt.Sprintf("%s: %s (curve: bandwidth %.2g ns)", sd.name, estimateText(sd.what, sd.est), h), l)
 		}
 	}
@@ -325,9 +325,8 @@ func samplesFigure(c caseFigures) *figure {
 			}
 		}
 		n = max(n, len(sd.values))
-		dots := addMarks(p, in, withAlpha(sd.color, 170), draw.CircleGlyph{}, vg.Points(1.3))
+		addMarks(p, in, withAlpha(sd.color, 170), draw.CircleGlyph{}, vg.Points(1.3))
 		f.add(sd.name, glyphThumb{draw.GlyphStyle{Color: sd.color, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}})
-		_ = dots
 		if len(high) > 0 {
 			addMarks(p, high, sd.color, arrowUp, vg.Points(3))
 		}
