@@ -61,7 +61,7 @@ func (r *Report) writeTable(w io.Writer) error {
 	for _, note := range env.Notes {
 		fmt.Fprintln(w, "note: "+note)
 	}
-	for _, warning := range env.Load.Warnings {
+	for _, warning := range env.MachineLoad.Warnings {
 		fmt.Fprintln(w, "warning: "+warning)
 	}
 	repeat := fmt.Sprintf("repeat %d", env.Repeat)
