@@ -185,13 +185,14 @@ func TestWriteHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Both programs are drawn, each with its legend entry.
-	if !strings.HasPrefix(string(svg), "<?xml") || !strings.Contains(string(svg), "before: low") || !strings.Contains(string(svg), "after: low") {
+	// Both programs are drawn, each with its legend entry naming the
+	// case, the side and the estimator compared.
+	if !strings.HasPrefix(string(svg), "<?xml") || !strings.Contains(string(svg), "fizz before: mean") || !strings.Contains(string(svg), "fizz after: mean") {
 		t.Errorf("distribution figure lacks the two overlaid programs")
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 5 {
-		t.Errorf("%d files, want index.html and 4 figures", len(entries))
+	if len(entries) != 6 {
+		t.Errorf("%d files, want index.html, the summary and 4 figures", len(entries))
 	}
 }
 

@@ -9,28 +9,24 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/google/renameio/v2"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// Colours of the first and second program; the second is the "after" build.
-var (
-	programColors = []color.NRGBA{{R: 31, G: 119, B: 180, A: 255}, {R: 214, G: 39, B: 40, A: 255}}
-	bandAlpha     = uint8(50)
-)
-
 // WriteHTML writes a static page into dir: index.html and an SVG per
 // figure, drawn with gonum/plot. It needs no network and no JavaScript.
-// Per case: the distribution of the samples (histogram of whole
-// nanoseconds and a density curve) with the estimate and its interval marked,
-// and the samples in the order taken, to show drift and regimes; the
-// programs of a comparison are overlaid. Every file is written atomically.
+//
+// The page opens with a summary figure (a comparison's change per case,
+// coloured by verdict, with the noise threshold's band; a lone program's
+// time per case, split at the floor where it was measured) and a table
+// whose rows link to each case's section. A section holds the
+// distribution of the case's samples, the samples in the order taken,
+// and, with linear sampling, Criterion's regression figure; the sides of
+// a comparison are overlaid. Sections are open for a few cases and
+// collapsed for many. Every file is written atomically.
 func (r *Report) WriteHTML(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report directory: %w", err)
@@ -42,25 +38,57 @@ func (r *Report) WriteHTML(dir string) error {
 	if err := wide.writeTable(&table); err != nil {
 		return err
 	}
-	page := htmlPage{Title: r.title(), Table: table.String()}
+	page := htmlPage{Title: r.title(), Table: table.String(), Lede: r.lede(), Summary: summaryFile, Header: r.summaryHeader()}
+	rows := r.summaryRows()
+	page.Open = len(r.Programs[0].Results) <= openSections
+	var summary *figure
+	if c := r.Comparison; c != nil {
+		summary = changeFigure(c, rows, r.Settings.Confidence)
+		page.Compared = true
+	} else {
+		summary = estimateFigure(rows, r.caseEstimator(), r.Settings.Confidence)
+	}
+	if err := writeFigure(filepath.Join(dir, summaryFile), summary); err != nil {
+		return err
+	}
+	if series := r.seriesSides(); len(series) > 0 {
+		page.Series = seriesFile
+		if err := writeFigure(filepath.Join(dir, seriesFile), seriesFigure(series, r.caseEstimator())); err != nil {
+			return err
+		}
+	}
+	bins, curves := false, false
 	for i, c := range r.Programs[0].Results {
-		sides := r.sidesOf(i)
-		dist, strip := fmt.Sprintf("case-%d-distribution.svg", i), fmt.Sprintf("case-%d-samples.svg", i)
-		if err := writeSVG(filepath.Join(dir, dist), distributionPlot(c.Name, sides)); err != nil {
-			return err
+		hc := htmlCase{ID: fmt.Sprintf("case-%d", i), Name: c.Name, Summary: c.Summary}
+		hc.Row = r.summaryCells(i)
+		hc.Headline = headline(hc.Row, page.Compared)
+		cf, ok := r.caseFigures(i)
+		if !ok {
+			hc.Note = "too few samples to draw"
+			page.Cases = append(page.Cases, hc)
+			continue
 		}
-		if err := writeSVG(filepath.Join(dir, strip), samplesPlot(c.Name, sides, r.Environment.Repeat)); err != nil {
-			return err
+		hc.Figures = append(hc.Figures,
+			htmlFigure{File: fmt.Sprintf("case-%d-distribution.svg", i), Alt: "distribution of " + cf.quantity.noun + " of " + c.Name, fig: distributionFigure(cf)},
+			htmlFigure{File: fmt.Sprintf("case-%d-samples.svg", i), Alt: cf.quantity.noun + " of " + c.Name + " in the order taken", fig: samplesFigure(cf)})
+		if slices.ContainsFunc(cf.sides, func(s side) bool { return s.fit != nil }) {
+			hc.Figures = append(hc.Figures, htmlFigure{File: fmt.Sprintf("case-%d-regression.svg", i),
+				Alt: "wall time of each call of " + c.Name + " against its repeat, with the fitted line", fig: regressionFigure(cf)})
 		}
-		hc := htmlCase{Name: c.Name, Summary: c.Summary, Distribution: dist, Samples: strip}
-		if slices.ContainsFunc(sides, func(s side) bool { return s.fit != nil }) {
-			hc.Regression = fmt.Sprintf("case-%d-regression.svg", i)
-			if err := writeSVG(filepath.Join(dir, hc.Regression), regressionPlot(c.Name, sides)); err != nil {
+		for _, f := range hc.Figures {
+			if err := writeFigure(filepath.Join(dir, f.File), f.fig); err != nil {
 				return err
 			}
 		}
+		hc.Notes = cf.notes
 		page.Cases = append(page.Cases, hc)
+		if cf.lattice > 0 {
+			bins = true
+		} else {
+			curves = true
+		}
 	}
+	page.Reading = r.reading(bins, curves)
 	var out bytes.Buffer
 	if err := pageTemplate.Execute(&out, page); err != nil {
 		return err
@@ -71,6 +99,15 @@ func (r *Report) WriteHTML(dir string) error {
 	return nil
 }
 
+const (
+	summaryFile = "summary.svg"
+	seriesFile  = "series.svg"
+	// openSections is the most cases whose sections the page shows open:
+	// beyond, the summary and its table are the page, and a case's
+	// section opens on demand.
+	openSections = 12
+)
+
 func (r *Report) title() string {
 	if c := r.Comparison; c != nil {
 		return "xdpmicro: " + c.Before + " → " + c.After
@@ -79,231 +116,388 @@ func (r *Report) title() string {
 	return "xdpmicro: " + p.Info.Name + " in " + p.Object
 }
 
+// lede says in a line what the page shows.
+func (r *Report) lede() string {
+	n := len(r.Programs[0].Results)
+	how := "sampled flat: one figure per run of each call"
+	if r.linear() {
+		how = "sampled linearly: the slope of each call's wall time over its repeat"
+	}
+	if c := r.Comparison; c != nil {
+		return fmt.Sprintf("%d cases compared by the %s (%s): %s.", len(c.Cases), c.Estimator, how, c.Tally())
+	}
+	return fmt.Sprintf("%d cases, %s; the %s stands for each case.", n, how, r.caseEstimator())
+}
+
+// caseEstimator is the estimator the report's figures stand by: a slope
+// needs linear samples.
+func (r *Report) caseEstimator() stats.Estimator {
+	est := r.Settings.estimator()
+	if est.Fitted() && !r.linear() {
+		return stats.Low
+	}
+	return est
+}
+
+// linear says the run was sampled linearly: its cases have calls of
+// several repeats.
+func (r *Report) linear() bool {
+	for _, p := range r.Programs {
+		for _, c := range p.Results {
+			if len(c.Runs) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// summaryRows are the summary figure's rows, one per case: its change
+// in a comparison, its time per run (and the floor's) otherwise.
+func (r *Report) summaryRows() []summaryRow {
+	var rows []summaryRow
+	if c := r.Comparison; c != nil {
+		for _, cc := range c.Cases {
+			rows = append(rows, summaryRow{name: cc.Name, change: cc.Change, diff: cc.Difference, verdict: cc.Verdict, actionChanged: cc.ActionChanged()})
+		}
+		return rows
+	}
+	p := r.Programs[len(r.Programs)-1]
+	for _, c := range p.Results {
+		if c.Stats == nil {
+			continue
+		}
+		row := summaryRow{name: c.Name, est: r.estimateOf(c), net: c.Net}
+		if f := r.floorOf(c.Name); f != nil && f.Stats != nil {
+			e := r.estimateOf(*f)
+			row.floor = &e
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// estimateOf is a case's estimate as the table gives it: the low one of a
+// case sampled one run a call.
+func (r *Report) estimateOf(c Case) stats.Estimate {
+	if c.Single {
+		return c.Stats.Of(stats.Low)
+	}
+	return c.Stats.Of(r.caseEstimator())
+}
+
+// floorOf is the floor's case of that name, if the floor was measured.
+func (r *Report) floorOf(name string) *Case {
+	if r.Floor == nil {
+		return nil
+	}
+	i := slices.IndexFunc(r.Floor.Results, func(c Case) bool { return c.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &r.Floor.Results[i]
+}
+
+// summaryCells are a case's cells in the page's summary table.
+func (r *Report) summaryCells(i int) []htmlCell {
+	name := r.Programs[0].Results[i].Name
+	interval := func(e stats.Estimate) string {
+		return fmt.Sprintf("%s [%s %s] ns", ns(e.Point), ns(e.Lower), ns(e.Upper))
+	}
+	if c := r.Comparison; c != nil {
+		j := slices.IndexFunc(c.Cases, func(cc ComparedCase) bool { return cc.Name == name })
+		if j < 0 {
+			return []htmlCell{{Text: "not compared"}}
+		}
+		cc := c.Cases[j]
+		verdict := htmlCell{Text: verdictText(cc.Verdict, false), Class: "verdict " + string(cc.Verdict)}
+		if cc.ActionChanged() {
+			verdict.Text += "; ACTION CHANGED: " + cc.ActionBefore + " → " + cc.ActionAfter
+			verdict.Class = "verdict " + string(stats.Regressed)
+		}
+		return []htmlCell{
+			{Text: interval(cc.Before), Class: "num"}, {Text: interval(cc.After), Class: "num"},
+			{Text: fmt.Sprintf("%+.2f %% [%+.2f %+.2f]", 100*cc.Change.Point, 100*cc.Change.Lower, 100*cc.Change.Upper), Class: "num"},
+			{Text: fmt.Sprintf("%+.2f ns", cc.Difference.Point), Class: "num"},
+			{Text: pValue(cc.P, c.Significance), Class: "num"},
+			verdict,
+		}
+	}
+	p := r.Programs[len(r.Programs)-1]
+	j := slices.IndexFunc(p.Results, func(c Case) bool { return c.Name == name })
+	if j < 0 || p.Results[j].Stats == nil {
+		return []htmlCell{{Text: "too few samples"}}
+	}
+	c := p.Results[j]
+	cells := []htmlCell{{Text: interval(r.estimateOf(c)), Class: "num"}}
+	if r.Floor != nil {
+		net := "—"
+		if c.Net != nil {
+			net = interval(*c.Net)
+		}
+		cells = append(cells, htmlCell{Text: net, Class: "num"})
+	}
+	return append(cells, htmlCell{Text: fmt.Sprint(c.Stats.N), Class: "num"})
+}
+
+// headline is what a collapsed section shows beside the case's name:
+// its change and verdict, or its estimate.
+func headline(row []htmlCell, compared bool) string {
+	switch {
+	case compared && len(row) == 6:
+		return row[2].Text + ", " + row[5].Text
+	case len(row) > 0:
+		return row[0].Text
+	}
+	return ""
+}
+
+// reading says how to read a case's figures: bins and curves say
+// whether some distributions were drawn as histograms, some as curves.
+func (r *Report) reading(bins, curves bool) string {
+	var parts []string
+	switch {
+	case r.linear():
+		parts = append(parts, "Each case's figures show its calls' times per run (a call's wall time less the fitted cost of a call, over its repeat): "+
+			"their distribution, the calls in the order taken, and the wall time of each call against its repeat, "+
+			"whose fitted slope is the estimate; the floor's line is grey where it was measured.")
+	case r.Environment.Timer == "" || r.Environment.Timer == "kernel":
+		parts = append(parts, "Each case's figures show the kernel's figures, whole ns per run: their distribution and the samples in the order taken.")
+	default:
+		parts = append(parts, "Each case's figures show the samples' times per run: their distribution and the samples in the order taken.")
+	}
+	if bins {
+		parts = append(parts, "Values that are all whole ns are binned by the ns.")
+	}
+	if curves {
+		parts = append(parts, "Curves are kernel densities, of Sheather and Jones's bandwidth where the values are dense and wider where they are sparse.")
+	}
+	parts = append(parts, "Dashed lines and bands are the estimates and their intervals.",
+		"Axes end at Tukey's outer fences (3 IQR beyond the quartiles) of each side's values, or at their 5th and 95th percentiles where those lie further out: "+
+			"the legends count the values beyond, drawn as arrows at the edge.")
+	return strings.Join(parts, " ")
+}
+
+// summaryHeader names the summary table's columns after the case's.
+func (r *Report) summaryHeader() []string {
+	if c := r.Comparison; c != nil {
+		return []string{"before (" + c.Estimator + ")", "after (" + c.Estimator + ")",
+			fmt.Sprintf("change [%g %% CI]", 100*r.Settings.Confidence), "Δ", "p", "verdict"}
+	}
+	h := []string{fmt.Sprintf("%s [%g %% CI]", r.caseEstimator(), 100*r.Settings.Confidence)}
+	if r.Floor != nil {
+		h = append(h, "net of floor")
+	}
+	return append(h, "samples")
+}
+
+// seriesSides are the programs' series by frame size, for --size.
+func (r *Report) seriesSides() []seriesSide {
+	var out []seriesSide
+	for i, p := range r.Programs {
+		if len(p.Series) > 0 {
+			out = append(out, seriesSide{side: r.sideName(i), series: p.Series})
+		}
+	}
+	return out
+}
+
+// sideName is "before" or "after" in a comparison, a program's label
+// when several were measured, and nothing for a lone program: legends
+// name the case and the side, never the program, whose name can be a
+// case's ("fizzbuzz").
+func (r *Report) sideName(i int) string {
+	switch {
+	case r.Comparison != nil && len(r.Programs) == 2:
+		return []string{"before", "after"}[i]
+	case len(r.Programs) > 1:
+		if l := r.Programs[i].Label; l != "" {
+			return l
+		}
+		return fmt.Sprintf("program %d", i+1)
+	}
+	return ""
+}
+
 // side is one program's samples of a case, as drawn.
 type side struct {
-	label   string
-	samples []float64
-	what    stats.Estimator
-	est     stats.Estimate
-	color   color.NRGBA
+	name string // the case and the side: "fizz before"
+	// values are what the distribution and the samples figures draw, in
+	// the order taken.
+	values []float64
+	what   stats.Estimator
+	est    stats.Estimate
+	color  color.NRGBA
 	// runs and wall are linear sampling's calls, fit their fit.
 	runs []uint32
 	wall []float64
 	fit  *stats.Fit
 }
 
-// sidesOf returns the case of index i in every program that has it.
-func (r *Report) sidesOf(i int) []side {
+// quantity says what a case's values are.
+type quantity struct {
+	noun    string // "the kernel's figures", "each call's time per run"
+	unit    string // the axis label
+	index   string // what one value is: a sample, a call
+	repeats string // the runs behind each value
+	// resolution is the values' own quantum: no density is finer.
+	resolution float64
+}
+
+// caseFigures is what a case's figures draw.
+type caseFigures struct {
+	name     string
+	sides    []side
+	floor    *side // the floor's fit, drawn in the regression figure
+	quantity quantity
+	span     span
+	// lattice is the quantum of values that are all whole quanta (the
+	// kernel's whole nanoseconds): they are drawn as a histogram of it.
+	// Zero for continuous values, drawn as a density curve.
+	lattice float64
+	notes   []string
+}
+
+// caseFigures gathers the case of index i in every program that has it;
+// ok is false when none has statistics.
+func (r *Report) caseFigures(i int) (caseFigures, bool) {
 	name := r.Programs[0].Results[i].Name
-	var sides []side
+	cf := caseFigures{name: name}
+	linear, loads := false, 1
 	for pi, p := range r.Programs {
 		j := slices.IndexFunc(p.Results, func(c Case) bool { return c.Name == name })
 		if j < 0 || p.Results[j].Stats == nil {
 			continue
 		}
-		label := p.Label
-		if label == "" {
-			label = p.Info.Name
-		}
 		c := p.Results[j]
-		sides = append(sides, side{label: label, samples: c.Samples, what: r.Settings.estimator(), est: c.Stats.Of(r.Settings.estimator()),
-			color: programColors[pi%len(programColors)], runs: c.Runs, wall: c.Wall, fit: c.Stats.Fit})
+		s := side{name: strings.TrimSpace(name + " " + r.sideName(pi)), what: r.caseEstimator(),
+			color: sideColors[pi%len(sideColors)], runs: c.Runs, wall: c.Wall, fit: c.Stats.Fit}
+		if cc := r.comparedCase(name); cc != nil && cc.Estimator != "" {
+			s.what = cc.Estimator
+		}
+		if c.Single || (s.what.Fitted() && s.fit == nil) {
+			s.what = stats.Low
+		}
+		s.est = c.Stats.Of(s.what)
+		if s.what.Fitted() {
+			// Each call's time per run, less the call's fitted fixed
+			// cost: continuous, and centred where the slope is.
+			linear = true
+			s.values = make([]float64, len(c.Runs))
+			for k, runs := range c.Runs {
+				s.values[k] = (c.Wall[k] - s.fit.Intercept.Point) / float64(runs)
+			}
+		} else {
+			s.values = c.Samples
+		}
+		cf.sides = append(cf.sides, s)
+		loads = max(loads, 1+len(p.Placements))
 	}
-	return sides
+	if loads > 1 {
+		cf.notes = append(cf.notes, fmt.Sprintf("The figures draw the first of the %d loads of each build; the estimates compared are over all of them.", loads))
+	}
+	if len(cf.sides) == 0 {
+		return cf, false
+	}
+	env := r.Environment
+	cf.quantity = quantity{noun: "the samples", unit: "ns per run", index: "sample", resolution: env.Resolution,
+		repeats: fmt.Sprintf("%d runs each", env.Repeat)}
+	switch {
+	case linear:
+		cf.quantity.noun = "each call's time per run"
+		cf.quantity.index = "call"
+		cf.quantity.repeats = "repeats " + repeats(env)
+		cf.quantity.resolution = 0 // a wall clock's ns over thousands of runs
+	case env.Timer == "" || env.Timer == "kernel":
+		cf.quantity.noun = "the kernel's figures"
+	}
+	if c := r.Programs[0].Results[i]; c.Single {
+		cf.quantity.repeats = repeatsOf(env, c)
+	}
+	var sets [][]float64
+	var marks []float64
+	for _, s := range cf.sides {
+		sets = append(sets, s.values)
+		marks = append(marks, s.est.Lower, s.est.Upper)
+	}
+	cf.lattice = latticeOf(sets, cf.quantity.resolution)
+	cf.span = bulkSpan(sets, cf.lattice, marks...)
+	if f := r.floorOf(name); f != nil && f.Stats != nil && f.Stats.Fit != nil && (r.Comparison == nil || r.Comparison.Mode == Interleaved) {
+		cf.floor = &side{name: "floor (the empty program)", color: floorColor, runs: f.Runs, wall: f.Wall, fit: f.Stats.Fit}
+	}
+	return cf, true
 }
 
-func distributionPlot(name string, sides []side) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = name + ": distribution of samples"
-	p.X.Label.Text = "ns per run"
-	p.Y.Label.Text = "density"
+// comparedCase is the comparison's case of that name, if any.
+func (r *Report) comparedCase(name string) *ComparedCase {
+	if r.Comparison == nil {
+		return nil
+	}
+	i := slices.IndexFunc(r.Comparison.Cases, func(cc ComparedCase) bool { return cc.Name == name })
+	if i < 0 {
+		return nil
+	}
+	return &r.Comparison.Cases[i]
+}
+
+// latticeOf is the quantum every value is a whole multiple of, when it is
+// coarse enough to see (the kernel's whole nanoseconds): the resolution
+// given, or 1 ns, the kernel's figure's. Zero when the values are
+// continuous at the scale drawn.
+func latticeOf(sets [][]float64, resolution float64) float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range sides {
-		lo, hi = min(lo, slices.Min(s.samples)), max(hi, slices.Max(s.samples))
-	}
-	lo, hi = math.Floor(lo)-2, math.Ceil(hi)+2
-	var points []float64
-	for x := lo; x <= hi; x += (hi - lo) / 200 {
-		points = append(points, x)
-	}
-	peak := 0.0
-	for _, s := range sides {
-		hist := wholeNanosecondBins(s.samples)
-		hist.FillColor = withAlpha(s.color, 90)
-		hist.LineStyle.Width = 0
-		p.Add(hist)
-		density := stats.Density(s.samples, points, 0.5)
-		xys := make(plotter.XYs, len(points))
-		for i := range points {
-			xys[i] = plotter.XY{X: points[i], Y: density[i]}
-			peak = max(peak, density[i])
-		}
-		for _, b := range hist.Bins {
-			peak = max(peak, b.Weight)
-		}
-		line, _ := plotter.NewLine(xys)
-		line.Color = s.color
-		line.Width = vg.Points(1.5)
-		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("%s: %s %.2f ns [%.2f %.2f]", s.label, s.what, s.est.Point, s.est.Lower, s.est.Upper), line)
-	}
-	for _, s := range sides {
-		band, _ := plotter.NewPolygon(plotter.XYs{{X: s.est.Lower, Y: 0}, {X: s.est.Upper, Y: 0}, {X: s.est.Upper, Y: peak * 1.05}, {X: s.est.Lower, Y: peak * 1.05}})
-		band.Color = withAlpha(s.color, bandAlpha)
-		band.LineStyle.Width = 0
-		p.Add(band)
-		point, _ := plotter.NewLine(plotter.XYs{{X: s.est.Point, Y: 0}, {X: s.est.Point, Y: peak * 1.05}})
-		point.Color = s.color
-		point.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-		p.Add(point)
-	}
-	p.Legend.Top = true
-	p.Y.Min, p.Y.Max = 0, peak*1.25
-	return p
-}
-
-// wholeNanosecondBins bins samples per nanosecond, the kernel's quantum,
-// normalised to a density.
-func wholeNanosecondBins(samples []float64) *plotter.Histogram {
-	counts := map[float64]int{}
-	for _, s := range samples {
-		counts[math.Floor(s)]++
-	}
-	h := &plotter.Histogram{Width: 1}
-	for x, n := range counts {
-		h.Bins = append(h.Bins, plotter.HistogramBin{Min: x - 0.5, Max: x + 0.5, Weight: float64(n) / float64(len(samples))})
-	}
-	slices.SortFunc(h.Bins, func(a, b plotter.HistogramBin) int { return int(a.Min - b.Min) })
-	return h
-}
-
-func samplesPlot(name string, sides []side, repeat uint32) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: samples in the order taken (%d runs each)", name, repeat)
-	p.X.Label.Text = "sample"
-	p.Y.Label.Text = "ns per run"
-	for _, s := range sides {
-		xys := make(plotter.XYs, len(s.samples))
-		for i, v := range s.samples {
-			xys[i] = plotter.XY{X: float64(i + 1), Y: v}
-		}
-		line, points, _ := plotter.NewLinePoints(xys)
-		line.Color = withAlpha(s.color, 120)
-		points.Color = s.color
-		points.Shape = draw.CircleGlyph{}
-		points.Radius = vg.Points(2)
-		p.Add(line, points)
-		p.Legend.Add(s.label, line, points)
-	}
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
-	return p
-}
-
-// regressionPlot is Criterion's regression figure: every call's wall time
-// against its repeat, each level's low quantile, and the robust line
-// through them with the band its slope's interval spans.
-func regressionPlot(name string, sides []side) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = name + ": wall time of each call against its repeat"
-	p.X.Label.Text = "runs per call"
-	p.Y.Label.Text = "µs per call"
-	const perMicrosecond = 1e3
-	// Calls the machine held up for milliseconds would squash the line:
-	// the axis ends at half again the fitted time of the longest level,
-	// and the title counts the calls beyond.
-	top, beyond := 0.0, 0
-	for _, s := range sides {
-		if s.fit != nil {
-			last := s.fit.Levels[len(s.fit.Levels)-1]
-			top = max(top, 1.5*(s.fit.Intercept.Point+s.fit.Slope.Upper*last.Runs)/perMicrosecond)
+	for _, values := range sets {
+		for _, v := range values {
+			lo, hi = min(lo, v), max(hi, v)
 		}
 	}
-	for _, s := range sides {
-		if s.fit == nil {
+	for _, q := range []float64{1, resolution} {
+		if !(q > 0) {
 			continue
 		}
-		for _, w := range s.wall {
-			if w/perMicrosecond > top {
-				beyond++
+		whole := true
+		for _, values := range sets {
+			for _, v := range values {
+				if k := v / q; math.Abs(k-math.Round(k)) > 1e-6 {
+					whole = false
+					break
+				}
 			}
 		}
-		calls := make(plotter.XYs, len(s.runs))
-		for i, r := range s.runs {
-			calls[i] = plotter.XY{X: float64(r), Y: s.wall[i] / perMicrosecond}
+		// A quantum the axis would show as 400 bins or more is no lattice
+		// to see: draw a curve.
+		if whole && (hi-lo)/q < 400 {
+			return q
 		}
-		scatter, _ := plotter.NewScatter(calls)
-		scatter.Color = withAlpha(s.color, 70)
-		scatter.Shape = draw.CircleGlyph{}
-		scatter.Radius = vg.Points(1)
-		p.Add(scatter)
-
-		levels := make(plotter.XYs, len(s.fit.Levels))
-		for i, l := range s.fit.Levels {
-			levels[i] = plotter.XY{X: l.Runs, Y: l.Total / perMicrosecond}
-		}
-		marks, _ := plotter.NewScatter(levels)
-		marks.Color = s.color
-		marks.Shape = draw.CrossGlyph{}
-		marks.Radius = vg.Points(3)
-		p.Add(marks)
-
-		lo, hi := levels[0].X, levels[len(levels)-1].X
-		at := func(slope, x float64) float64 { return (s.fit.Intercept.Point + slope*x) / perMicrosecond }
-		band, _ := plotter.NewPolygon(plotter.XYs{
-			{X: 0, Y: at(s.fit.Slope.Lower, 0)}, {X: hi, Y: at(s.fit.Slope.Lower, hi)},
-			{X: hi, Y: at(s.fit.Slope.Upper, hi)}, {X: 0, Y: at(s.fit.Slope.Upper, 0)},
-		})
-		band.Color = withAlpha(s.color, bandAlpha)
-		band.LineStyle.Width = 0
-		p.Add(band)
-		line, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: at(s.fit.Slope.Point, 0)}, {X: hi, Y: at(s.fit.Slope.Point, hi)}})
-		line.Color = s.color
-		line.Width = vg.Points(1.5)
-		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("%s: %.2f ns per run [%.2f %.2f] + %.2f µs a call (levels %g…%g)",
-			s.label, s.fit.Slope.Point, s.fit.Slope.Lower, s.fit.Slope.Upper, s.fit.Intercept.Point/perMicrosecond, lo, hi), line, marks)
 	}
-	if beyond > 0 {
-		p.Title.Text += fmt.Sprintf(" (%d beyond the axis)", beyond)
-	}
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.X.Min, p.Y.Min, p.Y.Max = 0, 0, top
-	p.Add(plotter.NewGrid())
-	return p
+	return 0
 }
 
-func withAlpha(c color.NRGBA, a uint8) color.NRGBA {
-	c.A = a
-	return c
+type htmlFigure struct {
+	File, Alt string
+	fig       *figure
 }
 
-func writeSVG(path string, p *plot.Plot) error {
-	w, err := p.WriterTo(16*vg.Centimeter, 9*vg.Centimeter, "svg")
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if _, err := w.WriteTo(&buf); err != nil {
-		return err
-	}
-	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("write figure: %w", err)
-	}
-	return nil
-}
+type htmlCell struct{ Text, Class string }
 
 type htmlCase struct {
-	Name, Summary         string
-	Distribution, Samples string
-	Regression            string // empty unless sampled linearly
+	ID, Name, Summary string
+	Headline          string // beside the name, in the section's summary line
+	Row               []htmlCell
+	Figures           []htmlFigure
+	Notes             []string
+	Note              string // why there are no figures
 }
 
 type htmlPage struct {
-	Title string
-	Table string
-	Cases []htmlCase
+	Title, Lede    string
+	Reading        string // how to read a case's figures
+	Summary        string
+	Series         string
+	Compared, Open bool
+	Header         []string
+	Table          string
+	Cases          []htmlCase
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -312,25 +506,51 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <meta charset="utf-8">
 <title>{{.Title}}</title>
 <style>
-body { font-family: sans-serif; margin: 2em; color: #222; }
+body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1400px; }
 pre { font-size: 12px; line-height: 1.25; overflow-x: auto; background: #f7f7f7; padding: 1em; }
-section { margin-top: 2em; }
+figure { margin: 1em 0; }
+figure.summary img { max-width: 100%; }
+table.cases { border-collapse: collapse; font-size: 14px; margin: 1em 0; }
+table.cases th, table.cases td { padding: 0.25em 0.8em; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
+table.cases td.num { text-align: right; font-variant-numeric: tabular-nums; font-family: monospace; }
+td.verdict { font-weight: bold; }
+td.improved { color: #2c7a2c; } td.regressed { color: #c62828; } td.no_change { color: #666; } td.within_noise { color: #b36b00; }
+details.case { margin-top: 1em; border-top: 1px solid #ccc; padding-top: 0.5em; }
+details.case > summary { cursor: pointer; }
+details.case > summary h2 { display: inline; font-size: 1.3em; margin-right: 0.5em; }
 .figures { display: flex; flex-wrap: wrap; gap: 1em; }
-.figures img { width: 560px; max-width: 100%; border: 1px solid #ddd; }
+.figures img { width: 640px; max-width: 100%; border: 1px solid #ddd; }
+.muted { color: #666; }
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
+<p>{{.Lede}}</p>
+<figure class="summary" id="summary">
+<img src="{{.Summary}}" alt="summary: {{if .Compared}}the change of every case, coloured by verdict{{else}}the time per run of every case{{end}}">
+</figure>
+{{if .Series}}<figure class="summary"><img src="{{.Series}}" alt="each case's time per run by frame size"></figure>
+{{end}}<table class="cases">
+<thead><tr><th>case</th><th>packet</th>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Cases}}<tr><td><a href="#{{.ID}}">{{.Name}}</a></td><td class="muted">{{.Summary}}</td>{{range .Row}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+<details{{if .Open}} open{{end}}>
+<summary>The table and notes as the terminal prints them</summary>
 <pre>{{.Table}}</pre>
-{{range .Cases}}<section>
-<h2>{{.Name}}</h2>
-<p>{{.Summary}}</p>
-<div class="figures">
-<img src="{{.Distribution}}" alt="distribution of the samples of {{.Name}}">
-<img src="{{.Samples}}" alt="samples of {{.Name}} in the order taken">
-{{if .Regression}}<img src="{{.Regression}}" alt="wall time of each call of {{.Name}} against its repeat, with the fitted line">{{end}}
+</details>
+<p class="muted">{{.Reading}}</p>
+{{range .Cases}}<details class="case"{{if $.Open}} open{{end}}>
+<summary><h2>{{.Name}}</h2>{{.Headline}} <span class="muted">· {{.Summary}}</span></summary>
+<div id="{{.ID}}">
+{{if .Note}}<p>{{.Note}}</p>{{end}}{{range .Notes}}<p class="muted">{{.}}</p>
+{{end}}<div class="figures">
+{{range .Figures}}<img src="{{.File}}" alt="{{.Alt}}" loading="lazy">
+{{end}}</div>
+<p><a href="#summary">back to the summary</a></p>
 </div>
-</section>
+</details>
 {{end}}</body>
 </html>
 `))

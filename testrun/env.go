@@ -42,7 +42,7 @@ func chooseCPU(cpu int) (int, string, error) {
 		}
 	}
 	if len(cpus) == 0 {
-		return 0, "", fmt.Errorf("%w: no CPU available to this process", ErrConfig)
+		return 0, "", fmt.Errorf("%w to this process (its CPU affinity is empty)", ErrNoCPU)
 	}
 	if cpu >= 0 {
 		if !slices.Contains(cpus, cpu) {
@@ -150,6 +150,7 @@ func environment(cfg Config, cpu int, cpuChoice string) Environment {
 		env.KernelInfo = unix.ByteSliceToString(uts.Version[:])
 	}
 	env.Hostname, _ = os.Hostname()
+	env.TLBFlushedOnEntry = tlbFlushedOnEntry()
 	return env
 }
 

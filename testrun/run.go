@@ -161,7 +161,11 @@ type Environment struct {
 	// Dispatcher says how the calls met the XDP dispatcher's changes.
 	Dispatcher Dispatcher `json:"dispatcher"`
 	// Load is how busy the machine was while it measured.
-	Load Load `json:"load"`
+	MachineLoad MachineLoad `json:"load"`
+	// TLBFlushedOnEntry says every entry into the kernel flushes the TLB
+	// (PTI without PCID): one run a call then starts with no page
+	// translated (see tlb.go).
+	TLBFlushedOnEntry bool `json:"tlb_flushed_on_entry,omitempty"`
 	// Notes say what xdpmicro changed of the objects of its own accord to
 	// load them, and what it could not watch.
 	Notes []string `json:"notes,omitempty"`
@@ -496,9 +500,9 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 			l.statsTimer = true
 		}
 	}
-	load := watchLoad(p.cpu)
+	watch := watchMachine(p.cpu)
 	s := newSampler(ctx, p.cfg, progs, p.programOf, res)
-	s.load, s.cpu = load, p.cpu
+	s.machine, s.cpu = watch, p.cpu
 	var preempted int
 	err := onPinnedThread(p.cpu, func() error {
 		before := threadPreemptions()
@@ -508,7 +512,7 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 	})
 	env := &res.Environment
 	env.Wall = time.Since(s.start)
-	env.Load = load.finish(preempted)
+	env.MachineLoad = watch.finish(preempted)
 	env.Repeat, env.RepeatChosen = s.repeat, p.cfg.Repeat == 0
 	if env.RepeatChosen {
 		env.TargetSample = TargetSample

@@ -29,10 +29,10 @@ type sampler struct {
 	byCase [][]unit
 	// visit is the order of units in the current round, shuffled by order
 	// (a fixed seed: the same schedule every run).
-	visit []int
-	order *rand.Rand
-	load  *loadWatch
-	cpu   int
+	visit   []int
+	order   *rand.Rand
+	machine *machineWatch
+	cpu     int
 
 	start    time.Time // of calibration: the budget counts from here
 	repeat   uint32
@@ -132,7 +132,7 @@ func (s *sampler) round(round int, keep bool) error {
 			return err
 		}
 	}
-	s.load.mark() // between rounds
+	s.machine.mark() // between rounds
 	return nil
 }
 

@@ -305,6 +305,12 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if f.before != "" {
 		settings.Before = progs[0].Object.Name
 	}
+	if res.Partial {
+		// Interrupted: out within a second; the footer says how many
+		// resamples the intervals have.
+		statOpts.Resamples = min(statOpts.Resamples, partialResamples)
+		settings.Resamples = statOpts.Resamples
+	}
 	rep, err := report.New(settings, res, statOpts)
 	if err != nil {
 		return err
@@ -342,6 +348,10 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	}
 	return f.comparison.verdict(rep)
 }
+
+// partialResamples bounds the bootstrap of an interrupted run's report:
+// a user who pressed Ctrl-C wants the figures at once.
+const partialResamples = 1000
 
 func caseNames(cases []packets.Case) []string {
 	names := make([]string, len(cases))

@@ -76,19 +76,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitFailed
 }
 
+// isUsage says whether err is bad usage or input, exit 2: each package
+// classifies its own errors.
 func isUsage(err error) bool {
 	var ue usageError
-	for _, sentinel := range []error{
-		testrun.ErrBadObject, testrun.ErrNoProgram, testrun.ErrUnsupportedType, testrun.ErrConfig,
-		packets.ErrUnknownCase, packets.ErrDuplicateCase, packets.ErrPacketFile, packets.ErrPcap, packets.ErrSize, packets.ErrContext,
-		testrun.ErrMapInit, report.ErrFormat, report.ErrBadResult,
-		report.ErrNoBaseline, report.ErrBaselineName, report.ErrNotComparable, stats.ErrConfidence, stats.ErrLowQuantile, stats.ErrResamples, stats.ErrCompare,
-	} {
-		if errors.Is(err, sentinel) {
-			return true
-		}
-	}
-	return errors.As(err, &ue)
+	return errors.As(err, &ue) || testrun.BadInput(err) || packets.BadInput(err) || report.BadInput(err) || stats.BadInput(err)
 }
 
 // oneLine keeps the first line of an error: the verifier's log, when there

@@ -33,6 +33,9 @@ const (
 	// appeared or went; fewer come and go all the time.
 	runnableChangeMin    = 2
 	runnableChangePerCPU = 0.5
+	// preemptionsWarn: the measuring thread made to give way this often a
+	// second means other tasks ran on its CPU, between or inside samples.
+	preemptionsWarn = 10
 	// loadMarkEvery rate-limits mark: reading /proc/stat costs tens of µs.
 	loadMarkEvery = 100 * time.Millisecond
 	// loadWindow is the least time over which the other CPUs' load is
@@ -43,7 +46,7 @@ const (
 
 // Load is how busy the machine was during a run. Shares are fractions of
 // the time, from 0 to 1.
-type Load struct {
+type MachineLoad struct {
 	// IRQShare and StealShare are the measuring CPU's time spent over the
 	// run in interrupts (irq and softirq), and stolen by a hypervisor.
 	IRQShare   float64 `json:"irq_share"`
@@ -68,20 +71,22 @@ type Load struct {
 	// way to another task (involuntary context switches): tasks come and
 	// go on other CPUs without it.
 	Preemptions int `json:"preemptions"`
+	// Watched is how long the load was watched.
+	Watched time.Duration `json:"watched_ns"`
 	// Warnings say, one line each, what in the load may have moved the
 	// samples.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// machineLoad is the machine-wide load at one moment.
-type machineLoad struct {
+// loadSnapshot is the machine-wide load at one moment.
+type loadSnapshot struct {
 	runnable int
 	avg1     float64
 	pressure *float64
 }
 
-func readMachineLoad() machineLoad {
-	var m machineLoad
+func readLoadSnapshot() loadSnapshot {
+	var m loadSnapshot
 	if text, err := os.ReadFile(procLoadavgPath); err == nil {
 		m.avg1, m.runnable, _ = parseLoadavg(string(text))
 		// xdpmicro's own threads are not load on the machine: counted,
@@ -125,22 +130,22 @@ func othersSegment(cpu int, a, b []cpuTimes, d time.Duration) loadSegment {
 	return s
 }
 
-// loadWatch watches the load while a run measures on cpu. Its zero
+// machineWatch watches the load while a run measures on cpu. Its zero
 // value's methods do nothing.
-type loadWatch struct {
+type machineWatch struct {
 	cpu       int
 	stat      *statReader
 	first     []cpuTimes // at the start
 	prev, cur []cpuTimes // at the last mark, and room for the next
 	prevAt    time.Time
 	segments  []loadSegment
-	start     machineLoad
+	start     loadSnapshot
 	err       error // why the watch could not start
 }
 
-// watchLoad starts watching the load, for a run on cpu.
-func watchLoad(cpu int) *loadWatch {
-	w := &loadWatch{cpu: cpu, start: readMachineLoad()}
+// watchMachine starts watching the load, for a run on cpu.
+func watchMachine(cpu int) *machineWatch {
+	w := &machineWatch{cpu: cpu, start: readLoadSnapshot()}
 	w.stat, w.err = openStat(procStatPath)
 	if w.err != nil {
 		return w
@@ -159,7 +164,7 @@ func watchLoad(cpu int) *loadWatch {
 // mark ends a segment of the run, at most once per loadMarkEvery. It is
 // called between rounds, on the measuring thread; it reads /proc/stat once
 // and allocates nothing (but for the segment list's rare growth).
-func (w *loadWatch) mark() {
+func (w *machineWatch) mark() {
 	if w == nil || w.err != nil || w.stat == nil {
 		return
 	}
@@ -168,7 +173,7 @@ func (w *loadWatch) mark() {
 	}
 }
 
-func (w *loadWatch) step(now time.Time) {
+func (w *machineWatch) step(now time.Time) {
 	cur, err := w.stat.read(w.cur)
 	if err != nil {
 		// The next segment will cover this one too.
@@ -191,27 +196,27 @@ func threadPreemptions() int {
 
 // finish ends the watch and says what it saw; preempted is how often
 // the measuring thread was made to give way to another task.
-func (w *loadWatch) finish(preempted int) Load {
+func (w *machineWatch) finish(preempted int) MachineLoad {
 	if w == nil {
-		return Load{}
+		return MachineLoad{}
 	}
 	if w.err != nil {
-		return Load{Warnings: []string{fmt.Sprintf("load not watched: %v", w.err)}}
+		return MachineLoad{Warnings: []string{fmt.Sprintf("load not watched: %v", w.err)}}
 	}
 	if w.stat == nil {
-		return Load{} // finished already
+		return MachineLoad{} // finished already
 	}
 	w.step(time.Now())
 	w.stat.close()
 	w.stat = nil
-	return summarize(w.cpu, w.first, w.prev, w.segments, w.start, readMachineLoad(), preempted)
+	return summarize(w.cpu, w.first, w.prev, w.segments, w.start, readLoadSnapshot(), preempted)
 }
 
 // summarize computes the Load of a run on cpu from /proc/stat at its
 // start and end, the segments between marks, and the machine's load at
 // its start and end.
-func summarize(cpu int, first, last []cpuTimes, segments []loadSegment, start, end machineLoad, preempted int) Load {
-	l := Load{
+func summarize(cpu int, first, last []cpuTimes, segments []loadSegment, start, end loadSnapshot, preempted int) MachineLoad {
+	l := MachineLoad{
 		Preemptions:   preempted,
 		RunnableStart: start.runnable, RunnableEnd: end.runnable,
 		LoadAverageStart: start.avg1, LoadAverageEnd: end.avg1,
@@ -222,6 +227,9 @@ func summarize(cpu int, first, last []cpuTimes, segments []loadSegment, start, e
 	if d := b.sub(a); okA && okB && d.total() > 0 {
 		l.IRQShare = float64(d.irq+d.softirq) / float64(d.total())
 		l.StealShare = float64(d.steal) / float64(d.total())
+	}
+	for _, seg := range segments {
+		l.Watched += seg.d
 	}
 	l.OtherCPUs = len(last)
 	if okB {
@@ -269,7 +277,7 @@ func loadWindows(segments []loadSegment, window time.Duration) []loadSegment {
 
 // loadWarnings says what in l may have moved the samples of a run on cpu,
 // on a machine of cpus online CPUs.
-func loadWarnings(l Load, cpu, cpus int) []string {
+func loadWarnings(l MachineLoad, cpu, cpus int) []string {
 	var w []string
 	pct := func(share float64) float64 { return 100 * share }
 	if l.StealShare > stealWarn {
@@ -293,9 +301,16 @@ func loadWarnings(l Load, cpu, cpus int) []string {
 	if change < 0 {
 		change = -change
 	}
-	if change >= max(runnableChangeMin, int(math.Ceil(runnableChangePerCPU*float64(cpus)))) {
-		w = append(w, fmt.Sprintf("runnable tasks changed during the run: %d at the start, %d at the end (1-minute load average %.2f, then %.2f)",
-			l.RunnableStart, l.RunnableEnd, l.LoadAverageStart, l.LoadAverageEnd))
+	// Tasks that come and go elsewhere move no figure; tasks that take the
+	// measuring CPU from the measuring thread do.
+	rate := 0.0
+	if l.Watched > 0 {
+		rate = float64(l.Preemptions) / l.Watched.Seconds()
+	}
+	if change >= max(runnableChangeMin, int(math.Ceil(runnableChangePerCPU*float64(cpus)))) && rate >= preemptionsWarn {
+		w = append(w, fmt.Sprintf("runnable tasks changed during the run: %d at the start, %d at the end (1-minute load average %.2f, then %.2f), "+
+			"and took CPU %d from the measuring thread %d times (%.0f a second)",
+			l.RunnableStart, l.RunnableEnd, l.LoadAverageStart, l.LoadAverageEnd, cpu, l.Preemptions, rate))
 	}
 	return w
 }

@@ -248,7 +248,13 @@ type step struct {
 
 // simulate plays steps on a machine of len(busy) CPUs, measuring on cpu,
 // marking after every step as the watch does, and summarizes.
-func simulate(cpu int, steps []step, start, end machineLoad) Load {
+func simulate(cpu int, steps []step, start, end loadSnapshot) MachineLoad {
+	return simulatePreempted(cpu, steps, start, end, 0)
+}
+
+// simulatePreempted is simulate with the measuring thread preempted that
+// many times.
+func simulatePreempted(cpu int, steps []step, start, end loadSnapshot, preempted int) MachineLoad {
 	n := len(steps[0].busy)
 	now := make([]cpuTimes, n)
 	for c := range now {
@@ -269,7 +275,7 @@ func simulate(cpu int, steps []step, start, end machineLoad) Load {
 		}
 		segments = append(segments, othersSegment(cpu, prev, now, s.d))
 	}
-	return summarize(cpu, first, now, segments, start, end, 0)
+	return summarize(cpu, first, now, segments, start, end, preempted)
 }
 
 // steady is n steps of d, each with the same per-CPU load.
@@ -283,32 +289,32 @@ func steady(n int, d time.Duration, busy, irq, stl []uint64) []step {
 
 func TestSummarize(t *testing.T) {
 	zero4 := []uint64{0, 0, 0, 0}
-	quiet := machineLoad{runnable: 1, avg1: 0.1}
+	quiet := loadSnapshot{runnable: 1, avg1: 0.1}
 	for _, tc := range []struct {
 		name  string
 		cpu   int
 		steps []step
-		want  Load
+		want  MachineLoad
 	}{
 		{name: "quiet machine", cpu: 3,
 			steps: steady(30, 100*time.Millisecond, []uint64{2, 2, 2, 100}, zero4, zero4),
-			want:  Load{OtherCPUs: 3, OthersBusyStart: 0.02, OthersBusyEnd: 0.02, OthersBusyMin: 0.02, OthersBusyMax: 0.02}},
+			want:  MachineLoad{OtherCPUs: 3, OthersBusyStart: 0.02, OthersBusyEnd: 0.02, OthersBusyMin: 0.02, OthersBusyMax: 0.02}},
 		{name: "interrupts and steal on the measuring CPU only", cpu: 1,
 			steps: steady(20, 100*time.Millisecond, []uint64{10, 70, 10, 10}, []uint64{40, 20, 40, 40}, []uint64{50, 10, 50, 50}),
-			want:  Load{IRQShare: 0.2, StealShare: 0.1, OtherCPUs: 3, OthersBusyStart: 1, OthersBusyEnd: 1, OthersBusyMin: 1, OthersBusyMax: 1}},
+			want:  MachineLoad{IRQShare: 0.2, StealShare: 0.1, OtherCPUs: 3, OthersBusyStart: 1, OthersBusyEnd: 1, OthersBusyMin: 1, OthersBusyMax: 1}},
 		{name: "load rises: start and end are the first and last second", cpu: 0,
 			steps: append(steady(10, 100*time.Millisecond, []uint64{100, 0, 10, 0}, zero4, zero4),
 				append(steady(10, 100*time.Millisecond, []uint64{100, 50, 50, 50}, zero4, zero4),
 					steady(10, 100*time.Millisecond, []uint64{100, 90, 90, 90}, zero4, zero4)...)...),
-			want: Load{OtherCPUs: 3, OthersBusyStart: 10.0 / 300, OthersBusyEnd: 0.9, OthersBusyMin: 10.0 / 300, OthersBusyMax: 0.9}},
+			want: MachineLoad{OtherCPUs: 3, OthersBusyStart: 10.0 / 300, OthersBusyEnd: 0.9, OthersBusyMin: 10.0 / 300, OthersBusyMax: 0.9}},
 		{name: "a burst in the middle", cpu: 0,
 			steps: append(steady(10, 200*time.Millisecond, []uint64{100, 0, 0, 0}, zero4, zero4),
 				append(steady(5, 200*time.Millisecond, []uint64{100, 100, 100, 100}, zero4, zero4),
 					steady(10, 200*time.Millisecond, []uint64{100, 0, 0, 0}, zero4, zero4)...)...),
-			want: Load{OtherCPUs: 3, OthersBusyStart: 0, OthersBusyEnd: 0, OthersBusyMin: 0, OthersBusyMax: 1}},
+			want: MachineLoad{OtherCPUs: 3, OthersBusyStart: 0, OthersBusyEnd: 0, OthersBusyMin: 0, OthersBusyMax: 1}},
 		{name: "one CPU: no others", cpu: 0,
 			steps: steady(5, 100*time.Millisecond, []uint64{99}, []uint64{1}, []uint64{0}),
-			want:  Load{IRQShare: 0.01}},
+			want:  MachineLoad{IRQShare: 0.01}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := simulate(tc.cpu, tc.steps, quiet, quiet)
@@ -364,12 +370,13 @@ func TestLoadWarnings(t *testing.T) {
 	zero := []uint64{0, 0, 0, 0}
 	idle := []uint64{3, 3, 3, 80} // the measuring CPU is 80 % busy
 	busy := []uint64{85, 85, 85, 80}
-	quiet := machineLoad{runnable: 1, avg1: 0.2}
+	quiet := loadSnapshot{runnable: 1, avg1: 0.2}
 	ms100 := 100 * time.Millisecond
 	for _, tc := range []struct {
 		name       string
 		steps      []step
-		start, end machineLoad
+		start, end loadSnapshot
+		preempted  int
 		want       []string // substrings, one per warning, in order
 	}{
 		{name: "quiet", steps: steady(50, ms100, idle, zero, zero), start: quiet, end: quiet},
@@ -399,18 +406,20 @@ func TestLoadWarnings(t *testing.T) {
 		{name: "a burst shorter than a window is diluted",
 			steps: append(append(steady(20, ms100, idle, zero, zero), steady(2, ms100, busy, zero, zero)...), steady(18, ms100, idle, zero, zero)...),
 			start: quiet, end: quiet},
-		{name: "runnable tasks rise",
-			steps: steady(50, ms100, idle, zero, zero), start: quiet, end: machineLoad{runnable: 3, avg1: 1.5},
-			want: []string{"runnable tasks changed during the run: 1 at the start, 3 at the end (1-minute load average 0.20, then 1.50)"}},
+		{name: "runnable tasks rise and take the measuring CPU",
+			steps: steady(50, ms100, idle, zero, zero), start: quiet, end: loadSnapshot{runnable: 3, avg1: 1.5}, preempted: 50,
+			want: []string{"runnable tasks changed during the run: 1 at the start, 3 at the end (1-minute load average 0.20, then 1.50), and took CPU 3 from the measuring thread 50 times (10 a second)"}},
+		{name: "runnable tasks rise elsewhere: the measuring thread kept its CPU",
+			steps: steady(50, ms100, idle, zero, zero), start: quiet, end: loadSnapshot{runnable: 3, avg1: 1.5}, preempted: 49},
 		{name: "one more runnable task is not marked",
-			steps: steady(50, ms100, idle, zero, zero), start: quiet, end: machineLoad{runnable: 2, avg1: 0.9}},
+			steps: steady(50, ms100, idle, zero, zero), start: quiet, end: loadSnapshot{runnable: 2, avg1: 0.9}},
 		{name: "everything at once",
 			steps: append(steady(20, ms100, idle, []uint64{0, 0, 0, 10}, []uint64{0, 0, 0, 5}), steady(20, ms100, busy, []uint64{0, 0, 0, 10}, []uint64{0, 0, 0, 5})...),
-			start: machineLoad{runnable: 6}, end: quiet,
+			start: loadSnapshot{runnable: 6}, end: quiet, preempted: 1000,
 			want: []string{"steal time on CPU 3 was 5.0 %", "interrupts (irq+softirq) took 10.0 %", "other CPUs 3 % busy at the start, 85 % at the end", "6 at the start, 1 at the end"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := simulate(3, tc.steps, tc.start, tc.end).Warnings
+			got := simulatePreempted(3, tc.steps, tc.start, tc.end, tc.preempted).Warnings
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d warnings %q, want %d: %q", len(got), got, len(tc.want), tc.want)
 			}
@@ -435,7 +444,7 @@ func TestRunnableWarningScales(t *testing.T) {
 		{cpus: 64, from: 1, to: 20, warn: false},
 		{cpus: 64, from: 1, to: 33, warn: true},
 	} {
-		w := loadWarnings(Load{RunnableStart: tc.from, RunnableEnd: tc.to}, 0, tc.cpus)
+		w := loadWarnings(MachineLoad{RunnableStart: tc.from, RunnableEnd: tc.to, Preemptions: 100, Watched: time.Second}, 0, tc.cpus)
 		if (len(w) > 0) != tc.warn {
 			t.Errorf("%d CPUs, %d to %d runnable: warnings %q, want a warning: %v", tc.cpus, tc.from, tc.to, w, tc.warn)
 		}
@@ -484,9 +493,9 @@ func TestReadProcStat(t *testing.T) {
 }
 
 // The watch on the real machine: marks are rate-limited, cheap in
-// allocations, and the Load it returns is plausible.
+// allocations, and the MachineLoad it returns is plausible.
 func TestLoadWatchReal(t *testing.T) {
-	w := watchLoad(0)
+	w := watchMachine(0)
 	if w.err != nil {
 		t.Fatal(w.err)
 	}
@@ -531,18 +540,18 @@ func TestLoadWatchReal(t *testing.T) {
 
 // A watch that could not start says so, and marking it is harmless.
 func TestLoadWatchUnreadable(t *testing.T) {
-	w := &loadWatch{err: fmt.Errorf("open %s: %w", procStatPath, os.ErrPermission)}
+	w := &machineWatch{err: fmt.Errorf("open %s: %w", procStatPath, os.ErrPermission)}
 	w.mark()
 	if l := w.finish(0); len(l.Warnings) != 1 || !strings.HasPrefix(l.Warnings[0], "load not watched: open /proc/stat") {
 		t.Errorf("got %q", l.Warnings)
 	}
-	var none *loadWatch
+	var none *machineWatch
 	none.mark()
 	none.finish(0)
 }
 
 func BenchmarkLoadWatchMark(b *testing.B) {
-	w := watchLoad(0)
+	w := watchMachine(0)
 	if w.err != nil {
 		b.Fatal(w.err)
 	}

@@ -1,0 +1,20 @@
+package testrun
+
+import "errors"
+
+// ErrNoCPU: the process may run on no CPU it could measure on; the
+// machine's state, not the user's input.
+var ErrNoCPU = errors.New("no CPU available")
+
+// BadInput says whether err is the user's input being wrong (an object, a
+// program name, a configuration, a map-init file), as opposed to the
+// kernel or the machine refusing: callers exit 2 for the one, 1 for the
+// other.
+func BadInput(err error) bool {
+	for _, kind := range []error{ErrBadObject, ErrNoProgram, ErrUnsupportedType, ErrConfig, ErrMapInit} {
+		if errors.Is(err, kind) {
+			return true
+		}
+	}
+	return false
+}
