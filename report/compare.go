@@ -284,11 +284,25 @@ func environmentDiffers(a, b testrun.Environment) []string {
 	if a.Timer != b.Timer {
 		w = append(w, fmt.Sprintf("timers differ: %s before, %s after", a.Timer, b.Timer))
 	}
-	if a.Repeat != b.Repeat {
+	// A repeat xdpmicro chose, or linear sampling's range, differs by
+	// design from run to run; only two repeats both given are worth a word.
+	if a.Repeat != b.Repeat && !a.RepeatChosen && !b.RepeatChosen && a.Sampling.Mode != testrun.SamplingLinear && b.Sampling.Mode != testrun.SamplingLinear {
 		w = append(w, fmt.Sprintf("repeat differs: %d before, %d after", a.Repeat, b.Repeat))
+	}
+	if a.Sampling.Mode != b.Sampling.Mode {
+		w = append(w, fmt.Sprintf("sampling differs: %s before, %s after", orFlat(a.Sampling.Mode), orFlat(b.Sampling.Mode)))
 	}
 	if a.Hostname != b.Hostname {
 		w = append(w, fmt.Sprintf("hosts differ: %s before, %s after", a.Hostname, b.Hostname))
 	}
 	return w
+}
+
+// orFlat names a sampling mode, flat for results saved before there was
+// a choice.
+func orFlat(mode string) string {
+	if mode == "" {
+		return testrun.SamplingFlat
+	}
+	return mode
 }

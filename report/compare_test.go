@@ -97,6 +97,17 @@ func TestAgainstWarnsAcrossEnvironments(t *testing.T) {
 	if !strings.Contains(w, "CPU 1 before, CPU 0 after") || !strings.Contains(w, "repeat differs") {
 		t.Errorf("warnings: %q", w)
 	}
+	// A repeat xdpmicro chose differs by design: no word of it.
+	res.Environment.RepeatChosen = true
+	if cur, err = New(Settings{Confidence: 0.95}, res, stats.DefaultOptions()); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Against(base, cur, Files, compareOpts()); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(r.Comparison.Warnings, "\n"); strings.Contains(w, "repeat differs") {
+		t.Errorf("a chosen repeat warned of: %q", w)
+	}
 	for _, cc := range r.Comparison.Cases {
 		if cc.Verdict == stats.Regressed || cc.Verdict == stats.Improved || r.Comparison.Test != stats.UnpairedTest {
 			t.Errorf("%s: the same samples compared as %s by %s", cc.Name, cc.Verdict, r.Comparison.Test)

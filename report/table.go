@@ -360,8 +360,14 @@ func (c *Comparison) writeTable(w io.Writer, confidence float64, wide bool) erro
 	if c.Mode != Interleaved {
 		how = "measured at different times (" + c.Mode + ")"
 	}
-	fmt.Fprintf(w, "  %s; p from the %s; a change counts beyond ±%g %% and one quantum (%g ns)\n",
+	fmt.Fprintf(w, "  %s; p from the %s; a change counts beyond ±%g %% and one quantum (%.2g ns)\n",
 		how, c.Test, 100*c.NoiseThreshold, c.Quantum)
+	for _, cc := range c.Cases {
+		if m := cc.Change; !stats.Decided(m, c.NoiseThreshold) {
+			fmt.Fprintf(w, "  %s: the change's interval [%+.2f %% %+.2f %%] crosses the ±%g %% threshold: its verdict is not settled; more time (--time) narrows it\n",
+				cc.Name, 100*m.Lower, 100*m.Upper, 100*c.NoiseThreshold)
+		}
+	}
 	for _, cc := range c.Cases {
 		if cc.ActionChanged() {
 			fmt.Fprintf(w, "  %s: ACTION CHANGED: %s before, %s after (counts as a regression with --fail-on-regression)\n", cc.Name, cc.ActionBefore, cc.ActionAfter)

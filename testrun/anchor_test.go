@@ -263,16 +263,7 @@ func TestLinearPlacements(t *testing.T) {
 // program whose maps the earlier runs filled, are counted.
 func TestFrameChanges(t *testing.T) {
 	requireBPF(t)
-	elf, err := os.ReadFile("../bpf/testdata/rewrite.o")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := packets.Select([]string{"fizz"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases[0].Expect = "" // the bundled builds' expectation
-	rewrite := Object{Name: "rewrite.o", ELF: elf}
+	rewrite, cases := rewriteAndFizz(t)
 	run := func(programs ...Program) Result {
 		t.Helper()
 		res, err := Run(context.Background(), Config{Programs: programs, Cases: cases, CPU: -1, Samples: 20, Sampling: SamplingLinear,
@@ -306,4 +297,20 @@ func TestFrameChanges(t *testing.T) {
 		first.OtherReturns != len(first.Samples) || ActionName("XDP", first.OtherReturn) != "XDP_PASS" {
 		t.Errorf("first_drop: %s, single %v, %d of %d calls returned %s", first.Action, first.Single, first.OtherReturns, len(first.Samples), ActionName("XDP", first.OtherReturn))
 	}
+}
+
+// rewriteAndFizz is bpf/testdata/rewrite.o and the fizz case, expecting
+// nothing of it.
+func rewriteAndFizz(t *testing.T) (Object, []packets.Case) {
+	t.Helper()
+	elf, err := os.ReadFile("../bpf/testdata/rewrite.o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := packets.Select([]string{"fizz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases[0].Expect = "" // the bundled builds' expectation
+	return Object{Name: "rewrite.o", ELF: elf}, cases
 }

@@ -7,18 +7,10 @@ package testrun
 func Check(cfg Config) (Result, error) {
 	cfg.Samples = max(cfg.Samples, MinSamples) // no samples are taken
 	cfg.Floor = nil
-	p, err := prepare(cfg)
+	_, progs, res, err := begin(cfg)
+	defer closeAll(progs)
 	if err != nil {
 		return Result{}, err
 	}
-	progs, err := p.load()
-	defer func() {
-		for _, l := range progs {
-			l.close()
-		}
-	}()
-	if err != nil {
-		return Result{}, err
-	}
-	return p.check(progs)
+	return res, nil
 }

@@ -281,20 +281,8 @@ func (c Config) validate() error {
 // load, check (one run per case), measure (calibration, warm-up, samples)
 // and assemble.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	p, err := prepare(cfg)
-	if err != nil {
-		return Result{}, err
-	}
-	progs, err := p.load()
-	defer func() {
-		for _, l := range progs {
-			l.close()
-		}
-	}()
-	if err != nil {
-		return Result{}, err
-	}
-	res, err := p.check(progs)
+	p, progs, res, err := begin(cfg)
+	defer closeAll(progs)
 	if err != nil {
 		return Result{}, err
 	}
@@ -308,6 +296,25 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	return res, nil
+}
+
+// begin prepares, loads and checks: the phases Run and Check share. It
+// returns what it loaded even on error, for the caller to close.
+func begin(cfg Config) (p *plan, progs []*loaded, res Result, err error) {
+	if p, err = prepare(cfg); err != nil {
+		return nil, nil, Result{}, err
+	}
+	if progs, err = p.load(); err != nil {
+		return p, progs, Result{}, err
+	}
+	res, err = p.check(progs)
+	return p, progs, res, err
+}
+
+func closeAll(progs []*loaded) {
+	for _, l := range progs {
+		l.close()
+	}
 }
 
 // plan is a run that passed every check that needs no kernel.

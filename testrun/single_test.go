@@ -3,13 +3,11 @@ package testrun
 import (
 	"context"
 	"math"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -18,16 +16,7 @@ import (
 // frame: single runs measure the program, not the copy of the frame.
 func TestRewriterMatchesTwin(t *testing.T) {
 	requireBPF(t)
-	elf, err := os.ReadFile("../bpf/testdata/rewrite.o")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := packets.Select([]string{"fizz"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases[0].Expect = ""
-	rewrite := Object{Name: "rewrite.o", ELF: elf}
+	rewrite, cases := rewriteAndFizz(t)
 	res, err := Run(context.Background(), Config{
 		Programs: []Program{{Object: rewrite, Program: "swap_macs"}, {Object: rewrite, Program: "same_macs"}},
 		Cases:    cases, CPU: -1, Samples: 300, Warmup: 100 * time.Millisecond,
