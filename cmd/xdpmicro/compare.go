@@ -23,7 +23,7 @@ sampled flat by their means, with the Mann-Whitney U test, unless
 --estimator names another estimate (then a bootstrap test on its change).
 The default noise threshold is the one across runs, 12 %. A warning says
 when the two were measured on different kernels, CPU models, CPUs, timers,
-repeat counts or hosts.`,
+sampling modes or hosts, or with different repeat counts both given.`,
 		Example: `  xdpmicro compare old.json new.json
   xdpmicro compare .xdpmicro/main.json new.json --fail-on-regression`,
 		Args: func(cmd *cobra.Command, args []string) error {
