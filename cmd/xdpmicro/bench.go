@@ -52,25 +52,31 @@ func benchCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [OBJECT]",
 		Short: "Measure a program on every packet case, or compare two builds",
-		Long: `Measure an XDP program on every packet case and report the time per run.
+		Long: `Measure an XDP, tc or socket-filter program on every packet case and report
+the time per run.
 
 OBJECT is a bundled build (` + strings.Join(bundledNames(), ", ") + `; default ` + bpf.Default + `) or the path of
 an ELF object file. The packet cases are, by default, the source-address
 classes for a bundled build and a protocol mix for any other object (TCP SYN,
 UDP DNS, ICMP echo, IPv6 TCP SYN, VLAN-tagged UDP, ARP; see --class, --packets,
 --pcap). Each case is first run once and its return code checked
-(for the bundled builds: XDP_PASS, or XDP_ABORTED for the short frame); then
-the measuring thread is pinned to one CPU, warms up, and takes --samples
-samples of --repeat runs each, all cases taken in turn.
+(for the bundled builds: XDP_PASS, or XDP_ABORTED for the short frame) and
+its BPF instructions counted; then the measuring thread is pinned to one CPU,
+warms up, and samples all cases in turn, round after round: by default at
+least 1 s and 30 rounds, then until every estimate is known to --precision
+or --time is spent (--samples N: exactly N rounds). By default each sample's
+repeat is one of 10 levels, and the time per run is the slope of the calls'
+wall time over their repeat (--sampling).
 
-With --before and --after, both builds are loaded together and sampled on the
-same CPU, interleaved sample by sample, and each case's change is reported
-with its confidence interval, p-value and verdict. With --baseline, the run
-is compared with one saved earlier by --save-baseline.`,
+With --before and --after, both builds are loaded together (each 8 times with
+linear sampling: --placements) and sampled on the same CPU, interleaved
+sample by sample, and each case's change is reported with its confidence
+interval, p-value and verdict. With --baseline, the run is compared with one
+saved earlier by --save-baseline.`,
 		Example: `  # the bundled default (v4), every source-address class, a table
-  sudo xdpmicro bench --repeat 1000000
+  sudo xdpmicro bench
 
-  # some cases, more samples, on CPU 0, with 99 % intervals
+  # some cases, exactly 100 rounds, on CPU 0, with 99 % intervals
   sudo xdpmicro bench v3 --class fibonacci,none,short --samples 100 --cpu 0 --confidence 0.99
 
   # your own object; BMF for Bencher, written atomically
@@ -98,16 +104,16 @@ is compared with one saved earlier by --save-baseline.`,
 		ValidArgsFunction: completeObject,
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.program, "program", "", "program (function) to measure; default: the object's only XDP program")
+	fl.StringVar(&f.program, "program", "", "program (function) to measure; default: the object's only measurable (XDP, tc or socket-filter) program")
 	f.selection.register(cmd, "pcap")
 	f.cpu.register(fl)
 	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run, and set variables and map sizes before loading, from this YAML or JSON file (see the README)")
 	f.load.register(cmd)
 	fl.DurationVar(&f.warmup, "warmup", defaultWarmup, "time spent sampling every case before samples are kept")
-	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly this many samples per case (at least %d); default: sample until --precision or --time", testrun.MinSamples))
+	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly this many samples per case (at least %d) instead of sampling until --precision or --time; with either of those also given, the fewest", testrun.MinSamples))
 	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each case until its estimate's interval is within ± this fraction (0.01 = ±1 %), or --time is spent")
 	fl.DurationVar(&f.budget, "time", defaultBudget, "time budget of the sampling (calibration, warm-up, samples) when sampling until --precision")
-	fl.Uint32Var(&f.repeat, "repeat", 0, "runs per sample (BPF_PROG_TEST_RUN repeat), 1 to 4294967295; 0: chosen so that a sample lasts about 0.1 ms")
+	fl.Uint32Var(&f.repeat, "repeat", 0, "runs per sample (BPF_PROG_TEST_RUN repeat), 1 to 4294967295, with linear sampling the mean over the levels; 0: chosen so that a sample lasts about 0.2 ms")
 	fl.StringVar(&f.before, "before", "", "compare: the old build (bundled name or file), measured interleaved with --after")
 	fl.StringVar(&f.after, "after", "", "compare: the new build; default: OBJECT")
 	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under this name")
@@ -120,7 +126,7 @@ is compared with one saved earlier by --save-baseline.`,
 		"and two loads of one program can differ by a few %%; builds are compared over all their loads (0: %d with linear sampling, else 1)", defaultPlacements))
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each run on a fresh copy of the frame (automatic for cases a program changes the frame of: the kernel runs a call's repeats on one buffer)")
 	fl.BoolVar(&f.floor, "floor", true, "also measure the empty program of the same type with every case, and give each case net of it (--floor=false to skip)")
-	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, so that no call waits for it to change (--anchor=false: every call changes it twice, ~20 ms each on Linux 6.2 and later)")
+	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, so that no call waits for it to change (--anchor=false: every call changes it twice, each change waiting for RCU on Linux 6.2 and later: milliseconds a call, and sampling falls back to flat)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.output.registerLowQuantile(fl)

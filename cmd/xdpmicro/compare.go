@@ -16,9 +16,14 @@ func compareCommand() *cobra.Command {
 		Long: `Compare two results saved with --format json (or two baselines), case by case.
 
 The last program of each file is compared: the only one, or the "after" build
-of a before/after run. Samples taken at different times cannot be paired, so
-the p-value comes from the Mann-Whitney U test; a warning says when the two
-were measured on different kernels, CPU models, CPUs or repeat counts.`,
+of a before/after run. Samples taken at different times cannot be paired:
+results sampled linearly are compared by their slopes, with a bootstrap
+test that resamples each side's calls within each repeat level; results
+sampled flat by their means, with the Mann-Whitney U test, unless
+--estimator names another estimate (then a bootstrap test on its change).
+The default noise threshold is the one across runs, 12 %. A warning says
+when the two were measured on different kernels, CPU models, CPUs, timers,
+sampling modes or hosts, or with different repeat counts both given.`,
 		Example: `  xdpmicro compare old.json new.json
   xdpmicro compare .xdpmicro/main.json new.json --fail-on-regression`,
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -127,7 +127,7 @@ func (c *compareFlags) register(fl *pflag.FlagSet) {
 	fl.Var(&c.noiseThreshold, "noise-threshold", fmt.Sprintf(
 		"relative change a change's whole interval must exceed to count (0.03 = 3 %%); auto: %g for interleaved builds sampled linearly, %g flat, %g across runs (baselines, compare)",
 		stats.InterleavedSlopeNoiseThreshold, stats.InterleavedNoiseThreshold, stats.AcrossRunsNoiseThreshold))
-	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit with code 3 when any case regressed")
+	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit with code 3 when any case regressed or changed action")
 	fl.StringSliceVar(&c.failOn, "fail-on", nil, "what --fail-on-regression judges, and implies it: time (the verdicts), insns (any case executing more BPF instructions: exact, no threshold), or time,insns; default time")
 }
 
