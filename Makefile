@@ -19,7 +19,7 @@ generate: ## rebuild the bundled BPF objects from their C sources (needs clang, 
 	$(GO) generate ./bpf
 
 bench: ## the bundled default, every class
-	$(XDPMICRO) bench --repeat 1000000
+	$(XDPMICRO) bench
 
 compare: ## BEFORE against AFTER, interleaved; exit 3 on a regression
 	$(XDPMICRO) bench --before $(BEFORE) --after $(AFTER) --fail-on-regression

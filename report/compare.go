@@ -129,6 +129,14 @@ func Against(base, current *Report, mode string, opts stats.CompareOptions) (*Re
 	}
 	before, after := base.Programs[len(base.Programs)-1], current.Programs[len(current.Programs)-1]
 	opts.Paired = false
+	var warnings []string
+	if opts.Estimator == "" {
+		// The files decide: the estimator they were measured for.
+		opts.Estimator = current.Settings.estimator()
+		if b := base.Settings.estimator(); b != opts.Estimator {
+			warnings = append(warnings, fmt.Sprintf("estimators differ: %s before, %s after: compared by %s", b, opts.Estimator, opts.Estimator))
+		}
+	}
 	if q := max(base.Environment.Resolution, current.Environment.Resolution); q > 0 {
 		opts.Quantum = q // the coarser of the two timers
 	}
@@ -137,6 +145,7 @@ func Against(base, current *Report, mode string, opts stats.CompareOptions) (*Re
 		return nil, err
 	}
 	c.Mode = mode
+	c.Warnings = append(c.Warnings, warnings...)
 	c.Warnings = append(c.Warnings, environmentDiffers(base.Environment, current.Environment)...)
 	out := *current
 	out.Programs = []Program{before, after}

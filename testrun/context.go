@@ -113,7 +113,7 @@ func encodeContext(programType string, c packets.Case) ([]byte, error) {
 	}
 	layout := contextLayout(programType)
 	if layout == nil {
-		return nil, fmt.Errorf("%w: a %s program takes no context", ErrConfig, programType)
+		return nil, fmt.Errorf("%w: %s program takes no context", ErrConfig, withArticle(programType))
 	}
 	size := skbContext.size
 	if programType == ebpf.XDP.String() {
@@ -123,8 +123,8 @@ func encodeContext(programType string, c packets.Case) ([]byte, error) {
 	for _, f := range c.Context {
 		i := slices.IndexFunc(layout, func(l contextField) bool { return l.name == f.Name })
 		if i < 0 {
-			return nil, fmt.Errorf("%w: context field %s: the test run of a %s program takes only %s",
-				ErrConfig, f.Name, programType, strings.Join(ContextFields(programType), ", "))
+			return nil, fmt.Errorf("%w: context field %s: the test run of %s program takes only %s",
+				ErrConfig, f.Name, withArticle(programType), strings.Join(ContextFields(programType), ", "))
 		}
 		l := layout[i]
 		if l.size == 4 && f.Value > 0xffffffff {
@@ -261,4 +261,13 @@ func (p *plan) checkContexts() error {
 		}
 	}
 	return nil
+}
+
+// withArticle puts "a" or "an" before a program type's name, as it is
+// read aloud: an XDP program, a SchedCLS program.
+func withArticle(programType string) string {
+	if strings.HasPrefix(programType, "XDP") {
+		return "an " + programType
+	}
+	return "a " + programType
 }

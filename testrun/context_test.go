@@ -244,7 +244,7 @@ func TestContextInEverySample(t *testing.T) {
 func TestContextRefusedBeforeLoading(t *testing.T) {
 	obj := readTestObject(t, "ctx.o")
 	for _, tc := range []struct{ program, ctx, want string }{
-		{"xdp_ingress", "mark=1", "context field mark: the test run of a XDP program takes only ingress_ifindex, rx_queue_index"},
+		{"xdp_ingress", "mark=1", "context field mark: the test run of an XDP program takes only ingress_ifindex, rx_queue_index"},
 		{"tc_mark", "rx_queue_index=1", "context field rx_queue_index: the test run of a SchedCLS program takes only mark, priority,"},
 		{"tc_mark", "mark=0x100000000", "context field mark=0x100000000: wider than its 32 bits"},
 		{"xdp_ingress", "rx_queue_index=2", "rx_queue_index=2 needs ingress_ifindex"},

@@ -19,8 +19,9 @@ The last program of each file is compared: the only one, or the "after" build
 of a before/after run. Samples taken at different times cannot be paired:
 results sampled linearly are compared by their slopes, with a bootstrap
 test that resamples each side's calls within each repeat level; results
-sampled flat by their means, with the Mann-Whitney U test, unless
---estimator names another estimate (then a bootstrap test on its change).
+sampled flat by the estimate they were measured for (low by default), with
+a bootstrap test on its change, or by --estimator's (mean: the
+Mann-Whitney U test).
 The default noise threshold is the one across runs, 12 %. A warning says
 when the two were measured on different kernels, CPU models, CPUs, timers,
 sampling modes or hosts, or with different repeat counts both given.`,

@@ -79,7 +79,7 @@ func TestProgramsListsMapsAndVariables(t *testing.T) {
 	for object, wants := range map[string][]string{
 		portsObject: {"port_filter", "│ ports ", "PerCPUArray", "65536", "pinned by name; per-CPU", "│ passed ", "per-CPU; no max_entries",
 			"hit_action", ".rodata", "const volatile __u32", "3 map(s), 1 variable(s)"},
-		sectionsObject: {"keep_all", "filter", "UnspecifiedProgram", "no",
+		sectionsObject: {"keep_all", "filter", "UnspecifiedProgram", "with --type",
 			"struct rule {union {__be32 addr; __be32 addr6[4]}; __be16 port; __u8 proto; __u8 family:4; __u8 weight:4}"},
 		tailcallObject: {"holds 0: drop", "inner: Array of __u32 -> __u32, 1 entries", "dropped", ".bss"},
 	} {

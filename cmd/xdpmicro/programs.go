@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/cilium/ebpf"
+
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/bpf"
@@ -46,7 +48,10 @@ so that a --map-init file can be written without llvm-objdump.`,
 			table.Header("program", "type", "section", "measurable")
 			for _, p := range progs {
 				measurable := "yes"
-				if !p.Supported() {
+				switch {
+				case p.Type == ebpf.UnspecifiedProgram.String():
+					measurable = "with --type" // a section that names no type
+				case !p.Supported():
 					measurable = "no"
 				}
 				if err := table.Append(p.Name, p.Type, p.Section, measurable); err != nil {
