@@ -65,8 +65,9 @@ func Precise(est Estimator, precision float64, opts Options, sides []Sampled) bo
 // PreciseChange is adaptive sampling's test for two builds compared by a
 // slope, each loaded placements times (two or more), sides holding the
 // before placements then the after ones: every placement must have a
-// slope, and the change, Welch's over the placements, must be known to
-// ± precision and decided (see Decided). A change over placements is
+// slope, and the change, Welch's over the placements, must lie whole
+// beyond a threshold, or whole inside the band and within ± precision
+// (see Decided). A change over placements is
 // bounded by how much the placements differ, which more samples do not
 // shrink; judging each placement to a precision instead sampled on where
 // the change was long known.
@@ -89,6 +90,9 @@ func PreciseChange(est Estimator, precision, threshold float64, placements int, 
 		return false
 	}
 	c := fc.Change
+	if c.Lower > threshold || c.Upper < -threshold {
+		return true // a clear change: its size is known as far as it matters
+	}
 	return Decided(c, threshold) && (c.Upper-c.Lower)/2 <= precision
 }
 
