@@ -158,6 +158,14 @@ func singles(p Program) bool {
 	return false
 }
 
+// samplesCell is a case's samples, with their repeats in a wide table.
+func (r *Report) samplesCell(n int, c Case) string {
+	if r.Wide {
+		return fmt.Sprintf("%d × %s", n, repeatsOf(r.Environment, c))
+	}
+	return strconv.Itoa(n)
+}
+
 // repeatsOf is the repeats of a case's samples: one run in each of several
 // calls for a case sampled one run a call.
 func repeatsOf(env testrun.Environment, c Case) string {
@@ -222,7 +230,6 @@ func (r *Report) quantile() float64 {
 }
 
 func (r *Report) writeProgramTables(w io.Writer) error {
-	env := r.Environment
 	for _, p := range r.Programs {
 		title := p.Info.Name + " in " + p.Object
 		if p.Label != "" {
@@ -261,7 +268,12 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			header = append(header, otherName, "std dev")
 		}
 		table := newTable(w, aligns...)
-		table.Header(append(header, "outliers", "samples × repeat")...)
+		// The repeats are in the footer; a wide table repeats them per case.
+		samplesHeader := "samples"
+		if r.Wide {
+			samplesHeader = "samples × repeat"
+		}
+		table.Header(append(header, "outliers", samplesHeader)...)
 		for _, c := range p.Results {
 			row := []string{c.Name, c.Action, insns(c)}
 			if r.Wide {
@@ -275,7 +287,7 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 				if r.Wide {
 					row = append(row, "", "")
 				}
-				row = append(row, "", fmt.Sprintf("%d × %s", len(c.Samples), repeatsOf(env, c)))
+				row = append(row, "", r.samplesCell(len(c.Samples), c))
 			} else {
 				s := c.Stats
 				e := s.Of(est)
@@ -300,7 +312,7 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 					row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns")
 					outliers = fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N))
 				}
-				row = append(row, outliers, fmt.Sprintf("%d × %s", s.N, repeatsOf(env, c)))
+				row = append(row, outliers, r.samplesCell(s.N, c))
 			}
 			if err := table.Append(row); err != nil {
 				return err
