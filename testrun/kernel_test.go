@@ -55,7 +55,7 @@ func allCases(t *testing.T) []packets.Case {
 	return cases
 }
 
-// Every build returns what DESIGN.md says for every case, and pushes what
+// Every build returns what the README says for every case, and pushes what
 // its version should: checked by popping the queue after one real run.
 func TestBundledBehaviour(t *testing.T) {
 	requireBPF(t)
