@@ -36,6 +36,10 @@ const (
 	TimerStats = "stats"
 )
 
+// ErrNoRunTimeStats: the stats timer's run-time statistics cannot be
+// enabled here.
+var ErrNoRunTimeStats = errors.New("no BPF run-time statistics")
+
 // ErrConfig reports a configuration that cannot be run.
 var ErrConfig = errors.New("bad configuration")
 
@@ -506,7 +510,7 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 	if p.cfg.Timer == TimerStats {
 		stats, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
 		if err != nil {
-			return fmt.Errorf("--timer stats: enable BPF run-time statistics (needs CAP_SYS_ADMIN): %w", err)
+			return fmt.Errorf("%w: enabling them needs CAP_SYS_ADMIN and a kernel with BPF_ENABLE_STATS: %w", ErrNoRunTimeStats, err)
 		}
 		defer stats.Close()
 		for _, l := range progs {
