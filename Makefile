@@ -13,7 +13,7 @@ build: ## build ./xdpmicro
 	$(GO) build -o xdpmicro ./cmd/xdpmicro
 
 test: ## run the tests (as root, the kernel tests load and run the programs)
-	$(GO) test ./...
+	$(GO) test -p 1 ./...
 
 generate: ## rebuild the bundled BPF objects from their C sources (needs clang, llvm, libbpf-dev)
 	$(GO) generate ./bpf
