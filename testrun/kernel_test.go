@@ -81,8 +81,8 @@ func TestBundledBehaviour(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", c.Name, err)
 				}
-				if got := ActionName("XDP", ret); got != c.Expect {
-					t.Errorf("%s: returned %s, want %s", c.Name, got, c.Expect)
+				if got, want := ActionName("XDP", ret), packets.BundledExpect(c); got != want {
+					t.Errorf("%s: returned %s, want %s", c.Name, got, want)
 				}
 				var pushed uint32
 				popErr := queue.LookupAndDelete(nil, &pushed)

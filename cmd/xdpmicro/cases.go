@@ -44,8 +44,8 @@ type caseDefaults struct {
 	expect  bool // every program is a FizzBuzz build: expect what they return
 }
 
-// cases assembles the selected cases. The built-in cases' expected
-// actions are those of the bundled programs: kept only for them.
+// cases assembles the selected cases. The built-in cases expect what the
+// bundled programs return, only when those are measured.
 func (c *caseFlags) cases(fl *pflag.FlagSet, defaults caseDefaults) ([]packets.Case, error) {
 	var cases []packets.Case
 	if fl.Changed("class") || c.packetFile == "" && c.pcap == "" {
@@ -61,8 +61,8 @@ func (c *caseFlags) cases(fl *pflag.FlagSet, defaults caseDefaults) ([]packets.C
 			return nil, err
 		}
 		for i := range builtin {
-			if !defaults.expect {
-				builtin[i].Expect = ""
+			if defaults.expect {
+				builtin[i].Expect = packets.BundledExpect(builtin[i])
 			}
 		}
 		cases = append(cases, builtin...)
