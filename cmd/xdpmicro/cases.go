@@ -44,72 +44,22 @@ type caseDefaults struct {
 	expect  bool // every program is a FizzBuzz build: expect what they return
 }
 
-// cases assembles the selected cases. The built-in cases expect what the
-// bundled programs return, only when those are measured.
+// cases turns the flags into a selection of packets and builds it.
 func (c *caseFlags) cases(fl *pflag.FlagSet, defaults caseDefaults) ([]packets.Case, error) {
-	var cases []packets.Case
-	if fl.Changed("class") || c.packetFile == "" && c.pcap == "" {
-		names := c.classes
-		if !fl.Changed("class") {
-			names = packets.Mix()
-			if defaults.classes {
-				names = packets.Classes()
-			}
-		}
-		builtin, err := packets.Select(names)
-		if err != nil {
-			return nil, err
-		}
-		for i := range builtin {
-			if defaults.expect {
-				builtin[i].Expect = packets.BundledExpect(builtin[i])
-			}
-		}
-		cases = append(cases, builtin...)
+	sel := packets.Selection{
+		Builtin: fl.Changed("class") || c.packetFile == "" && c.pcap == "",
+		Classes: defaults.classes, BundledExpect: defaults.expect,
+		File: c.packetFile, Pcap: c.pcap, PcapLimit: c.pcapLimit,
+		Expect: c.expect, Sizes: c.sizes,
 	}
-	if c.packetFile != "" {
-		fromFile, err := packets.ReadFile(c.packetFile)
-		if err != nil {
-			return nil, err
-		}
-		cases = append(cases, fromFile...)
-	}
-	if c.pcap != "" {
-		captured, err := packets.ReadPcap(c.pcap, c.pcapLimit)
-		if err != nil {
-			return nil, err
-		}
-		cases = append(cases, captured...)
+	if fl.Changed("class") {
+		sel.Names = c.classes
 	}
 	if c.context != "" {
-		all, err := packets.ParseContext(c.context)
-		if err != nil {
+		var err error
+		if sel.Context, err = packets.ParseContext(c.context); err != nil {
 			return nil, fmt.Errorf("--ctx: %w", err)
 		}
-		cases = packets.WithContext(cases, all)
 	}
-	seen := map[string]bool{}
-	for i := range cases {
-		if seen[cases[i].Name] {
-			return nil, usageError{fmt.Errorf("packet case %q is defined twice", cases[i].Name)}
-		}
-		seen[cases[i].Name] = true
-		if c.expect != "" {
-			cases[i].Expect = strings.ToUpper(c.expect)
-		}
-	}
-	if len(c.sizes) == 0 {
-		return cases, nil
-	}
-	var sized []packets.Case
-	for _, cs := range cases {
-		for _, size := range c.sizes {
-			padded, err := packets.Pad(cs, size)
-			if err != nil {
-				return nil, fmt.Errorf("--size %d, case %s: %w", size, cs.Name, err)
-			}
-			sized = append(sized, padded)
-		}
-	}
-	return sized, nil
+	return packets.Assemble(sel)
 }
