@@ -237,13 +237,13 @@ func distributionFigure(c caseFigures) *figure {
 					inside = append(inside, v)
 				}
 			}
-			h := bandwidth(inside, c.quantity.resolution)
+			h := stats.Bandwidth(inside, c.quantity.resolution)
 			const points = 400
 			xs := make([]float64, points+1)
 			for i := range xs {
 				xs[i] = s.lo + (s.hi-s.lo)*float64(i)/points
 			}
-			d := density(sorted, xs, h)
+			d := stats.Density(sorted, xs, h)
 			xys := make(plotter.XYs, len(xs))
 			for i := range xs {
 				xys[i] = plotter.XY{X: xs[i], Y: d[i]}

@@ -1,27 +1,25 @@
-package report
+package stats
 
 import (
 	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
-
-	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// The report's density curves. A run's samples are a narrow spike where
+// Kernel density for the report's curves. A run's samples are a narrow spike where
 // nothing disturbed the machine and a long tail where something did: the
 // spike is what the estimate stands for, and it is often less than a
 // nanosecond wide. Silverman's rule of thumb, fed a spread that the tail
 // inflates, smooths such a spike flat; Sheather and Jones's plug-in
 // bandwidth estimates the curvature of the density itself and keeps it.
 
-// bandwidth returns the Gaussian kernel bandwidth for samples: Sheather
+// Bandwidth returns the Gaussian kernel bandwidth for samples: Sheather
 // and Jones's solve-the-equation plug-in (1991), as R's bw.SJ computes it
 // over binned pair distances, or Silverman's rule where the samples are
 // too sparse for it. It is at least resolution, the samples' own quantum:
 // a curve finer than the data is not in the data.
-func bandwidth(samples []float64, resolution float64) float64 {
+func Bandwidth(samples []float64, resolution float64) float64 {
 	if len(samples) < 2 {
 		return resolution // nothing to spread
 	}
@@ -54,11 +52,11 @@ func thin(sorted []float64, m int) []float64 {
 	return out
 }
 
-// spread is min(standard deviation, IQR/1.349): a scale that a long
+// robustSpread is min(standard deviation, IQR/1.349): a scale that a long
 // tail does not inflate; zero when most samples are equal.
-func spread(sorted []float64) float64 {
+func robustSpread(sorted []float64) float64 {
 	sd := stat.StdDev(sorted, nil)
-	if iqr := (stats.Quantile(sorted, 0.75) - stats.Quantile(sorted, 0.25)) / 1.349; iqr > 0 && iqr < sd {
+	if iqr := (Quantile(sorted, 0.75) - Quantile(sorted, 0.25)) / 1.349; iqr > 0 && iqr < sd {
 		return iqr
 	}
 	return sd
@@ -66,7 +64,7 @@ func spread(sorted []float64) float64 {
 
 // silverman is Silverman's rule of thumb, 0.9 · spread · n^(-1/5).
 func silverman(sorted []float64) float64 {
-	return 0.9 * spread(sorted) * math.Pow(float64(len(sorted)), -0.2)
+	return 0.9 * robustSpread(sorted) * math.Pow(float64(len(sorted)), -0.2)
 }
 
 // pairBins are the distances between every two samples, binned: count[k]
@@ -143,7 +141,7 @@ func (p pairBins) functional(h float64, power, diagonal float64, poly func(float
 // them equal).
 func sheatherJones(sorted []float64) (float64, bool) {
 	n := float64(len(sorted))
-	scale := spread(sorted)
+	scale := robustSpread(sorted)
 	if len(sorted) < 10 || !(scale > 0) {
 		return 0, false
 	}
@@ -194,13 +192,13 @@ func sheatherJones(sorted []float64) (float64, bool) {
 	return (lo + hi) / 2, true
 }
 
-// density is the Gaussian kernel density estimate of sorted samples at
+// Density is the Gaussian kernel density estimate of sorted samples at
 // each of points, as the share of all the samples: where some lie off the
 // axis, the curve's area is their share on it. Its bandwidth widens
 // where the samples are sparse: a bandwidth fine enough for the spike
 // would draw every few samples of the tail as a peak of their own. h is
 // the bandwidth of the dense parts; see adaptiveWidths.
-func density(sorted, points []float64, h float64) []float64 {
+func Density(sorted, points []float64, h float64) []float64 {
 	out := make([]float64, len(points))
 	if len(sorted) == 0 || !(h > 0) {
 		return out
