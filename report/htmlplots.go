@@ -485,14 +485,7 @@ func changeFigure(c *Comparison, rows []summaryRow, confidence float64) *figure 
 		}
 		labels.Labels = append(labels.Labels, text)
 	}
-	if l, err := plotter.NewLabels(labels); err == nil {
-		for i := range l.TextStyle {
-			l.TextStyle[i].Font.Size = vg.Points(9)
-			l.TextStyle[i].YAlign = draw.YCenter
-		}
-		l.Offset = vg.Point{X: vg.Points(6)}
-		p.Add(l)
-	}
+	addRowLabels(p, labels)
 	for _, v := range verdictOrder {
 		f.add(verdictText(v, false), glyphThumb{draw.GlyphStyle{Color: verdictColors[v], Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}})
 	}
@@ -541,14 +534,7 @@ func estimateFigure(rows []summaryRow, what stats.Estimator, confidence float64)
 		labels.XYs = append(labels.XYs, plotter.XY{X: r.est.Upper, Y: y})
 		labels.Labels = append(labels.Labels, text)
 	}
-	if l, err := plotter.NewLabels(labels); err == nil {
-		for i := range l.TextStyle {
-			l.TextStyle[i].Font.Size = vg.Points(9)
-			l.TextStyle[i].YAlign = draw.YCenter
-		}
-		l.Offset = vg.Point{X: vg.Points(6)}
-		p.Add(l)
-	}
+	addRowLabels(p, labels)
 	if totalBox != nil {
 		f.add(fmt.Sprintf("time per run (%s)", what), totalBox)
 	}
@@ -601,4 +587,18 @@ func seriesFigure(programs []seriesSide, what stats.Estimator) *figure {
 type seriesSide struct {
 	side   string
 	series []Series
+}
+
+// addRowLabels writes a summary's labels right of each row's interval.
+func addRowLabels(p *plot.Plot, labels plotter.XYLabels) {
+	l, err := plotter.NewLabels(labels)
+	if err != nil {
+		return
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font.Size = vg.Points(9)
+		l.TextStyle[i].YAlign = draw.YCenter
+	}
+	l.Offset = vg.Point{X: vg.Points(6)}
+	p.Add(l)
 }
