@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // How the two sides of a comparison were measured.
@@ -279,7 +278,7 @@ func describe(p Program) string {
 
 // environmentDiffers lists what makes two environments' figures
 // incomparable: another kernel, CPU model, CPU or repeat count.
-func environmentDiffers(a, b testrun.Environment) []string {
+func environmentDiffers(a, b Environment) []string {
 	var w []string
 	if a.Kernel != b.Kernel {
 		w = append(w, fmt.Sprintf("kernels differ: %s before, %s after", a.Kernel, b.Kernel))
@@ -295,7 +294,7 @@ func environmentDiffers(a, b testrun.Environment) []string {
 	}
 	// A repeat xdpmicro chose, or linear sampling's range, differs by
 	// design from run to run; only two repeats both given are worth a word.
-	if a.Repeat != b.Repeat && !a.RepeatChosen && !b.RepeatChosen && a.Sampling.Mode != testrun.SamplingLinear && b.Sampling.Mode != testrun.SamplingLinear {
+	if a.Repeat != b.Repeat && !a.RepeatChosen && !b.RepeatChosen && a.Sampling.Mode != samplingLinear && b.Sampling.Mode != samplingLinear {
 		w = append(w, fmt.Sprintf("repeat differs: %d before, %d after", a.Repeat, b.Repeat))
 	}
 	if a.Sampling.Mode != b.Sampling.Mode {
@@ -311,7 +310,7 @@ func environmentDiffers(a, b testrun.Environment) []string {
 // a choice.
 func orFlat(mode string) string {
 	if mode == "" {
-		return testrun.SamplingFlat
+		return samplingFlat
 	}
 	return mode
 }

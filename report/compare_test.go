@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 func compareOpts() stats.CompareOptions {
@@ -19,24 +18,24 @@ func compareOpts() stats.CompareOptions {
 }
 
 // derived is a copy of p labelled label, every sample passed through f.
-func derived(p testrun.ProgramResult, label string, f func(float64) float64) testrun.ProgramResult {
+func derived(p Program, label string, f func(float64) float64) Program {
 	out := p
 	out.Label = label
-	out.Cases = nil
-	for _, c := range p.Cases {
+	out.Results = nil
+	for _, c := range p.Results {
 		samples := make([]float64, len(c.Samples))
 		for i, s := range c.Samples {
 			samples[i] = f(s)
 		}
 		c.Samples = samples
-		out.Cases = append(out.Cases, c)
+		out.Results = append(out.Results, c)
 	}
 	return out
 }
 
 // twoBuilds is a before/after run where every after sample is 1.5 times
 // its before sample.
-func twoBuilds(t *testing.T) testrun.Result {
+func twoBuilds(t *testing.T) Measured {
 	t.Helper()
 	res := sampleResult(t)
 	after := derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
@@ -238,9 +237,9 @@ func TestNetOfFloor(t *testing.T) {
 // levels' low quantiles and the fitted line, its slope in the legend.
 func TestWriteHTMLLinear(t *testing.T) {
 	res := sampleResult(t)
-	res.Environment.Sampling = testrun.Sampling{Mode: testrun.SamplingLinear, Step: 100, Levels: 2}
-	for i := range res.Programs[0].Cases {
-		c := &res.Programs[0].Cases[i]
+	res.Environment.Sampling = Sampling{Mode: samplingLinear, Step: 100, Levels: 2}
+	for i := range res.Programs[0].Results {
+		c := &res.Programs[0].Results[i]
 		c.Runs, c.Wall = nil, nil
 		for j := range c.Samples {
 			runs := uint32(100 * (1 + j%2))
@@ -275,7 +274,7 @@ func TestWriteHTMLLinear(t *testing.T) {
 func TestActionChanged(t *testing.T) {
 	res := sampleResult(t)
 	after := derived(res.Programs[0], "after", func(s float64) float64 { return s })
-	after.Cases[0].Return, after.Cases[0].Action = 1, "XDP_DROP"
+	after.Results[0].Return, after.Results[0].Action = 1, "XDP_DROP"
 	res.Programs[0].Label = "before"
 	res.Programs = append(res.Programs, after)
 	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())

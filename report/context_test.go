@@ -6,7 +6,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // A case run with a context says so, and what its program changed of it,
@@ -17,9 +16,9 @@ func TestContextNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &res.Programs[0].Cases[0]
-	c.Case.Context = ctx
-	c.ContextChanges = []testrun.ContextChange{{Field: "mark", In: 0x2a, Out: 0x2b}}
+	c := &res.Programs[0].Results[0]
+	c.Context = ctx.String()
+	c.ContextChanges = []ContextChange{{Field: "mark", In: 0x2a, Out: 0x2b}}
 	r, err := New(Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

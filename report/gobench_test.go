@@ -6,7 +6,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
 )
@@ -35,17 +34,17 @@ func TestGoBenchCaptureNames(t *testing.T) {
 		}
 		cases = append(cases, padded)
 	}
-	var results []testrun.CaseResult
+	var results []Case
 	for _, c := range cases {
 		samples := make([]float64, 10)
 		for i := range samples {
 			samples[i] = float64(20 + i)
 		}
-		results = append(results, testrun.CaseResult{Case: c, Return: 2, Action: "XDP_PASS", Samples: samples})
+		results = append(results, fixture(c, 2, "XDP_PASS", samples))
 	}
-	res := testrun.Result{
-		Environment: testrun.Environment{Kernel: "6.18", Repeat: 1000, Resolution: 1},
-		Programs:    []testrun.ProgramResult{{Object: "prog.o", Info: testrun.ProgramInfo{Name: "xdp_pass", Type: "XDP"}, Cases: results}},
+	res := Measured{
+		Environment: Environment{Kernel: "6.18", Repeat: 1000, Resolution: 1},
+		Programs:    []Program{{Object: "prog.o", Info: ProgramInfo{Name: "xdp_pass", Type: "XDP"}, Results: results}},
 	}
 	opts := stats.DefaultOptions()
 	opts.Resamples = 100

@@ -14,24 +14,23 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // spikeRun is a run of n cases, c00, c01, …, of a program named
 // xdp_prog_main: each case's runs mostly take 19.2 ns plus i/10, a third
 // of them up to 3 ns more, and one call 170 ns a run (a machine hiccup). Flat: the kernel's whole ns of each sample; linear: calls of
 // 100 to 1000 runs costing 900 ns beyond them, and the kernel's figures.
-func spikeRun(t *testing.T, n int, linear bool) testrun.Result {
+func spikeRun(t *testing.T, n int, linear bool) Measured {
 	t.Helper()
 	base, err := packets.Select([]string{packets.Fizz})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(uint64(n), 1))
-	prog := testrun.ProgramResult{Object: "test.o", Info: testrun.ProgramInfo{Name: "xdp_prog_main", Type: "XDP"}}
+	prog := Program{Object: "test.o", Info: ProgramInfo{Name: "xdp_prog_main", Type: "XDP"}}
 	for i := range n {
-		c := testrun.CaseResult{Case: base[0], Return: 2, Action: "XDP_PASS"}
-		c.Case.Name = fmt.Sprintf("c%02d", i)
+		c := fixture(base[0], 2, "XDP_PASS", nil)
+		c.Name = fmt.Sprintf("c%02d", i)
 		for k := range 200 {
 			perRun := 19.2 + float64(i)/10 + 0.02*r.NormFloat64()
 			if r.Float64() < 0.3 {
@@ -47,22 +46,22 @@ func spikeRun(t *testing.T, n int, linear bool) testrun.Result {
 				c.Wall = append(c.Wall, 900+perRun*float64(runs))
 			}
 		}
-		prog.Cases = append(prog.Cases, c)
+		prog.Results = append(prog.Results, c)
 	}
-	env := testrun.Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1, Timer: "kernel"}
+	env := Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1, Timer: "kernel"}
 	if linear {
-		env.Sampling = testrun.Sampling{Mode: testrun.SamplingLinear, Step: 100, Levels: 10}
+		env.Sampling = Sampling{Mode: samplingLinear, Step: 100, Levels: 10}
 		env.Resolution = 0.001
 	}
-	return testrun.Result{Environment: env, Programs: []testrun.ProgramResult{prog}}
+	return Measured{Environment: env, Programs: []Program{prog}}
 }
 
 // withFloor adds a floor 5 ns a run below every case, in the same rounds.
-func withFloor(res testrun.Result) testrun.Result {
+func withFloor(res Measured) Measured {
 	floor := derived(res.Programs[0], "", func(s float64) float64 { return s - 5 })
 	floor.Info.Name = "empty_xdp"
-	for i := range floor.Cases {
-		c := &floor.Cases[i]
+	for i := range floor.Results {
+		c := &floor.Results[i]
 		if c.Wall != nil {
 			c.Wall = slices.Clone(c.Wall)
 			for k := range c.Wall {
@@ -126,7 +125,7 @@ func texts(svg string) []string {
 func TestHTMLComparisonSummaryFirst(t *testing.T) {
 	res := spikeRun(t, 3, false)
 	after := derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
-	after.Cases[1] = res.Programs[0].Cases[1] // c01 unchanged
+	after.Results[1] = res.Programs[0].Results[1] // c01 unchanged
 	res.Programs[0].Label = "before"
 	res.Programs = append(res.Programs, after)
 	r, err := New(Settings{Confidence: 0.95}, res, htmlOptions())
@@ -358,7 +357,7 @@ func TestBulkSpan(t *testing.T) {
 func TestHTMLPartial(t *testing.T) {
 	res := spikeRun(t, 2, false)
 	res.Partial = true
-	res.Programs[0].Cases[1].Samples = res.Programs[0].Cases[1].Samples[:5]
+	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:5]
 	r, err := New(Settings{Confidence: 0.95}, res, htmlOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -366,7 +365,7 @@ func TestHTMLPartial(t *testing.T) {
 	if _, page := writePage(t, r); !strings.Contains(page, "too few samples to draw") || !strings.Contains(page, `href="#case-1"`) {
 		t.Errorf("page of a partial run:\n%s", page)
 	}
-	res.Programs[0].Cases[0].Samples = res.Programs[0].Cases[0].Samples[:5]
+	res.Programs[0].Results[0].Samples = res.Programs[0].Results[0].Samples[:5]
 	if r, err = New(Settings{Confidence: 0.95}, res, htmlOptions()); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // exactly, and says where they and the time disagree.
 func TestCompareInstructions(t *testing.T) {
 	res := twoBuilds(t) // every after sample 1.5 times its before
-	before, after := res.Programs[0].Cases, res.Programs[1].Cases
+	before, after := res.Programs[0].Results, res.Programs[1].Results
 	before[0].Instructions, after[0].Instructions = 40, 40 // slower, same instructions
 	before[1].Instructions, after[1].Instructions = 40, 39 // slower, one fewer
 	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
@@ -53,8 +53,8 @@ func TestCompareInstructions(t *testing.T) {
 	if err := r.CompareInterleaved(compareOpts()); err != nil {
 		t.Fatal(err)
 	}
-	if un := r.Comparison.Uncounted(); len(un) != 1 || un[0] != before[0].Case.Name {
-		t.Errorf("uncounted %v, want [%s]", un, before[0].Case.Name)
+	if un := r.Comparison.Uncounted(); len(un) != 1 || un[0] != before[0].Name {
+		t.Errorf("uncounted %v, want [%s]", un, before[0].Name)
 	}
 	if out := render(t, r, Table); !strings.Contains(out, "40 → —") {
 		t.Errorf("table lacks the missing count:\n%s", out)
@@ -64,8 +64,8 @@ func TestCompareInstructions(t *testing.T) {
 // A program's cases without counts say why once, under the table.
 func TestNoCountNote(t *testing.T) {
 	res := sampleResult(t)
-	for i := range res.Programs[0].Cases {
-		res.Programs[0].Cases[i].NoCount = "not counted: the verifier said no"
+	for i := range res.Programs[0].Results {
+		res.Programs[0].Results[i].NoCount = "not counted: the verifier said no"
 	}
 	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {

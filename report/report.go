@@ -1,15 +1,13 @@
 package report
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -49,11 +47,11 @@ func (s Settings) estimator() stats.Estimator {
 
 // Report is everything one bench run found.
 type Report struct {
-	Schema      string              `json:"schema"`
-	Settings    Settings            `json:"config"`
-	Environment testrun.Environment `json:"environment"`
-	Partial     bool                `json:"partial,omitempty"`
-	Programs    []Program           `json:"programs"`
+	Schema      string      `json:"schema"`
+	Settings    Settings    `json:"config"`
+	Environment Environment `json:"environment"`
+	Partial     bool        `json:"partial,omitempty"`
+	Programs    []Program   `json:"programs"`
 	// Floor is the empty program measured with every case, if it was.
 	Floor      *Program    `json:"floor,omitempty"`
 	Comparison *Comparison `json:"comparison,omitempty"`
@@ -65,10 +63,10 @@ type Report struct {
 
 // Program is one measured program.
 type Program struct {
-	Label   string              `json:"label,omitempty"`
-	Object  string              `json:"object"`
-	Info    testrun.ProgramInfo `json:"program"`
-	Results []Case              `json:"cases"`
+	Label   string      `json:"label,omitempty"`
+	Object  string      `json:"object"`
+	Info    ProgramInfo `json:"program"`
+	Results []Case      `json:"cases"`
 	// Placements are the program's other loads, measured in the same
 	// rounds: comparisons of builds use them all.
 	Placements []Program `json:"placements,omitempty"`
@@ -99,7 +97,7 @@ type Case struct {
 	Action  string `json:"action"`
 	Retries int    `json:"retries"`
 	// Effects are the changes the checking run made to maps.
-	Effects []testrun.Effect `json:"effects,omitempty"`
+	Effects []Effect `json:"effects,omitempty"`
 	// Single says the case was sampled one run a call, on a fresh frame
 	// each, as its program changes the frame: its estimate is the low one
 	// of the kernel's figures, whatever the estimator.
@@ -134,39 +132,43 @@ type Case struct {
 
 	// Context is the context the case's runs were given, "mark=0x2a,...";
 	// ContextChanges what the checking run's program changed of it.
-	Context        string                  `json:"context,omitempty"`
-	ContextChanges []testrun.ContextChange `json:"context_changes,omitempty"`
+	Context        string          `json:"context,omitempty"`
+	ContextChanges []ContextChange `json:"context_changes,omitempty"`
 }
 
 // New computes the statistics of every case of a run.
-func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, error) {
-	r := &Report{Schema: Schema, Settings: settings, Environment: res.Environment, Partial: res.Partial}
-	if settings.estimator().Fitted() && res.Environment.Sampling.Mode != testrun.SamplingLinear {
+func New(settings Settings, m Measured, opts stats.Options) (*Report, error) {
+	r := &Report{Schema: Schema, Settings: settings, Environment: m.Environment, Partial: m.Partial}
+	if settings.estimator().Fitted() && m.Environment.Sampling.Mode != samplingLinear {
 		// Linear sampling was refused (the footer says why): the kernel's
 		// figures stand for the cases.
 		r.Settings.Estimator, settings.Estimator = stats.Low, stats.Low
 	}
 	// Every load flat, the floor first, each program's placements after it.
-	var results []testrun.ProgramResult
-	if res.Floor != nil {
-		results = append(results, *res.Floor)
+	var loads []Program
+	if m.Floor != nil {
+		loads = append(loads, *m.Floor)
 	}
-	for _, p := range res.Programs {
-		results = append(results, p)
-		results = append(results, p.Placements...)
+	for _, p := range m.Programs {
+		loads = append(loads, p)
+		loads = append(loads, p.Placements...)
 	}
-	summaries, err := summarize(results, res.Partial, opts)
-	if err != nil {
+	for i := range loads {
+		loads[i].Results = slices.Clone(loads[i].Results)
+		loads[i].Placements = nil
+	}
+	if err := summarize(loads, m.Partial, opts); err != nil {
 		return nil, err
 	}
-	loads := make([]Program, len(results))
-	for i, p := range results {
-		loads[i] = newProgram(p, summaries[i], settings)
+	for i := range loads {
+		if len(settings.Sizes) > 0 {
+			loads[i].Series = series(loads[i].Results, settings.estimator())
+		}
 	}
-	if res.Floor != nil {
+	if m.Floor != nil {
 		r.Floor, loads = &loads[0], loads[1:]
 	}
-	for _, p := range res.Programs {
+	for _, p := range m.Programs {
 		prog := loads[0]
 		prog.Placements, loads = loads[1:1+len(p.Placements)], loads[1+len(p.Placements):]
 		r.Programs = append(r.Programs, prog)
@@ -179,24 +181,23 @@ func New(settings Settings, res testrun.Result, opts stats.Options) (*Report, er
 	return r, nil
 }
 
-// summarize computes the summary of every case of every program. The
-// bootstraps of thousands of samples take tens of milliseconds each: one
-// per core, over all programs, as a validation has one case per program.
-// A case a cancelled run left with too few samples has none.
-func summarize(results []testrun.ProgramResult, partial bool, opts stats.Options) ([][]*stats.Summary, error) {
-	summaries := make([][]*stats.Summary, len(results))
+// summarize computes the summary of every case of every program, in
+// place. The bootstraps of thousands of samples take tens of milliseconds
+// each: one per core, over all programs, as a validation has one case per
+// program. A case a cancelled run left with too few samples has none.
+func summarize(programs []Program, partial bool, opts stats.Options) error {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, p := range results {
-		summaries[i] = make([]*stats.Summary, len(p.Cases))
-		for j, c := range p.Cases {
+	for i := range programs {
+		for j := range programs[i].Results {
+			c := &programs[i].Results[j]
 			if partial && len(c.Samples) < stats.MinSamples {
 				continue
 			}
 			g.Go(func() error {
 				s, err := stats.Summarize(c.Samples, opts)
 				if err != nil {
-					return fmt.Errorf("case %s: %w", c.Case.Name, err)
+					return fmt.Errorf("case %s: %w", c.Name, err)
 				}
 				if len(c.Runs) > 0 {
 					fit, err := stats.FitLinear(timings(c.Runs, c.Wall), stats.FitOptions{Options: opts})
@@ -204,16 +205,16 @@ func summarize(results []testrun.ProgramResult, partial bool, opts stats.Options
 						return nil // too few calls of some level: as too few samples
 					}
 					if err != nil {
-						return fmt.Errorf("case %s: %w", c.Case.Name, err)
+						return fmt.Errorf("case %s: %w", c.Name, err)
 					}
 					s.Fit = &fit
 				}
-				summaries[i][j] = &s
+				c.Stats = &s
 				return nil
 			})
 		}
 	}
-	return summaries, g.Wait()
+	return g.Wait()
 }
 
 // subtractFloor sets each case's time net of the floor's in the same
@@ -279,81 +280,6 @@ func timings(runs []uint32, wall []float64) stats.Timings {
 		t.Runs[i] = float64(r)
 	}
 	return t
-}
-
-func outputFrame(c testrun.CaseResult) string {
-	if c.Output == nil {
-		return ""
-	}
-	return hex.EncodeToString(c.Output)
-}
-
-func outputSummary(c testrun.CaseResult) string {
-	if c.Output == nil {
-		return ""
-	}
-	return packets.Summarize(c.Output)
-}
-
-func outputChanges(c testrun.CaseResult) string {
-	if c.Output == nil {
-		return ""
-	}
-	return packets.Changes(c.Case.Frame, c.Output)
-}
-
-func otherAction(programType string, c testrun.CaseResult) string {
-	if c.OtherReturns == 0 {
-		return ""
-	}
-	return testrun.ActionName(programType, c.OtherReturn)
-}
-
-// withContext adds to a case what its runs were given of the program's
-// context, and what the checking run changed of it.
-func withContext(r testrun.CaseResult, c Case) Case {
-	c.Context, c.ContextChanges = r.Case.Context.String(), r.ContextChanges
-	return c
-}
-
-// newProgram assembles one program's cases with their summaries.
-func newProgram(p testrun.ProgramResult, summaries []*stats.Summary, settings Settings) Program {
-	prog := Program{Label: p.Label, Object: p.Object, Info: p.Info}
-	for i, c := range p.Cases {
-		summary := summaries[i]
-		src := ""
-		if c.Case.Source.IsValid() {
-			src = c.Case.Source.String()
-		}
-		prog.Results = append(prog.Results, withContext(c, Case{
-			Name:          c.Case.Name,
-			Summary:       c.Case.Summary,
-			Source:        src,
-			Length:        len(c.Case.Frame),
-			Frame:         hex.EncodeToString(c.Case.Frame),
-			Return:        c.Return,
-			Action:        c.Action,
-			Retries:       c.Retries,
-			Effects:       c.Effects,
-			Samples:       c.Samples,
-			Single:        c.Single,
-			OutputFrame:   outputFrame(c),
-			OutputSummary: outputSummary(c),
-			OutputChanges: outputChanges(c),
-			OtherReturns:  c.OtherReturns,
-			OtherAction:   otherAction(p.Info.Type, c),
-			Instructions:  c.Instructions,
-			NoCount:       c.NoCount,
-			Runs:          c.Runs,
-			Wall:          c.Wall,
-			Enough:        c.Enough,
-			Stats:         summary,
-		}))
-	}
-	if len(settings.Sizes) > 0 {
-		prog.Series = series(prog.Results, settings.estimator())
-	}
-	return prog
 }
 
 // series groups cases padded to several sizes, named <case>@<size>, by

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,14 +12,13 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/perf/benchfmt"
 )
 
-// sampleResult is a run as testrun would return it, with samples chosen so
+// sampleResult is a run as cmd hands it to report, with samples chosen so
 // that the statistics are known: fizz is 10..19 ns (mean 14.5) plus one
 // high severe outlier at 100 ns.
-func sampleResult(t *testing.T) testrun.Result {
+func sampleResult(t *testing.T) Measured {
 	t.Helper()
 	cases, err := packets.Select([]string{packets.Fizz, packets.Short})
 	if err != nil {
@@ -31,17 +31,31 @@ func sampleResult(t *testing.T) testrun.Result {
 	}
 	fizz = append(fizz, 100)
 	short = append(short, 5)
-	return testrun.Result{
-		Environment: testrun.Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1},
-		Programs: []testrun.ProgramResult{{
+	return Measured{
+		Environment: Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1},
+		Programs: []Program{{
 			Object: "v4 (bundled)",
-			Info:   testrun.ProgramInfo{Name: "fizzbuzz", Type: "XDP"},
-			Cases: []testrun.CaseResult{
-				{Case: cases[0], Return: 2, Action: "XDP_PASS", Samples: fizz, Retries: 2},
-				{Case: cases[1], Return: 0, Action: "XDP_ABORTED", Samples: short},
+			Info:   ProgramInfo{Name: "fizzbuzz", Type: "XDP"},
+			Results: []Case{
+				withRetries(fixture(cases[0], 2, "XDP_PASS", fizz), 2),
+				fixture(cases[1], 0, "XDP_ABORTED", short),
 			},
 		}},
 	}
+}
+
+// fixture is a packet case's samples as cmd hands them to report.
+func fixture(c packets.Case, ret uint32, action string, samples []float64) Case {
+	rc := Case{Name: c.Name, Summary: c.Summary, Length: len(c.Frame), Frame: hex.EncodeToString(c.Frame), Return: ret, Action: action, Samples: samples}
+	if c.Source.IsValid() {
+		rc.Source = c.Source.String()
+	}
+	return rc
+}
+
+func withRetries(c Case, n int) Case {
+	c.Retries = n
+	return c
 }
 
 func newReport(t *testing.T) *Report {
@@ -124,7 +138,7 @@ func TestJSONRoundTrip(t *testing.T) {
 func TestPartialReportSkipsThinCases(t *testing.T) {
 	res := sampleResult(t)
 	res.Partial = true
-	res.Programs[0].Cases[1].Samples = res.Programs[0].Cases[1].Samples[:3]
+	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:3]
 	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -204,10 +218,12 @@ func TestGoBench(t *testing.T) {
 // another action, says so in the table and the JSON.
 func TestFrameChangeWarnings(t *testing.T) {
 	res := sampleResult(t)
-	c := &res.Programs[0].Cases[0]
-	c.Output = append([]byte{0xff}, c.Case.Frame[1:]...)
+	c := &res.Programs[0].Results[0]
+	// As cmd hands over a frame changed in its first byte (toReport).
+	c.OutputFrame = "ff" + c.Frame[2:]
+	c.OutputSummary, c.OutputChanges = "udp 192.0.2.4:40000 > 198.51.100.1:9, 60 bytes", "bytes 0 differ"
 	c.Return, c.Action = 3, "XDP_TX"
-	c.OtherReturns, c.OtherReturn = 7, 2
+	c.OtherReturns, c.OtherAction = 7, "XDP_PASS"
 	r, err := New(Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

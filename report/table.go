@@ -12,7 +12,6 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 func (r *Report) writeTable(w io.Writer) error {
@@ -65,7 +64,7 @@ func (r *Report) writeTable(w io.Writer) error {
 		fmt.Fprintln(w, "warning: "+warning)
 	}
 	repeat := fmt.Sprintf("repeat %d", env.Repeat)
-	if l := env.Sampling; l.Mode == testrun.SamplingLinear {
+	if l := env.Sampling; l.Mode == samplingLinear {
 		repeat = fmt.Sprintf("linear sampling: repeats %d…%d in steps of %d (%d levels), in shuffled rounds", l.Step, uint32(l.Levels)*l.Step, l.Step, l.Levels)
 	}
 	if env.RepeatChosen {
@@ -106,7 +105,7 @@ func (r *Report) writeTable(w io.Writer) error {
 			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples)
 		return nil
 	}
-	if env.Timer == testrun.TimerStats {
+	if env.Timer == timerStats {
 		fmt.Fprintf(w, "time per run from BPF_ENABLE_STATS: the growth of the program's run_time_ns over its run_cnt in each sample, "+
 			"which holds the kernel's two clock reads around every run (resolution %.2g ns); intervals are %d-resample bootstrap percentiles\n",
 			env.Resolution, r.Settings.Resamples)
@@ -168,7 +167,7 @@ func (r *Report) samplesCell(n int, c Case) string {
 
 // repeatsOf is the repeats of a case's samples: one run in each of several
 // calls for a case sampled one run a call.
-func repeatsOf(env testrun.Environment, c Case) string {
+func repeatsOf(env Environment, c Case) string {
 	if c.Single {
 		return fmt.Sprintf("%d calls × 1", env.Sampling.SingleCalls)
 	}
@@ -176,8 +175,8 @@ func repeatsOf(env testrun.Environment, c Case) string {
 }
 
 // repeats is the repeat of every sample, or linear sampling's range.
-func repeats(env testrun.Environment) string {
-	if l := env.Sampling; l.Mode == testrun.SamplingLinear {
+func repeats(env Environment) string {
+	if l := env.Sampling; l.Mode == samplingLinear {
 		return fmt.Sprintf("%d…%d", l.Step, uint32(l.Levels)*l.Step)
 	}
 	return fmt.Sprint(env.Repeat)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 var (
@@ -34,13 +33,13 @@ func ladderRun(t *testing.T, rng *rand.Rand, perStep, perFine, jitter, q float64
 		}
 		return s
 	}
-	program := func(name string, cost float64) testrun.ProgramResult {
-		return testrun.ProgramResult{
-			Object: "ladder", Info: testrun.ProgramInfo{Name: name, Type: "XDP"},
-			Cases: []testrun.CaseResult{{Case: cases[0], Return: 2, Action: "XDP_PASS", Samples: samples(cost)}},
+	program := func(name string, cost float64) Program {
+		return Program{
+			Object: "ladder", Info: ProgramInfo{Name: name, Type: "XDP"},
+			Results: []Case{fixture(cases[0], 2, "XDP_PASS", samples(cost))},
 		}
 	}
-	res := testrun.Result{Environment: testrun.Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
+	res := Measured{Environment: Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
 	for _, s := range testSteps {
 		res.Programs = append(res.Programs, program(fmt.Sprintf("ladder_%d", s), floor+perStep*float64(s)))
 	}

@@ -216,13 +216,9 @@ func rxQueues(name string) (int, error) {
 // changed: the kernel runs every repeat of a call on one context, so from
 // the second run on the program sees its own change.
 type ContextChange struct {
-	Field string `json:"field"`
-	In    uint64 `json:"in"`
-	Out   uint64 `json:"out"`
-}
-
-func (c ContextChange) String() string {
-	return fmt.Sprintf("%s %#x -> %#x", c.Field, c.In, c.Out)
+	Field string
+	In    uint64
+	Out   uint64
 }
 
 // contextChanges compares the fields a program may write, as given and as

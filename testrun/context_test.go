@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
 	"golang.org/x/sys/unix"
 )
 
@@ -228,7 +229,11 @@ func TestContextInEverySample(t *testing.T) {
 			if c.Return != tc.want || c.OtherReturns != 0 || len(c.Samples) != MinSamples {
 				t.Errorf("returned %d, %d samples ended otherwise (%d); want %d every time", c.Return, c.OtherReturns, c.OtherReturn, tc.want)
 			}
-			if got := fmt.Sprint(c.ContextChanges); tc.changes != "" && got != tc.changes || c.Single != (tc.single || tc.changes != "") {
+			var words []report.ContextChange // as the table words them
+			for _, ch := range c.ContextChanges {
+				words = append(words, report.ContextChange(ch))
+			}
+			if got := fmt.Sprint(words); tc.changes != "" && got != tc.changes || c.Single != (tc.single || tc.changes != "") {
 				t.Errorf("context changes %s, single %v", got, c.Single)
 			}
 			// The case without a context runs without one.

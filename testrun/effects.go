@@ -16,28 +16,12 @@ import (
 
 // Effect is a change that one run of a case made to a map.
 type Effect struct {
-	Map    string `json:"map"`
-	Change string `json:"change"` // pushed, set or deleted
-	Key    string `json:"key,omitempty"`
-	Value  string `json:"value,omitempty"`
+	Map    string
+	Change string // pushed, set or deleted
+	Key    string
+	Value  string
 	// CPU is the CPU whose value of a per-CPU map changed.
-	CPU *int `json:"cpu,omitempty"`
-}
-
-// String names the map as a map: "verdicts: pushed" alone read like the
-// verdict of a comparison.
-func (e Effect) String() string {
-	cpu := ""
-	if e.CPU != nil {
-		cpu = fmt.Sprintf(" (CPU %d)", *e.CPU)
-	}
-	switch {
-	case e.Key == "":
-		return fmt.Sprintf("map %s: %s %s", e.Map, e.Change, e.Value)
-	case e.Change == "deleted":
-		return fmt.Sprintf("map %s: deleted [%s]", e.Map, e.Key)
-	}
-	return fmt.Sprintf("map %s: [%s] %s %s%s", e.Map, e.Key, e.Change, e.Value, cpu)
+	CPU *int
 }
 
 // Maps with more entries than this are not compared before and after a

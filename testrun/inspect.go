@@ -12,26 +12,26 @@ import (
 // MapInfo describes a map of an object, for a user writing a --map-init
 // file.
 type MapInfo struct {
-	Name       string `json:"name"`
-	Type       string `json:"type"`
-	Key        string `json:"key"`   // the key's C type, or its size without BTF
-	Value      string `json:"value"` // likewise
-	KeySize    uint32 `json:"key_size"`
-	ValueSize  uint32 `json:"value_size"`
-	MaxEntries uint32 `json:"max_entries"` // 0: sized by the loader
+	Name       string
+	Type       string
+	Key        string // the key's C type, or its size without BTF
+	Value      string // likewise
+	KeySize    uint32
+	ValueSize  uint32
+	MaxEntries uint32 // 0: sized by the loader
 	// Notes: pinned by name, per-CPU, static entries, the inner map.
-	Notes []string `json:"notes,omitempty"`
+	Notes []string
 }
 
 // VariableInfo describes a global variable, for --set.
 type VariableInfo struct {
-	Name    string `json:"name"`
-	Section string `json:"section"`
-	Type    string `json:"type"`
-	Size    uint32 `json:"size"`
-	Value   string `json:"value"` // the initial value
+	Name    string
+	Section string
+	Type    string
+	Size    uint32
+	Value   string // the initial value
 	// Constant: in .rodata, set before loading only.
-	Constant bool `json:"constant"`
+	Constant bool
 }
 
 // Maps lists the maps of the object, sorted by name.

@@ -44,16 +44,16 @@ const Clock = "CLOCK_MONOTONIC (Go's monotonic clock, read through the vDSO on t
 
 // Sampling is how the samples were taken.
 type Sampling struct {
-	Mode string `json:"mode"` // SamplingFlat or SamplingLinear
+	Mode string // SamplingFlat or SamplingLinear
 	// Why says why sampling is flat when linear was asked.
-	Why string `json:"why,omitempty"`
+	Why string
 	// Step and Levels are linear sampling's repeats: step·1 … step·levels.
-	Step   uint32 `json:"step,omitempty"`
-	Levels int    `json:"levels,omitempty"`
-	Clock  string `json:"clock,omitempty"`
+	Step   uint32
+	Levels int
+	Clock  string
 	// SingleCalls is how many calls of one run each make a sample of a
 	// case sampled one run a call (CaseResult.Single).
-	SingleCalls int `json:"single_calls,omitempty"`
+	SingleCalls int
 }
 
 // linearPlan is the repeat of each round of linear sampling.

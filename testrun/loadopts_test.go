@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
 )
 
 // tcpTo is a TCP SYN to port, and udpTo a UDP datagram.
@@ -56,7 +57,7 @@ func runQuick(t *testing.T, cfg Config) map[string]CaseResult {
 func effectStrings(c CaseResult) string {
 	var s []string
 	for _, e := range c.Effects {
-		s = append(s, e.String())
+		s = append(s, report.Effect(e).String()) // as the table words it
 	}
 	return strings.Join(s, "; ")
 }

@@ -49,33 +49,33 @@ const (
 type MachineLoad struct {
 	// IRQShare and StealShare are the measuring CPU's time spent over the
 	// run in interrupts (irq and softirq), and stolen by a hypervisor.
-	IRQShare   float64 `json:"irq_share"`
-	StealShare float64 `json:"steal_share"`
+	IRQShare   float64
+	StealShare float64
 	// OtherCPUs is how many other CPUs were online; their mean busy share
 	// follows, in the run's first and last second, and the least and most
 	// over the run in windows of about a second.
-	OtherCPUs        int     `json:"other_cpus"`
-	OthersBusyStart  float64 `json:"others_busy_start"`
-	OthersBusyEnd    float64 `json:"others_busy_end"`
-	OthersBusyMin    float64 `json:"others_busy_min"`
-	OthersBusyMax    float64 `json:"others_busy_max"`
-	RunnableStart    int     `json:"runnable_start"` // other processes' tasks running or waiting for a CPU
-	RunnableEnd      int     `json:"runnable_end"`
-	LoadAverageStart float64 `json:"loadavg1_start"` // the one-minute load average
-	LoadAverageEnd   float64 `json:"loadavg1_end"`
+	OtherCPUs        int
+	OthersBusyStart  float64
+	OthersBusyEnd    float64
+	OthersBusyMin    float64
+	OthersBusyMax    float64
+	RunnableStart    int // other processes' tasks running or waiting for a CPU
+	RunnableEnd      int
+	LoadAverageStart float64 // the one-minute load average
+	LoadAverageEnd   float64
 	// CPU pressure (PSI "some avg10"): the share of the last 10 s in
 	// which some task waited for a CPU; absent without PSI.
-	PressureStart *float64 `json:"cpu_pressure_start,omitempty"`
-	PressureEnd   *float64 `json:"cpu_pressure_end,omitempty"`
+	PressureStart *float64
+	PressureEnd   *float64
 	// Preemptions counts the times the measuring thread was made to give
 	// way to another task (involuntary context switches): tasks come and
 	// go on other CPUs without it.
-	Preemptions int `json:"preemptions"`
+	Preemptions int
 	// Watched is how long the load was watched.
-	Watched time.Duration `json:"watched_ns"`
+	Watched time.Duration
 	// Warnings say, one line each, what in the load may have moved the
 	// samples.
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []string
 }
 
 // loadSnapshot is the machine-wide load at one moment.

@@ -49,9 +49,9 @@ func ReadObject(path string) (Object, error) {
 
 // ProgramInfo describes a program inside an object.
 type ProgramInfo struct {
-	Name    string `json:"name"`
-	Type    string `json:"type"`
-	Section string `json:"section"`
+	Name    string
+	Type    string
+	Section string
 }
 
 // Supported reports whether xdpmicro can measure programs of this type.

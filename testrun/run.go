@@ -136,123 +136,123 @@ type Progress struct {
 
 // Environment is where and how the samples were taken.
 type Environment struct {
-	Kernel     string `json:"kernel"`
-	KernelInfo string `json:"kernel_version"`
-	Arch       string `json:"arch"`
-	CPUModel   string `json:"cpu_model"`
-	CPU        int    `json:"cpu"`
-	CPUChoice  string `json:"cpu_choice"` // why CPU, e.g. "isolated"
-	CPUs       int    `json:"cpus"`
-	Hostname   string `json:"hostname"`
-	Repeat     uint32 `json:"repeat"`
+	Kernel     string
+	KernelInfo string
+	Arch       string
+	CPUModel   string
+	CPU        int
+	CPUChoice  string // why CPU, e.g. "isolated"
+	CPUs       int
+	Hostname   string
+	Repeat     uint32
 	// RepeatChosen says Repeat was chosen by calibration, not given.
-	RepeatChosen bool `json:"repeat_chosen,omitempty"`
+	RepeatChosen bool
 	// TargetSample is the kernel-timed length of a sample a chosen Repeat
 	// aims at.
-	TargetSample time.Duration `json:"target_sample_ns,omitempty"`
-	Samples      int           `json:"samples"`
-	Warmup       string        `json:"warmup"`
-	Resolution   float64       `json:"resolution_ns"` // the quantum of one sample's time per run
-	Timer        string        `json:"timer"`
-	Start        time.Time     `json:"start"`
+	TargetSample time.Duration
+	Samples      int
+	Warmup       string
+	Resolution   float64 // the quantum of one sample's time per run
+	Timer        string
+	Start        time.Time
 	// Wall is the whole measurement's duration, from the first call of
 	// calibration to the last sample; KernelTime is what the kernel timed
 	// of the kept samples inside it.
-	Wall       time.Duration `json:"wall_ns"`
-	KernelTime time.Duration `json:"kernel_time_ns"`
+	Wall       time.Duration
+	KernelTime time.Duration
 	// Sampling says how the samples were taken.
-	Sampling Sampling `json:"sampling"`
+	Sampling Sampling
 	// Dispatcher says how the calls met the XDP dispatcher's changes.
-	Dispatcher Dispatcher `json:"dispatcher"`
+	Dispatcher Dispatcher
 	// Load is how busy the machine was while it measured.
-	MachineLoad MachineLoad `json:"load"`
+	MachineLoad MachineLoad
 	// TLBFlushedOnEntry says every entry into the kernel flushes the TLB
 	// (PTI without PCID): one run a call then starts with no page
 	// translated (see tlb.go).
-	TLBFlushedOnEntry bool `json:"tlb_flushed_on_entry,omitempty"`
+	TLBFlushedOnEntry bool
 	// Notes say what xdpmicro changed of the objects of its own accord to
 	// load them, and what it could not watch.
-	Notes []string `json:"notes,omitempty"`
+	Notes []string
 }
 
 // Dispatcher is what calibration measured of the cost of a call beyond its
 // timed loop, and whether anchors held the programs in the XDP dispatcher.
 type Dispatcher struct {
-	Anchored bool   `json:"anchored"`
-	Why      string `json:"why"` // why anchored, or why not
+	Anchored bool
+	Why      string // why anchored, or why not
 	// Overhead is the wall time of a call of repeat 2 beyond its two runs
 	// as the samples were taken (the median of several); Unanchored that
 	// of one call without anchors.
-	Overhead   time.Duration `json:"call_overhead_ns"`
-	Unanchored time.Duration `json:"call_overhead_unanchored_ns"`
+	Overhead   time.Duration
+	Unanchored time.Duration
 	// Programs is how many programs anchors held at once.
-	Programs int `json:"programs_held,omitempty"`
+	Programs int
 	// Restarts counts anchor calls re-entered after the first, each of
 	// which changed the dispatcher again.
-	Restarts int `json:"anchor_restarts,omitempty"`
+	Restarts int
 }
 
 // CaseResult holds one case's samples for one program.
 type CaseResult struct {
-	Case    packets.Case `json:"case"`
-	Return  uint32       `json:"return"`
-	Action  string       `json:"action"`
-	Samples []float64    `json:"samples_ns"` // kernel's ns per run, one per sample, in the order taken
+	Case    packets.Case
+	Return  uint32
+	Action  string
+	Samples []float64 // kernel's ns per run, one per sample, in the order taken
 	// Runs and Wall are, with linear sampling, each sample's repeat and
 	// the wall time of its call in ns.
-	Runs    []uint32  `json:"runs,omitempty"`
-	Wall    []float64 `json:"wall_ns,omitempty"`
-	Retries int       `json:"retries"` // samples restarted after EINTR
+	Runs    []uint32
+	Wall    []float64
+	Retries int // samples restarted after EINTR
 	// Enough says adaptive sampling found the samples sufficient; false
 	// when the budget ran out first, or sampling was not adaptive.
-	Enough bool `json:"enough,omitempty"`
+	Enough bool
 	// Effects are the changes the checking run made to the maps.
-	Effects []Effect `json:"effects,omitempty"`
+	Effects []Effect
 	// Single says the case was sampled one run a call, each on a fresh
 	// copy of the frame: some program changed it (Output), or
 	// Config.SingleRun asked. Its samples have no Runs or Wall.
-	Single bool `json:"single_run,omitempty"`
+	Single bool
 	// Output is the frame as the checking run left it, when the program
 	// changed it. The kernel runs every repeat on one buffer, so from the
 	// second run on the program sees its own output.
-	Output []byte `json:"output_frame,omitempty"`
+	Output []byte
 	// OtherReturns counts the samples whose call's last run returned
 	// another action than the checking run, OtherReturn the first such
 	// return: later runs took another path (the changed frame, or maps the
 	// earlier runs filled).
-	OtherReturns int    `json:"other_returns,omitempty"`
-	OtherReturn  uint32 `json:"other_return,omitempty"`
+	OtherReturns int
+	OtherReturn  uint32
 	// Instructions is the number of BPF instructions the checking run
 	// executed, counted on an instrumented copy (insns.go); zero when not
 	// counted, and NoCount says why.
-	Instructions uint64 `json:"instructions,omitempty"`
-	NoCount      string `json:"instructions_unknown,omitempty"`
+	Instructions uint64
+	NoCount      string
 	// ContextChanges are the fields of Case.Context that the checking
 	// run's program changed; such a case is sampled one run a call too.
-	ContextChanges []ContextChange `json:"context_changes,omitempty"`
+	ContextChanges []ContextChange
 	// ctxIn is Case.Context as the program type's struct; nil without one.
 	ctxIn []byte
 }
 
 // ProgramResult holds the results for one program.
 type ProgramResult struct {
-	Label  string       `json:"label,omitempty"`
-	Object string       `json:"object"`
-	Info   ProgramInfo  `json:"program"`
-	Cases  []CaseResult `json:"cases"`
+	Label  string
+	Object string
+	Info   ProgramInfo
+	Cases  []CaseResult
 	// Placements are the results of the program's other loads, sampled
 	// in the same rounds (Config.Placements).
-	Placements []ProgramResult `json:"placements,omitempty"`
+	Placements []ProgramResult
 }
 
 // Result is everything a run measured.
 type Result struct {
-	Environment Environment     `json:"environment"`
-	Programs    []ProgramResult `json:"programs"`
+	Environment Environment
+	Programs    []ProgramResult
 	// Floor holds the empty program's samples, when Config.Floor was set.
-	Floor *ProgramResult `json:"floor,omitempty"`
+	Floor *ProgramResult
 	// Partial is set when the run was cancelled before every sample was taken.
-	Partial bool `json:"partial,omitempty"`
+	Partial bool
 }
 
 func (c Config) validate() error {

@@ -311,7 +311,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		statOpts.Resamples = min(statOpts.Resamples, partialResamples)
 		settings.Resamples = statOpts.Resamples
 	}
-	rep, err := report.New(settings, res, statOpts)
+	rep, err := report.New(settings, toReport(res), statOpts)
 	if err != nil {
 		return err
 	}

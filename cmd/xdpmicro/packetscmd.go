@@ -10,6 +10,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -151,7 +152,7 @@ func writeCases(w io.Writer, cases []packets.Case, checked []testrun.CaseResult)
 			continue
 		}
 		for _, e := range checked[i].Effects {
-			fmt.Fprintf(w, "%s: %s\n", c.Name, e)
+			fmt.Fprintf(w, "%s: %s\n", c.Name, report.Effect(e)) // report words effects
 		}
 		if out := checked[i].Output; out != nil {
 			fmt.Fprintf(w, "%s, as the program left it (%s): %s\n%s", c.Name, checked[i].Action, packets.Summarize(out), hex.Dump(out))

@@ -116,7 +116,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}
-		rep, err := report.New(report.Settings{Estimator: est, Confidence: opts.Confidence, Resamples: opts.Resamples}, res, opts)
+		rep, err := report.New(report.Settings{Estimator: est, Confidence: opts.Confidence, Resamples: opts.Resamples}, toReport(res), opts)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/hex"
+
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// toReport hands a run's results to report in report's own types: the
+// saved schema is report's, and report knows nothing of testrun.
+func toReport(res testrun.Result) report.Measured {
+	m := report.Measured{Environment: environment(res.Environment), Partial: res.Partial}
+	for _, p := range res.Programs {
+		m.Programs = append(m.Programs, program(p))
+	}
+	if res.Floor != nil {
+		floor := program(*res.Floor)
+		m.Floor = &floor
+	}
+	return m
+}
+
+func environment(e testrun.Environment) report.Environment {
+	return report.Environment{
+		Kernel: e.Kernel, KernelInfo: e.KernelInfo, Arch: e.Arch, CPUModel: e.CPUModel,
+		CPU: e.CPU, CPUChoice: e.CPUChoice, CPUs: e.CPUs, Hostname: e.Hostname,
+		Repeat: e.Repeat, RepeatChosen: e.RepeatChosen, TargetSample: e.TargetSample,
+		Samples: e.Samples, Warmup: e.Warmup, Resolution: e.Resolution, Timer: e.Timer,
+		Start: e.Start, Wall: e.Wall, KernelTime: e.KernelTime,
+		// The same fields, report's tags.
+		Sampling:          report.Sampling(e.Sampling),
+		Dispatcher:        report.Dispatcher(e.Dispatcher),
+		MachineLoad:       report.MachineLoad(e.MachineLoad),
+		TLBFlushedOnEntry: e.TLBFlushedOnEntry, Notes: e.Notes,
+	}
+}
+
+func program(p testrun.ProgramResult) report.Program {
+	prog := report.Program{Label: p.Label, Object: p.Object, Info: report.ProgramInfo(p.Info)}
+	for _, c := range p.Cases {
+		prog.Results = append(prog.Results, caseOf(p.Info.Type, c))
+	}
+	for _, other := range p.Placements {
+		prog.Placements = append(prog.Placements, program(other))
+	}
+	return prog
+}
+
+func caseOf(programType string, c testrun.CaseResult) report.Case {
+	rc := report.Case{
+		Name: c.Case.Name, Summary: c.Case.Summary, Length: len(c.Case.Frame), Frame: hex.EncodeToString(c.Case.Frame),
+		Return: c.Return, Action: c.Action, Retries: c.Retries, Single: c.Single,
+		OtherReturns: c.OtherReturns, Instructions: c.Instructions, NoCount: c.NoCount,
+		Samples: c.Samples, Runs: c.Runs, Wall: c.Wall, Enough: c.Enough,
+		Context: c.Case.Context.String(),
+	}
+	if c.Case.Source.IsValid() {
+		rc.Source = c.Case.Source.String()
+	}
+	for _, e := range c.Effects {
+		rc.Effects = append(rc.Effects, report.Effect(e))
+	}
+	for _, ch := range c.ContextChanges {
+		rc.ContextChanges = append(rc.ContextChanges, report.ContextChange(ch))
+	}
+	if c.Output != nil {
+		rc.OutputFrame = hex.EncodeToString(c.Output)
+		rc.OutputSummary = packets.Summarize(c.Output)
+		rc.OutputChanges = packets.Changes(c.Case.Frame, c.Output)
+	}
+	if c.OtherReturns > 0 {
+		rc.OtherAction = testrun.ActionName(programType, c.OtherReturn)
+	}
+	return rc
+}
