@@ -259,6 +259,16 @@ func netOf(c, f Case, n int, est stats.Estimator, opts stats.Options) (stats.Est
 	return fitDifference(f, c, n, est, opts)
 }
 
+// PairedDifference is after's estimate less before's, paired by round
+// over the rounds both have samples of: of their slopes when est is one.
+func PairedDifference(before, after Case, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+	n := min(len(before.Samples), len(after.Samples))
+	if !est.Fitted() {
+		return stats.PairedDifference(before.Samples[:n], after.Samples[:n], est, opts)
+	}
+	return fitDifference(before, after, n, est, opts)
+}
+
 // fitDifference is the paired difference of two cases' slopes over their
 // first n rounds: from the fits' own resamples when they drew alike.
 func fitDifference(before, after Case, n int, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {

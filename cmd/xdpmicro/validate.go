@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/ladder"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -87,15 +88,15 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	if err != nil {
 		return err
 	}
-	ladder := testrun.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
+	ladderObject := testrun.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
 	var progs []testrun.Program
 	for _, steps := range bpf.LadderSteps {
-		progs = append(progs, testrun.Program{Label: fmt.Sprint(steps), Object: ladder, Program: bpf.LadderProgram(steps)})
+		progs = append(progs, testrun.Program{Label: fmt.Sprint(steps), Object: ladderObject, Program: bpf.LadderProgram(steps)})
 	}
 	// fine_0 is ladder_16 again: the fine rungs are measured from that.
 	fine := bpf.FineSteps[1:]
 	for _, steps := range fine {
-		progs = append(progs, testrun.Program{Label: fmt.Sprintf("fine %d", steps), Object: ladder, Program: bpf.FineProgram(steps)})
+		progs = append(progs, testrun.Program{Label: fmt.Sprintf("fine %d", steps), Object: ladderObject, Program: bpf.FineProgram(steps)})
 	}
 	ctx, stop, caught := signalContext()
 	defer stop()
@@ -123,7 +124,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		runs = append(runs, rep)
 
 	}
-	v, err := report.Validate(bpf.LadderSteps, bpf.FineBase, fine, runs, opts)
+	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, fine, runs, opts)
 	if err != nil {
 		return err
 	}

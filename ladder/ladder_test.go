@@ -1,13 +1,15 @@
-package report
+package ladder
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -19,7 +21,7 @@ var (
 // ladderRun is a run of a ladder whose programs cost floor + perStep·steps
 // and whose fine rungs cost perFine more per fine step than ladder_16,
 // each sample with up to jitter ns of noise added, at the timer quantum q.
-func ladderRun(t *testing.T, rng *rand.Rand, perStep, perFine, jitter, q float64) *Report {
+func ladderRun(t *testing.T, rng *rand.Rand, perStep, perFine, jitter, q float64) *report.Report {
 	t.Helper()
 	cases, err := packets.Select([]string{packets.None})
 	if err != nil {
@@ -33,13 +35,14 @@ func ladderRun(t *testing.T, rng *rand.Rand, perStep, perFine, jitter, q float64
 		}
 		return s
 	}
-	program := func(name string, cost float64) Program {
-		return Program{
-			Object: "ladder", Info: ProgramInfo{Name: name, Type: "XDP"},
-			Results: []Case{fixture(cases[0], 2, "XDP_PASS", samples(cost))},
+	program := func(name string, cost float64) report.Program {
+		c := cases[0]
+		return report.Program{
+			Object: "ladder", Info: report.ProgramInfo{Name: name, Type: "XDP"},
+			Results: []report.Case{{Name: c.Name, Frame: hex.EncodeToString(c.Frame), Return: 2, Action: "XDP_PASS", Samples: samples(cost)}},
 		}
 	}
-	res := Measured{Environment: Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
+	res := report.Measured{Environment: report.Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
 	for _, s := range testSteps {
 		res.Programs = append(res.Programs, program(fmt.Sprintf("ladder_%d", s), floor+perStep*float64(s)))
 	}
@@ -48,7 +51,7 @@ func ladderRun(t *testing.T, rng *rand.Rand, perStep, perFine, jitter, q float64
 	}
 	floorResult := program("empty_xdp", floor)
 	res.Floor = &floorResult
-	r, err := New(Settings{Estimator: stats.Low, Confidence: 0.95, Resamples: 500}, res, stats.DefaultOptions())
+	r, err := report.New(report.Settings{Estimator: stats.Low, Confidence: 0.95, Resamples: 500}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +76,7 @@ func TestValidateLadder(t *testing.T) {
 		{"a flat ladder", 0, 0.25, 0.001, "ladder_8 is not slower than ladder_0", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var runs []*Report
+			var runs []*report.Report
 			for range 2 {
 				runs = append(runs, ladderRun(t, rng, tt.perStep, tt.perFine, 0.05, tt.q))
 			}
@@ -106,7 +109,7 @@ func TestValidateLadder(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Validate(testSteps, 4, testFineSteps, []*Report{ladderRun(t, rng, 1, 0.25, 0.05, 1)}, opts); err == nil {
+	if _, err := Validate(testSteps, 4, testFineSteps, []*report.Report{ladderRun(t, rng, 1, 0.25, 0.05, 1)}, opts); err == nil {
 		t.Error("fine rungs on a base not on the ladder: no error")
 	}
 }
