@@ -863,5 +863,5 @@ func (f *frame) serialize() ([]byte, error) {
 	if f.arp != nil {
 		stack = append(stack, &f.arp.ARP)
 	}
-	return serializeStack(append(append(stack, f.l4...), f.data)...)
+	return buildFrame(append(append(stack, f.l4...), f.data)...)
 }

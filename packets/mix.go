@@ -108,7 +108,7 @@ func mixCase(name string) (c Case, ok bool, err error) {
 	default:
 		return Case{}, false, nil
 	}
-	frame, err := serializeStack(stack...)
+	frame, err := buildFrame(stack...)
 	if err != nil {
 		return Case{}, true, fmt.Errorf("build case %s: %w", name, err)
 	}
@@ -137,29 +137,4 @@ func dnsQuery() *layers.DNS {
 		ID: 0x1234, RD: true, QDCount: 1,
 		Questions: []layers.DNSQuestion{{Name: []byte("example.com"), Type: layers.DNSTypeA, Class: layers.DNSClassIN}},
 	}
-}
-
-// serializeStack serializes layers with valid lengths and checksums:
-// each transport whose checksum covers a pseudo-header gets the network
-// layer below it.
-func serializeStack(stack ...gopacket.SerializableLayer) ([]byte, error) {
-	var network gopacket.NetworkLayer
-	for _, l := range stack {
-		if n, ok := l.(gopacket.NetworkLayer); ok {
-			network = n
-		}
-		if t, ok := l.(interface {
-			SetNetworkLayerForChecksum(gopacket.NetworkLayer) error
-		}); ok && network != nil {
-			if err := t.SetNetworkLayerForChecksum(network); err != nil {
-				return nil, err
-			}
-		}
-	}
-	buf := gopacket.NewSerializeBuffer()
-	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-	if err := gopacket.SerializeLayers(buf, opts, stack...); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }

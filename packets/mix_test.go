@@ -28,7 +28,7 @@ func reserialized(t *testing.T, frame []byte) []byte {
 		}
 		stack = append(stack, s)
 	}
-	out, err := serializeStack(stack...)
+	out, err := buildFrame(stack...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -299,13 +299,30 @@ type netLayer interface {
 }
 
 func serialize(eth *layers.Ethernet, ip netLayer, udp *layers.UDP) ([]byte, error) {
-	if err := udp.SetNetworkLayerForChecksum(ip); err != nil {
-		return nil, err
+	return buildFrame(eth, ip, udp, gopacket.Payload(make([]byte, payloadSize)))
+}
+
+// buildFrame is the one frame builder: it serializes layers with valid
+// lengths and checksums:
+// each transport whose checksum covers a pseudo-header gets the network
+// layer below it.
+func buildFrame(stack ...gopacket.SerializableLayer) ([]byte, error) {
+	var network gopacket.NetworkLayer
+	for _, l := range stack {
+		if n, ok := l.(gopacket.NetworkLayer); ok {
+			network = n
+		}
+		if t, ok := l.(interface {
+			SetNetworkLayerForChecksum(gopacket.NetworkLayer) error
+		}); ok && network != nil {
+			if err := t.SetNetworkLayerForChecksum(network); err != nil {
+				return nil, err
+			}
+		}
 	}
 	buf := gopacket.NewSerializeBuffer()
 	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-	payload := gopacket.Payload(make([]byte, payloadSize))
-	if err := gopacket.SerializeLayers(buf, opts, eth, ip, udp, payload); err != nil {
+	if err := gopacket.SerializeLayers(buf, opts, stack...); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -723,26 +723,17 @@ func rebuild(pkt gopacket.Packet, size int) (_ []byte, ok bool) {
 		return nil, false
 	}
 	grown := append(bytes.Clone(payload), make([]byte, size-minFrame-n)...)
-	buf := gopacket.NewSerializeBuffer()
-	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-	if err := gopacket.SerializeLayers(buf, opts, append(inner, gopacket.Payload(grown))...); err != nil {
-		return nil, false
-	}
-	if err := eth.SerializeTo(buf, opts); err != nil {
-		return nil, false
-	}
+	frame, err := buildFrame(append(append([]gopacket.SerializableLayer{eth}, inner...), gopacket.Payload(grown))...)
 	// Ethernet pads a frame to 60 bytes; a smaller size drops those zeros.
-	if len(buf.Bytes()) < size {
+	if err != nil || len(frame) < size {
 		return nil, false
 	}
-	return bytes.Clone(buf.Bytes()[:size]), true
+	return frame[:size], true
 }
 
 func serializedLength(inner []gopacket.SerializableLayer, payload []byte) (int, error) {
-	buf := gopacket.NewSerializeBuffer()
-	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-	err := gopacket.SerializeLayers(buf, opts, append(inner, gopacket.Payload(payload))...)
-	return len(buf.Bytes()), err
+	b, err := buildFrame(append(inner, gopacket.Payload(payload))...)
+	return len(b), err
 }
 
 // isIP is true for a whole IPv4 or IPv6 packet. Not for a fragment: its
