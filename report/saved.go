@@ -82,7 +82,7 @@ func LoadBaseline(dir, name string) (*Report, error) {
 		return nil, err
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w %q in %s (save one with --save-baseline %s)", ErrNoBaseline, name, dir, name)
+		return nil, fmt.Errorf("%w %q in %s", ErrNoBaseline, name, dir)
 	}
 	return Read(path)
 }

@@ -46,9 +46,9 @@ func chooseCPU(cpu int) (int, string, error) {
 	}
 	if cpu >= 0 {
 		if !slices.Contains(cpus, cpu) {
-			return 0, "", fmt.Errorf("%w: --cpu %d is not available (allowed: %v)", ErrConfig, cpu, cpus)
+			return 0, "", fmt.Errorf("%w: CPU %d is not available to this process (allowed: %v)", ErrConfig, cpu, cpus)
 		}
-		return cpu, "requested with --cpu", nil
+		return cpu, "requested", nil
 	}
 	cpu, why := pickCPU(cpus, readCPUList(isolatedPath), readCPUList(nohzFullPath), func() (before, after []cpuTimes, err error) {
 		if before, err = readStat(); err != nil {

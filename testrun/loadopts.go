@@ -54,7 +54,7 @@ var TypeNames = []string{"xdp", "tc", "socket_filter", afPacket}
 type assignment struct {
 	name  string
 	value *yaml.Node
-	where string // "--set NAME=VALUE" or "file:line", for errors
+	where string // "variable NAME=VALUE" or "file:line", for errors
 	file  bool   // from a map-init file: its errors are ErrMapInit
 }
 
@@ -91,7 +91,7 @@ func newLoadSettings(opts LoadOptions, mi *MapInit) (loadSettings, error) {
 	if opts.Type != "" {
 		t, ok := programTypes[strings.ToLower(opts.Type)]
 		if !ok {
-			return s, fmt.Errorf("%w: --type %q: want one of %s", ErrConfig, opts.Type, strings.Join(TypeNames, ", "))
+			return s, fmt.Errorf("%w: program type %q: want one of %s", ErrConfig, opts.Type, strings.Join(TypeNames, ", "))
 		}
 		s.programType, s.linkLayer = t, strings.ToLower(opts.Type) == afPacket
 	}
@@ -101,7 +101,7 @@ func newLoadSettings(opts LoadOptions, mi *MapInit) (loadSettings, error) {
 	}
 	for _, set := range opts.Set {
 		name, value, ok := strings.Cut(set, "=")
-		where := "--set " + set
+		where := "variable " + set
 		if !ok || name == "" {
 			return s, fmt.Errorf("%w: %s: want NAME=VALUE", ErrConfig, where)
 		}
@@ -113,7 +113,7 @@ func newLoadSettings(opts LoadOptions, mi *MapInit) (loadSettings, error) {
 	}
 	for _, size := range opts.MaxEntries {
 		name, value, ok := strings.Cut(size, "=")
-		where := "--max-entries " + size
+		where := "map size " + size
 		n, err := strconv.ParseUint(value, 0, 32)
 		if !ok || name == "" || err != nil || n == 0 {
 			return s, fmt.Errorf("%w: %s: want NAME=N, N from 1 to 4294967295", ErrConfig, where)
@@ -178,7 +178,7 @@ func (s *loadSettings) prepare(spec *ebpf.CollectionSpec, object string) ([]stri
 		defaulted[why] = append(defaulted[why], name)
 	}
 	for _, why := range whys {
-		notes = append(notes, fmt.Sprintf("maps declaring no max_entries (their loader sizes them) are given %s: %s; choose with --max-entries NAME=N",
+		notes = append(notes, fmt.Sprintf("maps declaring no max_entries (their loader sizes them) are given %s: %s; give sizes by map name",
 			why, strings.Join(defaulted[why], ", ")))
 	}
 

@@ -629,7 +629,7 @@ func TestChooseCPU(t *testing.T) {
 		t.Errorf("CPU %d chosen without a reason", cpu)
 	}
 	again, why2, err := chooseCPU(cpu)
-	if err != nil || again != cpu || why2 != "requested with --cpu" {
+	if err != nil || again != cpu || why2 != "requested" {
 		t.Errorf("requesting CPU %d: got %d %q %v", cpu, again, why2, err)
 	}
 	if _, _, err := chooseCPU(1023); !errors.Is(err, ErrConfig) {

@@ -72,7 +72,7 @@ func (mi *MapInit) resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.
 				continue
 			}
 			if strings.HasPrefix(name, ".rodata") {
-				return nil, nil, mi.fail(me.line, "map %s holds constants, frozen when the program is loaded: set them by name under variables: or with --set", me.name)
+				return nil, nil, mi.fail(me.line, "map %s holds constants, frozen when the program is loaded: set them by name under variables:", me.name)
 			}
 			for _, e := range me.entries {
 				u, err := mi.resolveEntry(t, targets, name, ms, e)
@@ -254,7 +254,7 @@ func (mi *MapInit) resolveProgram(t *target, targets []*target, name string, e m
 	case prog == nil:
 		return mi.fail(e.line, "map %s: the object has no program %q (programs: %s)", name, e.value.Value, strings.Join(sortedKeys(t.programs), ", "))
 	case prog.Type == ebpf.UnspecifiedProgram:
-		return mi.fail(e.line, "map %s: program %s is in section %q, which names no type: give --type", name, e.value.Value, prog.SectionName)
+		return mi.fail(e.line, "map %s: program %s is in section %q, which names no type: give the program type", name, e.value.Value, prog.SectionName)
 	}
 	t.spec.Programs[e.value.Value] = prog
 	u.program = t.prefix + e.value.Value

@@ -124,7 +124,7 @@ func (o Object) choose(name string, programType ebpf.ProgramType) (spec *ebpf.Co
 		case 1:
 			chosen = candidates[0]
 		default:
-			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s holds %d programs; choose one with --program: %s",
+			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s holds %d programs; choose one by name: %s",
 				ErrNoProgram, o.Name, len(candidates), list(candidates))
 		}
 	} else {
@@ -160,12 +160,12 @@ func programInfos(spec *ebpf.CollectionSpec) []ProgramInfo {
 	return infos
 }
 
-// typeHint suggests --type for programs in sections of no known type.
+// typeHint suggests giving a type to programs in sections of no known type.
 func typeHint(infos []ProgramInfo) string {
 	for _, p := range infos {
 		if p.Type == ebpf.UnspecifiedProgram.String() {
-			return fmt.Sprintf(" (a program in a section that names no type, such as %q, is measured with --type %s)",
-				p.Section, strings.Join(TypeNames, ", --type "))
+			return fmt.Sprintf(" (a program in a section that names no type, such as %q, is measured when given a type: %s)",
+				p.Section, strings.Join(TypeNames, ", "))
 		}
 	}
 	return ""
@@ -175,7 +175,7 @@ func typeHint(infos []ProgramInfo) string {
 // program named with --program must be one of them, or of type t already.
 func retype(spec *ebpf.CollectionSpec, name string, t ebpf.ProgramType) error {
 	if p := spec.Programs[name]; p != nil && p.Type != ebpf.UnspecifiedProgram && p.Type != t {
-		return fmt.Errorf("%w: --type %s: program %s in section %q is a %s program already; --type is for sections that name no type",
+		return fmt.Errorf("%w: type %s: program %s in section %q is a %s program already; a type is given only to sections that name none",
 			ErrConfig, t, name, p.SectionName, p.Type)
 	}
 	for _, p := range spec.Programs {
@@ -206,7 +206,7 @@ func tailCallTargets(spec *ebpf.CollectionSpec) ([]string, error) {
 			case p == nil:
 				return nil, fmt.Errorf("%w: program array %s holds program %s, which the object does not have", ErrBadObject, mapName, name)
 			case p.Type == ebpf.UnspecifiedProgram:
-				return nil, fmt.Errorf("%w: program array %s holds program %s, in section %q, which names no type: give --type",
+				return nil, fmt.Errorf("%w: program array %s holds program %s, in section %q, which names no type: give the program type",
 					ErrUnsupportedType, mapName, name, p.SectionName)
 			}
 			if !slices.Contains(targets, name) {

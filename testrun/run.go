@@ -262,15 +262,15 @@ func (c Config) validate() error {
 	case len(c.Cases) == 0:
 		return fmt.Errorf("%w: no packet case", ErrConfig)
 	case c.Samples < MinSamples:
-		return fmt.Errorf("%w: --samples %d is below the minimum of %d", ErrConfig, c.Samples, MinSamples)
+		return fmt.Errorf("%w: %d samples is below the minimum of %d", ErrConfig, c.Samples, MinSamples)
 	case c.Enough != nil && c.Budget <= 0:
 		return fmt.Errorf("%w: adaptive sampling needs a time budget", ErrConfig)
 	case c.Warmup < 0:
-		return fmt.Errorf("%w: --warmup must not be negative", ErrConfig)
+		return fmt.Errorf("%w: the warm-up must not be negative", ErrConfig)
 	case c.Timer != "" && c.Timer != TimerKernel && c.Timer != TimerStats:
-		return fmt.Errorf("%w: --timer %q: want %s or %s", ErrConfig, c.Timer, TimerKernel, TimerStats)
+		return fmt.Errorf("%w: timer %q: want %s or %s", ErrConfig, c.Timer, TimerKernel, TimerStats)
 	case c.Sampling != "" && c.Sampling != SamplingFlat && c.Sampling != SamplingLinear:
-		return fmt.Errorf("%w: --sampling %q: want %s or %s", ErrConfig, c.Sampling, SamplingLinear, SamplingFlat)
+		return fmt.Errorf("%w: sampling %q: want %s or %s", ErrConfig, c.Sampling, SamplingLinear, SamplingFlat)
 	case c.Levels < 0 || c.Levels == 1:
 		return fmt.Errorf("%w: %d repeat levels: want at least 2", ErrConfig, c.Levels)
 	}

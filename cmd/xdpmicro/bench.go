@@ -188,6 +188,9 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err := f.cpu.check(); err != nil {
 		return err
 	}
+	if err := f.load.check(); err != nil {
+		return err
+	}
 	statOpts, err := f.output.statsOptions()
 	if err != nil {
 		return err
@@ -227,7 +230,9 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	var baseline *report.Report
 	if f.baseline != "" {
 		// Read before measuring: a missing baseline should not cost a run.
-		if baseline, err = report.LoadBaseline(f.dir, f.baseline); err != nil {
+		if baseline, err = report.LoadBaseline(f.dir, f.baseline); errors.Is(err, report.ErrNoBaseline) {
+			return fmt.Errorf("%w (save one with --save-baseline %s)", err, f.baseline)
+		} else if err != nil {
 			return err
 		}
 	}

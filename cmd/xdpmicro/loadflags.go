@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,6 +24,26 @@ func (l *loadFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&l.set, "set", nil, "set a global variable of .rodata, .data or .bss before loading (a const volatile knob): `NAME=VALUE`; repeatable; VALUE as in a --map-init file: a number, an enum or action name, an address, or YAML")
 	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading: `NAME=N`; for maps declared without max_entries, which get one entry per possible CPU otherwise; repeatable")
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(testrun.TypeNames))
+}
+
+// check refuses, naming the flag, what testrun would refuse of their form;
+// a value's fit to the object is testrun's to judge.
+func (l *loadFlags) check() error {
+	if l.programType != "" && !slices.Contains(testrun.TypeNames, l.programType) {
+		return usageError{fmt.Errorf("--type %q: want one of %s", l.programType, strings.Join(testrun.TypeNames, ", "))}
+	}
+	for _, set := range l.set {
+		if name, _, ok := strings.Cut(set, "="); !ok || name == "" {
+			return usageError{fmt.Errorf("--set %s: want NAME=VALUE", set)}
+		}
+	}
+	for _, size := range l.maxEntries {
+		name, value, ok := strings.Cut(size, "=")
+		if n, err := strconv.ParseUint(value, 0, 32); !ok || name == "" || err != nil || n == 0 {
+			return usageError{fmt.Errorf("--max-entries %s: want NAME=N, N from 1 to 4294967295", size)}
+		}
+	}
+	return nil
 }
 
 func (l *loadFlags) options() testrun.LoadOptions {
