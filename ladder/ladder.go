@@ -6,8 +6,10 @@ import (
 	"slices"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -187,3 +189,26 @@ func estimatorOf(r *report.Report) stats.Estimator {
 	}
 	return r.Settings.Estimator
 }
+
+// FineSteps are the fine rungs measured: FineSteps[0] is the base ladder
+// program again, measured once as such.
+var FineSteps = bpf.FineSteps[1:]
+
+// Programs are what a validation run measures: the ladder programs, in the
+// order of bpf.LadderSteps, then the fine rungs, in the order of FineSteps,
+// as Validate expects each run's report.
+func Programs() []testrun.Program {
+	object := testrun.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
+	var progs []testrun.Program
+	for _, steps := range bpf.LadderSteps {
+		progs = append(progs, testrun.Program{Label: fmt.Sprint(steps), Object: object, Program: bpf.LadderProgram(steps)})
+	}
+	for _, steps := range FineSteps {
+		progs = append(progs, testrun.Program{Label: fmt.Sprintf("fine %d", steps), Object: object, Program: bpf.FineProgram(steps)})
+	}
+	return progs
+}
+
+// Cases is the one packet case a validation measures: the programs ignore
+// the packet, and one case keeps a run short.
+func Cases() ([]packets.Case, error) { return packets.Select([]string{packets.None}) }

@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -111,5 +113,27 @@ func TestValidateLadder(t *testing.T) {
 	}
 	if _, err := Validate(testSteps, 4, testFineSteps, []*report.Report{ladderRun(t, rng, 1, 0.25, 0.05, 1)}, opts); err == nil {
 		t.Error("fine rungs on a base not on the ladder: no error")
+	}
+}
+
+// A validation run measures every ladder program, then every fine rung,
+// by the names bpf gives them, as Validate reads the runs.
+func TestPrograms(t *testing.T) {
+	progs := Programs()
+	if len(progs) != len(bpf.LadderSteps)+len(FineSteps) {
+		t.Fatalf("%d programs", len(progs))
+	}
+	for i, s := range bpf.LadderSteps {
+		if progs[i].Program != bpf.LadderProgram(s) {
+			t.Errorf("program %d is %s, want %s", i, progs[i].Program, bpf.LadderProgram(s))
+		}
+	}
+	for i, s := range FineSteps {
+		if p := progs[len(bpf.LadderSteps)+i]; p.Program != bpf.FineProgram(s) {
+			t.Errorf("fine rung %d is %s, want %s", i, p.Program, bpf.FineProgram(s))
+		}
+	}
+	if FineSteps[0] == 0 || !slices.Contains(bpf.LadderSteps, bpf.FineBase) {
+		t.Errorf("fine steps %v on base %d", FineSteps, bpf.FineBase)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/ladder"
-	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -84,20 +83,11 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	if err != nil {
 		return err
 	}
-	cases, err := packets.Select([]string{"none"})
+	cases, err := ladder.Cases()
 	if err != nil {
 		return err
 	}
-	ladderObject := testrun.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
-	var progs []testrun.Program
-	for _, steps := range bpf.LadderSteps {
-		progs = append(progs, testrun.Program{Label: fmt.Sprint(steps), Object: ladderObject, Program: bpf.LadderProgram(steps)})
-	}
-	// fine_0 is ladder_16 again: the fine rungs are measured from that.
-	fine := bpf.FineSteps[1:]
-	for _, steps := range fine {
-		progs = append(progs, testrun.Program{Label: fmt.Sprintf("fine %d", steps), Object: ladderObject, Program: bpf.FineProgram(steps)})
-	}
+	progs := ladder.Programs()
 	ctx, stop, caught := signalContext()
 	defer stop()
 	var runs []*report.Report
@@ -124,7 +114,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		runs = append(runs, rep)
 
 	}
-	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, fine, runs, opts)
+	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, runs, opts)
 	if err != nil {
 		return err
 	}
