@@ -109,10 +109,10 @@ saved earlier by --save-baseline.`,
 	f.cpu.register(fl)
 	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run, and set variables and map sizes before loading, from this YAML or JSON file (see the README)")
 	f.load.register(cmd)
-	fl.DurationVar(&f.warmup, "warmup", defaultWarmup, "time spent sampling every case before samples are kept")
+	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "time spent sampling every case before samples are kept")
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly this many samples per case (at least %d) instead of sampling until --precision or --time; with either of those also given, the fewest", testrun.MinSamples))
-	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each case until its estimate's interval is within ± this fraction (0.01 = ±1 %), or --time is spent")
-	fl.DurationVar(&f.budget, "time", defaultBudget, "time budget of the sampling (calibration, warm-up, samples) when sampling until --precision")
+	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each case until its estimate's interval is within ± this fraction (0.01 = ±1 %), or --time is spent")
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "time budget of the sampling (calibration, warm-up, samples) when sampling until --precision")
 	fl.Uint32Var(&f.repeat, "repeat", 0, "runs per sample (BPF_PROG_TEST_RUN repeat), 1 to 4294967295, with linear sampling the mean over the levels; 0: chosen so that a sample lasts about 0.2 ms")
 	fl.StringVar(&f.before, "before", "", "compare: the old build (bundled name or file), measured interleaved with --after")
 	fl.StringVar(&f.after, "after", "", "compare: the new build; default: OBJECT")
@@ -123,7 +123,7 @@ saved earlier by --save-baseline.`,
 	fl.StringVar(&f.sampling, "sampling", testrun.SamplingLinear, "linear: sample i runs i·step times (10 levels), the time per run is the slope of the call's wall time over its repeat, resolving fractions of a ns; "+
 		"flat: every sample runs --repeat times, the kernel's figure in whole ns per run (Criterion's words)")
 	fl.IntVar(&f.placements, "placements", 0, fmt.Sprintf("with --before/--after, load each build this many times: the JIT places each load at its own address, "+
-		"and two loads of one program can differ by a few %%; builds are compared over all their loads (0: %d with linear sampling, else 1)", defaultPlacements))
+		"and two loads of one program can differ by a few %%; builds are compared over all their loads (0: %d with linear sampling, else 1)", testrun.DefaultPlacements))
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each run on a fresh copy of the frame (automatic for cases a program changes the frame of: the kernel runs a call's repeats on one buffer)")
 	fl.BoolVar(&f.floor, "floor", true, "also measure the empty program of the same type with every case, and give each case net of it (--floor=false to skip)")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, so that no call waits for it to change (--anchor=false: every call changes it twice, each change waiting for RCU on Linux 6.2 and later: milliseconds a call, and sampling falls back to flat)")
@@ -255,7 +255,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	case f.placements > 0:
 		placements = f.placements
 	case f.before != "" && est.Fitted():
-		placements = defaultPlacements
+		placements = testrun.DefaultPlacements
 	}
 	plan, err := f.plan(cmd, est, statOpts, placements, compareOpts.NoiseThreshold)
 	if err != nil {

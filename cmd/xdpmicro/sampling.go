@@ -10,32 +10,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
-// Adaptive sampling's defaults. With anchored calls the bundled program's
-// five classes and the floor reach ±1 % on this project's machines within
-// the minimum sampling time (docs/measurement-notes.md); the budget bounds
-// a machine that never settles.
-const (
-	defaultPrecision = 0.01
-	defaultBudget    = 5 * time.Second
-	defaultWarmup    = 100 * time.Millisecond
-	// minSamplingTime is sampled before precision is judged: the machine's
-	// phases last up to about a second, and a low quantile judged on a
-	// shorter stretch could be one phase's alone.
-	minSamplingTime = time.Second
-	// minAdaptiveRounds are taken before precision is judged, however
-	// long the rounds.
-	minAdaptiveRounds = 30
-	// defaultPlacements is how many times each build of a comparison is
-	// loaded (docs/measurement-notes.md).
-	defaultPlacements = 8
-	// checkResamples keeps the judgement between rounds cheap; the report
-	// recomputes every interval with --resamples. A fit's bootstrap costs
-	// about 15 ms per 1000 resamples at 2500 calls: at 1000, six cases of
-	// xdp-filter were judged so rarely that every run spent its 5 s
-	// budget; at 200 they stop after the 1 s minimum.
-	checkResamples = 200
-)
-
 // sampling is how many samples to take, or until when.
 type sampling struct {
 	samples int
@@ -63,12 +37,12 @@ func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Opt
 	if est == stats.Min {
 		return sampling{}, usageError{errors.New("--estimator min has no interval to bring to --precision: give --samples")}
 	}
-	rounds := minAdaptiveRounds
+	rounds := testrun.MinAdaptiveRounds
 	if fl.Changed("samples") {
 		rounds = f.samples // the fewest, then
 	}
 	check := opts
-	check.Resamples = checkResamples
+	check.Resamples = stats.JudgeResamples
 	enough := func(_ int, results []testrun.CaseResult) bool {
 		return stats.Precise(est, f.precision, check, sampled(results))
 	}
@@ -77,7 +51,7 @@ func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Opt
 			return stats.PreciseChange(est, f.precision, threshold, placements, check, sampled(results))
 		}
 	}
-	return sampling{samples: rounds, enough: enough, budget: f.budget, minTime: min(minSamplingTime, f.budget/2)}, nil
+	return sampling{samples: rounds, enough: enough, budget: f.budget, minTime: min(testrun.MinSamplingTime, f.budget/2)}, nil
 }
 
 // sampled hands testrun's results so far to the stopping rules of stats.

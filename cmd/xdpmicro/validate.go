@@ -52,8 +52,8 @@ Exit code 1 if a check fails.`,
 	fl := cmd.Flags()
 	fl.IntVar(&f.runs, "runs", 3, "separate runs of the whole ladder")
 	f.cpu.register(fl)
-	fl.Float64Var(&f.precision, "precision", defaultPrecision, "sample each run until every estimate is within ± this fraction, or --time is spent")
-	fl.DurationVar(&f.budget, "time", defaultBudget, "time budget of each run")
+	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate is within ± this fraction, or --time is spent")
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "time budget of each run")
 	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel or stats, as for bench")
 	fl.BoolVar(&f.json, "json", false, "print the figures as JSON")
 	f.output.register(fl)
@@ -93,7 +93,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	var runs []*report.Report
 	for i := range f.runs {
 		res, err := testrun.Run(ctx, testrun.Config{
-			Programs: progs, Cases: cases, CPU: int(f.cpu), Warmup: defaultWarmup,
+			Programs: progs, Cases: cases, CPU: int(f.cpu), Warmup: testrun.DefaultWarmup,
 			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime, Timer: f.timer,
 			Sampling: testrun.SamplingLinear,
 			Floor:    &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()},
