@@ -1,7 +1,6 @@
 package insncount
 
 import (
-	"math/bits"
 
 	"github.com/cilium/ebpf/asm"
 )
@@ -23,8 +22,6 @@ func reg(r asm.Register) regs {
 }
 
 func (s regs) has(r asm.Register) bool { return s&reg(r) != 0 }
-
-func (s regs) count() int { return bits.OnesCount16(uint16(s)) }
 
 // effect is what an instruction does to the registers. Uses may be too
 // many and defs too few, never the other way: an instruction not known

@@ -286,16 +286,12 @@ func captureCase(index int, p captured) Case {
 	if p.length > len(frame) {
 		size = fmt.Sprintf("%d of %d bytes captured", len(frame), p.length)
 	}
-	long := d.long + ", " + size
 	if p.note != "" {
-		long += ", " + p.note
-	}
-	if pkt.ErrorLayer() != nil {
-		long += ", undecodable past " + lastGood(pkt)
+		size += ", " + p.note
 	}
 	return Case{
 		Name:    fmt.Sprintf("%d:%s", index, d.short),
-		Summary: long,
+		Summary: summaryOf(pkt, d, size),
 		Source:  d.source,
 		Frame:   frame,
 	}

@@ -15,7 +15,13 @@ func Summarize(frame []byte) string {
 		return fmt.Sprintf("%d bytes, shorter than an Ethernet header", len(frame))
 	}
 	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.NoCopy)
-	s := fmt.Sprintf("%s, %d bytes", describe(pkt).long, len(frame))
+	return summaryOf(pkt, describe(pkt), fmt.Sprintf("%d bytes", len(frame)))
+}
+
+// summaryOf is a frame's line: what it carries, its size, and where
+// gopacket stopped understanding it, if it did.
+func summaryOf(pkt gopacket.Packet, d description, size string) string {
+	s := d.long + ", " + size
 	if pkt.ErrorLayer() != nil {
 		s += ", undecodable past " + lastGood(pkt)
 	}

@@ -33,6 +33,20 @@ func derived(p Program, label string, f func(float64) float64) Program {
 	return out
 }
 
+// interleaved is the report of res, its two programs compared as sampled
+// together.
+func interleaved(t *testing.T, res Measured, opts stats.Options) *Report {
+	t.Helper()
+	r, err := New(Settings{Confidence: 0.95}, res, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CompareInterleaved(compareOpts()); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // twoBuilds is a before/after run where every after sample is 1.5 times
 // its before sample.
 func twoBuilds(t *testing.T) Measured {
@@ -45,13 +59,7 @@ func twoBuilds(t *testing.T) Measured {
 }
 
 func TestCompareInterleaved(t *testing.T) {
-	r, err := New(Settings{Confidence: 0.95}, twoBuilds(t), stats.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.CompareInterleaved(compareOpts()); err != nil {
-		t.Fatal(err)
-	}
+	r := interleaved(t, twoBuilds(t), stats.DefaultOptions())
 	c := r.Comparison
 	if !c.Regressed() || c.Mode != Interleaved || c.Test != stats.PairedTest || len(c.Cases) != 2 {
 		t.Fatalf("comparison: %+v", c)
@@ -168,21 +176,8 @@ func TestBaselines(t *testing.T) {
 }
 
 func TestWriteHTML(t *testing.T) {
-	r, err := New(Settings{Confidence: 0.95}, twoBuilds(t), stats.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.CompareInterleaved(compareOpts()); err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "report")
-	if err := r.WriteHTML(dir); err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := interleaved(t, twoBuilds(t), stats.DefaultOptions())
+	dir, page := writePage(t, r)
 	for _, want := range []string{"<h2>fizz</h2>", "<h2>short</h2>", "Performance has regressed.", `src="case-0-distribution.svg"`, `src="case-1-samples.svg"`} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("index.html lacks %q", want)
@@ -251,14 +246,7 @@ func TestWriteHTMLLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "report")
-	if err := r.WriteHTML(dir); err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, "index.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, page := writePage(t, r)
 	if !strings.Contains(string(page), `src="case-1-regression.svg"`) {
 		t.Error("index.html lacks the regression figure")
 	}
@@ -277,13 +265,7 @@ func TestActionChanged(t *testing.T) {
 	after.Results[0].Return, after.Results[0].Action = 1, "XDP_DROP"
 	res.Programs[0].Label = "before"
 	res.Programs = append(res.Programs, after)
-	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.CompareInterleaved(compareOpts()); err != nil {
-		t.Fatal(err)
-	}
+	r := interleaved(t, res, stats.DefaultOptions())
 	c := r.Comparison
 	if !c.Regressed() || !c.Cases[0].ActionChanged() || c.Cases[1].ActionChanged() || c.Cases[0].Verdict == stats.Regressed {
 		t.Fatalf("comparison: %+v", c.Cases)

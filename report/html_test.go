@@ -128,13 +128,7 @@ func TestHTMLComparisonSummaryFirst(t *testing.T) {
 	after.Results[1] = res.Programs[0].Results[1] // c01 unchanged
 	res.Programs[0].Label = "before"
 	res.Programs = append(res.Programs, after)
-	r, err := New(Settings{Confidence: 0.95}, res, htmlOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.CompareInterleaved(compareOpts()); err != nil {
-		t.Fatal(err)
-	}
+	r := interleaved(t, res, htmlOptions())
 	dir, page := writePage(t, r)
 	first := strings.Index(page, "<img ")
 	if first < 0 || !strings.HasPrefix(page[first:], `<img src="summary.svg"`) || first > strings.Index(page, `<details class="case"`) {

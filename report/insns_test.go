@@ -14,13 +14,7 @@ func TestCompareInstructions(t *testing.T) {
 	before, after := res.Programs[0].Results, res.Programs[1].Results
 	before[0].Instructions, after[0].Instructions = 40, 40 // slower, same instructions
 	before[1].Instructions, after[1].Instructions = 40, 39 // slower, one fewer
-	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.CompareInterleaved(compareOpts()); err != nil {
-		t.Fatal(err)
-	}
+	r := interleaved(t, res, stats.DefaultOptions())
 	c := r.Comparison
 	if c.InsnsRegressed() || len(c.Uncounted()) != 0 {
 		t.Errorf("no case executes more instructions after: regressed %v, uncounted %v", c.InsnsRegressed(), c.Uncounted())
@@ -37,22 +31,13 @@ func TestCompareInstructions(t *testing.T) {
 
 	// One more instruction after is a regression, however small.
 	after[1].Instructions = 41
-	r, err = New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.CompareInterleaved(compareOpts()); err != nil {
-		t.Fatal(err)
-	}
+	r = interleaved(t, res, stats.DefaultOptions())
 	if !r.Comparison.InsnsRegressed() {
 		t.Error("40 → 41 instructions not judged a regression")
 	}
 	// A case not counted on one side cannot be judged.
 	after[0].Instructions, after[0].NoCount = 0, "not counted: no room"
-	r, _ = New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
-	if err := r.CompareInterleaved(compareOpts()); err != nil {
-		t.Fatal(err)
-	}
+	r = interleaved(t, res, stats.DefaultOptions())
 	if un := r.Comparison.Uncounted(); len(un) != 1 || un[0] != before[0].Name {
 		t.Errorf("uncounted %v, want [%s]", un, before[0].Name)
 	}

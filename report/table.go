@@ -34,12 +34,8 @@ func (r *Report) writeTable(w io.Writer) error {
 				figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Of(est).Point)))
 			}
 		}
-		shown := est
-		if all, _ := r.singleCases(); all {
-			shown = stats.Low // no slope was fitted
-		}
 		fmt.Fprintf(w, "floor: %s, the empty %s program, in the same rounds; %s ns per case: %s\n",
-			f.Info.Name, f.Info.Type, shown, strings.Join(figures, ", "))
+			f.Info.Name, f.Info.Type, r.shownEstimator(), strings.Join(figures, ", "))
 	}
 	if r.counted() {
 		fmt.Fprintln(w, insnsNote)
@@ -127,6 +123,15 @@ func (r *Report) singleCases() (all, some bool) {
 		}
 	}
 	return all && some, some
+}
+
+// shownEstimator is the estimate the figures are: the chosen one, or low
+// when every case was sampled one run a call and no slope was fitted.
+func (r *Report) shownEstimator() stats.Estimator {
+	if all, _ := r.singleCases(); all {
+		return stats.Low
+	}
+	return r.Settings.estimator()
 }
 
 // outliers says whether any case of p has outliers.
@@ -229,6 +234,7 @@ func (r *Report) quantile() float64 {
 }
 
 func (r *Report) writeProgramTables(w io.Writer) error {
+	allSingle, _ := r.singleCases()
 	for _, p := range r.Programs {
 		title := p.Info.Name + " in " + p.Object
 		if p.Label != "" {
@@ -246,10 +252,7 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			other, otherName = stats.Median, string(stats.Median)
 		}
 		aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
-		estHeader := fmt.Sprintf("%s [%g%% CI]", est, 100*r.Settings.Confidence)
-		if all, _ := r.singleCases(); all {
-			estHeader = fmt.Sprintf("%s [%g%% CI]", stats.Low, 100*r.Settings.Confidence)
-		}
+		estHeader := fmt.Sprintf("%s [%g%% CI]", r.shownEstimator(), 100*r.Settings.Confidence)
 		if est == stats.Min {
 			// The bootstrap's minima bound no true minimum: no interval,
 			// as adaptive sampling refuses to bring one to a precision.
@@ -291,7 +294,7 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 				s := c.Stats
 				e := s.Of(est)
 				mark := ""
-				if all, _ := r.singleCases(); c.Single && est != stats.Low && !all {
+				if c.Single && est != stats.Low && !allSingle {
 					mark = singleMark // not the estimator the header names
 				}
 				if est == stats.Min {
@@ -320,18 +323,14 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 		if err := table.Render(); err != nil {
 			return err
 		}
-		if all, _ := r.singleCases(); singles(p) && est != stats.Low && !all {
+		if singles(p) && est != stats.Low && !allSingle {
 			fmt.Fprintf(w, "  %s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)\n", singleMark)
 		}
 		for _, note := range notes(p, r.Settings, r.Partial) {
 			fmt.Fprintln(w, "  "+note)
 		}
-		if all, _ := r.singleCases(); outliers(p) && (est == stats.Low || est == stats.Slope) {
-			shown := est
-			if all {
-				shown = stats.Low
-			}
-			fmt.Fprintf(w, "  outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb\n", shown)
+		if outliers(p) && (est == stats.Low || est == stats.Slope) {
+			fmt.Fprintf(w, "  outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb\n", r.shownEstimator())
 		}
 		fmt.Fprintln(w)
 		if err := writeSeries(w, p.Series, r.Settings.estimator()); err != nil {

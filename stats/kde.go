@@ -254,23 +254,3 @@ func adaptiveWidths(sorted []float64, h float64) []float64 {
 	}
 	return widths
 }
-
-// fixedDensity is the kernel density estimate of bandwidth h at points.
-func fixedDensity(sorted, points []float64, h float64) []float64 {
-	out := make([]float64, len(points))
-	norm := 1 / (float64(len(sorted)) * h * math.Sqrt(2*math.Pi))
-	const reach = 8
-	for i, x := range points {
-		from, _ := slices.BinarySearch(sorted, x-reach*h)
-		sum := 0.0
-		for _, s := range sorted[from:] {
-			if s > x+reach*h {
-				break
-			}
-			z := (x - s) / h
-			sum += math.Exp(-z * z / 2)
-		}
-		out[i] = sum * norm
-	}
-	return out
-}

@@ -1,13 +1,11 @@
 package testrun
 
 import (
-	"bufio"
 	"fmt"
 	"math"
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -155,17 +153,8 @@ func environment(cfg Config, cpu int, cpuChoice string) Environment {
 }
 
 func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		key, value, ok := strings.Cut(s.Text(), ":")
-		if ok && strings.TrimSpace(key) == "model name" {
-			return strings.TrimSpace(value)
-		}
+	if model, ok := cpuinfoField(cpuinfoPath, "model name"); ok {
+		return model
 	}
 	return "unknown"
 }

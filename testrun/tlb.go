@@ -32,18 +32,25 @@ func tlbFlushedOnEntry() bool {
 // cpuHasFlag says whether the first CPU's flags in a cpuinfo file hold
 // flag; false if it cannot tell.
 func cpuHasFlag(path, flag string) bool {
+	flags, _ := cpuinfoField(path, "flags")
+	return slices.Contains(strings.Fields(flags), flag)
+}
+
+// cpuinfoField is the first value of key in a cpuinfo file, as /proc/cpuinfo
+// lists it per CPU: "key\t: value".
+func cpuinfoField(path, key string) (string, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return "", false
 	}
 	defer f.Close()
 	s := bufio.NewScanner(f)
-	s.Buffer(make([]byte, 64*1024), 1024*1024)
+	s.Buffer(make([]byte, 64*1024), 1024*1024) // flags lines are long
 	for s.Scan() {
-		key, value, ok := strings.Cut(s.Text(), ":")
-		if ok && strings.TrimSpace(key) == "flags" {
-			return slices.Contains(strings.Fields(value), flag)
+		k, value, ok := strings.Cut(s.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(value), true
 		}
 	}
-	return false
+	return "", false
 }
