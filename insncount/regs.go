@@ -1,7 +1,6 @@
 package insncount
 
 import (
-
 	"github.com/cilium/ebpf/asm"
 )
 
