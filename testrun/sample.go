@@ -11,7 +11,7 @@ import (
 
 // unit is one (program, case) pair: what one sample measures.
 type unit struct {
-	prog   *loaded
+	prog   runner
 	result *CaseResult
 	// program is the index in Config.Programs of the unit's program, -1
 	// for the floor.
@@ -49,11 +49,32 @@ type sampler struct {
 	checkCost time.Duration
 }
 
+// runner takes the samples of one program: *loaded in the kernel; the
+// schedule's tests give a stub, since what they check is the order and
+// the stopping of the samples, not their figures.
+type runner interface {
+	sample(frame, ctx []byte, repeat uint32) (measurement, error)
+	sampleSingle(frame, ctx []byte, calls int, want uint32) (measurement, error)
+}
+
 func newSampler(ctx context.Context, cfg Config, progs []*loaded, programOf []int, res *Result) *sampler {
-	s := &sampler{ctx: ctx, cfg: cfg, progs: progs, byCase: make([][]unit, len(cfg.Cases)), repeat: cfg.Repeat}
+	runners := make([]runner, len(progs))
+	for i, l := range progs {
+		runners[i] = l
+	}
+	s := newSchedule(ctx, cfg, runners, programOf, res)
+	s.progs = progs
+	return s
+}
+
+// newSchedule lays out the units of a run: runners[i] samples
+// res.Programs[i], which is program programOf[i] of cfg.Programs (-1 for
+// the floor).
+func newSchedule(ctx context.Context, cfg Config, runners []runner, programOf []int, res *Result) *sampler {
+	s := &sampler{ctx: ctx, cfg: cfg, byCase: make([][]unit, len(cfg.Cases)), repeat: cfg.Repeat}
 	for ci := range cfg.Cases {
-		for pi, l := range progs {
-			s.byCase[ci] = append(s.byCase[ci], unit{prog: l, result: &res.Programs[pi].Cases[ci], program: programOf[pi]})
+		for pi, r := range runners {
+			s.byCase[ci] = append(s.byCase[ci], unit{prog: r, result: &res.Programs[pi].Cases[ci], program: programOf[pi]})
 		}
 		s.units = append(s.units, s.byCase[ci]...)
 	}
@@ -66,8 +87,7 @@ func newSampler(ctx context.Context, cfg Config, progs []*loaded, programOf []in
 }
 
 // run calibrates, holds the programs in the dispatcher if that pays,
-// warms up, and samples: cfg.Samples rounds, or with cfg.Enough until
-// every case has enough or the budget is spent.
+// plans the repeats, and samples (rounds).
 func (s *sampler) run() (err error) {
 	s.start = time.Now()
 	anchors, err := s.holdDispatcher()
@@ -82,6 +102,14 @@ func (s *sampler) run() (err error) {
 			return err
 		}
 	}
+	s.planRepeats()
+	return s.rounds()
+}
+
+// planRepeats chooses how the samples repeat: the calls of one run a
+// sample of a single-run case takes, and the levels of linear sampling
+// where the calls are cheap enough for the wall clock.
+func (s *sampler) planRepeats() {
 	s.singleCalls = singleCalls(s.dispatcher.Overhead, float64(TargetSample.Nanoseconds())/float64(s.repeat))
 	s.sampling = Sampling{Mode: SamplingFlat}
 	if s.cfg.Sampling == SamplingLinear {
@@ -92,6 +120,12 @@ func (s *sampler) run() (err error) {
 	if slices.ContainsFunc(s.units, func(u unit) bool { return u.result.Single }) {
 		s.sampling.SingleCalls = s.singleCalls
 	}
+}
+
+// rounds warms up and samples: cfg.Samples rounds, or with cfg.Enough
+// until every case has enough (after cfg.Samples rounds and cfg.MinTime)
+// or the budget, counted from s.start, is spent.
+func (s *sampler) rounds() error {
 	// Warm-up: whole rounds until the warm-up time is spent, at least one.
 	warm := time.Now().Add(s.cfg.Warmup)
 	for round := 0; round == 0 || time.Now().Before(warm); round++ {
