@@ -253,43 +253,32 @@ func classify(addr netip.Addr) (class, why string) {
 var fibonacciBelow256 = []uint32{0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233}
 
 func ipv4Case(name string, src netip.Addr) (Case, error) {
-	eth := &layers.Ethernet{SrcMAC: sourceMAC, DstMAC: destMAC, EthernetType: layers.EthernetTypeIPv4}
-	ip := &layers.IPv4{
-		Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolUDP,
-		SrcIP: src.AsSlice(), DstIP: destination.AsSlice(),
-	}
-	udp := &layers.UDP{SrcPort: sourcePort, DstPort: destPort}
-	frame, err := serialize(eth, ip, udp)
-	if err != nil {
-		return Case{}, fmt.Errorf("build case %s: %w", name, err)
-	}
-	return Case{
-		Name:    name,
-		Summary: fmt.Sprintf("udp %s:%d > %s:%d", src, sourcePort, destination, destPort),
-		Source:  src,
-		Frame:   frame,
-	}, nil
+	return udpCase(name, src, destination)
 }
 
 func ipv6Case(name string) (Case, error) {
-	src := netip.MustParseAddr("2001:db8::1")
-	dst := netip.MustParseAddr("2001:db8::2")
-	eth := &layers.Ethernet{SrcMAC: sourceMAC, DstMAC: destMAC, EthernetType: layers.EthernetTypeIPv6}
-	ip := &layers.IPv6{
-		Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolUDP,
-		SrcIP: src.AsSlice(), DstIP: dst.AsSlice(),
+	return udpCase(name, netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("2001:db8::2"))
+}
+
+// udpCase is a UDP datagram from src to dst over IPv4 or IPv6, as their
+// family says.
+func udpCase(name string, src, dst netip.Addr) (Case, error) {
+	eth := &layers.Ethernet{SrcMAC: sourceMAC, DstMAC: destMAC}
+	var ip netLayer
+	summary := fmt.Sprintf("udp %s:%d > %s:%d", src, sourcePort, dst, destPort)
+	if src.Is4() {
+		eth.EthernetType = layers.EthernetTypeIPv4
+		ip = &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolUDP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
+	} else {
+		eth.EthernetType = layers.EthernetTypeIPv6
+		ip = &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolUDP, SrcIP: src.AsSlice(), DstIP: dst.AsSlice()}
+		summary = fmt.Sprintf("udp6 [%s]:%d > [%s]:%d", src, sourcePort, dst, destPort)
 	}
-	udp := &layers.UDP{SrcPort: sourcePort, DstPort: destPort}
-	frame, err := serialize(eth, ip, udp)
+	frame, err := serialize(eth, ip, &layers.UDP{SrcPort: sourcePort, DstPort: destPort})
 	if err != nil {
 		return Case{}, fmt.Errorf("build case %s: %w", name, err)
 	}
-	return Case{
-		Name:    name,
-		Summary: fmt.Sprintf("udp6 [%s]:%d > [%s]:%d", src, sourcePort, dst, destPort),
-		Source:  src,
-		Frame:   frame,
-	}, nil
+	return Case{Name: name, Summary: summary, Source: src, Frame: frame}, nil
 }
 
 // netLayer is what UDP needs to compute its pseudo-header checksum.

@@ -52,7 +52,7 @@ type Environment struct {
 
 // Sampling is how the samples were taken.
 type Sampling struct {
-	Mode string `json:"mode"` // SamplingFlat or SamplingLinear
+	Mode string `json:"mode"` // "flat" or "linear"
 	// Why says why sampling is flat when linear was asked.
 	Why string `json:"why,omitempty"`
 	// Step and Levels are linear sampling's repeats: step·1 … step·levels.

@@ -24,9 +24,9 @@ var SupportedTypes = func() []string {
 
 // actionNames are the named return codes of a program type; the index is
 // the code. tc's TC_ACT_UNSPEC is -1 and handled apart.
-var actionNames = map[string][]string{
-	ebpf.XDP.String(): {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT"},
-	ebpf.SchedCLS.String(): {"TC_ACT_OK", "TC_ACT_RECLASSIFY", "TC_ACT_SHOT", "TC_ACT_PIPE",
+var actionNames = map[ebpf.ProgramType][]string{
+	ebpf.XDP: {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT"},
+	ebpf.SchedCLS: {"TC_ACT_OK", "TC_ACT_RECLASSIFY", "TC_ACT_SHOT", "TC_ACT_PIPE",
 		"TC_ACT_STOLEN", "TC_ACT_QUEUED", "TC_ACT_REPEAT", "TC_ACT_REDIRECT", "TC_ACT_TRAP"},
 }
 
@@ -35,14 +35,14 @@ const tcActUnspec = "TC_ACT_UNSPEC"
 // ActionName names a return code of a program of that type. A socket
 // filter's return is the number of bytes to keep, so it stays a number,
 // signed as the program returns it (-1: the whole packet).
-func ActionName(programType string, ret uint32) string {
+func ActionName(programType ebpf.ProgramType, ret uint32) string {
 	names := actionNames[programType]
 	switch {
 	case int(ret) < len(names):
 		return names[ret]
-	case programType == ebpf.SchedCLS.String() && int32(ret) == -1:
+	case programType == ebpf.SchedCLS && int32(ret) == -1:
 		return tcActUnspec
-	case programType == ebpf.SocketFilter.String():
+	case programType == ebpf.SocketFilter:
 		return strconv.FormatInt(int64(int32(ret)), 10)
 	}
 	return strconv.FormatUint(uint64(ret), 10)
@@ -50,12 +50,12 @@ func ActionName(programType string, ret uint32) string {
 
 // ParseExpect turns an expected action, a name of the program type's
 // actions or a number, into a return code.
-func ParseExpect(programType, expect string) (uint32, error) {
+func ParseExpect(programType ebpf.ProgramType, expect string) (uint32, error) {
 	name := strings.ToUpper(strings.TrimSpace(expect))
 	if i := slices.Index(actionNames[programType], name); i >= 0 {
 		return uint32(i), nil
 	}
-	if name == tcActUnspec && programType == ebpf.SchedCLS.String() {
+	if name == tcActUnspec && programType == ebpf.SchedCLS {
 		return uint32(0xffffffff), nil
 	}
 	if n, err := strconv.ParseInt(name, 0, 64); err == nil && n >= -1 && n <= 0xffffffff {

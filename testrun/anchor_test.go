@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
@@ -294,8 +295,8 @@ func TestFrameChanges(t *testing.T) {
 	}
 	first := run(Program{Object: rewrite, Program: "first_drop"}).Programs[0].Cases[0]
 	if first.Action != "XDP_DROP" || first.Single || first.Output != nil ||
-		first.OtherReturns != len(first.Samples) || ActionName("XDP", first.OtherReturn) != "XDP_PASS" {
-		t.Errorf("first_drop: %s, single %v, %d of %d calls returned %s", first.Action, first.Single, first.OtherReturns, len(first.Samples), ActionName("XDP", first.OtherReturn))
+		first.OtherReturns != len(first.Samples) || ActionName(ebpf.XDP, first.OtherReturn) != "XDP_PASS" {
+		t.Errorf("first_drop: %s, single %v, %d of %d calls returned %s", first.Action, first.Single, first.OtherReturns, len(first.Samples), ActionName(ebpf.XDP, first.OtherReturn))
 	}
 }
 

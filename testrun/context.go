@@ -69,7 +69,7 @@ const (
 
 // ContextFields names the context fields a program of that type can be
 // given; none for a type without a context to give.
-func ContextFields(programType string) []string {
+func ContextFields(programType ebpf.ProgramType) []string {
 	var names []string
 	for _, f := range contextLayout(programType) {
 		names = append(names, f.name)
@@ -77,11 +77,11 @@ func ContextFields(programType string) []string {
 	return names
 }
 
-func contextLayout(programType string) []contextField {
+func contextLayout(programType ebpf.ProgramType) []contextField {
 	switch programType {
-	case ebpf.XDP.String():
+	case ebpf.XDP:
 		return xdpContext.fields
-	case ebpf.SchedCLS.String(), ebpf.SocketFilter.String():
+	case ebpf.SchedCLS, ebpf.SocketFilter:
 		return skbContext.fields
 	}
 	return nil
@@ -90,12 +90,12 @@ func contextLayout(programType string) []contextField {
 // contextIn encodes a case's context for a program of that type, checking
 // what the kernel would refuse with a bare EINVAL or ENODEV; nil when the
 // case sets none. Errors wrap ErrConfig: the context is the user's input.
-func contextIn(programType string, c packets.Case) ([]byte, error) {
+func contextIn(programType ebpf.ProgramType, c packets.Case) ([]byte, error) {
 	buf, err := encodeContext(programType, c)
 	if err != nil || buf == nil {
 		return nil, err
 	}
-	if programType == ebpf.XDP.String() {
+	if programType == ebpf.XDP {
 		err = checkXDPContext(c.Context)
 	} else {
 		err = checkSkbContext(programType, c)
@@ -107,7 +107,7 @@ func contextIn(programType string, c packets.Case) ([]byte, error) {
 }
 
 // encodeContext lays a case's context out as the program type's struct.
-func encodeContext(programType string, c packets.Case) ([]byte, error) {
+func encodeContext(programType ebpf.ProgramType, c packets.Case) ([]byte, error) {
 	if len(c.Context) == 0 {
 		return nil, nil
 	}
@@ -116,7 +116,7 @@ func encodeContext(programType string, c packets.Case) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s program takes no context", ErrConfig, withArticle(programType))
 	}
 	size := skbContext.size
-	if programType == ebpf.XDP.String() {
+	if programType == ebpf.XDP {
 		size = xdpContext.size
 	}
 	buf := make([]byte, size)
@@ -136,7 +136,7 @@ func encodeContext(programType string, c packets.Case) ([]byte, error) {
 			binary.NativeEndian.PutUint64(buf[l.offset:], f.Value)
 		}
 	}
-	if programType == ebpf.XDP.String() {
+	if programType == ebpf.XDP {
 		binary.NativeEndian.PutUint32(buf[xdpDataEnd:], uint32(len(c.Frame)))
 	}
 	return buf, nil
@@ -172,7 +172,7 @@ func checkXDPContext(c packets.Context) error {
 // checkSkbContext: ifindex above 1 names the device the skb arrives on,
 // which must exist (1 and 0 are the loopback device, the default);
 // wire_len is the length on the wire, never less than the packet's.
-func checkSkbContext(programType string, c packets.Case) error {
+func checkSkbContext(programType ebpf.ProgramType, c packets.Case) error {
 	if ifindex, ok := c.Context.Get("ifindex"); ok && ifindex > 1 {
 		if _, err := device("ifindex", ifindex); err != nil {
 			return err
@@ -181,7 +181,7 @@ func checkSkbContext(programType string, c packets.Case) error {
 	if wire, ok := c.Context.Get("wire_len"); ok && wire != 0 {
 		// A socket filter's skb starts after the Ethernet header.
 		length := uint64(len(c.Frame))
-		if programType == ebpf.SocketFilter.String() {
+		if programType == ebpf.SocketFilter {
 			length -= min(length, 14)
 		}
 		if wire < length || wire > maxWireLen {
@@ -223,7 +223,7 @@ type ContextChange struct {
 
 // contextChanges compares the fields a program may write, as given and as
 // the kernel copied them back.
-func contextChanges(programType string, in, out []byte) []ContextChange {
+func contextChanges(programType ebpf.ProgramType, in, out []byte) []ContextChange {
 	if len(in) == 0 || len(out) != len(in) {
 		return nil
 	}
@@ -261,9 +261,9 @@ func (p *plan) checkContexts() error {
 
 // withArticle puts "a" or "an" before a program type's name, as it is
 // read aloud: an XDP program, a SchedCLS program.
-func withArticle(programType string) string {
-	if strings.HasPrefix(programType, "XDP") {
-		return "an " + programType
+func withArticle(programType ebpf.ProgramType) string {
+	if programType == ebpf.XDP {
+		return "an " + programType.String()
 	}
-	return "a " + programType
+	return "a " + programType.String()
 }

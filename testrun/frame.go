@@ -15,8 +15,8 @@ const linkHeader = 14
 // hands a socket filter the packet from its network header on and, after
 // the run, puts back a zeroed link-layer header (net/bpf/test_run.c):
 // those bytes are the kernel's doing, not the program's.
-func frameChanged(programType string, in, out []byte) bool {
-	if programType == ebpf.SocketFilter.String() && len(in) >= linkHeader && len(out) >= linkHeader {
+func frameChanged(programType ebpf.ProgramType, in, out []byte) bool {
+	if programType == ebpf.SocketFilter && len(in) >= linkHeader && len(out) >= linkHeader {
 		return !bytes.Equal(in[linkHeader:], out[linkHeader:])
 	}
 	return !bytes.Equal(in, out)

@@ -81,7 +81,7 @@ func TestBundledBehaviour(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", c.Name, err)
 				}
-				if got, want := ActionName("XDP", ret), packets.BundledExpect(c); got != want {
+				if got, want := ActionName(ebpf.XDP, ret), packets.BundledExpect(c); got != want {
 					t.Errorf("%s: returned %s, want %s", c.Name, got, want)
 				}
 				var pushed uint32

@@ -18,10 +18,13 @@ import (
 // every level once, in an order shuffled anew, so that no level always
 // meets the same phase of the machine.
 
-// Sampling modes, as Criterion names them.
+// SamplingMode is how the repeats of a case's samples are chosen, as
+// Criterion names it.
+type SamplingMode string
+
 const (
-	SamplingFlat   = "flat"   // every sample runs Repeat times; the kernel's figure
-	SamplingLinear = "linear" // repeats step·1 … step·levels; the slope of wall time
+	SamplingFlat   SamplingMode = "flat"   // every sample runs Repeat times; the kernel's figure
+	SamplingLinear SamplingMode = "linear" // repeats step·1 … step·levels; the slope of wall time
 )
 
 // DefaultLevels is the number of repeat levels of linear sampling.
@@ -44,7 +47,7 @@ const Clock = "CLOCK_MONOTONIC (Go's monotonic clock, read through the vDSO on t
 
 // Sampling is how the samples were taken.
 type Sampling struct {
-	Mode string // SamplingFlat or SamplingLinear
+	Mode SamplingMode // SamplingFlat or SamplingLinear
 	// Why says why sampling is flat when linear was asked.
 	Why string
 	// Step and Levels are linear sampling's repeats: step·1 … step·levels.

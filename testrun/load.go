@@ -57,7 +57,7 @@ func choose(obj Object, program string, s loadSettings) (chosen, error) {
 }
 
 // chooseByType picks the program of obj that has the given type.
-func chooseByType(obj Object, programType string) (chosen, error) {
+func chooseByType(obj Object, programType ebpf.ProgramType) (chosen, error) {
 	infos, err := obj.Programs()
 	if err != nil {
 		return chosen{}, err

@@ -50,12 +50,12 @@ func ReadObject(path string) (Object, error) {
 // ProgramInfo describes a program inside an object.
 type ProgramInfo struct {
 	Name    string
-	Type    string
+	Type    ebpf.ProgramType
 	Section string
 }
 
 // Supported reports whether xdpmicro can measure programs of this type.
-func (p ProgramInfo) Supported() bool { return slices.Contains(SupportedTypes, p.Type) }
+func (p ProgramInfo) Supported() bool { return slices.Contains(measurable, p.Type) }
 
 func (o Object) spec() (*ebpf.CollectionSpec, error) {
 	f, err := elf.NewFile(bytes.NewReader(o.ELF))
@@ -154,7 +154,7 @@ func (o Object) choose(name string, programType ebpf.ProgramType) (spec *ebpf.Co
 func programInfos(spec *ebpf.CollectionSpec) []ProgramInfo {
 	var infos []ProgramInfo
 	for name, p := range spec.Programs {
-		infos = append(infos, ProgramInfo{Name: name, Type: p.Type.String(), Section: p.SectionName})
+		infos = append(infos, ProgramInfo{Name: name, Type: p.Type, Section: p.SectionName})
 	}
 	slices.SortFunc(infos, func(a, b ProgramInfo) int { return strings.Compare(a.Name, b.Name) })
 	return infos
@@ -163,7 +163,7 @@ func programInfos(spec *ebpf.CollectionSpec) []ProgramInfo {
 // typeHint suggests giving a type to programs in sections of no known type.
 func typeHint(infos []ProgramInfo) string {
 	for _, p := range infos {
-		if p.Type == ebpf.UnspecifiedProgram.String() {
+		if p.Type == ebpf.UnspecifiedProgram {
 			return fmt.Sprintf(" (a program in a section that names no type, such as %q, is measured when given a type: %s)",
 				p.Section, strings.Join(TypeNames, ", "))
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/cilium/ebpf"
 )
 
 func readTestObject(t testing.TB, name string) Object {
@@ -21,11 +23,11 @@ func TestPrograms(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []ProgramInfo{
-		{Name: "socket_all", Type: "SocketFilter", Section: "socket"},
-		{Name: "tc_shot", Type: "SchedCLS", Section: "tc"},
-		{Name: "trace_getpid", Type: "TracePoint", Section: "tracepoint/syscalls/sys_enter_getpid"},
-		{Name: "xdp_drop", Type: "XDP", Section: "xdp"},
-		{Name: "xdp_pass", Type: "XDP", Section: "xdp"},
+		{Name: "socket_all", Type: ebpf.SocketFilter, Section: "socket"},
+		{Name: "tc_shot", Type: ebpf.SchedCLS, Section: "tc"},
+		{Name: "trace_getpid", Type: ebpf.TracePoint, Section: "tracepoint/syscalls/sys_enter_getpid"},
+		{Name: "xdp_drop", Type: ebpf.XDP, Section: "xdp"},
+		{Name: "xdp_pass", Type: ebpf.XDP, Section: "xdp"},
 	}
 	if len(progs) != len(want) {
 		t.Fatalf("got %v, want %v", progs, want)
@@ -89,18 +91,19 @@ func TestChoose(t *testing.T) {
 
 func TestActions(t *testing.T) {
 	for _, tt := range []struct {
-		programType, expect string
-		ret                 uint32
-		name                string
+		programType ebpf.ProgramType
+		expect      string
+		ret         uint32
+		name        string
 	}{
-		{"XDP", "xdp_pass", 2, "XDP_PASS"},
-		{"XDP", "XDP_ABORTED", 0, "XDP_ABORTED"},
-		{"XDP", "7", 7, "7"},
-		{"SchedCLS", "TC_ACT_SHOT", 2, "TC_ACT_SHOT"},
-		{"SchedCLS", "TC_ACT_UNSPEC", 0xffffffff, "TC_ACT_UNSPEC"},
-		{"SchedCLS", "-1", 0xffffffff, "TC_ACT_UNSPEC"},
-		{"SocketFilter", "0x40", 64, "64"},
-		{"SocketFilter", "-1", 0xffffffff, "-1"},
+		{ebpf.XDP, "xdp_pass", 2, "XDP_PASS"},
+		{ebpf.XDP, "XDP_ABORTED", 0, "XDP_ABORTED"},
+		{ebpf.XDP, "7", 7, "7"},
+		{ebpf.SchedCLS, "TC_ACT_SHOT", 2, "TC_ACT_SHOT"},
+		{ebpf.SchedCLS, "TC_ACT_UNSPEC", 0xffffffff, "TC_ACT_UNSPEC"},
+		{ebpf.SchedCLS, "-1", 0xffffffff, "TC_ACT_UNSPEC"},
+		{ebpf.SocketFilter, "0x40", 64, "64"},
+		{ebpf.SocketFilter, "-1", 0xffffffff, "-1"},
 	} {
 		ret, err := ParseExpect(tt.programType, tt.expect)
 		if err != nil || ret != tt.ret {
@@ -110,9 +113,12 @@ func TestActions(t *testing.T) {
 			t.Errorf("ActionName(%s, %d) = %s, want %s", tt.programType, ret, got, tt.name)
 		}
 	}
-	for _, bad := range [][2]string{{"XDP", "TC_ACT_OK"}, {"SchedCLS", "XDP_PASS"}, {"SocketFilter", "drop"}, {"XDP", "-2"}} {
-		if _, err := ParseExpect(bad[0], bad[1]); !errors.Is(err, ErrConfig) {
-			t.Errorf("ParseExpect(%s, %s): %v, want ErrConfig", bad[0], bad[1], err)
+	for _, bad := range []struct {
+		programType ebpf.ProgramType
+		expect      string
+	}{{ebpf.XDP, "TC_ACT_OK"}, {ebpf.SchedCLS, "XDP_PASS"}, {ebpf.SocketFilter, "drop"}, {ebpf.XDP, "-2"}} {
+		if _, err := ParseExpect(bad.programType, bad.expect); !errors.Is(err, ErrConfig) {
+			t.Errorf("ParseExpect(%s, %s): %v, want ErrConfig", bad.programType, bad.expect, err)
 		}
 	}
 }

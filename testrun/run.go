@@ -24,16 +24,18 @@ const (
 // BPF_PROG_TEST_RUN reports floor(total ns / repeat).
 const Resolution = 1.0
 
-// Timers: how the time of a run is taken.
+// Timer is how the time of a run is taken.
+type Timer string
+
 const (
 	// TimerKernel is BPF_PROG_TEST_RUN's own figure: the loop of Repeat
 	// runs timed as a whole, reported as whole nanoseconds per run.
-	TimerKernel = "kernel"
+	TimerKernel Timer = "kernel"
 	// TimerStats is BPF_ENABLE_STATS: the kernel times every run with
 	// sched_clock and sums it in run_time_ns; a sample is the growth of
 	// run_time_ns over that of run_cnt. Finer than 1 ns, but each run
 	// carries the cost of the two clock reads.
-	TimerStats = "stats"
+	TimerStats Timer = "stats"
 )
 
 // ErrNoRunTimeStats: the stats timer's run-time statistics cannot be
@@ -82,11 +84,11 @@ type Config struct {
 	// they are sampled (see anchor.go); the zero value anchors where the
 	// calibration finds that it pays.
 	Anchor AnchorPolicy
-	Timer  string // TimerKernel (the default when empty) or TimerStats
+	Timer  Timer // TimerKernel (the default when empty) or TimerStats
 	// Sampling is SamplingFlat (the default when empty) or SamplingLinear;
 	// Levels is linear sampling's number of repeat levels, 0 for
 	// DefaultLevels. In linear mode, Repeat is the mean repeat of a sample.
-	Sampling string
+	Sampling SamplingMode
 	Levels   int
 	// SingleRun samples every case one run a call; cases a program changes
 	// the frame of are sampled so anyway.
@@ -153,7 +155,7 @@ type Environment struct {
 	Samples      int
 	Warmup       string
 	Resolution   float64 // the quantum of one sample's time per run
-	Timer        string
+	Timer        Timer
 	Start        time.Time
 	// Wall is the whole measurement's duration, from the first call of
 	// calibration to the last sample; KernelTime is what the kernel timed

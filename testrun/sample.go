@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/cilium/ebpf"
 )
 
 // unit is one (program, case) pair: what one sample measures.
@@ -290,7 +292,7 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 		// run_time_ns counts every run of the program, an anchor's too.
 		d.Why = "the stats timer would count the anchors' runs"
 		return nil, nil
-	case first.info.Type != "XDP":
+	case first.info.Type != ebpf.XDP:
 		d.Why = "only XDP test runs change the dispatcher"
 		return nil, nil
 	case d.Unanchored < AnchorWorthIt:

@@ -37,8 +37,8 @@ int tc_mark(struct __sk_buff *skb)
 	return TC_ACT_OK;
 }
 
-SEC("tc")
-int tc_field(struct __sk_buff *skb)
+/* The fields 1-5, which tc and socket filters may both read. */
+static __always_inline int shared_field(struct __sk_buff *skb)
 {
 	switch (skb->cb[0]) {
 	case 1:
@@ -51,6 +51,14 @@ int tc_field(struct __sk_buff *skb)
 		return skb->ifindex;
 	case 5:
 		return skb->cb[4];
+	}
+	return -1;
+}
+
+SEC("tc")
+int tc_field(struct __sk_buff *skb)
+{
+	switch (skb->cb[0]) {
 	case 6:
 		return (__u32)skb->tstamp;
 	case 7:
@@ -62,25 +70,13 @@ int tc_field(struct __sk_buff *skb)
 	case 10:
 		return (__u32)skb->hwtstamp;
 	}
-	return -1;
+	return shared_field(skb);
 }
 
 SEC("socket")
 int socket_field(struct __sk_buff *skb)
 {
-	switch (skb->cb[0]) {
-	case 1:
-		return skb->mark;
-	case 2:
-		return skb->priority;
-	case 3:
-		return skb->ingress_ifindex;
-	case 4:
-		return skb->ifindex;
-	case 5:
-		return skb->cb[4];
-	}
-	return -1;
+	return shared_field(skb);
 }
 
 SEC("tc")

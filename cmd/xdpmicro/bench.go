@@ -37,8 +37,8 @@ type benchFlags struct {
 	save       string
 	dir        string
 	quiet      bool
-	timer      string
-	sampling   string
+	timer      testrun.Timer
+	sampling   testrun.SamplingMode
 	placements int
 	singleRun  bool
 	floor      bool
@@ -119,8 +119,8 @@ saved earlier by --save-baseline.`,
 	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under this name")
 	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under this name")
 	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "directory of saved baselines")
-	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel: BPF_PROG_TEST_RUN's figure, whole ns per run; stats: BPF_ENABLE_STATS run_time_ns/run_cnt, finer but with the clock's cost in every run")
-	fl.StringVar(&f.sampling, "sampling", testrun.SamplingLinear, "linear: sample i runs i·step times (10 levels), the time per run is the slope of the call's wall time over its repeat, resolving fractions of a ns; "+
+	fl.StringVar((*string)(&f.timer), "timer", string(testrun.TimerKernel), "kernel: BPF_PROG_TEST_RUN's figure, whole ns per run; stats: BPF_ENABLE_STATS run_time_ns/run_cnt, finer but with the clock's cost in every run")
+	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), "linear: sample i runs i·step times (10 levels), the time per run is the slope of the call's wall time over its repeat, resolving fractions of a ns; "+
 		"flat: every sample runs --repeat times, the kernel's figure in whole ns per run (Criterion's words)")
 	fl.IntVar(&f.placements, "placements", 0, fmt.Sprintf("with --before/--after, load each build this many times: the JIT places each load at its own address, "+
 		"and two loads of one program can differ by a few %%; builds are compared over all their loads (0: %d with linear sampling, else 1)", testrun.DefaultPlacements))

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/hex"
 
+	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -27,10 +28,11 @@ func environment(e testrun.Environment) report.Environment {
 		Kernel: e.Kernel, KernelInfo: e.KernelInfo, Arch: e.Arch, CPUModel: e.CPUModel,
 		CPU: e.CPU, CPUChoice: e.CPUChoice, CPUs: e.CPUs, Hostname: e.Hostname,
 		Repeat: e.Repeat, RepeatChosen: e.RepeatChosen, TargetSample: e.TargetSample,
-		Samples: e.Samples, Warmup: e.Warmup, Resolution: e.Resolution, Timer: e.Timer,
+		Samples: e.Samples, Warmup: e.Warmup, Resolution: e.Resolution, Timer: string(e.Timer),
 		Start: e.Start, Wall: e.Wall, KernelTime: e.KernelTime,
 		// The same fields, report's tags.
-		Sampling:          report.Sampling(e.Sampling),
+		Sampling: report.Sampling{Mode: string(e.Sampling.Mode), Why: e.Sampling.Why, Step: e.Sampling.Step, Levels: e.Sampling.Levels,
+			Clock: e.Sampling.Clock, SingleCalls: e.Sampling.SingleCalls},
 		Dispatcher:        report.Dispatcher(e.Dispatcher),
 		MachineLoad:       report.MachineLoad(e.MachineLoad),
 		TLBFlushedOnEntry: e.TLBFlushedOnEntry, Notes: e.Notes,
@@ -38,7 +40,7 @@ func environment(e testrun.Environment) report.Environment {
 }
 
 func program(p testrun.ProgramResult) report.Program {
-	prog := report.Program{Label: p.Label, Object: p.Object, Info: report.ProgramInfo(p.Info)}
+	prog := report.Program{Label: p.Label, Object: p.Object, Info: report.ProgramInfo{Name: p.Info.Name, Type: p.Info.Type.String(), Section: p.Info.Section}}
 	for _, c := range p.Cases {
 		prog.Results = append(prog.Results, caseOf(p.Info.Type, c))
 	}
@@ -48,7 +50,7 @@ func program(p testrun.ProgramResult) report.Program {
 	return prog
 }
 
-func caseOf(programType string, c testrun.CaseResult) report.Case {
+func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) report.Case {
 	rc := report.Case{
 		Name: c.Case.Name, Summary: c.Case.Summary, Length: len(c.Case.Frame), Frame: hex.EncodeToString(c.Case.Frame),
 		Return: c.Return, Action: c.Action, Retries: c.Retries, Single: c.Single,

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -22,7 +23,7 @@ func TestToReport(t *testing.T) {
 	res := testrun.Result{
 		Environment: testrun.Environment{Kernel: "k", Repeat: 7, Sampling: testrun.Sampling{Mode: testrun.SamplingLinear, Step: 100, Levels: 10},
 			Dispatcher: testrun.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: testrun.MachineLoad{Preemptions: 3}},
-		Programs: []testrun.ProgramResult{{Label: "after", Info: testrun.ProgramInfo{Name: "p", Type: "XDP"},
+		Programs: []testrun.ProgramResult{{Label: "after", Info: testrun.ProgramInfo{Name: "p", Type: ebpf.XDP},
 			Cases: []testrun.CaseResult{{Case: in, Return: 3, Action: "XDP_TX", Samples: []float64{1, 2}, Output: out,
 				OtherReturns: 5, OtherReturn: 2, Effects: []testrun.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},
 				ContextChanges: []testrun.ContextChange{{Field: "mark", In: 1, Out: 2}}}},

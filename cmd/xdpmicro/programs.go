@@ -49,12 +49,12 @@ so that a --map-init file can be written without llvm-objdump.`,
 			for _, p := range progs {
 				measurable := "yes"
 				switch {
-				case p.Type == ebpf.UnspecifiedProgram.String():
+				case p.Type == ebpf.UnspecifiedProgram:
 					measurable = "with --type" // a section that names no type
 				case !p.Supported():
 					measurable = "no"
 				}
-				if err := table.Append(p.Name, p.Type, p.Section, measurable); err != nil {
+				if err := table.Append(p.Name, p.Type.String(), p.Section, measurable); err != nil {
 					return err
 				}
 			}

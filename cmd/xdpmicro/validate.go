@@ -21,7 +21,7 @@ type validateFlags struct {
 	cpu       cpuFlag
 	precision float64
 	budget    time.Duration
-	timer     string
+	timer     testrun.Timer
 	json      bool
 	output    outputFlags
 }
@@ -54,7 +54,7 @@ Exit code 1 if a check fails.`,
 	f.cpu.register(fl)
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate is within ± this fraction, or --time is spent")
 	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "time budget of each run")
-	fl.StringVar(&f.timer, "timer", testrun.TimerKernel, "kernel or stats, as for bench")
+	fl.StringVar((*string)(&f.timer), "timer", string(testrun.TimerKernel), "kernel or stats, as for bench")
 	fl.BoolVar(&f.json, "json", false, "print the figures as JSON")
 	f.output.register(fl)
 	return cmd
