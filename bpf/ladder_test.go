@@ -11,7 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/testrun"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 )
 
 // What ladder.c computes: the multiplier and increment of one step, and the
@@ -145,9 +145,7 @@ func TestFineRungsGrowByOneInstruction(t *testing.T) {
 // frame, and does its steps at run time: the carried value comes out as
 // computed here.
 func TestLadderRuns(t *testing.T) {
-	if err := testrun.CheckPrivileges(); err != nil {
-		t.Skip(err)
-	}
+	kerneltest.RequireBPF(t)
 	coll, err := ebpf.NewCollection(ladderSpec(t))
 	if err != nil {
 		t.Fatal(err)

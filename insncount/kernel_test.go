@@ -8,29 +8,11 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
-	"github.com/cilium/ebpf/rlimit"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"golang.org/x/sys/unix"
 )
-
-// requireBPF skips a test that loads programs when this process may not.
-// These tests take no time: they need no lock against the timing tests.
-func requireBPF(t *testing.T) {
-	t.Helper()
-	if err := rlimit.RemoveMemlock(); err != nil && !errors.Is(err, unix.EPERM) {
-		t.Fatal(err)
-	}
-	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.SocketFilter, License: "GPL",
-		Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}})
-	if errors.Is(err, unix.EPERM) {
-		t.Skip("loading BPF programs needs CAP_BPF and CAP_NET_ADMIN (run as root)")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Close()
-}
 
 type subject struct {
 	name    string
@@ -76,7 +58,7 @@ func subjects(t *testing.T) []subject {
 // same frame out for every case, whether it takes free registers or saves
 // them on the stack, and both ways count alike.
 func TestCopyBehavesAsProgram(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPF(t)
 	cases, err := packets.Select(packets.Names())
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +124,7 @@ func TestCopyBehavesAsProgram(t *testing.T) {
 // A function whose frame is full leaves no room to save registers in: the
 // verifier refuses the copy, and the error says so.
 func TestNoRoomToSave(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPF(t)
 	spec := &ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{"full": {
 		Name: "full", Type: ebpf.XDP, License: "GPL",
 		Instructions: asm.Instructions{
@@ -180,7 +162,7 @@ func TestNoRoomToSave(t *testing.T) {
 // A map pinned by name is not shared with the copy: the copy gets a map
 // of its own, and needs no pin path.
 func TestPinnedMapNotShared(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPF(t)
 	spec := &ebpf.CollectionSpec{
 		Maps: map[string]*ebpf.MapSpec{"hits": {Name: "hits", Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1, Pinning: ebpf.PinByName}},
 		Programs: map[string]*ebpf.ProgramSpec{"pinned": {Name: "pinned", Type: ebpf.XDP, License: "GPL", Instructions: asm.Instructions{

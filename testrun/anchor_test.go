@@ -13,6 +13,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -70,7 +71,7 @@ func anchoredConfig(t *testing.T) Config {
 // that cost microseconds where unanchored ones cost the dispatcher's
 // changes.
 func TestAnchoredRun(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	if n := idleThreads(t); n > 0 {
 		t.Fatalf("%d SCHED_IDLE threads before the run", n)
 	}
@@ -96,7 +97,7 @@ func TestAnchoredRun(t *testing.T) {
 }
 
 func TestAnchorsOff(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	cfg := anchoredConfig(t)
 	cfg.Anchor, cfg.Samples, cfg.Programs = AnchorNever, MinSamples, cfg.Programs[1:]
 	res, err := Run(context.Background(), cfg)
@@ -113,7 +114,7 @@ func TestAnchorsOff(t *testing.T) {
 
 // A run cancelled while sampling ends its anchors before it returns.
 func TestAnchorsEndOnCancel(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	cfg := anchoredConfig(t)
 	cfg.Samples = 1_000_000
 	ctx, cancel := context.WithCancel(context.Background())
@@ -132,7 +133,7 @@ func TestAnchorsEndOnCancel(t *testing.T) {
 
 // Programs of other types have no dispatcher: no anchor is started.
 func TestNoAnchorForTC(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	res, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: "tc_shot"}},
 		Cases: unexpected(allCases(t)[:1]), CPU: -1, Samples: MinSamples, Repeat: 100})
 	if err != nil {
@@ -147,7 +148,7 @@ func TestNoAnchorForTC(t *testing.T) {
 // release the program is out of the dispatcher again: calls pay its
 // changes once more.
 func TestAnchorHoldsAndReleases(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	l := loadBundled(t, "v4")
 	cpu, _, err := chooseCPU(-1)
 	if err != nil {
@@ -218,7 +219,7 @@ func unexpected(cases []packets.Case) []packets.Case {
 // Linear sampling with placements: each program loaded twice, every
 // sample's repeat one of the levels, and the wall time of each call kept.
 func TestLinearPlacements(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	cases, err := packets.Select([]string{"fizz", "none"})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +264,7 @@ func TestLinearPlacements(t *testing.T) {
 // case); calls whose runs took another path than the checking run, as a
 // program whose maps the earlier runs filled, are counted.
 func TestFrameChanges(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	rewrite, cases := rewriteAndFizz(t)
 	run := func(programs ...Program) Result {
 		t.Helper()

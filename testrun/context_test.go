@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"golang.org/x/sys/unix"
@@ -86,7 +87,7 @@ func unusedIndex(t *testing.T) int {
 // Every context field xdpmicro offers reaches the program as given: the
 // test programs return the field they are asked for.
 func TestContextReachesThePrograms(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	dev := otherDevice(t)
 	frame := withContext(t, packets.TCPSyn, "").Frame
 	for _, tc := range []struct {
@@ -131,7 +132,7 @@ func TestContextReachesThePrograms(t *testing.T) {
 // refuses, no more: each check's limit is run past the checks, just
 // inside and just outside.
 func TestContextChecksAreTheKernels(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	frame := withContext(t, packets.TCPSyn, "").Frame
 	queues, err := rxQueues("lo")
 	if err != nil {
@@ -198,7 +199,7 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 // program that changes its context is shown doing so, and sampled one run
 // a call, each on a fresh context.
 func TestContextInEverySample(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	ctxObject := readTestObject(t, "ctx.o")
 	// Another device than lo, the default, if there is one.
 	ingress, ingressRet := "lo", uint32(100)
@@ -270,7 +271,7 @@ func TestContextRefusedBeforeLoading(t *testing.T) {
 // returns a code per protocol (bpf/testdata/proto.c) finds in each what
 // its name says, through VLAN tags and encapsulations.
 func TestFramesReachTheParser(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	l := loadTest(t, "proto.o", "")
 	check := func(cases []packets.Case, want map[string]uint32) {
 		t.Helper()

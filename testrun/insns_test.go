@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/insncount"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -62,7 +63,7 @@ func counts(t *testing.T, pr ProgramResult) map[string]uint64 {
 // slots and counts as one instruction. The addresses, in host byte order:
 // .4 is divisible by 3, .6 by 5, .16 by 15; .233, .9 and .255 by neither.
 func TestInstructionsOfBundledBuilds(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	const (
 		// Every build starts alike: 0-15 check the Ethernet header's
 		// bounds and EtherType and the IPv4 header's bounds; the last
@@ -142,7 +143,7 @@ func TestInstructionsOfBundledBuilds(t *testing.T) {
 // steps of two instructions (a multiply and an add), fine_N is ladder_64
 // and N fine steps of one (a shift).
 func TestInstructionsOfLadder(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	obj := Object{Name: "ladder", ELF: bpf.Ladder()}
 	count := func(program string) uint64 {
 		t.Helper()
@@ -174,7 +175,7 @@ func TestInstructionsOfLadder(t *testing.T) {
 // legacy packet load, and every measured program type, counted as the
 // listing of testdata/calls.o says: each function is straight-line code.
 func TestInstructionsOfCalls(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	obj := readTestObject(t, "calls.o")
 	// From llvm-objdump -d testdata/calls.o: twice_global 3, mix 4,
 	// count_down 8; xdp_calls 23 (24 slots, one 64-bit load), tc_calls 8
@@ -207,7 +208,7 @@ func TestInstructionsOfCalls(t *testing.T) {
 // A count is a property of the program and the packet: the same in every
 // run, on every CPU, whatever the repeat, and in every placement.
 func TestInstructionsStable(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	cases := allCases(t)
 	var first map[string]uint64
 	for _, run := range []struct {
@@ -240,7 +241,7 @@ func TestInstructionsStable(t *testing.T) {
 // A program whose instrumented copy the verifier rejects is measured by
 // time alone, with the reason in every case.
 func TestUncountedProgramIsTimed(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	defer func(orig func(*ebpf.CollectionSpec, string) (*insncount.Program, error)) { loadCounted = orig }(loadCounted)
 	loadCounted = func(spec *ebpf.CollectionSpec, program string) (*insncount.Program, error) {
 		// A copy that reads R5 before writing it: the verifier's refusal

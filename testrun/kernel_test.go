@@ -14,17 +14,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
-// requireBPF skips a test that needs to load programs into the kernel when
-// this process may not. Kernel tests never fake the kernel: they load the
-// real programs and run them.
-func requireBPF(t *testing.T) {
-	t.Helper()
-	if err := CheckPrivileges(); err != nil {
-		t.Skip(err)
-	}
-	kerneltest.Exclusive(t)
-}
-
 func bundled(t *testing.T, name string) Object {
 	t.Helper()
 	b, err := bpf.Lookup(name)
@@ -58,7 +47,7 @@ func allCases(t *testing.T) []packets.Case {
 // Every build returns what the README says for every case, and pushes what
 // its version should: checked by popping the queue after one real run.
 func TestBundledBehaviour(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	const (
 		fizz, buzz, fizzbuzz, fibonacci = 1, 2, 3, 4
 		nothing                         = -1
@@ -115,7 +104,7 @@ func TestBundledBehaviour(t *testing.T) {
 // popped after each run. v3's loop, the story's, finds no Fibonacci number
 // in 0, where v4's list has it.
 func TestBundledClassifyEveryOctet(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	verdicts := map[string]int64{packets.Fizz: 1, packets.Buzz: 2, packets.FizzBuzz: 3, packets.Fibonacci: 4, packets.None: -1}
 	template := allCases(t)[0]
 	for _, build := range []string{"v3", "v4"} {
@@ -159,7 +148,7 @@ func TestBundledClassifyEveryOctet(t *testing.T) {
 // measure the failure path: after more runs than the queue holds, the
 // newest value must still be the one just pushed.
 func TestQueueOverwritesWhenFull(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	l := loadBundled(t, "v1")
 	cases := allCases(t)
 	queue := l.coll.Maps["verdicts"]
@@ -185,7 +174,7 @@ func TestQueueOverwritesWhenFull(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	cases, err := packets.Select([]string{packets.Fizz, packets.Fibonacci, packets.Short})
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +216,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunRejectsWrongReturn(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	c := allCases(t)[0]
 	c.Expect = "XDP_DROP"
 	cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: []packets.Case{c},
@@ -238,7 +227,7 @@ func TestRunRejectsWrongReturn(t *testing.T) {
 }
 
 func TestRunCancelled(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: packets.Default(),
@@ -251,7 +240,7 @@ func TestRunCancelled(t *testing.T) {
 
 // tc classifiers and socket filters run on the same packets as XDP.
 func TestOtherProgramTypes(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	for _, tt := range []struct{ program, expect, action string }{
 		{"tc_shot", "TC_ACT_SHOT", "TC_ACT_SHOT"},
 		{"socket_all", "0xffffffff", "-1"}, // a socket filter keeps the whole packet
@@ -278,7 +267,7 @@ func TestOtherProgramTypes(t *testing.T) {
 // --timer stats: samples from run_time_ns / run_cnt, which resolve below
 // the kernel's whole nanoseconds and include the clock reads of every run.
 func TestStatsTimer(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	cases := packets.Default()[:1]
 	res, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 100000, Timer: TimerStats})
@@ -321,7 +310,7 @@ func TestStatsTimer(t *testing.T) {
 // The harness floor: the empty program of the measured type is sampled
 // with every case, in the same rounds.
 func TestFloor(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	floor := Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	for _, tt := range []struct {
 		object  Object

@@ -16,7 +16,7 @@ import (
 )
 
 func TestVerifierRejection(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	_, err := load(readTestObject(t, "reject.o"), "")
 	var ve *ebpf.VerifierError
 	if !errors.Is(err, ErrVerifier) || !errors.As(err, &ve) || len(ve.Log) == 0 {
@@ -27,7 +27,7 @@ func TestVerifierRejection(t *testing.T) {
 // Maps go too: a run of an object with maps, compared by the kernel's
 // list of maps.
 func TestNoMapLeftLoaded(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	const name = "lengths" // only maps.o has it
 	before := kerneltest.Maps(t, name)
 	init, err := ParseMapInit("init.yaml", []byte(configInit))
@@ -72,7 +72,7 @@ func bpfDescriptors(t *testing.T) []string {
 // nothing it loaded stays in the kernel: it holds no descriptor, and the
 // kernel's own list of programs is as before.
 func TestNothingLeftLoaded(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	const name = "xdp_drop" // kernel names are truncated to 15 characters
 	before := kerneltest.Programs(t, name)
 	fdsBefore := bpfDescriptors(t)

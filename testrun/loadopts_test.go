@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 )
@@ -68,7 +69,7 @@ func effectStrings(c CaseResult) string {
 // set before loading, is what a hit returns; the counter map declared
 // without max_entries is sized one entry per CPU.
 func TestPinnedPerCPUKnob(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	cpus, err := ebpf.PossibleCPU()
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +140,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 // other program array by name, which then wins; a map of maps gets a
 // new inner map, itself filled by name.
 func TestTailCallsAndMapsOfMaps(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	obj := readTestObject(t, "tailcall.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false)}
 
@@ -188,7 +189,7 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 // balance finds its queue by a key with an anonymous union, bitfields, a
 // big-endian port and an address.
 func TestTypeAndStructuredKeys(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	obj := readTestObject(t, "sections.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "udp-80", 80, true)}
 	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "keep_all"}}, Cases: cases, CPU: -1, Samples: MinSamples}); !errors.Is(err, ErrUnsupportedType) {
@@ -282,7 +283,7 @@ func TestLoadOptionErrors(t *testing.T) {
 // A kernel refusal while filling a map is a failed run, not bad input,
 // and names the map and the entry: here a hash map of 16 entries given 17.
 func TestMapInitKernelRefusal(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	doc := "maps:\n  queues:\n"
 	for port := range 17 {
 		doc += fmt.Sprintf("    - {key: {addr: 198.51.100.1, port: %d, proto: 6}, value: 1}\n", port+1)
@@ -302,7 +303,7 @@ func TestMapInitKernelRefusal(t *testing.T) {
 // loaded beside the measured one, its maps filled by name and watched as
 // FILE:NAME, and the chain measured end to end.
 func TestTailCallIntoOtherObject(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	init := mustParseInit(t, `maps:
   chosen:
     - {key: 0, value: {object: ../bpf/testdata/ports.o, program: port_filter}}
@@ -330,7 +331,7 @@ func TestTailCallIntoOtherObject(t *testing.T) {
 // A load the kernel refuses names the same map every time: cilium/ebpf
 // creates maps in no set order, and badmaps.o has two bad ones.
 func TestLoadErrorDeterministic(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	obj := readTestObject(t, "badmaps.o")
 	for range 8 {
 		l, err := load(obj, "")

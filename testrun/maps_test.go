@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 )
@@ -74,7 +75,7 @@ func TestResolveMapInit(t *testing.T) {
 
 // The checking run reports what each case changed in the maps.
 func TestEffects(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	cases, err := packets.Select([]string{packets.Fizz, packets.None})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -15,7 +16,7 @@ import (
 // its twin costs that does the same loads and stores without touching the
 // frame: single runs measure the program, not the copy of the frame.
 func TestRewriterMatchesTwin(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	rewrite, cases := rewriteAndFizz(t)
 	res, err := Run(context.Background(), Config{
 		Programs: []Program{{Object: rewrite, Program: "swap_macs"}, {Object: rewrite, Program: "same_macs"}},

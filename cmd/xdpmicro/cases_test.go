@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 )
@@ -90,7 +91,7 @@ func TestCaseSelectionBadInput(t *testing.T) {
 
 // A case whose return differs from --expect fails the run before timing.
 func TestExpectFailsTheRun(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	code, stdout, stderr := xdpmicro(append([]string{"bench", "--class", "fizz", "--expect", "XDP_DROP"}, quick...)...)
 	if code != exitFailed || stdout != "" || !strings.Contains(stderr, "case fizz: returned XDP_PASS, expected XDP_DROP") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -99,7 +100,7 @@ func TestExpectFailsTheRun(t *testing.T) {
 
 // Own packets, sizes and map effects end to end, on a tc program.
 func TestBenchOwnPackets(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	file := writeFile(t, "cases.yaml", casesYAML)
 	args := append([]string{"bench", "../../bpf/testdata/multi.o", "--program", "tc_shot", "--packets", file,
 		"--expect", "TC_ACT_SHOT", "--size", "128,1500", "--format", "json"}, quick...)
@@ -121,7 +122,7 @@ func TestBenchOwnPackets(t *testing.T) {
 }
 
 func TestBenchPcap(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	capture := filepath.Join(t.TempDir(), "in.pcap")
 	if code, _, stderr := xdpmicro("packets", "--class", "fizz,buzz,none", "--pcap", capture); code != 0 {
 		t.Fatal(stderr)
@@ -144,7 +145,7 @@ func TestBenchPcap(t *testing.T) {
 }
 
 func TestBenchFloor(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	code, stdout, stderr := xdpmicro(append([]string{"bench", "--floor", "--class", "fizz,none", "--format", "json"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -175,7 +176,7 @@ func TestDefaultProtocolMix(t *testing.T) {
 			t.Errorf("packets --class mix lacks %q", want)
 		}
 	}
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	for _, tc := range []struct {
 		args []string
 		want []string
@@ -208,7 +209,7 @@ func TestDefaultProtocolMix(t *testing.T) {
 // --ctx reaches the program in the checking run and in every sample, and
 // a packet file's ctx overrides it field by field.
 func TestBenchContext(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	file := writeFile(t, "ctx.yaml", `cases:
   - name: unmarked
     ctx: {mark: 0}

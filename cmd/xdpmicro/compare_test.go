@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -30,7 +31,7 @@ func readReport(t *testing.T, path string) *report.Report {
 // v3 walks the Fibonacci sequence in a loop where v4 tests 13 constants:
 // the fibonacci case is far slower in v3, by tens of percent.
 func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	out := filepath.Join(t.TempDir(), "cmp.json")
 	args := append([]string{"bench", "--before", "v3", "--after", "v4", "--class", "fibonacci,fizz",
 		"--format", "json", "-o", out}, measured...)
@@ -69,7 +70,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 }
 
 func TestFailOnRegression(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	args := append([]string{"bench", "--before", "v4", "--after", "v3", "--class", "fibonacci", "--fail-on-regression"}, measured...)
 	code, stdout, stderr := xdpmicro(args...)
 	if code != exitRegression || !strings.Contains(stdout, "│ regressed │") || !strings.HasSuffix(stderr, "xdpmicro: regressed, or changed action: fibonacci\n") {
@@ -82,7 +83,7 @@ func TestFailOnRegression(t *testing.T) {
 }
 
 func TestBaselineRoundTrip(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	dir := filepath.Join(t.TempDir(), "baselines")
 	save := append([]string{"bench", "--class", "none", "--baseline-dir", dir, "--save-baseline", "main"}, quick...)
 	if code, _, stderr := xdpmicro(save...); code != 0 || !strings.Contains(stderr, "saved") {
@@ -140,7 +141,7 @@ func TestComparisonBadInput(t *testing.T) {
 }
 
 func TestCompareFiles(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	dir := t.TempDir()
 	old, cur := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
 	for _, run := range []struct{ object, out string }{{"v3", old}, {"v4", cur}} {
@@ -187,7 +188,7 @@ func TestCompareFiles(t *testing.T) {
 
 // --low-quantile reaches the estimate, and the table names it.
 func TestLowQuantile(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	path := filepath.Join(t.TempDir(), "run.json")
 	args := append([]string{"bench", "--class", "none", "--low-quantile", "0.25", "--format", "json", "-o", path}, measured...)
 	if code, _, stderr := xdpmicro(args...); code != 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -15,7 +16,7 @@ import (
 // table, a field in the JSON, Bencher's instructions measure in BMF, and
 // insns/op on every gobench line, all the same figure.
 func TestInstructionsInEveryFormat(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "run.json")
 	args := append([]string{"bench", "v3", "--class", "fizz,high", "--sampling", "flat", "--format", "json", "-o", jsonPath}, quick...)
@@ -91,7 +92,7 @@ func TestInstructionsInEveryFormat(t *testing.T) {
 // --fail-on insns judges the exact counts: v3's loop executes more
 // instructions than v4's constants for every class, whatever the time.
 func TestFailOnInstructions(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	dir := t.TempDir()
 	paths := map[string]string{}
 	for _, build := range []string{"v3", "v4"} {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/report"
 )
 
@@ -59,7 +60,7 @@ func TestLoadOptionsBadInput(t *testing.T) {
 // A kernel refusal while filling a map is a failed run: exit 1, one line
 // naming the file's line, the map and the entry.
 func TestMapInitRefusalExitsOne(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	doc := "maps:\n  queues:\n"
 	for port := range 17 { // the map holds 16
 		doc += fmt.Sprintf("    - {key: {addr: 198.51.100.1, port: %d, proto: 6}, value: 1}\n", port+1)
@@ -100,7 +101,7 @@ func TestProgramsListsMapsAndVariables(t *testing.T) {
 // set with --set changes what a hit returns, and stderr notes what
 // xdpmicro changed of the object.
 func TestBenchPortFilter(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	cases := writeFile(t, "cases.yaml", portCases)
 	init := writeFile(t, "init.yaml", "maps:\n  ports:\n    - {key: htons(80), value: 1}\n")
 	for _, tt := range []struct {

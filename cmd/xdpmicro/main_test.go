@@ -13,18 +13,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
-
-// requireBPF skips a test that loads programs when this process may not;
-// kernel tests never fake the kernel.
-func requireBPF(t *testing.T) {
-	t.Helper()
-	if err := testrun.CheckPrivileges(); err != nil {
-		t.Skip(err)
-	}
-	kerneltest.Exclusive(t)
-}
 
 func xdpmicro(args ...string) (code int, stdout, stderr string) {
 	var out, errs bytes.Buffer
@@ -116,7 +105,7 @@ func TestProgramsListsBundledBuilds(t *testing.T) {
 }
 
 func TestVerifierRejectionExitsOne(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	code, _, stderr := xdpmicro("bench", "../../bpf/testdata/reject.o")
 	first, rest, _ := strings.Cut(stderr, "\n")
 	if code != exitFailed || !strings.Contains(first, "rejected by the verifier") || !strings.Contains(rest, "verifier log") {
@@ -125,7 +114,7 @@ func TestVerifierRejectionExitsOne(t *testing.T) {
 }
 
 func TestBenchJSON(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	code, stdout, stderr := xdpmicro(append([]string{"bench", "v2", "--format", "json"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -159,7 +148,7 @@ func TestBenchJSON(t *testing.T) {
 }
 
 func TestBenchBMFToFile(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "results.json")
 	html := filepath.Join(dir, "report")
@@ -194,7 +183,7 @@ func TestBenchBMFToFile(t *testing.T) {
 }
 
 func TestBenchTable(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	for _, tc := range []struct {
 		sampling string
 		want     []string
@@ -218,7 +207,7 @@ func TestBenchTable(t *testing.T) {
 // Without privileges the tool says what is missing and how to get it, in
 // one line, and exits 1. Run as root, the test drops to nobody.
 func TestUnprivileged(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	dir, err := os.MkdirTemp("", "xdpmicro-unprivileged")
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,14 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 )
 
 // Given a program, packets runs each case once through it and shows what
 // it did to the frame and the maps; without one it runs nothing.
 func TestPacketsShowsOutputFrame(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	code, stdout, stderr := xdpmicro("packets", "../../bpf/testdata/rewrite.o", "--program", "swap_macs", "--class", "fizz")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -31,7 +31,7 @@ func buildBinary(t *testing.T) string {
 // measured printed and marked partial, the exit code 128 + signal, the
 // output file as it was, and nothing left in the kernel.
 func TestInterrupt(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	bin := buildBinary(t)
 	const program = "xdp_pass" // no other test measures it
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/report"
 )
 
@@ -17,7 +18,7 @@ const validateAttempts = 3
 // `xdpmicro validate` holds, in one of validateAttempts tries, each of
 // whose figures must be sound.
 func TestValidation(t *testing.T) {
-	requireBPF(t)
+	kerneltest.RequireBPFAlone(t)
 	for attempt := 1; ; attempt++ {
 		code, v := validateOnce(t)
 		if code == 0 {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 )
 
@@ -95,4 +97,32 @@ func Exclusive(t testing.TB) {
 	if lockErr != nil {
 		t.Fatalf("kernel tests' lock %s: %v", lockPath, lockErr)
 	}
+}
+
+// RequireBPF skips a test that loads BPF programs when this process may
+// not, with the reason: it loads the smallest program there is, as the
+// kernel's answer is the only one that counts (capabilities, a sysctl
+// such as kernel.unprivileged_bpf_disabled, a LSM all decide it).
+func RequireBPF(t testing.TB) {
+	t.Helper()
+	if err := rlimit.RemoveMemlock(); err != nil && !errors.Is(err, unix.EPERM) {
+		t.Fatal(err)
+	}
+	p, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.SocketFilter, License: "GPL",
+		Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()}})
+	if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+		t.Skipf("loading BPF programs needs CAP_BPF and CAP_NET_ADMIN, or root (sudo go test ...): %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+}
+
+// RequireBPFAlone is RequireBPF for a test that times calls: it also
+// takes the kernel tests' lock (Exclusive).
+func RequireBPFAlone(t testing.TB) {
+	t.Helper()
+	RequireBPF(t)
+	Exclusive(t)
 }
