@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -79,8 +80,10 @@ func helpWidth(cmd *cobra.Command) int {
 // described defaults, wrapped: cobra's usage template with its flag list
 // rendered by flagUsages.
 func documentFlags(root *cobra.Command) {
-	cobra.AddTemplateFunc("localFlagUsages", func(cmd *cobra.Command) string {
-		return flagUsages(cmd.LocalFlags(), helpWidth(cmd))
+	addTemplateFunc.Do(func() {
+		cobra.AddTemplateFunc("localFlagUsages", func(cmd *cobra.Command) string {
+			return flagUsages(cmd.LocalFlags(), helpWidth(cmd))
+		})
 	})
 	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(),
 		"{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}",
@@ -89,3 +92,7 @@ func documentFlags(root *cobra.Command) {
 		c.Flags().SortFlags = false
 	}
 }
+
+// addTemplateFunc guards cobra's template functions, a global map, from
+// commands built concurrently (tests).
+var addTemplateFunc sync.Once
