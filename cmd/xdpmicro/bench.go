@@ -122,7 +122,7 @@ saved earlier by --save-baseline.`,
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, fmt.Sprintf("sample until every case's estimate has a confidence interval within ±`P` (relative: 0.01 is ±1 %%) "+
 		"— in a comparison by slope, until every change is known to ±P and decided — or --time is spent; judged after at least %s (or half of --time, if less) and %d rounds",
 		testrun.MinSamplingTime, testrun.MinAdaptiveRounds))
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "spend at most `D` on calibration, warm-up and sampling, when sampling to --precision")
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of calibration, warm-up and sampling, when sampling to --precision")
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (at least %d) instead of sampling to --precision; "+
 		"with --precision or --time also given, the fewest rounds", testrun.MinSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")
@@ -143,7 +143,7 @@ saved earlier by --save-baseline.`,
 	describeDefault(fl, "after", "OBJECT")
 	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under `NAME` (by --save-baseline)")
 	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under `NAME`")
-	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "save and read baselines in `DIR`, relative to the working directory")
+	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "save and read baselines in `DIR`")
 	f.comparison.register(fl)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)

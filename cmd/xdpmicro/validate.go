@@ -53,7 +53,7 @@ Exit code 1 if a check fails.`,
 	fl.IntVar(&f.runs, "runs", 3, "measure the whole ladder in `N` separate runs, each loading everything anew")
 	f.cpu.register(fl)
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "spend at most `D` on each run")
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
 	registerTimer(fl, &f.timer)
 	fl.BoolVar(&f.json, "json", false, "the ladder's figures as JSON")
 	f.output.register(fl)
