@@ -103,33 +103,47 @@ saved earlier by --save-baseline.`,
 		},
 		ValidArgsFunction: completeObject,
 	}
+	// Registered by topic, the order help and the README list them in:
+	// what to run, the cases, how to sample, the output, comparisons.
 	fl := cmd.Flags()
-	fl.StringVar(&f.program, "program", "", "program (function) to measure; default: the object's only measurable (XDP, tc or socket-filter) program")
-	f.selection.register(cmd, "pcap")
-	f.cpu.register(fl)
-	fl.StringVar(&f.mapInit, "map-init", "", "fill maps before the run, and set variables and map sizes before loading, from this YAML or JSON file (see the README)")
+	registerProgram(fl, &f.program)
+	registerMapInit(fl, &f.mapInit)
 	f.load.register(cmd)
-	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "time spent sampling every case before samples are kept")
-	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly this many samples per case (at least %d) instead of sampling until --precision or --time; with either of those also given, the fewest", testrun.MinSamples))
-	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each case until its estimate's interval is within ± this fraction (0.01 = ±1 %), or --time is spent")
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "time budget of the sampling (calibration, warm-up, samples) when sampling until --precision")
-	fl.Uint32Var(&f.repeat, "repeat", 0, "runs per sample (BPF_PROG_TEST_RUN repeat), 1 to 4294967295, with linear sampling the mean over the levels; 0: chosen so that a sample lasts about 0.2 ms")
-	fl.StringVar(&f.before, "before", "", "compare: the old build (bundled name or file), measured interleaved with --after")
-	fl.StringVar(&f.after, "after", "", "compare: the new build; default: OBJECT")
-	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under this name")
-	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under this name")
-	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "directory of saved baselines")
-	fl.StringVar((*string)(&f.timer), "timer", string(testrun.TimerKernel), "kernel: BPF_PROG_TEST_RUN's figure, whole ns per run; stats: BPF_ENABLE_STATS run_time_ns/run_cnt, finer but with the clock's cost in every run")
-	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), "linear: sample i runs i·step times (10 levels), the time per run is the slope of the call's wall time over its repeat, resolving fractions of a ns; "+
-		"flat: every sample runs --repeat times, the kernel's figure in whole ns per run (Criterion's words)")
-	fl.IntVar(&f.placements, "placements", 0, fmt.Sprintf("with --before/--after, load each build this many times: the JIT places each load at its own address, "+
-		"and two loads of one program can differ by a few %%; builds are compared over all their loads (0: %d with linear sampling, else 1)", testrun.DefaultPlacements))
-	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each run on a fresh copy of the frame (automatic for cases a program changes the frame of: the kernel runs a call's repeats on one buffer)")
-	fl.BoolVar(&f.floor, "floor", true, "also measure the empty program of the same type with every case, and give each case net of it (--floor=false to skip)")
-	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, so that no call waits for it to change (--anchor=false: every call changes it twice, each change waiting for RCU on Linux 6.2 and later: milliseconds a call, and sampling falls back to flat)")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr (it is only drawn when stderr is a terminal)")
+	f.selection.register(cmd, "pcap")
+	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), fmt.Sprintf("sample in `MODE`, as Criterion names them: "+
+		"linear (sample i runs i·step times over %d levels, and the time per run is the slope of each call's wall time over its repeat: fractions of a ns) "+
+		"or flat (every sample runs --repeat times and the kernel's figure stands: whole ns); "+
+		"linear falls back to flat where calls cost too much beyond their runs (see How it measures in the README)", testrun.DefaultLevels))
+	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame "+
+		"(automatic for cases a program changes the frame of: the kernel runs a call's repeats on one buffer)")
+	fl.IntVar(&f.placements, "placements", 0, "with --before/--after, load each build `N` times, in turns: the JIT places each load at its own address, "+
+		"and two loads of one program can differ by a few %; builds are compared over all their loads")
+	explainDefault(fl, "placements", fmt.Sprintf("%d when compared by slope or ols, else 1", testrun.DefaultPlacements))
+	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, fmt.Sprintf("sample until every case's estimate has a confidence interval within ±`P` (relative: 0.01 is ±1 %%) "+
+		"— in a comparison by slope, until every change is known to ±P and decided — or --time is spent; judged after at least %s (or half of --time, if less) and %d rounds",
+		testrun.MinSamplingTime, testrun.MinAdaptiveRounds))
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of calibration, warm-up and sampling, when sampling to --precision")
+	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (at least %d) instead of sampling to --precision; "+
+		"with --precision or --time also given, the fewest rounds", testrun.MinSamples))
+	describeDefault(fl, "samples", "adaptive: to --precision or --time")
+	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a sample (BPF_PROG_TEST_RUN's repeat), 1 to %d; with linear sampling, the mean over the levels", uint32(testrun.MaxRepeat)))
+	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", testrun.TargetSample))
+	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
+	f.cpu.register(fl)
+	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type with every case, in the same rounds, and give each case net of it (--floor=false to skip)")
+	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, where that pays, so that no call waits for it to change "+
+		"(see How it measures in the README); --anchor=false: every call changes it twice, each change waiting for RCU on Linux 6.2 and later, "+
+		"milliseconds a call, and linear sampling falls back to flat")
+	registerTimer(fl, &f.timer)
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.output.registerLowQuantile(fl)
+	fl.StringVar(&f.before, "before", "", "compare: the old build `OBJECT`, a bundled build or a file, measured interleaved with the new one on the same CPU")
+	fl.StringVar(&f.after, "after", "", "compare: the new build `OBJECT`, given here or as the argument; needs --before")
+	describeDefault(fl, "after", "OBJECT")
+	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under `NAME` (by --save-baseline)")
+	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under `NAME`")
+	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "save and read baselines in `DIR`")
 	f.comparison.register(fl)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)

@@ -71,6 +71,7 @@ sampling modes or hosts, or with different repeat counts both given.`,
 		},
 	}
 	out.register(cmd.Flags())
+	describeDefault(cmd.Flags(), "estimator", "the one the files were measured for: the new file's, with a warning when they differ")
 	cmp.register(cmd.Flags())
 	registerQuiet(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))

@@ -27,21 +27,42 @@ type outputFlags struct {
 }
 
 func (o *outputFlags) register(fl *pflag.FlagSet) {
-	fl.Float64Var(&o.confidence, "confidence", 0.95, "confidence level of the intervals, in (0,1)")
-	fl.IntVar(&o.resamples, "resamples", 10000, "bootstrap resamples per estimate")
-	fl.StringVar(&o.format, "format", string(report.Table), "output format: "+strings.Join(report.Formats(), ", "))
-	fl.StringVarP(&o.output, "output", "o", "", "write the report to this file (atomically) instead of standard output")
-	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into this directory")
-	fl.BoolVar(&o.wide, "wide", false, "table: every column (source address, second figure, std dev) and Criterion's verdict sentences; without it the table fits 120 columns")
-	fl.StringVar(&o.estimator, "estimator", "", "the figure that stands for a case, is compared and brought to --precision: "+
-		"slope (linear sampling: the slope of wall time over repeat through each level's low quantile), ols (least squares through every call), "+
-		"low (Harrell–Davis --low-quantile of the kernel's figures: the time when the machine adds nothing), mean, median, min; "+
-		"default slope with linear sampling, low with flat")
+	fl.Float64Var(&o.confidence, "confidence", 0.95, "the intervals' confidence level `C`, in (0, 1)")
+	fl.IntVar(&o.resamples, "resamples", 10000, fmt.Sprintf("`N` bootstrap resamples per estimate, at least %d", stats.MinResamples))
+	fl.StringVar(&o.format, "format", string(report.Table), "write the report in `FORMAT`: "+formatList())
+	fl.StringVarP(&o.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
+	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into `DIR`")
+	fl.BoolVar(&o.wide, "wide", false, "the table with every column (source address, the kernel's figure beside the slope, std dev) and Criterion's verdict sentences; "+
+		"without it the table fits 120 columns (JSON holds everything either way)")
+	fl.StringVar(&o.estimator, "estimator", "", "the figure that stands for a case, is compared and brought to --precision, by estimator `NAME`: "+
+		"slope (linear sampling: the slope of wall time over repeat through each repeat level's Harrell–Davis --low-quantile), ols (least squares through every call), "+
+		"or, of the kernel's figures, low (their Harrell–Davis --low-quantile: the time when the machine adds nothing), mean, median, min (min has no interval: give --samples)")
+	describeDefault(fl, "estimator", "slope with linear sampling, low with flat")
+}
+
+// formatNotes say what a format is for, where its name does not.
+var formatNotes = map[string]string{
+	string(report.BMF):     "Bencher Metric Format",
+	string(report.JSON):    "everything, for compare and baselines",
+	string(report.GoBench): "Go benchmark lines, for benchstat",
+}
+
+// formatList lists report's formats, with what each is for.
+func formatList() string {
+	var list []string
+	for _, f := range report.Formats() {
+		if note := formatNotes[f]; note != "" {
+			f += " (" + note + ")"
+		}
+		list = append(list, f)
+	}
+	return strings.Join(list, ", ")
 }
 
 // registerLowQuantile adds --low-quantile.
 func (o *outputFlags) registerLowQuantile(fl *pflag.FlagSet) {
-	o.quantile = fl.Float64("low-quantile", stats.DefaultLowQuantile, "the quantile the low estimate stands for, in (0, 0.5)")
+	o.quantile = fl.Float64("low-quantile", stats.DefaultLowQuantile, "the quantile `Q` that the low estimate, and each level of the slope, stands for, in (0, 0.5) "+
+		"(compare takes the one its files were measured with)")
 }
 
 // estimatorValue is the --estimator asked for, or def if none was.
@@ -122,13 +143,23 @@ type compareFlags struct {
 }
 
 func (c *compareFlags) register(fl *pflag.FlagSet) {
-	fl.Float64Var(&c.significance, "significance", 0.05, "p-value below which a change is distinguishable from none")
+	fl.Float64Var(&c.significance, "significance", 0.05, "the p-value `A` below which a change is distinguishable from none")
 	c.noiseThreshold = autoThreshold
 	fl.Var(&c.noiseThreshold, "noise-threshold", fmt.Sprintf(
-		"relative change a change's whole interval must exceed to count (0.03 = 3 %%); auto: %g for interleaved builds sampled linearly, %g flat, %g across runs (baselines, compare)",
-		stats.InterleavedSlopeNoiseThreshold, stats.InterleavedNoiseThreshold, stats.AcrossRunsNoiseThreshold))
-	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit with code 3 when any case regressed or changed action")
-	fl.StringSliceVar(&c.failOn, "fail-on", nil, "what --fail-on-regression judges, and implies it: time (the verdicts), insns (any case executing more BPF instructions: exact, no threshold), or time,insns; default time")
+		"relative change `T` that a change's whole interval must exceed to count (0.03 = 3 %%); "+
+			"auto: %g (%s) for --before/--after compared by slope or ols, %g (%s) by the other estimators, %g (%s) across runs (--baseline, compare)",
+		stats.InterleavedSlopeNoiseThreshold, percent(stats.InterleavedSlopeNoiseThreshold),
+		stats.InterleavedNoiseThreshold, percent(stats.InterleavedNoiseThreshold),
+		stats.AcrossRunsNoiseThreshold, percent(stats.AcrossRunsNoiseThreshold)))
+	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit 3 when any case regressed, or changed action; stderr names the cases")
+	fl.StringSliceVar(&c.failOn, "fail-on", nil, "judge regressions by `J` for --fail-on-regression, and imply it: time (the verdicts), "+
+		"insns (any case executing more BPF instructions: exact, no threshold; a case without counts on both sides fails), or time,insns")
+	describeDefault(fl, "fail-on", judgeTime)
+}
+
+// percent writes a fraction as a percentage: 0.0025 is "0.25 %".
+func percent(f float64) string {
+	return strconv.FormatFloat(f*100, 'g', 3, 64) + " %"
 }
 
 // options are the comparison options; interleaved says whether the two
@@ -216,8 +247,14 @@ type cpuFlag int
 
 func (c *cpuFlag) register(fl *pflag.FlagSet) {
 	*c = cpuFlag(testrun.AnyCPU)
-	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "CPU to measure on; -1 chooses: an isolated CPU if any (else nohz_full), never CPU 0 when another is allowed, "+
-		"the least busy over 0.1 s, ties to the highest")
+	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "pin the measuring threads to CPU `N`; -1 chooses: an isolated CPU if any (else a nohz_full one), "+
+		"never CPU 0 when another is allowed, the least busy over 0.1 s, ties to the highest; the report says which and why")
+}
+
+// registerTimer adds --timer, the same for every command that measures.
+func registerTimer(fl *pflag.FlagSet, timer *testrun.Timer) {
+	fl.StringVar((*string)(timer), "timer", string(testrun.TimerKernel), "time the runs with `TIMER`: kernel (BPF_PROG_TEST_RUN's own figure, whole ns per run) "+
+		"or stats (BPF_ENABLE_STATS's run_time_ns over run_cnt: finer, but with the clock's cost in every run, and no anchors; see How it measures in the README)")
 }
 
 func (c cpuFlag) check() error {
@@ -230,5 +267,5 @@ func (c cpuFlag) check() error {
 // registerQuiet gives a command that draws no progress bench's --quiet,
 // so that one set of flags works on every command.
 func registerQuiet(cmd *cobra.Command) {
-	cmd.Flags().BoolP("quiet", "q", false, "no progress on stderr (this command draws none)")
+	cmd.Flags().BoolP("quiet", "q", false, "no progress on stderr: this command draws none (taken so that one set of flags works on every command)")
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -19,11 +20,27 @@ type loadFlags struct {
 
 func (l *loadFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&l.programType, "type", "", "program type of programs in sections that name none: "+strings.Join(testrun.TypeNames, ", ")+
-		" (af_packet: a socket filter on an AF_PACKET socket, as Suricata's SEC(\"filter\"), which sees frames from their Ethernet header)")
-	fl.StringArrayVar(&l.set, "set", nil, "set a global variable of .rodata, .data or .bss before loading (a const volatile knob): `NAME=VALUE`; repeatable; VALUE as in a --map-init file: a number, an enum or action name, an address, or YAML")
-	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading: `NAME=N`; for maps declared without max_entries, which get one entry per possible CPU otherwise; repeatable")
+	fl.StringVar(&l.programType, "type", "", "program `TYPE` of the programs in sections that name none: "+strings.Join(testrun.TypeNames, ", ")+
+		" (af_packet: a socket filter on an AF_PACKET socket, as Suricata's SEC(\"filter\") and SEC(\"loadbalancer\"), which sees each frame from its Ethernet header)")
+	describeDefault(fl, "type", "from the section")
+	fl.StringArrayVar(&l.set, "set", nil, "set the global variable `NAME=VALUE` of .rodata, .data or .bss before loading: a const volatile knob such as xdp-bench's action; "+
+		"VALUE as in a --map-init file: a number, an enum or action name (XDP_TX), true or false, an address, or YAML for structs and arrays; repeatable")
+	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading, `NAME=N` giving map NAME N entries: a map declared without max_entries (its loader sizes it), or one to change; repeatable")
+	describeDefault(fl, "max-entries", "as declared; a map that declares none gets one entry per possible CPU, a ring buffer 64 pages, and a note says so")
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(testrun.TypeNames))
+}
+
+// registerProgram adds --program, the same for every command that runs a
+// program.
+func registerProgram(fl *pflag.FlagSet, program *string) {
+	fl.StringVar(program, "program", "", "the program to run: its function `NAME`; an unknown name lists the object's programs")
+	describeDefault(fl, "program", "the only XDP, tc or socket-filter program in the object; a bundled build's own")
+}
+
+// registerMapInit adds --map-init, the same for every command that runs a
+// program.
+func registerMapInit(fl *pflag.FlagSet, file *string) {
+	fl.StringVar(file, "map-init", "", "fill maps after loading, and set global variables and map sizes before, from a YAML or JSON `FILE` (see Maps in the README)")
 }
 
 // check refuses, naming the flag, what testrun would refuse of their form;

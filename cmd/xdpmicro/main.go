@@ -154,6 +154,7 @@ Nothing is pinned, attached or left loaded when xdpmicro exits.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(benchCommand(), compareCommand(), packetsCommand(), programsCommand(), validateCommand())
 	root.SetHelpCommand(helpCommand(root))
+	documentFlags(root)
 	return root
 }
 

@@ -47,9 +47,9 @@ Wireshark (the input capture, if any, is --from-pcap here).`,
 	}
 	f.selection.register(cmd, "from-pcap")
 	fl := cmd.Flags()
-	fl.StringVar(&f.out, "pcap", "", "write the cases to this pcap file (atomically) instead of listing them")
-	fl.StringVar(&f.program, "program", "", "with OBJECT: the program (function) to run; default: the object's only measurable program")
-	fl.StringVar(&f.mapInit, "map-init", "", "with OBJECT: fill maps before the runs from this YAML or JSON file (see the README)")
+	fl.StringVar(&f.out, "pcap", "", "write the cases to `FILE` as a pcap, atomically, instead of listing them")
+	registerProgram(fl, &f.program)
+	registerMapInit(fl, &f.mapInit)
 	registerQuiet(cmd)
 	return cmd
 }

@@ -50,12 +50,12 @@ Exit code 1 if a check fails.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return validate(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.runs, "runs", 3, "separate runs of the whole ladder")
+	fl.IntVar(&f.runs, "runs", 3, "measure the whole ladder in `N` separate runs, each loading everything anew")
 	f.cpu.register(fl)
-	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate is within ± this fraction, or --time is spent")
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "time budget of each run")
-	fl.StringVar((*string)(&f.timer), "timer", string(testrun.TimerKernel), "kernel or stats, as for bench")
-	fl.BoolVar(&f.json, "json", false, "print the figures as JSON")
+	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
+	registerTimer(fl, &f.timer)
+	fl.BoolVar(&f.json, "json", false, "the ladder's figures as JSON")
 	f.output.register(fl)
 	return cmd
 }
