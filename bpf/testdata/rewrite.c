@@ -30,11 +30,9 @@ char __license[] SEC("license") = "Dual BSD/GPL";
 SEC("xdp")
 int swap_macs(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
+	struct ethhdr *eth = (void *)(long)ctx->data;
 
-	if ((void *)(eth + 1) > data_end)
+	if ((void *)(eth + 1) > (void *)(long)ctx->data_end)
 		return XDP_ABORTED;
 	unsigned char tmp[ETH_ALEN];
 	__builtin_memcpy(tmp, eth->h_dest, ETH_ALEN);
@@ -46,11 +44,9 @@ int swap_macs(struct xdp_md *ctx)
 SEC("xdp")
 int same_macs(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
+	struct ethhdr *eth = (void *)(long)ctx->data;
 
-	if ((void *)(eth + 1) > data_end)
+	if ((void *)(eth + 1) > (void *)(long)ctx->data_end)
 		return XDP_ABORTED;
 	/* volatile: the compiler may not drop stores of what was just loaded. */
 	volatile unsigned char *dest = eth->h_dest, *source = eth->h_source;
@@ -69,11 +65,9 @@ int same_macs(struct xdp_md *ctx)
 SEC("xdp")
 int flip_proto(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
+	struct ethhdr *eth = (void *)(long)ctx->data;
 
-	if ((void *)(eth + 1) > data_end)
+	if ((void *)(eth + 1) > (void *)(long)ctx->data_end)
 		return XDP_ABORTED;
 	if (eth->h_proto != bpf_htons(ETH_P_IP))
 		return XDP_PASS;
