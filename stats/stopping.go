@@ -115,3 +115,30 @@ func PreciseChange(est Estimator, precision, threshold float64, placements int, 
 func Decided(c Estimate, threshold float64) bool {
 	return c.Lower > threshold || c.Upper < -threshold || (c.Lower > -threshold && c.Upper < threshold)
 }
+
+// StoppingRule is how adaptive sampling decides that a case has enough
+// samples: each side's estimate known to ± Precision (Precise), or, for
+// two builds compared by a fitted estimator over two or more placements
+// each, their change settled (PreciseChange).
+type StoppingRule struct {
+	Estimator Estimator
+	Precision float64
+	// Compare says the sides are two builds' placements, Placements each,
+	// to be compared against the noise Threshold.
+	Compare    bool
+	Placements int
+	Threshold  float64
+	// Options are the intervals' confidence; the rule resamples
+	// JudgeResamples times whatever Options says, to stay cheap.
+	Options Options
+}
+
+// Enough applies the rule to a case's sides so far.
+func (r StoppingRule) Enough(sides []Sampled) bool {
+	opts := r.Options
+	opts.Resamples = JudgeResamples
+	if r.Compare && r.Estimator.Fitted() && r.Placements >= 2 {
+		return PreciseChange(r.Estimator, r.Precision, r.Threshold, r.Placements, opts, sides)
+	}
+	return Precise(r.Estimator, r.Precision, opts, sides)
+}

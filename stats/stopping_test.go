@@ -47,3 +47,29 @@ func TestPrecise(t *testing.T) {
 		t.Error("one side of a two-placement comparison judged precise")
 	}
 }
+
+// The rule judges each side for one build, or for builds compared by an
+// estimator that is not fitted, and the change for builds compared by a
+// slope over placements: sides without timings have no change to judge.
+func TestStoppingRule(t *testing.T) {
+	tight := make([]float64, 100)
+	for i := range tight {
+		tight[i] = 20 + float64(i%2)
+	}
+	four := []Sampled{{Samples: tight}, {Samples: tight}, {Samples: tight}, {Samples: tight}}
+	for _, tc := range []struct {
+		rule StoppingRule
+		want bool
+	}{
+		{StoppingRule{Estimator: Slope, Precision: 0.05}, true}, // flat sides judged by Low
+		{StoppingRule{Estimator: Low, Precision: 0.05, Compare: true, Placements: 2, Threshold: 0.03}, true},
+		{StoppingRule{Estimator: Slope, Precision: 0.05, Compare: true, Placements: 2, Threshold: 0.0025}, false},
+		{StoppingRule{Estimator: Slope, Precision: 0.05, Compare: true, Placements: 1, Threshold: 0.0025}, true},
+		{StoppingRule{Estimator: Mean, Precision: 0.0001}, false},
+	} {
+		tc.rule.Options = DefaultOptions()
+		if got := tc.rule.Enough(four); got != tc.want {
+			t.Errorf("%+v: Enough = %v, want %v", tc.rule, got, tc.want)
+		}
+	}
+}

@@ -21,8 +21,7 @@ type sampling struct {
 // sampling turns --samples, --precision and --time into a plan: a fixed
 // count when --samples is given alone, else adaptive.
 //
-// A comparison of builds by a slope is sampled until each case's change is
-// known, or clear (stats.PreciseChange).
+// When to stop is stats' StoppingRule.
 func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Options, placements int, threshold float64) (sampling, error) {
 	fl := cmd.Flags()
 	if !(f.precision > 0 && f.precision < 1) {
@@ -41,16 +40,9 @@ func (f benchFlags) plan(cmd *cobra.Command, est stats.Estimator, opts stats.Opt
 	if fl.Changed("samples") {
 		rounds = f.samples // the fewest, then
 	}
-	check := opts
-	check.Resamples = stats.JudgeResamples
-	enough := func(_ int, results []testrun.CaseResult) bool {
-		return stats.Precise(est, f.precision, check, sampled(results))
-	}
-	if f.before != "" && est.Fitted() && placements >= 2 {
-		enough = func(_ int, results []testrun.CaseResult) bool {
-			return stats.PreciseChange(est, f.precision, threshold, placements, check, sampled(results))
-		}
-	}
+	rule := stats.StoppingRule{Estimator: est, Precision: f.precision, Options: opts,
+		Compare: f.before != "", Placements: placements, Threshold: threshold}
+	enough := func(_ int, results []testrun.CaseResult) bool { return rule.Enough(sampled(results)) }
 	return sampling{samples: rounds, enough: enough, budget: f.budget, minTime: min(testrun.MinSamplingTime, f.budget/2)}, nil
 }
 
