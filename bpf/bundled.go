@@ -41,6 +41,12 @@ func Builds() []Build {
 // (empty_xdp, empty_tc, empty_socket), whose time is the harness floor.
 func Floor() []byte { return _EmptyBytes }
 
+// Restorer returns the object of the restorer (restore.c): an XDP program
+// that puts a test run's buffer back to the case's frame before each run
+// and tail-calls the program under test, so that every run of a call sees
+// a fresh frame.
+func Restorer() []byte { return _RestoreBytes }
+
 // Rungs returns the fine ladder's rungs as builds, rungN being
 // FineProgram(N): programs a few one-cycle instructions apart, to check
 // that a comparison tells them apart (bench --before rung0 --after rung2).

@@ -9,6 +9,7 @@ package bpf
 //go:generate go tool bpf2go -go-package bpf -cflags "-O2 -g -Wall -Werror -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -DVERSION=4" fizzbuzzV4 fizzbuzz.c
 //go:generate go tool bpf2go -go-package bpf -cflags "-O2 -g -Wall -Werror -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu" empty empty.c
 //go:generate go tool bpf2go -go-package bpf -cflags "-O2 -g -Wall -Werror -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu" ladder ladder.c
+//go:generate go tool bpf2go -go-package bpf -cflags "-O2 -g -Wall -Werror -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu" restore restore.c
 
 // Objects for tests elsewhere, built with clang alone. The build directory
 // is mapped to "." and DWARF stripped, so that they are reproducible.

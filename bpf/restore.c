@@ -1,0 +1,88 @@
+//go:build ignore
+
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+//
+// The restorer: runs an XDP program on a fresh copy of its input frame in
+// every run of a test run. BPF_PROG_TEST_RUN runs all of a call's repeats
+// on one buffer, so a program that changes its packet sees its own output
+// from the second run on. Before each run the restorer puts the buffer
+// back as the kernel made it: no metadata, the data where the kernel put
+// it, the case's length and bytes; then it tail-calls the program. Every
+// run does the same work whatever the program changed (each helper is
+// called, with a zero change when nothing moved), so that the floor, run
+// through a restorer of its own, takes it out of the net.
+//
+// Where the kernel puts the data: the test run's buffer is one page,
+// page-aligned, with the data headroom bytes into it (XDP_PACKET_HEADROOM).
+// xdpmicro checks, before it relies on a restorer, that its runs reproduce
+// the program's own first run, frame and action, call after call.
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+/* The most a test run's page holds: 4096 less the headroom and the shared
+ * info at its end. */
+#define MAX_FRAME 3520
+
+struct frame {
+	__u32 len;
+	__u8 bytes[MAX_FRAME];
+};
+
+/* One entry per case, in the order of the run's cases; sized at load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct frame);
+} frames SEC(".maps");
+
+/* The program under test, at key 0. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} target SEC(".maps");
+
+/* Pointers pass through here to become numbers. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[3]);
+} scratch SEC(".maps");
+
+/* The case the next calls run; xdpmicro sets it before them. */
+__u32 current_case;
+const volatile __u32 headroom = 256;
+
+char __license[] SEC("license") = "Dual BSD/GPL";
+
+SEC("xdp")
+int restore(struct xdp_md *ctx)
+{
+	__u32 key = current_case, zero = 0;
+	struct frame *f = bpf_map_lookup_elem(&frames, &key);
+	__u64 *slot = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!f || !slot)
+		return XDP_ABORTED;
+	slot[0] = (__u64)(long)ctx->data;
+	slot[1] = (__u64)(long)ctx->data_meta;
+	slot[2] = (__u64)(long)ctx->data_end;
+	volatile __u64 *n = slot;
+	__u64 data = n[0], meta = n[1], end = n[2];
+	__u64 start = (data & ~0xfffULL) + headroom;
+	__u32 want = f->len;
+
+	if (want < 14 || want > MAX_FRAME)
+		return XDP_ABORTED;
+	if (bpf_xdp_adjust_meta(ctx, (int)(data - meta)) ||
+	    bpf_xdp_adjust_head(ctx, (int)(start - data)) ||
+	    bpf_xdp_adjust_tail(ctx, (int)want - (int)(end - start)) ||
+	    bpf_xdp_store_bytes(ctx, 0, f->bytes, want))
+		return XDP_ABORTED;
+	bpf_tail_call(ctx, &target, 0);
+	return XDP_ABORTED;
+}
