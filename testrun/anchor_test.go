@@ -259,43 +259,52 @@ func TestLinearPlacements(t *testing.T) {
 	}
 }
 
-// Programs that change their packet are seen doing it, and measured one
-// run a call, on a fresh frame each (every program and the floor, for that
-// case); calls whose runs took another path than the checking run, as a
-// program whose maps the earlier runs filled, are counted.
+// Programs that change their packet are seen doing it, and measured as
+// repeats through the restorer, every run on a fresh frame (every program
+// and the floor, for that case), or one run a call when asked; calls whose
+// runs took another path than the checking run, as a program whose maps
+// the earlier runs filled, are counted.
 func TestFrameChanges(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	rewrite, cases := rewriteAndFizz(t)
-	run := func(programs ...Program) Result {
+	run := func(single bool, programs ...Program) Result {
 		t.Helper()
 		res, err := Run(context.Background(), Config{Programs: programs, Cases: cases, CPU: -1, Samples: 20, Sampling: SamplingLinear,
-			Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
+			SingleRun: single, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
 	frame := cases[0].Frame
-	res := run(Program{Object: rewrite, Program: "swap_macs"}, Program{Object: rewrite, Program: "flip_proto"}, Program{Object: bundled(t, "v4")})
-	swap, flip, v4 := res.Programs[0].Cases[0], res.Programs[1].Cases[0], res.Programs[2].Cases[0]
-	if swap.Action != "XDP_TX" || len(swap.Output) != len(frame) ||
-		!slices.Equal(swap.Output[:6], frame[6:12]) || !slices.Equal(swap.Output[6:12], frame[:6]) {
-		t.Errorf("swap_macs: %s, output % x", swap.Action, swap.Output)
-	}
-	if flip.Action != "XDP_TX" || len(flip.Output) != len(frame) || flip.Output[12] != 0x86 || flip.Output[13] != 0xdd {
-		t.Errorf("flip_proto: %s, output % x", flip.Action, flip.Output)
-	}
-	if v4.Output != nil {
-		t.Errorf("v4 changed the frame: % x", v4.Output)
-	}
-	for _, c := range []CaseResult{swap, flip, v4, res.Floor.Cases[0]} {
-		// One run a call: every call returns the checking run's action.
-		if !c.Single || len(c.Samples) != 20 || len(c.Runs) != 0 || c.OtherReturns != 0 {
-			t.Errorf("%s: single %v, %d samples, %d repeats, %d other returns", c.Action, c.Single, len(c.Samples), len(c.Runs), c.OtherReturns)
+	for _, single := range []bool{false, true} {
+		res := run(single, Program{Object: rewrite, Program: "swap_macs"}, Program{Object: rewrite, Program: "flip_proto"}, Program{Object: bundled(t, "v4")})
+		swap, flip, v4 := res.Programs[0].Cases[0], res.Programs[1].Cases[0], res.Programs[2].Cases[0]
+		if swap.Action != "XDP_TX" || len(swap.Output) != len(frame) ||
+			!slices.Equal(swap.Output[:6], frame[6:12]) || !slices.Equal(swap.Output[6:12], frame[:6]) {
+			t.Errorf("swap_macs: %s, output % x", swap.Action, swap.Output)
+		}
+		if flip.Action != "XDP_TX" || len(flip.Output) != len(frame) || flip.Output[12] != 0x86 || flip.Output[13] != 0xdd {
+			t.Errorf("flip_proto: %s, output % x", flip.Action, flip.Output)
+		}
+		if v4.Output != nil {
+			t.Errorf("v4 changed the frame: % x", v4.Output)
+		}
+		for _, c := range []CaseResult{swap, flip, v4, res.Floor.Cases[0]} {
+			// Every call returns the checking run's action: every run
+			// took the first run's path.
+			repeats := 20 // linear sampling's
+			if single {
+				repeats = 0
+			}
+			if c.Single != single || c.Restored == single || len(c.Samples) != 20 || len(c.Runs) != repeats || c.OtherReturns != 0 {
+				t.Errorf("one run a call asked %v: %s: single %v, restored %v, %d samples, %d repeats, %d other returns",
+					single, c.Action, c.Single, c.Restored, len(c.Samples), len(c.Runs), c.OtherReturns)
+			}
 		}
 	}
-	first := run(Program{Object: rewrite, Program: "first_drop"}).Programs[0].Cases[0]
-	if first.Action != "XDP_DROP" || first.Single || first.Output != nil ||
+	first := run(false, Program{Object: rewrite, Program: "first_drop"}).Programs[0].Cases[0]
+	if first.Action != "XDP_DROP" || first.Single || first.Restored || first.Output != nil ||
 		first.OtherReturns != len(first.Samples) || ActionName(ebpf.XDP, first.OtherReturn) != "XDP_PASS" {
 		t.Errorf("first_drop: %s, single %v, %d of %d calls returned %s", first.Action, first.Single, first.OtherReturns, len(first.Samples), ActionName(ebpf.XDP, first.OtherReturn))
 	}

@@ -90,6 +90,11 @@ type Config struct {
 	// DefaultLevels. In linear mode, Repeat is the mean repeat of a sample.
 	Sampling SamplingMode
 	Levels   int
+	// Restore samples every case of an XDP program through a restorer, as
+	// repeats each on a fresh copy of the frame; cases a program changes
+	// the frame of are sampled so anyway, where the restorer reproduces
+	// their runs (restore.go).
+	Restore bool
 	// SingleRun samples every case one run a call; cases a program changes
 	// the frame of are sampled so anyway.
 	SingleRun bool
@@ -214,6 +219,11 @@ type CaseResult struct {
 	// copy of the frame: some program changed it (Output), or
 	// Config.SingleRun asked. Its samples have no Runs or Wall.
 	Single bool
+	// Restored says the case was sampled as repeats through a restorer,
+	// every run on a fresh copy of the frame (restore.go): some program
+	// changed it, or Config.Restore asked. Its samples are the
+	// restorer's, which the floor's, restored alike, take out of the net.
+	Restored bool
 	// Output is the frame as the checking run left it, when the program
 	// changed it. The kernel runs every repeat on one buffer, so from the
 	// second run on the program sees its own output.
@@ -292,6 +302,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	defer p.releaseRestorers()
 	err = p.measure(ctx, progs, &res)
 	res = p.assemble(res)
 	if err != nil {
@@ -340,6 +351,7 @@ type plan struct {
 	updates   [][]mapUpdate // map-init entries per program
 	others    [][]other     // objects loaded beside each program (map-init)
 	linkLayer bool          // frames behind a copy of their Ethernet header
+	restorers []*restorer   // one per program and the floor, when cases are restored
 }
 
 // prepare checks the configuration, the objects, the expectations and the
@@ -520,18 +532,28 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 		}
 	}
 	watch := watchMachine(p.cpu)
-	s := newSampler(ctx, p.cfg, progs, p.programOf, res)
-	s.machine, s.cpu = watch, p.cpu
+	var s *sampler
 	var preempted int
 	err := onPinnedThread(p.cpu, func() error {
+		if err := p.restore(progs, res); err != nil {
+			return err
+		}
+		for _, r := range p.restorers {
+			r.statsTimer = p.cfg.Timer == TimerStats
+		}
+		s = newSampler(ctx, p.cfg, progs, p.restorers, p.programOf, res)
+		s.machine, s.cpu = watch, p.cpu
 		before := threadPreemptions()
 		err := s.run()
 		preempted = threadPreemptions() - before
 		return err
 	})
 	env := &res.Environment
-	env.Wall = time.Since(s.start)
 	env.MachineLoad = watch.finish(preempted)
+	if s == nil {
+		return err
+	}
+	env.Wall = time.Since(s.start)
 	env.Repeat, env.RepeatChosen = s.repeat, p.cfg.Repeat == 0
 	if env.RepeatChosen {
 		env.TargetSample = TargetSample

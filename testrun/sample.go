@@ -25,6 +25,9 @@ type sampler struct {
 	ctx   context.Context
 	cfg   Config
 	progs []*loaded
+	// held are programs besides progs that calls run, and anchors hold:
+	// the restorers.
+	held []*loaded
 	// units are every round's samples, case by case; byCase[ci] holds case
 	// ci's units, one per program, the floor last.
 	units  []unit
@@ -59,24 +62,30 @@ type runner interface {
 	sampleSingle(frame, ctx []byte, calls int, want uint32) (measurement, error)
 }
 
-func newSampler(ctx context.Context, cfg Config, progs []*loaded, programOf []int, res *Result) *sampler {
-	runners := make([]runner, len(progs))
-	for i, l := range progs {
-		runners[i] = l
-	}
-	s := newSchedule(ctx, cfg, runners, programOf, res)
+// newSampler lays out the units of progs, restorers[i] (if any) sampling
+// program i's restored cases.
+func newSampler(ctx context.Context, cfg Config, progs []*loaded, restorers []*restorer, programOf []int, res *Result) *sampler {
+	s := newSchedule(ctx, cfg, len(progs), func(pi, ci int) runner {
+		if res.Programs[pi].Cases[ci].Restored {
+			return restoredRunner{r: restorers[pi], caseIndex: ci}
+		}
+		return progs[pi]
+	}, programOf, res)
 	s.progs = progs
+	for _, r := range restorers {
+		s.held = append(s.held, r.loaded)
+	}
 	return s
 }
 
-// newSchedule lays out the units of a run: runners[i] samples
-// res.Programs[i], which is program programOf[i] of cfg.Programs (-1 for
-// the floor).
-func newSchedule(ctx context.Context, cfg Config, runners []runner, programOf []int, res *Result) *sampler {
+// newSchedule lays out the units of a run: runnerOf(i, ci) samples case ci
+// of res.Programs[i], which is program programOf[i] of cfg.Programs (-1
+// for the floor).
+func newSchedule(ctx context.Context, cfg Config, programs int, runnerOf func(i, ci int) runner, programOf []int, res *Result) *sampler {
 	s := &sampler{ctx: ctx, cfg: cfg, byCase: make([][]unit, len(cfg.Cases)), repeat: cfg.Repeat}
 	for ci := range cfg.Cases {
-		for pi, r := range runners {
-			s.byCase[ci] = append(s.byCase[ci], unit{prog: r, result: &res.Programs[pi].Cases[ci], program: programOf[pi]})
+		for pi := range programs {
+			s.byCase[ci] = append(s.byCase[ci], unit{prog: runnerOf(pi, ci), result: &res.Programs[pi].Cases[ci], program: programOf[pi]})
 		}
 		s.units = append(s.units, s.byCase[ci]...)
 	}
@@ -299,7 +308,7 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 		d.Why = fmt.Sprintf("a call costs %s beyond its runs without anchors: not worth one", d.Unanchored)
 		return nil, nil
 	}
-	held := uniquePrograms(s.progs)
+	held := uniquePrograms(append(slices.Clone(s.progs), s.held...))
 	var anchors []*anchor
 	for _, l := range held {
 		a, err := startAnchor(s.cpu, l)

@@ -108,7 +108,7 @@ func newStubRun(t *testing.T, ctx context.Context, cfg Config, programs, cases i
 			r.res.Programs[pi].Cases[ci].Single = true
 		}
 	}
-	r.s = newSchedule(ctx, cfg, runners, programOf, r.res)
+	r.s = newSchedule(ctx, cfg, len(runners), func(pi, _ int) runner { return runners[pi] }, programOf, r.res)
 	r.s.start = time.Now()
 	r.s.planRepeats()
 	return r

@@ -41,6 +41,7 @@ type benchFlags struct {
 	sampling   testrun.SamplingMode
 	placements int
 	singleRun  bool
+	restore    bool
 	floor      bool
 	anchor     bool
 	output     outputFlags
@@ -114,8 +115,11 @@ saved earlier by --save-baseline.`,
 		"linear (sample i runs i·step times over %d levels, and the time per run is the slope of each call's wall time over its repeat: fractions of a ns) "+
 		"or flat (every sample runs --repeat times and the kernel's figure stands: whole ns); "+
 		"linear falls back to flat where calls cost too much beyond their runs (see How it measures in the README)", testrun.DefaultLevels))
-	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame "+
-		"(automatic for cases a program changes the frame of: the kernel runs a call's repeats on one buffer)")
+	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame, "+
+		"instead of restoring the frame between repeats (see --restore)")
+	fl.BoolVar(&f.restore, "restore", false, "sample every case of an XDP program as repeats through xdpmicro's restorer, which puts the frame back "+
+		"(metadata, head, tail, bytes) before each run; the floor runs through one too, and the net leaves the restoring out. "+
+		"Automatic for cases a program changes the frame of, where the restorer reproduces the program's own run; elsewhere those are sampled one run a call")
 	fl.IntVar(&f.placements, "placements", 0, "with --before/--after, load each build `N` times, in turns: the JIT places each load at its own address, "+
 		"and two loads of one program can differ by a few %; builds are compared over all their loads")
 	explainDefault(fl, "placements", fmt.Sprintf("%d when compared by slope or ols, else 1", testrun.DefaultPlacements))
@@ -208,6 +212,9 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	statOpts, err := f.output.statsOptions()
 	if err != nil {
 		return err
+	}
+	if f.singleRun && f.restore {
+		return usageError{errors.New("--single-run and --restore are two ways to give every run a fresh frame: choose one")}
 	}
 	if f.sampling != testrun.SamplingLinear && f.sampling != testrun.SamplingFlat {
 		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, testrun.SamplingLinear, testrun.SamplingFlat)}
@@ -303,6 +310,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Sampling:   f.sampling,
 		Placements: placements,
 		SingleRun:  f.singleRun,
+		Restore:    f.restore,
 	})
 	stopProgress() // before anything else is written
 	if runErr != nil && !res.Partial {
