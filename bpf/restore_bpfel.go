@@ -16,6 +16,7 @@ import (
 type restoreFrame struct {
 	_     structs.HostLayout
 	Len   uint32
+	Write uint32
 	Bytes [3520]uint8
 }
 

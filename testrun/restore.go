@@ -41,9 +41,10 @@ type restorer struct {
 	at      int // the case current holds; -1 before the first
 }
 
-// newRestorer loads a restorer of target for cases. Frames too long for it
-// are left out: a case of one is never restored.
-func newRestorer(target *loaded, cases []packets.Case) (*restorer, error) {
+// newRestorer loads a restorer of target for cases; it writes the bytes
+// back of the cases write marks. Frames too long for it are left out: a
+// case of one is never restored.
+func newRestorer(target *loaded, cases []packets.Case, write []bool) (*restorer, error) {
 	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(bpf.Restorer()))
 	if err != nil {
 		return nil, fmt.Errorf("restorer: %w", err)
@@ -73,9 +74,12 @@ func newRestorer(target *loaded, cases []packets.Case) (*restorer, error) {
 		if len(c.Frame) > maxRestoredFrame {
 			continue
 		}
-		value := make([]byte, 4+maxRestoredFrame)
+		value := make([]byte, 8+maxRestoredFrame) // restore.c's struct frame
 		binary.NativeEndian.PutUint32(value, uint32(len(c.Frame)))
-		copy(value[4:], c.Frame)
+		if write[i] {
+			binary.NativeEndian.PutUint32(value[4:], 1)
+		}
+		copy(value[8:], c.Frame)
 		if err := coll.Maps["frames"].Put(uint32(i), value); err != nil {
 			coll.Close()
 			return nil, fmt.Errorf("restorer: frame of case %s: %w", c.Name, err)
@@ -155,6 +159,7 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 		return nil
 	}
 	var candidates []int
+	write := make([]bool, len(p.cfg.Cases))
 	for ci := range p.cfg.Cases {
 		changed, ctxChanged := false, false
 		for i, pr := range res.Programs {
@@ -165,6 +170,7 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 		if (changed || p.cfg.Restore) && !ctxChanged {
 			candidates = append(candidates, ci)
 		}
+		write[ci] = changed
 	}
 	if len(candidates) == 0 {
 		return nil
@@ -179,7 +185,7 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 	}
 	p.restorers = make([]*restorer, len(progs))
 	for i, l := range progs {
-		r, err := newRestorer(l, p.cfg.Cases)
+		r, err := newRestorer(l, p.cfg.Cases, write)
 		if err != nil {
 			res.Environment.Notes = append(res.Environment.Notes,
 				fmt.Sprintf("no restorer for %s (%v): cases it changes the frame of are sampled one run a call", l.info.Name, err))
