@@ -172,6 +172,9 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 		if b.Frame != a.Frame {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: the packets differ", b.Name))
 		}
+		if b.Restored != a.Restored {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: measured through the restorer on one side only: its figures hold the restoring, compare nets of the floor", b.Name))
+		}
 		caseOpts := opts
 		switch linear := bothLinear(b, a); {
 		case opts.Estimator == "" && linear:

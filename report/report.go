@@ -102,6 +102,10 @@ type Case struct {
 	// each, as its program changes the frame: its estimate is the low one
 	// of the kernel's figures, whatever the estimator.
 	Single bool `json:"single_run,omitempty"`
+	// Restored says the case was sampled as repeats through xdpmicro's
+	// restorer, every run on a fresh copy of the frame: its samples, and
+	// the floor's, hold the restoring, which the net leaves out.
+	Restored bool `json:"restored,omitempty"`
 	// OutputFrame is the frame as the checking run left it, in hex, when
 	// the program changed it: every later run of a call saw that instead.
 	OutputFrame string `json:"output_frame_hex,omitempty"`

@@ -95,6 +95,9 @@ func (r *Report) writeTable(w io.Writer) error {
 	if some && env.TLBFlushedOnEntry {
 		fmt.Fprintln(w, tlbNote)
 	}
+	if r.restoredCases() {
+		fmt.Fprintln(w, restoredNote)
+	}
 	if est.Fitted() {
 		fmt.Fprintf(w, "time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
 			"resolution %.2g ns; intervals are %d-resample bootstrap percentiles over the calls of each level\n",
@@ -148,6 +151,23 @@ func outliers(p Program) bool {
 // TLB on every entry.
 const tlbNote = "one run a call on this machine starts with a flushed TLB (page-table isolation without PCID): " +
 	"a path that touches more pages, a helper and its map, reads slower than in a loop (measured on such a VM: a queue push, +8 to +12 ns)"
+
+// restoredNote says what a restored case's figures hold.
+const restoredNote = "restored cases: repeats through xdpmicro's restorer (bpf/restore.c), which before each run puts the frame back " +
+	"(metadata, head, tail, and the bytes where a program changes them) and tail-calls the program; the floor runs through one too, " +
+	"so the net leaves the restoring out; a program's loads of bytes just written back cost more (1-3 ns measured here)"
+
+// restoredCases says whether any case was sampled through the restorer.
+func (r *Report) restoredCases() bool {
+	for _, p := range r.Programs {
+		for _, c := range p.Results {
+			if c.Restored {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // singleMark marks an estimate taken one run a call.
 const singleMark = "†"
@@ -483,6 +503,11 @@ func notes(p Program, settings Settings, partial bool) []string {
 			out = append(out, fmt.Sprintf("%s: %s", c.Name, e))
 		}
 		switch {
+		case c.OutputFrame != "" && c.Restored:
+			out = append(out, fmt.Sprintf("%s: the program changed the frame (%s; out: %s): every program and the floor measured through the restorer on this case, each run on a fresh copy of the frame",
+				c.Name, c.OutputChanges, c.OutputSummary))
+		case c.Restored:
+			out = append(out, fmt.Sprintf("%s: measured through the restorer, each run on a fresh copy of the frame (asked for, or another program changes this frame)", c.Name))
 		case c.OutputFrame != "" && c.Single:
 			out = append(out, fmt.Sprintf("%s: the program changed the frame (%s; out: %s): every program and the floor measured one run a call on this case",
 				c.Name, c.OutputChanges, c.OutputSummary))

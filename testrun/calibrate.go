@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/packets"
 	"golang.org/x/sys/unix"
 )
 
@@ -34,26 +33,24 @@ const (
 	minChosenRepeat = 2
 )
 
-// chooseRepeat probes every unit once and returns the repeat that makes
-// the slowest unit's sample about TargetSample long, to two significant
-// digits.
-func chooseRepeat(ctx context.Context, progs []*loaded, cases []packets.Case) (uint32, error) {
+// chooseRepeat probes every unit sampled as repeats once (a restored one
+// through its restorer, which costs more than the program alone) and
+// returns the repeat that makes the slowest unit's sample about
+// TargetSample long, to two significant digits.
+func chooseRepeat(ctx context.Context, units []unit) (uint32, error) {
 	slowest := 0.0
-	for _, l := range progs {
-		for _, c := range cases {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-			ctx, err := contextIn(l.info.Type, c)
-			if err != nil {
-				return 0, fmt.Errorf("case %s: %w", c.Name, err)
-			}
-			m, err := l.sample(c.Frame, ctx, calibrationRepeat)
-			if err != nil {
-				return 0, fmt.Errorf("case %s: choose repeat: %w", c.Name, err)
-			}
-			slowest = max(slowest, m.perRun)
+	for _, u := range units {
+		if u.result.Single {
+			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		m, err := u.prog.sample(u.result.Case.Frame, u.result.ctxIn, calibrationRepeat)
+		if err != nil {
+			return 0, fmt.Errorf("case %s: choose repeat: %w", u.result.Case.Name, err)
+		}
+		slowest = max(slowest, m.perRun)
 	}
 	return repeatFor(slowest), nil
 }

@@ -109,7 +109,7 @@ func (s *sampler) run() (err error) {
 		return err
 	}
 	if s.repeat == 0 {
-		if s.repeat, err = chooseRepeat(s.ctx, s.progs, s.cfg.Cases); err != nil {
+		if s.repeat, err = chooseRepeat(s.ctx, s.units); err != nil {
 			return err
 		}
 	}

@@ -53,7 +53,7 @@ func program(p testrun.ProgramResult) report.Program {
 func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) report.Case {
 	rc := report.Case{
 		Name: c.Case.Name, Summary: c.Case.Summary, Length: len(c.Case.Frame), Frame: hex.EncodeToString(c.Case.Frame),
-		Return: c.Return, Action: c.Action, Retries: c.Retries, Single: c.Single,
+		Return: c.Return, Action: c.Action, Retries: c.Retries, Single: c.Single, Restored: c.Restored,
 		OtherReturns: c.OtherReturns, Instructions: c.Instructions, NoCount: c.NoCount,
 		Samples: c.Samples, Runs: c.Runs, Wall: c.Wall, Enough: c.Enough,
 		Context: c.Case.Context.String(),
