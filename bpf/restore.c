@@ -7,12 +7,13 @@
 // on one buffer, so a program that changes its packet sees its own output
 // from the second run on. Before each run the restorer puts the buffer
 // back as the kernel made it: no metadata, the data where the kernel put
-// it, the case's length and, for a case some program changes, its bytes;
+// it, the case's length; for a case some program changes, its bytes;
 // then it tail-calls the program. Every run of a case does the same work
-// whatever the program changed (each helper is called, with a zero change
-// when nothing moved, and every program's restorer writes the bytes of a
-// case if any program changes them), so that the floor, run through a
-// restorer of its own, takes it out of the net.
+// whatever this program changed: where any program moves a case's ends,
+// every restorer moves them back, with a zero move where nothing moved,
+// and where any program changes its bytes, every restorer writes them, so
+// that the floor, run through a restorer of its own, takes the restoring
+// out of the net. A case no program changes is left alone.
 //
 // Where the kernel puts the data: the test run's buffer is one page,
 // page-aligned, with the data headroom bytes into it (XDP_PACKET_HEADROOM).
@@ -33,6 +34,10 @@ struct frame {
 	 * bytes nobody wrote (1-3 ns measured here), so a frame nothing
 	 * changes is left alone. */
 	__u32 write;
+	/* Whether to move the ends back: set where a program changes the
+	 * frame's length. Every helper call writes the kernel's xdp_buff, and
+	 * a program's loads of ctx->data just written cost more too. */
+	__u32 move;
 	__u8 bytes[MAX_FRAME];
 };
 
@@ -75,20 +80,23 @@ int restore(struct xdp_md *ctx)
 
 	if (!f || !slot)
 		return XDP_ABORTED;
-	slot[0] = (__u64)(long)ctx->data;
-	slot[1] = (__u64)(long)ctx->data_meta;
-	slot[2] = (__u64)(long)ctx->data_end;
-	volatile __u64 *n = slot;
-	__u64 data = n[0], meta = n[1], end = n[2];
-	__u64 start = (data & ~0xfffULL) + headroom;
 	__u32 want = f->len;
 
 	if (want < 14 || want > MAX_FRAME)
 		return XDP_ABORTED;
-	if (bpf_xdp_adjust_meta(ctx, (int)(data - meta)) ||
-	    bpf_xdp_adjust_head(ctx, (int)(start - data)) ||
-	    bpf_xdp_adjust_tail(ctx, (int)want - (int)(end - start)))
-		return XDP_ABORTED;
+	if (f->move) {
+		slot[0] = (__u64)(long)ctx->data;
+		slot[1] = (__u64)(long)ctx->data_meta;
+		slot[2] = (__u64)(long)ctx->data_end;
+		volatile __u64 *n = slot;
+		__u64 data = n[0], meta = n[1], end = n[2];
+		__u64 start = (data & ~0xfffULL) + headroom;
+
+		if (bpf_xdp_adjust_meta(ctx, (int)(data - meta)) ||
+		    bpf_xdp_adjust_head(ctx, (int)(start - data)) ||
+		    bpf_xdp_adjust_tail(ctx, (int)want - (int)(end - start)))
+			return XDP_ABORTED;
+	}
 	if (f->write && bpf_xdp_store_bytes(ctx, 0, f->bytes, want))
 		return XDP_ABORTED;
 	bpf_tail_call(ctx, &target, 0);

@@ -17,6 +17,7 @@ type restoreFrame struct {
 	_     structs.HostLayout
 	Len   uint32
 	Write uint32
+	Move  uint32
 	Bytes [3520]uint8
 }
 

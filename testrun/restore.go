@@ -41,10 +41,11 @@ type restorer struct {
 	at      int // the case current holds; -1 before the first
 }
 
-// newRestorer loads a restorer of target for cases; it writes the bytes
-// back of the cases write marks. Frames too long for it are left out: a
-// case of one is never restored.
-func newRestorer(target *loaded, cases []packets.Case, write []bool) (*restorer, error) {
+// newRestorer loads a restorer of target for cases; it moves the ends
+// back of the cases move marks and writes the bytes back of those write
+// marks. Frames too long for it are left out: a case of one is never
+// restored.
+func newRestorer(target *loaded, cases []packets.Case, move, write []bool) (*restorer, error) {
 	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(bpf.Restorer()))
 	if err != nil {
 		return nil, fmt.Errorf("restorer: %w", err)
@@ -74,12 +75,15 @@ func newRestorer(target *loaded, cases []packets.Case, write []bool) (*restorer,
 		if len(c.Frame) > maxRestoredFrame {
 			continue
 		}
-		value := make([]byte, 8+maxRestoredFrame) // restore.c's struct frame
+		value := make([]byte, 12+maxRestoredFrame) // restore.c's struct frame
 		binary.NativeEndian.PutUint32(value, uint32(len(c.Frame)))
 		if write[i] {
 			binary.NativeEndian.PutUint32(value[4:], 1)
 		}
-		copy(value[8:], c.Frame)
+		if move[i] {
+			binary.NativeEndian.PutUint32(value[8:], 1)
+		}
+		copy(value[12:], c.Frame)
 		if err := coll.Maps["frames"].Put(uint32(i), value); err != nil {
 			coll.Close()
 			return nil, fmt.Errorf("restorer: frame of case %s: %w", c.Name, err)
@@ -159,13 +163,18 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 		return nil
 	}
 	var candidates []int
-	write := make([]bool, len(p.cfg.Cases))
+	move, write := make([]bool, len(p.cfg.Cases)), make([]bool, len(p.cfg.Cases))
 	for ci := range p.cfg.Cases {
 		changed, ctxChanged := false, false
 		for i, pr := range res.Programs {
 			c := pr.Cases[ci]
 			changed = changed || (i != p.floor && c.Output != nil)
 			ctxChanged = ctxChanged || (i != p.floor && c.ContextChanges != nil)
+			// A program that moves an end by as much as it moves the
+			// other keeps the length: the restorer, not told to move
+			// them, then fails to reproduce its runs, and the case stays
+			// one run a call.
+			move[ci] = move[ci] || (i != p.floor && c.Output != nil && len(c.Output) != len(c.Case.Frame))
 		}
 		if (changed || p.cfg.Restore) && !ctxChanged {
 			candidates = append(candidates, ci)
@@ -185,7 +194,7 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 	}
 	p.restorers = make([]*restorer, len(progs))
 	for i, l := range progs {
-		r, err := newRestorer(l, p.cfg.Cases, write)
+		r, err := newRestorer(l, p.cfg.Cases, move, write)
 		if err != nil {
 			res.Environment.Notes = append(res.Environment.Notes,
 				fmt.Sprintf("no restorer for %s (%v): cases it changes the frame of are sampled one run a call", l.info.Name, err))
