@@ -186,10 +186,7 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 	}
 	for _, l := range progs {
 		if l.info.Type != ebpf.XDP {
-			if p.cfg.Restore {
-				return fmt.Errorf("%w: restored frames are for XDP programs; %s is %s", ErrConfig, l.info.Name, withArticle(l.info.Type))
-			}
-			return nil
+			return nil // Config.Restore was refused in prepare
 		}
 	}
 	p.restorers = make([]*restorer, len(progs))

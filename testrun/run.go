@@ -281,6 +281,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: the warm-up must not be negative", ErrConfig)
 	case c.Timer != "" && c.Timer != TimerKernel && c.Timer != TimerStats:
 		return fmt.Errorf("%w: timer %q: want %s or %s", ErrConfig, c.Timer, TimerKernel, TimerStats)
+	case c.SingleRun && c.Restore:
+		return fmt.Errorf("%w: one run a call and restored frames are two ways to a fresh frame: choose one", ErrConfig)
 	case c.Sampling != "" && c.Sampling != SamplingFlat && c.Sampling != SamplingLinear:
 		return fmt.Errorf("%w: sampling %q: want %s or %s", ErrConfig, c.Sampling, SamplingLinear, SamplingFlat)
 	case c.Levels < 0 || c.Levels == 1:
@@ -391,6 +393,9 @@ func prepare(cfg Config) (*plan, error) {
 		}
 	}
 	for _, c := range p.picked {
+		if cfg.Restore && c.info.Type != ebpf.XDP {
+			return nil, fmt.Errorf("%w: restored frames are for XDP programs; %s is %s program", ErrConfig, c.info.Name, withArticle(c.info.Type))
+		}
 		for _, k := range cfg.Cases {
 			if k.Expect == "" {
 				continue
