@@ -25,12 +25,13 @@ type restoreFrame struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	restoreMapFrames      = "frames"
-	restoreMapScratch     = "scratch"
-	restoreMapTarget      = "target"
-	restoreProgRestore    = "restore"
-	restoreVarCurrentCase = "current_case"
-	restoreVarHeadroom    = "headroom"
+	restoreMapFrames        = "frames"
+	restoreMapScratch       = "scratch"
+	restoreMapTarget        = "target"
+	restoreProgRestore      = "restore"
+	restoreProgRestoreBytes = "restore_bytes"
+	restoreVarCurrentCase   = "current_case"
+	restoreVarHeadroom      = "headroom"
 )
 
 // loadRestore returns the embedded CollectionSpec for restore.
@@ -75,7 +76,8 @@ type restoreSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type restoreProgramSpecs struct {
-	Restore *ebpf.ProgramSpec `ebpf:"restore"`
+	Restore      *ebpf.ProgramSpec `ebpf:"restore"`
+	RestoreBytes *ebpf.ProgramSpec `ebpf:"restore_bytes"`
 }
 
 // restoreMapSpecs contains maps before they are loaded into the kernel.
@@ -140,12 +142,14 @@ type restoreVariables struct {
 //
 // It can be passed to loadRestoreObjects or ebpf.CollectionSpec.LoadAndAssign.
 type restorePrograms struct {
-	Restore *ebpf.Program `ebpf:"restore"`
+	Restore      *ebpf.Program `ebpf:"restore"`
+	RestoreBytes *ebpf.Program `ebpf:"restore_bytes"`
 }
 
 func (p *restorePrograms) Close() error {
 	return _RestoreClose(
 		p.Restore,
+		p.RestoreBytes,
 	)
 }
 

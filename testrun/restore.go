@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
@@ -51,10 +52,17 @@ func newRestorer(target *loaded, cases []packets.Case, move, write []bool) (*res
 		return nil, fmt.Errorf("restorer: %w", err)
 	}
 	spec.Maps["frames"].MaxEntries = uint32(max(len(cases), 1))
+	// Where no case moves, the variant that only writes bytes: it needs
+	// no CAP_PERFMON (restore.c).
+	name, other := "restore_bytes", "restore"
+	if slices.Contains(move, true) {
+		name, other = other, name
+	}
+	delete(spec.Programs, other)
 	// A program array takes only programs like its first user: the same
 	// type, attach type and multi-buffer flag.
 	if ts := target.spec.Programs[target.info.Name]; ts != nil {
-		rs := spec.Programs["restore"]
+		rs := spec.Programs[name]
 		rs.Flags |= ts.Flags & unix.BPF_F_XDP_HAS_FRAGS
 		rs.AttachType = ts.AttachType
 	}
@@ -63,7 +71,7 @@ func newRestorer(target *loaded, cases []packets.Case, move, write []bool) (*res
 		return nil, fmt.Errorf("load the restorer: %w", err)
 	}
 	r := &restorer{
-		loaded:  &loaded{object: Object{Name: "restorer (bundled)"}, info: ProgramInfo{Name: "restore", Type: ebpf.XDP, Section: "xdp"}, spec: spec, coll: coll, prog: coll.Programs["restore"]},
+		loaded:  &loaded{object: Object{Name: "restorer (bundled)"}, info: ProgramInfo{Name: name, Type: ebpf.XDP, Section: "xdp"}, spec: spec, coll: coll, prog: coll.Programs[name]},
 		current: coll.Variables["current_case"],
 		at:      -1,
 	}
