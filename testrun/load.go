@@ -108,8 +108,14 @@ func (l *loaded) close() {
 // if not nil, and returns the action, the frame as the program left it,
 // and the context as the kernel copied it back (nil without ctx).
 func (l *loaded) runOnce(frame, ctx []byte) (ret uint32, out, ctxOut []byte, err error) {
+	return l.runTimes(frame, ctx, 1)
+}
+
+// runTimes is runOnce for a call of repeat runs: the action and frame are
+// the last run's.
+func (l *loaded) runTimes(frame, ctx []byte, repeat uint32) (ret uint32, out, ctxOut []byte, err error) {
 	// Room for programs that grow the packet with bpf_xdp_adjust_tail.
-	opts := &ebpf.RunOptions{Data: frame, DataOut: make([]byte, len(frame)+4096), Repeat: 1}
+	opts := &ebpf.RunOptions{Data: frame, DataOut: make([]byte, len(frame)+4096), Repeat: repeat}
 	if ctx != nil {
 		ctxOut = make([]byte, len(ctx))
 		opts.Context, opts.ContextOut = ctx, ctxOut

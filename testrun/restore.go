@@ -123,19 +123,15 @@ func (r *restorer) reproduces(ci int, frame, ctx []byte, action uint32, out []by
 		return "", err
 	}
 	for _, repeat := range []uint32{1, restoreProbeRepeat} {
-		opts := &ebpf.RunOptions{Data: frame, DataOut: make([]byte, len(frame)+4096), Repeat: repeat, Context: ctx}
-		if ctx != nil {
-			opts.ContextOut = make([]byte, len(ctx))
-		}
-		ret, err := r.prog.Run(opts)
+		ret, got, _, err := r.runTimes(frame, ctx, repeat)
 		if err != nil {
-			return "", r.runError(err, frame, ctx)
+			return "", err
 		}
 		switch {
 		case ret != action:
 			return fmt.Sprintf("a call of %d run(s) through the restorer returned %d, the program's own run %d", repeat, ret, action), nil
-		case !bytes.Equal(opts.DataOut, out):
-			return fmt.Sprintf("a call of %d run(s) through the restorer left another frame than the program's own run (%d bytes, not %d)", repeat, len(opts.DataOut), len(out)), nil
+		case !bytes.Equal(got, out):
+			return fmt.Sprintf("a call of %d run(s) through the restorer left another frame than the program's own run (%d bytes, not %d)", repeat, len(got), len(out)), nil
 		}
 	}
 	return "", nil
