@@ -55,13 +55,28 @@ type Sampling struct {
 	Mode string `json:"mode"` // "flat" or "linear"
 	// Why says why sampling is flat when linear was asked.
 	Why string `json:"why,omitempty"`
-	// Step and Levels are linear sampling's repeats: step·1 … step·levels.
+	// First, Step and Levels are linear sampling's repeats: first,
+	// first+step, … first+(levels-1)·step. Files of before first was
+	// saved start at step.
+	First  uint32 `json:"first,omitempty"`
 	Step   uint32 `json:"step,omitempty"`
 	Levels int    `json:"levels,omitempty"`
 	Clock  string `json:"clock,omitempty"`
 	// SingleCalls is how many calls of one run each make a sample of a
 	// case sampled one run a call (CaseResult.Single).
 	SingleCalls int `json:"single_calls,omitempty"`
+	// PastBudget says why sampling ran past the time budget: the fewest
+	// rounds every result needs took longer at the given repeat.
+	PastBudget string `json:"past_budget,omitempty"`
+}
+
+// Range returns the first and the last level's repeat.
+func (s Sampling) Range() (first, last uint32) {
+	first = s.First
+	if first == 0 {
+		first = s.Step
+	}
+	return first, first + uint32(max(s.Levels-1, 0))*s.Step
 }
 
 // Dispatcher is what calibration measured of the cost of a call beyond its

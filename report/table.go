@@ -61,10 +61,14 @@ func (r *Report) writeTable(w io.Writer) error {
 	}
 	repeat := fmt.Sprintf("repeat %d", env.Repeat)
 	if l := env.Sampling; l.Mode == samplingLinear {
-		repeat = fmt.Sprintf("linear sampling: repeats %d…%d in steps of %d (%d levels), in shuffled rounds", l.Step, uint32(l.Levels)*l.Step, l.Step, l.Levels)
+		first, last := l.Range()
+		repeat = fmt.Sprintf("linear sampling: repeats %d…%d in steps of %d (%d levels), in shuffled rounds", first, last, l.Step, l.Levels)
 	}
 	if env.RepeatChosen {
 		repeat += fmt.Sprintf(" (chosen: samples of about %s)", env.TargetSample)
+	}
+	if env.Sampling.PastBudget != "" {
+		fmt.Fprintf(w, "past the time budget: %s\n", env.Sampling.PastBudget)
 	}
 	if why := env.Sampling.Why; why != "" {
 		fmt.Fprintf(w, "flat sampling: %s\n", why)
@@ -202,7 +206,8 @@ func repeatsOf(env Environment, c Case) string {
 // repeats is the repeat of every sample, or linear sampling's range.
 func repeats(env Environment) string {
 	if l := env.Sampling; l.Mode == samplingLinear {
-		return fmt.Sprintf("%d…%d", l.Step, uint32(l.Levels)*l.Step)
+		first, last := l.Range()
+		return fmt.Sprintf("%d…%d", first, last)
 	}
 	return fmt.Sprint(env.Repeat)
 }

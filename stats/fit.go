@@ -110,8 +110,8 @@ type design struct {
 // weightTail is the weight a resample's low quantile may leave out.
 const weightTail = 1e-13
 
-// minPerLevel is the fewest calls a level needs for its low quantile.
-const minPerLevel = 5
+// MinPerLevel is the fewest calls a level needs for its low quantile.
+const MinPerLevel = 5
 
 func newDesign(runs []float64, q float64) (*design, error) {
 	byRuns := map[float64][]int{}
@@ -131,8 +131,8 @@ func newDesign(runs []float64, q float64) (*design, error) {
 	}
 	for _, r := range d.runs {
 		m := byRuns[r]
-		if len(m) < minPerLevel {
-			return nil, fmt.Errorf("%w: %d calls of repeat %v, need at least %d", ErrTimings, len(m), r, minPerLevel)
+		if len(m) < MinPerLevel {
+			return nil, fmt.Errorf("%w: %d calls of repeat %v, need at least %d", ErrTimings, len(m), r, MinPerLevel)
 		}
 		w := harrellDavisWeights(len(m), q)
 		c := make([]float64, len(w)+1)
@@ -267,7 +267,7 @@ func checkTimings(t Timings) error {
 }
 
 // FitLinear fits the time per run to timings, with bootstrap intervals.
-// It needs at least two repeat levels of minPerLevel calls each.
+// It needs at least two repeat levels of MinPerLevel calls each.
 func FitLinear(t Timings, opts FitOptions) (Fit, error) {
 	if err := opts.Validate(); err != nil {
 		return Fit{}, err

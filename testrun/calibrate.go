@@ -33,26 +33,32 @@ const (
 	minChosenRepeat = 2
 )
 
-// chooseRepeat probes every unit sampled as repeats once (a restored one
-// through its restorer, which costs more than the program alone) and
-// returns the repeat that makes the slowest unit's sample about
-// TargetSample long, to two significant digits.
-func chooseRepeat(ctx context.Context, units []unit) (uint32, error) {
-	slowest := 0.0
-	for _, u := range units {
+// probe runs every unit sampled as repeats once, at calibrationRepeat (a
+// restored one through its restorer, which costs more than the program
+// alone), and returns each unit's time per run in ns; 0 for a unit sampled
+// one run a call.
+func probe(ctx context.Context, units []unit) ([]float64, error) {
+	perRun := make([]float64, len(units))
+	for i, u := range units {
 		if u.result.Single {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return nil, err
 		}
 		m, err := u.prog.sample(u.result.Case.Frame, u.result.ctxIn, calibrationRepeat)
 		if err != nil {
-			return 0, fmt.Errorf("case %s: choose repeat: %w", u.result.Case.Name, err)
+			return nil, fmt.Errorf("case %s: probe: %w", u.result.Case.Name, err)
 		}
-		slowest = max(slowest, m.perRun)
+		perRun[i] = m.perRun
 	}
-	return repeatFor(slowest), nil
+	return perRun, nil
+}
+
+// chooseRepeat returns the repeat that makes the slowest unit's sample
+// about TargetSample long, to two significant digits.
+func chooseRepeat(perRun []float64) uint32 {
+	return repeatFor(slices.Max(perRun))
 }
 
 // repeatFor returns the repeat that makes a sample of a run of ns

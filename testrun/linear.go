@@ -30,11 +30,15 @@ const (
 // DefaultLevels is the number of repeat levels of linear sampling.
 const DefaultLevels = 10
 
-// callsPerLevel is the fewest calls a level is planned with when the
-// number of samples is fixed: a fixed number too small for DefaultLevels
-// gets fewer levels. The fit takes at least 5 a level (stats' minPerLevel);
-// the low quantile of 5, under load, was once all disturbed calls.
+// callsPerLevel is the calls a level is planned with: a fixed number of
+// samples too small for DefaultLevels gets fewer levels, and so does a
+// given repeat whose rounds the time budget cannot hold at DefaultLevels.
 const callsPerLevel = 10
+
+// minCallsPerLevel is the fewest calls of a level the fit takes (stats'
+// MinPerLevel, which a test holds it to): sampling never ends before every
+// level has them.
+const minCallsPerLevel = 5
 
 // maxLinearOverhead is the most a call may cost beyond its runs for the
 // wall clock to be used: above it, as for XDP calls that change the
@@ -50,17 +54,23 @@ type Sampling struct {
 	Mode SamplingMode // SamplingFlat or SamplingLinear
 	// Why says why sampling is flat when linear was asked.
 	Why string
-	// Step and Levels are linear sampling's repeats: step·1 … step·levels.
+	// First, Step and Levels are linear sampling's repeats: first,
+	// first+step, … first+(levels-1)·step.
+	First  uint32
 	Step   uint32
 	Levels int
 	Clock  string
 	// SingleCalls is how many calls of one run each make a sample of a
 	// case sampled one run a call (CaseResult.Single).
 	SingleCalls int
+	// PastBudget says why sampling ran past the time budget: the fewest
+	// rounds every result needs took longer at the given repeat.
+	PastBudget string
 }
 
 // linearPlan is the repeat of each round of linear sampling.
 type linearPlan struct {
+	first  uint32 // the first level's repeat
 	step   uint32
 	levels int
 	rng    *rand.Rand
@@ -68,31 +78,76 @@ type linearPlan struct {
 	order  []int // levels of the current cycle, 1-based
 }
 
-// planLinear chooses the step from the chosen repeat, so that the mean
-// sample is as long as a flat one, or says why the calls are too costly
-// for the wall clock.
-func (s *sampler) planLinear() (*linearPlan, string) {
+// planLinear chooses the levels, or says why the calls are too costly
+// for the wall clock. A chosen repeat is the mean of levels step·1 …
+// step·levels, so that the mean sample is as long as a flat one. A given
+// repeat is the top level, so that no call runs more often than asked,
+// and the first is a tenth of it however few the levels: the slope then
+// stands on the widest base the calls allow. perRun is each unit's probed
+// time per run.
+func (s *sampler) planLinear(perRun []float64) (*linearPlan, string) {
 	if o := s.dispatcher.Overhead; o > maxLinearOverhead {
 		return nil, fmt.Sprintf("linear sampling needs calls that cost under %s beyond their runs; they cost %s (%s)",
 			maxLinearOverhead, o.Round(100*time.Microsecond), s.dispatcher.Why)
 	}
+	given := s.cfg.Repeat != 0
+	if given && s.repeat < 2*minChosenRepeat {
+		return nil, fmt.Sprintf("repeat %d leaves no room for two levels of at least %d runs", s.repeat, minChosenRepeat)
+	}
 	levels := s.cfg.Levels
 	if levels == 0 {
 		levels = DefaultLevels
-		if s.cfg.Enough == nil {
+		switch {
+		case s.cfg.Enough == nil:
 			levels = max(min(levels, s.cfg.Samples/callsPerLevel), 2)
+		case given:
+			levels = s.levelsWithin(perRun)
 		}
 	}
-	step := max(uint32(2*float64(s.repeat)/float64(levels+1)+0.5), minChosenRepeat)
-	step = min(step, MaxRepeat/uint32(levels))
-	p := &linearPlan{step: step, levels: levels, cycle: -1, order: make([]int, levels),
+	p := &linearPlan{levels: levels, cycle: -1, order: make([]int, levels),
 		// A fixed seed: the same schedule every run, so that runs differ
 		// by the machine only.
 		rng: rand.New(rand.NewPCG(0x11ea7, 0x5eed))}
+	if given {
+		p.first, p.step = givenLevels(s.repeat, levels)
+		p.levels = min(levels, int(s.repeat-p.first)/int(p.step)+1)
+		p.order = p.order[:p.levels]
+	} else {
+		p.step = max(uint32(2*float64(s.repeat)/float64(levels+1)+0.5), minChosenRepeat)
+		p.step = min(p.step, MaxRepeat/uint32(levels))
+		p.first = p.step
+	}
 	for i := range p.order {
 		p.order[i] = i + 1
 	}
 	return p, ""
+}
+
+// givenLevels returns the first level and the step of levels levels from
+// a tenth of repeat (at least minChosenRepeat, which keeps XDP on the
+// dispatcher path every other call takes) up to repeat.
+func givenLevels(repeat uint32, levels int) (first, step uint32) {
+	first = max(repeat/DefaultLevels, minChosenRepeat)
+	step = max((repeat-first)/uint32(levels-1), 1)
+	return first, step
+}
+
+// meanRepeat is the mean repeat of a round.
+func (p *linearPlan) meanRepeat() float64 {
+	return float64(p.first) + float64(p.step)*float64(p.levels-1)/2
+}
+
+// levelsWithin returns the most levels, down to 2, whose rounds the time
+// budget holds callsPerLevel times each at the given repeat.
+func (s *sampler) levelsWithin(perRun []float64) int {
+	for levels := DefaultLevels; levels > 2; levels-- {
+		first, step := givenLevels(s.repeat, levels)
+		mean := float64(first) + float64(step)*float64(levels-1)/2
+		if s.roundCost(perRun, mean)*time.Duration(levels*callsPerLevel) <= s.spare() {
+			return levels
+		}
+	}
+	return 2
 }
 
 // repeatOf returns the repeat of every sample of round.
@@ -105,5 +160,5 @@ func (s *sampler) repeatOf(round int) uint32 {
 		p.rng.Shuffle(len(p.order), func(i, j int) { p.order[i], p.order[j] = p.order[j], p.order[i] })
 		p.cycle = c
 	}
-	return p.step * uint32(p.order[round%p.levels])
+	return p.first + p.step*uint32(p.order[round%p.levels]-1)
 }

@@ -117,6 +117,9 @@ type Config struct {
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
+	// Notice, if set, is told at once, in a line, what a person waiting
+	// for the run should know: that it will take longer than Budget.
+	Notice func(string)
 }
 
 // AnchorPolicy says when to hold XDP programs in the dispatcher.
@@ -568,8 +571,8 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 	}
 	env.Dispatcher, env.Sampling = s.dispatcher, s.sampling
 	if s.linear != nil {
-		// The clock reads whole nanoseconds of a call of at least step runs.
-		env.Resolution = Resolution / float64(s.linear.step)
+		// The clock reads whole nanoseconds of a call of at least first runs.
+		env.Resolution = Resolution / float64(s.linear.first)
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"gonum.org/v1/gonum/floats"
 )
 
 // unit is one (program, case) pair: what one sample measures.
@@ -47,7 +48,13 @@ type sampler struct {
 	// sampled one run a call (CaseResult.Single).
 	singleCalls int
 	dispatcher  Dispatcher
-	kept        int // samples kept so far
+	// minRounds is the fewest rounds kept before the budget may end
+	// sampling: what every case's result needs (planRounds).
+	minRounds int
+	// warmRepeat caps the repeat of warm-up samples, so that a warm-up
+	// round at a large given repeat does not outlast the warm-up time.
+	warmRepeat uint32
+	kept       int // samples kept so far
 	// lastCheck is when Enough was last asked, and checkCost what asking
 	// took, so that judging stays a small share of the time.
 	lastCheck time.Time
@@ -108,34 +115,90 @@ func (s *sampler) run() (err error) {
 	if err != nil {
 		return err
 	}
-	if s.repeat == 0 {
-		if s.repeat, err = chooseRepeat(s.ctx, s.units); err != nil {
-			return err
-		}
+	perRun, err := probe(s.ctx, s.units)
+	if err != nil {
+		return err
 	}
-	s.planRepeats()
+	if s.repeat == 0 {
+		s.repeat = chooseRepeat(perRun)
+	}
+	s.planRepeats(perRun)
+	if s.sampling.PastBudget != "" && s.cfg.Notice != nil {
+		s.cfg.Notice(s.sampling.PastBudget)
+	}
 	return s.rounds()
 }
 
 // planRepeats chooses how the samples repeat: the calls of one run a
-// sample of a single-run case takes, and the levels of linear sampling
-// where the calls are cheap enough for the wall clock.
-func (s *sampler) planRepeats() {
+// sample of a single-run case takes, the levels of linear sampling where
+// the calls are cheap enough for the wall clock, and the rounds; perRun is
+// each unit's probed time per run.
+func (s *sampler) planRepeats(perRun []float64) {
 	s.singleCalls = singleCalls(s.dispatcher.Overhead, float64(TargetSample.Nanoseconds())/float64(s.repeat))
 	s.sampling = Sampling{Mode: SamplingFlat}
 	if s.cfg.Sampling == SamplingLinear {
-		if s.linear, s.sampling.Why = s.planLinear(); s.linear != nil {
-			s.sampling = Sampling{Mode: SamplingLinear, Step: s.linear.step, Levels: s.linear.levels, Clock: Clock}
+		if s.linear, s.sampling.Why = s.planLinear(perRun); s.linear != nil {
+			s.sampling = Sampling{Mode: SamplingLinear, First: s.linear.first, Step: s.linear.step, Levels: s.linear.levels, Clock: Clock}
 		}
 	}
 	if slices.ContainsFunc(s.units, func(u unit) bool { return u.result.Single }) {
 		s.sampling.SingleCalls = s.singleCalls
 	}
+	s.planRounds(perRun)
+}
+
+// planRounds sets the fewest rounds every result needs and the warm-up's
+// repeat, and where those rounds outlast the time budget (a large given
+// repeat) says so: as Criterion does, it takes the time, and never
+// refuses a result for a repeat the tool accepts.
+func (s *sampler) planRounds(perRun []float64) {
+	s.minRounds, s.warmRepeat = MinSamples, MaxRepeat
+	mean := float64(s.repeat)
+	if s.linear != nil {
+		s.minRounds = max(MinSamples, s.linear.levels*minCallsPerLevel)
+		mean = s.linear.meanRepeat()
+	}
+	if sum := floats.Sum(perRun); sum > 0 {
+		// A warm-up round lasts about the warm-up, or as long as a round of
+		// samples of a chosen repeat, whichever is longer.
+		round := max(s.cfg.Warmup, TargetSample*time.Duration(len(s.units)))
+		s.warmRepeat = uint32(min(max(float64(round.Nanoseconds())/sum, minChosenRepeat), MaxRepeat))
+	}
+	if s.cfg.Enough == nil {
+		return
+	}
+	if need := s.roundCost(perRun, mean) * time.Duration(s.minRounds); need > s.spare() {
+		total := time.Since(s.start) + s.cfg.Warmup + need
+		s.sampling.PastBudget = fmt.Sprintf("at repeat %d the %d rounds every result needs take about %s, past the time budget of %s: taking them (a smaller repeat takes less)",
+			s.repeat, s.minRounds, total.Round(time.Second/10), s.cfg.Budget)
+	}
+}
+
+// roundCost estimates the wall time of a round at a mean repeat of mean,
+// from each unit's probed time per run; a single-run unit costs its calls.
+func (s *sampler) roundCost(perRun []float64, mean float64) time.Duration {
+	overhead := float64(s.dispatcher.Overhead.Nanoseconds())
+	var ns float64
+	for i, u := range s.units {
+		if u.result.Single {
+			ns += float64(s.singleCalls) * (overhead + perRun[i])
+		} else {
+			ns += overhead + perRun[i]*mean
+		}
+	}
+	return time.Duration(ns)
+}
+
+// spare is what the time budget leaves for the kept rounds, after
+// calibration and the warm-up.
+func (s *sampler) spare() time.Duration {
+	return s.cfg.Budget - time.Since(s.start) - s.cfg.Warmup
 }
 
 // rounds warms up and samples: cfg.Samples rounds, or with cfg.Enough
 // until every case has enough (after cfg.Samples rounds and cfg.MinTime)
-// or the budget, counted from s.start, is spent.
+// or the budget, counted from s.start, is spent, but never fewer than
+// s.minRounds.
 func (s *sampler) rounds() error {
 	// Warm-up: whole rounds until the warm-up time is spent, at least one.
 	warm := time.Now().Add(s.cfg.Warmup)
@@ -154,6 +217,9 @@ func (s *sampler) rounds() error {
 			if round+1 >= s.cfg.Samples {
 				return nil
 			}
+			continue
+		}
+		if round+1 < s.minRounds {
 			continue
 		}
 		if round+1 >= s.cfg.Samples && !time.Now().Before(settled) && s.judge() {
@@ -188,6 +254,9 @@ func (s *sampler) take(u unit, round int, keep bool) error {
 	var m measurement
 	var err error
 	repeat := s.repeatOf(round)
+	if !keep {
+		repeat = min(repeat, s.warmRepeat)
+	}
 	if u.result.Single {
 		m, err = u.prog.sampleSingle(u.result.Case.Frame, u.result.ctxIn, s.singleCalls, u.result.Return)
 	} else {

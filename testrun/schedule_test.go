@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // These tests check the sampler's schedule (the order of the samples,
@@ -110,11 +112,23 @@ func newStubRun(t *testing.T, ctx context.Context, cfg Config, programs, cases i
 	}
 	r.s = newSchedule(ctx, cfg, len(runners), func(pi, _ int) runner { return runners[pi] }, programOf, r.res)
 	r.s.start = time.Now()
-	r.s.planRepeats()
+	r.s.planRepeats(r.perRun())
 	return r
 }
 
 func (r *stubRun) units() int { return len(r.s.units) }
+
+// perRun is what a probe of the stub run's units finds: each unit's
+// figure, in ns per run, and 0 for a single-run unit.
+func (r *stubRun) perRun() []float64 {
+	perRun := make([]float64, len(r.s.units))
+	for i, u := range r.s.units {
+		if !u.result.Single {
+			perRun[i] = stubFigure(u.prog.(*stubRunner).id, int(u.result.Case.Frame[0]))
+		}
+	}
+	return perRun
+}
 
 func (r *stubRun) rounds(t *testing.T) []stubCall {
 	t.Helper()
@@ -147,8 +161,8 @@ func TestScheduleRounds(t *testing.T) {
 				t.Fatalf("round at sample %d takes runner %d case %d twice", start, c.runner, c.caseIndex)
 			}
 			seen[key] = true
-			if c.repeat != cfg.Repeat {
-				t.Errorf("a flat sample of repeat %d, want %d", c.repeat, cfg.Repeat)
+			if warm := start < n; (!warm && c.repeat != cfg.Repeat) || c.repeat > cfg.Repeat {
+				t.Errorf("a flat sample (warm-up %v) of repeat %d, want %d", warm, c.repeat, cfg.Repeat)
 			}
 			order = append(order, fmt.Sprint(key))
 		}
@@ -206,15 +220,15 @@ func TestScheduleLinearLevels(t *testing.T) {
 	if r.s.linear == nil {
 		t.Fatalf("no linear plan: %s", r.s.sampling.Why)
 	}
-	levels, step := r.s.linear.levels, r.s.linear.step
+	levels, first, step := r.s.linear.levels, r.s.linear.first, r.s.linear.step
 	if levels != cfg.Samples/callsPerLevel {
 		t.Errorf("%d levels for %d samples, want %d", levels, cfg.Samples, cfg.Samples/callsPerLevel)
 	}
-	if got := r.s.sampling; got.Mode != SamplingLinear || got.Step != step || got.Levels != levels {
-		t.Errorf("sampling %+v, want linear, step %d, %d levels", got, step, levels)
+	if got := r.s.sampling; got.Mode != SamplingLinear || got.First != first || got.Step != step || got.Levels != levels {
+		t.Errorf("sampling %+v, want linear, first %d, step %d, %d levels", got, first, step, levels)
 	}
-	if mean := float64(step) * float64(levels+1) / 2; mean < 0.9*float64(cfg.Repeat) || mean > 1.1*float64(cfg.Repeat) {
-		t.Errorf("step %d over %d levels makes a mean repeat of %.0f, want about %d", step, levels, mean, cfg.Repeat)
+	if top := first + step*uint32(levels-1); first != cfg.Repeat/DefaultLevels || top != cfg.Repeat {
+		t.Errorf("levels %d…%d, want from a tenth of the given repeat %d up to it", first, top, cfg.Repeat)
 	}
 	log := r.rounds(t)
 	n := r.units()
@@ -232,8 +246,8 @@ func TestScheduleLinearLevels(t *testing.T) {
 	for start := 0; start+levels <= len(roundRepeats); start += levels {
 		cycle := slices.Sorted(slices.Values(roundRepeats[start : start+levels]))
 		for i, rep := range cycle {
-			if rep != step*uint32(i+1) {
-				t.Fatalf("cycle from round %d has repeats %v, want each of %d·1…%d once", start, roundRepeats[start:start+levels], step, levels)
+			if rep != first+step*uint32(i) {
+				t.Fatalf("cycle from round %d has repeats %v, want each of %d + %d·(0…%d) once", start, roundRepeats[start:start+levels], first, step, levels-1)
 			}
 		}
 	}
@@ -363,7 +377,7 @@ func TestScheduleSingleRunsAndOtherReturns(t *testing.T) {
 		}
 		return want
 	}
-	r.s.planRepeats() // after the returns changed
+	r.s.planRepeats(r.perRun()) // after the returns changed
 	if r.s.sampling.SingleCalls != r.s.singleCalls || r.s.singleCalls < minSingleCalls {
 		t.Fatalf("sampling says %d calls a single-run sample, the sampler takes %d", r.s.sampling.SingleCalls, r.s.singleCalls)
 	}
@@ -428,5 +442,59 @@ func TestScheduleStops(t *testing.T) {
 	}
 	if len(*r.log) != 7 {
 		t.Errorf("%d samples taken, want none after the cancel during the 7th", len(*r.log))
+	}
+}
+
+// A given repeat whose rounds the time budget cannot hold is never
+// refused: sampling takes the fewest levels, says once that it takes the
+// time, and keeps the rounds every fit needs, whatever the budget; the
+// warm-up runs shorter calls. A budget that holds the rounds changes
+// nothing.
+func TestScheduleGivenRepeatPastBudget(t *testing.T) {
+	var notices []string
+	cfg := Config{Samples: MinAdaptiveRounds, Repeat: 1_000_000, Sampling: SamplingLinear, Budget: 20 * time.Millisecond,
+		Warmup: time.Millisecond, Enough: func(int, []CaseResult) bool { return false },
+		Notice: func(n string) { notices = append(notices, n) }}
+	r := newStubRun(t, context.Background(), cfg, 2, 3)
+	if r.s.linear == nil || r.s.linear.levels != 2 || r.s.linear.first+r.s.linear.step != cfg.Repeat {
+		t.Fatalf("plan %+v, want 2 levels up to the given repeat", r.s.sampling)
+	}
+	if r.s.sampling.PastBudget == "" {
+		t.Fatal("the rounds outlast the budget, and the plan does not say so")
+	}
+	if r.s.cfg.Notice(r.s.sampling.PastBudget); len(notices) != 1 || !strings.Contains(notices[0], "1000000") {
+		t.Errorf("notices %q, want one that names the repeat", notices)
+	}
+	log := r.rounds(t)
+	n := r.units()
+	for _, c := range log[:n] {
+		if c.repeat > r.s.warmRepeat || c.repeat >= r.s.linear.first {
+			t.Fatalf("warm-up sample of repeat %d, want at most %d", c.repeat, r.s.warmRepeat)
+		}
+	}
+	if stats.MinPerLevel != minCallsPerLevel {
+		t.Fatalf("testrun plans %d calls a level at the least, the fit needs %d", minCallsPerLevel, stats.MinPerLevel)
+	}
+	for pi, pr := range r.res.Programs {
+		for ci, c := range pr.Cases {
+			perLevel := map[uint32]int{}
+			for _, runs := range c.Runs {
+				perLevel[runs]++
+			}
+			for runs, calls := range perLevel {
+				if calls < minCallsPerLevel {
+					t.Errorf("program %d case %d: %d calls of repeat %d, the fit needs %d", pi, ci, calls, runs, minCallsPerLevel)
+				}
+			}
+			if len(perLevel) != 2 {
+				t.Errorf("program %d case %d sampled %d levels, want 2", pi, ci, len(perLevel))
+			}
+		}
+	}
+
+	cfg.Budget, cfg.Repeat = time.Hour, 1000
+	r = newStubRun(t, context.Background(), cfg, 2, 3)
+	if r.s.sampling.PastBudget != "" || r.s.linear.levels != DefaultLevels {
+		t.Errorf("a budget that holds the rounds: plan %+v, want %d levels and nothing past the budget", r.s.sampling, DefaultLevels)
 	}
 }

@@ -130,7 +130,9 @@ saved earlier by --save-baseline.`,
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (at least %d) instead of sampling to --precision; "+
 		"with --precision or --time also given, the fewest rounds", testrun.MinSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")
-	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a sample (BPF_PROG_TEST_RUN's repeat), 1 to %d; with linear sampling, the mean over the levels", uint32(testrun.MaxRepeat)))
+	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a call (BPF_PROG_TEST_RUN's repeat), 1 to %d. "+
+		"Linear sampling spreads the calls over the levels N/L, 2N/L, … N (L = %d, fewer where --time cannot hold them); flat sampling runs every call N times. "+
+		"Where --time cannot hold the fewest rounds a result needs, they are taken anyway, and a line says how long they take", uint32(testrun.MaxRepeat), testrun.DefaultLevels))
 	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", testrun.TargetSample))
 	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
 	f.cpu.register(fl)
@@ -298,6 +300,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Anchor:     f.anchorPolicy(),
 		Floor:      floor,
 		Progress:   progress,
+		Notice:     func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: "+line) },
 		Programs:   progs,
 		Cases:      cases,
 		MapInit:    mapInit,

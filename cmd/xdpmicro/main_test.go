@@ -188,8 +188,9 @@ func TestBenchTable(t *testing.T) {
 		sampling string
 		want     []string
 	}{
-		// 10 samples of a mean repeat of 1000 make two levels, 667 and 1333.
-		{"linear", []string{"slope [95% CI]", "kernel (low)", "10 × 667…1334", "linear sampling: repeats 667…1334 in steps of 667 (2 levels)", "CLOCK_MONOTONIC"}},
+		// 10 samples of a given repeat of 1000 make two levels, from a
+		// tenth of it up to it.
+		{"linear", []string{"slope [95% CI]", "kernel (low)", "10 × 100…1000", "linear sampling: repeats 100…1000 in steps of 900 (2 levels)", "CLOCK_MONOTONIC"}},
 		{"flat", []string{"low [95% CI]", "10 × 1000", "whole number of ns per sample"}},
 	} {
 		code, stdout, stderr := xdpmicro(append([]string{"bench", "v3", "--wide", "--sampling", tc.sampling}, quick...)...)

@@ -31,8 +31,8 @@ func environment(e testrun.Environment) report.Environment {
 		Samples: e.Samples, Warmup: e.Warmup, Resolution: e.Resolution, Timer: string(e.Timer),
 		Start: e.Start, Wall: e.Wall, KernelTime: e.KernelTime,
 		// The same fields, report's tags.
-		Sampling: report.Sampling{Mode: string(e.Sampling.Mode), Why: e.Sampling.Why, Step: e.Sampling.Step, Levels: e.Sampling.Levels,
-			Clock: e.Sampling.Clock, SingleCalls: e.Sampling.SingleCalls},
+		Sampling: report.Sampling{Mode: string(e.Sampling.Mode), Why: e.Sampling.Why, First: e.Sampling.First, Step: e.Sampling.Step, Levels: e.Sampling.Levels,
+			Clock: e.Sampling.Clock, SingleCalls: e.Sampling.SingleCalls, PastBudget: e.Sampling.PastBudget},
 		Dispatcher:        report.Dispatcher(e.Dispatcher),
 		MachineLoad:       report.MachineLoad(e.MachineLoad),
 		TLBFlushedOnEntry: e.TLBFlushedOnEntry, Notes: e.Notes,
