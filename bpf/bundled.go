@@ -74,24 +74,30 @@ func Lookup(name string) (Build, error) {
 	return Build{}, fmt.Errorf("%w %q (bundled: %s)", ErrUnknownBuild, name, strings.Join(names, ", "))
 }
 
+// LadderBase is the steps every ladder program does before its own
+// (ladder.c's BASE_STEPS, which a test holds it to): enough that the chain
+// stands above the test-run loop's own time per run.
+const LadderBase = 64
+
 // LadderSteps are the step counts of the ladder programs, ascending.
 var LadderSteps = []int{0, 1, 2, 4, 8, 16, 32, 64}
 
 // Ladder returns the object of ladder programs: ladder_N does N identical
-// dependent multiply-adds, so their costs are known relative to each
-// other. They validate what xdpmicro measures (order, linearity,
+// dependent multiply-adds on top of a base chain long enough to stand
+// above the test-run loop's own time per run, so their costs are known
+// relative to each other. They validate what xdpmicro measures (order, linearity,
 // resolution, spread), as `xdpmicro validate` does.
 func Ladder() []byte { return _LadderBytes }
 
 // LadderProgram returns the function name, in Ladder's object, of the
-// program that does steps steps: ladder_<steps>.
+// program that does steps steps beyond the base chain: ladder_<steps>.
 func LadderProgram(steps int) string { return fmt.Sprintf("ladder_%d", steps) }
 
 // FineBase is the ladder program the fine rungs build on.
-const FineBase = 64
+const FineBase = 0
 
 // FineSteps are the fine step counts of the fine rungs, ascending: fine_N
-// is ladder_64 and N one-instruction fine steps (an add of x to itself), so that
+// is ladder_0 and N one-instruction fine steps (an add of x to itself), so that
 // neighbours differ by a fraction of a nanosecond.
 var FineSteps = []int{0, 1, 2, 4, 8, 16}
 

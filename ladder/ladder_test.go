@@ -20,10 +20,24 @@ var (
 	testFineSteps = []int{1, 2}
 )
 
-// ladderRun is a run of a ladder whose programs cost floor + perStep·steps
-// and whose fine rungs cost perFine more per fine step than ladder_16,
-// each sample with up to jitter ns of noise added, at the timer quantum q.
-func ladderRun(t *testing.T, rng *rand.Rand, perStep, perFine, jitter, q float64) *report.Report {
+// synthetic is a ladder as a machine (or a broken tool) would show it.
+type synthetic struct {
+	perStep, perFine float64
+	// hidden is how many steps of the chain the harness's own time per
+	// run hides: a run costs the longer of the two.
+	hidden int
+	// swap measures the two highest ladder programs under each other's name.
+	swap bool
+}
+
+// testBase is the steps every synthetic ladder program stands on.
+const testBase = 8
+
+// ladderRun is a run of a ladder whose programs cost floor + perStep·(the
+// steps beyond hidden, of testBase+steps) and whose fine rungs cost
+// perFine more per fine step than ladder_16, each sample with up to jitter
+// ns of noise added, at the timer quantum q.
+func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *report.Report {
 	t.Helper()
 	cases, err := packets.Select([]string{packets.None})
 	if err != nil {
@@ -44,12 +58,17 @@ func ladderRun(t *testing.T, rng *rand.Rand, perStep, perFine, jitter, q float64
 			Results: []report.Case{{Name: c.Name, Frame: hex.EncodeToString(c.Frame), Return: 2, Action: "XDP_PASS", Samples: samples(cost)}},
 		}
 	}
+	cost := func(steps int) float64 { return floor + l.perStep*float64(max(testBase+steps-l.hidden, 0)) }
 	res := report.Measured{Environment: report.Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
 	for _, s := range testSteps {
-		res.Programs = append(res.Programs, program(fmt.Sprintf("ladder_%d", s), floor+perStep*float64(s)))
+		res.Programs = append(res.Programs, program(fmt.Sprintf("ladder_%d", s), cost(s)))
+	}
+	if l.swap {
+		n := len(testSteps)
+		res.Programs[n-2].Results, res.Programs[n-1].Results = res.Programs[n-1].Results, res.Programs[n-2].Results
 	}
 	for _, f := range testFineSteps {
-		res.Programs = append(res.Programs, program(fmt.Sprintf("fine_%d", f), floor+perStep*16+perFine*float64(f)))
+		res.Programs = append(res.Programs, program(fmt.Sprintf("fine_%d", f), cost(16)+l.perFine*float64(f)))
 	}
 	floorResult := program("empty_xdp", floor)
 	res.Floor = &floorResult
@@ -65,22 +84,24 @@ func TestValidateLadder(t *testing.T) {
 	opts := stats.DefaultOptions()
 	opts.Resamples = 500
 	for _, tt := range []struct {
-		name             string
-		perStep, perFine float64
-		q                float64
-		wantFailure      string // empty: none
-		wantChecked      bool
+		name        string
+		ladder      synthetic
+		q           float64
+		wantFailure string // empty: none
+		wantChecked bool
 	}{
-		{"a true ladder, fine timer", 1, 0.25, 0.001, "", true},
-		{"a true ladder, kernel timer", 1, 0.25, 1, "", false},
-		{"fine rungs that cost nothing, fine timer", 1, -0.25, 0.001, "fine_1 is not slower than the rung before", true},
-		{"fine rungs that cost nothing, kernel timer", 1, -0.25, 1, "", false},
-		{"a flat ladder", 0, 0.25, 0.001, "ladder_8 is not slower than ladder_0", true},
+		{"a true ladder, fine timer", synthetic{perStep: 1, perFine: 0.25}, 0.001, "", true},
+		{"a true ladder, kernel timer", synthetic{perStep: 1, perFine: 0.25}, 1, "", false},
+		{"fine rungs that cost nothing, fine timer", synthetic{perStep: 1, perFine: -0.25}, 0.001, "fine_1 is not slower than the rung before", true},
+		{"fine rungs that cost nothing, kernel timer", synthetic{perStep: 1, perFine: -0.25}, 1, "", false},
+		{"a clock that does not tick", synthetic{perFine: 0.25}, 0.001, "net cost is not linear", true},
+		{"programs swapped", synthetic{perStep: 1, perFine: 0.25, swap: true}, 0.001, "ladder_32 is not slower than ladder_16", true},
+		{"a base the harness hides", synthetic{perStep: 1, perFine: 0.25, hidden: 20}, 0.001, "ladder_0 costs", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var runs []*report.Report
 			for range 2 {
-				runs = append(runs, ladderRun(t, rng, tt.perStep, tt.perFine, 0.05, tt.q))
+				runs = append(runs, ladderRun(t, rng, tt.ladder, 0.05, tt.q))
 			}
 			v, err := Validate(testSteps, 16, testFineSteps, runs, opts)
 			if err != nil {
@@ -93,11 +114,11 @@ func TestValidateLadder(t *testing.T) {
 			if tt.wantFailure == "" && failures != "" || !strings.Contains(failures, tt.wantFailure) {
 				t.Errorf("failures %q, want %q", failures, tt.wantFailure)
 			}
-			if tt.perStep > 0 && (v.PerStep < 0.9*tt.perStep || v.PerStep > 1.1*tt.perStep) {
-				t.Errorf("%.3f ns per step, want %.3f", v.PerStep, tt.perStep)
+			if l := tt.ladder; l.perStep > 0 && !l.swap && l.hidden == 0 && (v.PerStep < 0.9*l.perStep || v.PerStep > 1.1*l.perStep) {
+				t.Errorf("%.3f ns per step, want %.3f", v.PerStep, l.perStep)
 			}
-			if d := v.Fine.PerStep - tt.perFine; d < -0.05 || d > 0.05 {
-				t.Errorf("%.3f ns per fine step, want %.3f", v.Fine.PerStep, tt.perFine)
+			if d := v.Fine.PerStep - tt.ladder.perFine; tt.ladder.perStep > 0 && !tt.ladder.swap && (d < -0.05 || d > 0.05) {
+				t.Errorf("%.3f ns per fine step, want %.3f", v.Fine.PerStep, tt.ladder.perFine)
 			}
 			if want := 2 * len(testFineSteps); v.Fine.Pairs != want {
 				t.Errorf("%d pairs, want %d", v.Fine.Pairs, want)
@@ -111,7 +132,7 @@ func TestValidateLadder(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Validate(testSteps, 4, testFineSteps, []*report.Report{ladderRun(t, rng, 1, 0.25, 0.05, 1)}, opts); err == nil {
+	if _, err := Validate(testSteps, 4, testFineSteps, []*report.Report{ladderRun(t, rng, synthetic{perStep: 1, perFine: 0.25}, 0.05, 1)}, opts); err == nil {
 		t.Error("fine rungs on a base not on the ladder: no error")
 	}
 }

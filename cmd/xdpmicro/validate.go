@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -32,18 +33,21 @@ func validateCommand() *cobra.Command {
 		Use:   "validate",
 		Short: "Measure a ladder of programs of known relative cost and check the measurements",
 		Long: `Measure the bundled ladder: XDP programs doing 0, 1, 2, 4, 8, 16, 32 and 64
-dependent multiply-adds (ladder_N), and its fine rungs: ladder_64 with 1, 2,
-4, 8 and 16 one-cycle shifts more on the same dependency chain (fine_N), all
-in the same rounds with the empty program, by linear sampling, in --runs
-separate runs (each loads everything anew).
+dependent multiply-adds (ladder_N) on top of a base chain of ` + fmt.Sprint(bpf.LadderBase) + `, and its fine
+rungs: ladder_0 with 1, 2, 4, 8 and 16 one-cycle shifts more on the same
+chain (fine_N), all in the same rounds with the empty program, by linear
+sampling, in --runs separate runs (each loads everything anew). The base
+chain is longer than the test-run loop's own time per run, so that every
+step shows: an out-of-order core runs the two side by side.
 
-Then check: every ladder program from 8 steps up is slower than the one
-before (below that the chain hides behind the harness's own time per run);
-the net cost is linear in the steps from 16 up (R² at least 0.99); each
-estimate from 16 steps up is within 3 % from run to run; every fine rung is
-slower than the one before, and within 30 % of its fine steps' cost at the
-fitted cost per fine step. It prints the figures: ns per step and per fine
-step, the fit, the resolution reached and the spread.
+Then check: ladder_0 costs more than the empty program; every ladder
+program is slower than the one before (a difference fails when its
+interval cannot hold half its steps' fitted cost); the net cost is linear
+in the steps (R² at least 0.99); each estimate is within 3 % from run to
+run, or twice its runs' widest interval on a noisier machine; every fine
+rung is slower than the one before, and within 30 % of its fine steps'
+cost at the fitted cost per fine step. It prints the figures: ns per step
+and per fine step, the fit, the resolution reached and the spread.
 
 Exit code 1 if a check fails.`,
 		Args: atMostArgs(0),
@@ -83,36 +87,26 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	if err != nil {
 		return err
 	}
-	cases, err := ladder.Cases()
-	if err != nil {
-		return err
-	}
-	progs := ladder.Programs()
 	ctx, stop, caught := signalContext()
 	defer stop()
+	cfg := testrun.Config{
+		CPU: int(f.cpu), Warmup: testrun.DefaultWarmup,
+		Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime, Timer: f.timer,
+	}
 	var runs []*report.Report
 	for i := range f.runs {
-		res, err := testrun.Run(ctx, testrun.Config{
-			Programs: progs, Cases: cases, CPU: int(f.cpu), Warmup: testrun.DefaultWarmup,
-			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime, Timer: f.timer,
-			Sampling: testrun.SamplingLinear,
-			Floor:    &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()},
-		})
-		if res.Partial {
+		measured, err := measureLadder(ctx, cfg)
+		if errors.Is(err, errInterrupted) {
 			return interrupted{signal: int(caught())}
-		}
-		if errors.Is(err, testrun.ErrConfig) {
-			return usageError{err}
 		}
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}
-		rep, err := report.New(report.Settings{Estimator: est, Confidence: opts.Confidence, Resamples: opts.Resamples}, toReport(res), opts)
+		rep, err := report.New(report.Settings{Estimator: est, Confidence: opts.Confidence, Resamples: opts.Resamples}, measured, opts)
 		if err != nil {
 			return err
 		}
 		runs = append(runs, rep)
-
 	}
 	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, runs, opts)
 	if err != nil {
@@ -133,4 +127,29 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		return fmt.Errorf("%w: %d check(s), see above", errValidation, len(v.Failures))
 	}
 	return nil
+}
+
+// errInterrupted: a run was cancelled before its samples were taken.
+var errInterrupted = errors.New("interrupted")
+
+// measureLadder measures the ladder's programs and fine rungs once, with
+// the floor, by linear sampling, as cfg says how long and where; cfg's
+// programs, cases and sampling are the ladder's own.
+func measureLadder(ctx context.Context, cfg testrun.Config) (report.Measured, error) {
+	cases, err := ladder.Cases()
+	if err != nil {
+		return report.Measured{}, err
+	}
+	cfg.Programs, cfg.Cases, cfg.Sampling = ladder.Programs(), cases, testrun.SamplingLinear
+	cfg.Floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+	res, err := testrun.Run(ctx, cfg)
+	switch {
+	case res.Partial:
+		return report.Measured{}, errInterrupted
+	case errors.Is(err, testrun.ErrConfig):
+		return report.Measured{}, usageError{err}
+	case err != nil:
+		return report.Measured{}, err
+	}
+	return toReport(res), nil
 }

@@ -1,11 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/ladder"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // validateAttempts: a shared machine's slow phase can shift one whole
@@ -66,4 +73,72 @@ func validateOnce(t *testing.T) (int, report.Validation) {
 		t.Errorf("validate exits %d with failures %q: the verdict and the checks disagree", code, v.Failures)
 	}
 	return code, v
+}
+
+// validate fails a tool that is wrong: the ladder measured for real, then
+// read through a clock that gives every call the same time per run, or
+// with two programs' samples filed under each other's names.
+func TestValidationFailsWrongTool(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	measured, err := measureLadder(context.Background(), testrun.Config{CPU: testrun.AnyCPU, Samples: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := stats.DefaultOptions()
+	opts.Resamples = 1000
+	validateMeasured := func(runs ...report.Measured) *report.Validation {
+		t.Helper()
+		var reps []*report.Report
+		for _, m := range runs {
+			rep, err := report.New(report.Settings{Estimator: stats.Slope, Confidence: opts.Confidence, Resamples: opts.Resamples}, m, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reps = append(reps, rep)
+		}
+		v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, reps, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v := validateMeasured(measured)
+	t.Logf("as measured: %.3f ns per step, R² %.4f, failures %q", v.PerStep, v.R2, v.Failures)
+
+	stuck := clone(t, measured)
+	for _, p := range append(stuck.Programs, *stuck.Floor) {
+		for _, c := range p.Results {
+			for i, runs := range c.Runs {
+				c.Wall[i] = 1000 + 30*float64(runs) // every program 30 ns a run
+			}
+		}
+	}
+	if v := validateMeasured(stuck); !hasFailure(v, "not linear") || !hasFailure(v, "does not climb") {
+		t.Errorf("a clock that reads every program alike: failures %q", v.Failures)
+	}
+
+	swapped := clone(t, measured)
+	last := len(bpf.LadderSteps) - 1
+	swapped.Programs[last].Results, swapped.Programs[last-1].Results = swapped.Programs[last-1].Results, swapped.Programs[last].Results
+	if v := validateMeasured(swapped); !hasFailure(v, "ladder_64 is not slower than ladder_32") {
+		t.Errorf("ladder_32 and ladder_64 swapped: failures %q", v.Failures)
+	}
+}
+
+func hasFailure(v *report.Validation, s string) bool {
+	return slices.ContainsFunc(v.Failures, func(f string) bool { return strings.Contains(f, s) })
+}
+
+// clone copies m deeply, through its JSON.
+func clone(t *testing.T, m report.Measured) report.Measured {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c report.Measured
+	if err := json.Unmarshal(b, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
