@@ -22,6 +22,9 @@ type loaded struct {
 	// others are objects loaded beside this one, whose programs its
 	// program arrays hold (others.go).
 	others []*loadedOther
+	// unread are the maps, by name, that user space failed to read in
+	// the checking run, and why: their changes are not shown.
+	unread map[string]string
 }
 
 // chosen is a program picked from an object, ready to load.
