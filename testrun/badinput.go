@@ -11,7 +11,7 @@ var ErrNoCPU = errors.New("no CPU available")
 // kernel or the machine refusing: callers exit 2 for the one, 1 for the
 // other.
 func BadInput(err error) bool {
-	for _, kind := range []error{ErrBadObject, ErrNoProgram, ErrUnsupportedType, ErrConfig, ErrMapInit} {
+	for _, kind := range []error{ErrBadObject, ErrNoProgram, ErrUnsupportedType, ErrNotTestRunnable, ErrConfig, ErrMapInit} {
 		if errors.Is(err, kind) {
 			return true
 		}

@@ -40,6 +40,10 @@ var xdpContext = struct {
 // xdpDataEnd is the offset of xdp_md's data_end: the frame's length.
 const xdpDataEnd = 4
 
+// xdpEgressIfindex is the offset of xdp_md's egress_ifindex, which only
+// devmap programs may read.
+const xdpEgressIfindex = 20
+
 // skbContext is struct __sk_buff, for tc and socket filters.
 var skbContext = struct {
 	size   int

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+	"golang.org/x/sys/unix"
 )
 
 // Effect is a change that one run of a case made to a map.
@@ -55,20 +56,27 @@ func (c *mapCopy) index() map[string]int {
 }
 
 // snapshot copies the inspectable maps, and empties queues and stacks, so
-// that what a run pushes can be told from what was there.
+// that what a run pushes can be told from what was there. A map the
+// kernel will not let user space read is left out, and noted (unread).
 func (l *loaded) snapshot() (mapState, error) {
 	state := mapState{}
 	maps := l.maps()
 	for _, name := range sortedKeys(maps) {
 		m := maps[name]
-		switch {
-		case m.Type() == ebpf.Queue || m.Type() == ebpf.Stack:
-			if _, err := l.drain(m); err != nil {
+		if _, gone := l.unread[name]; gone {
+			continue
+		}
+		switch kind, _ := mapKindOf(m.Type(), m.MaxEntries()); kind {
+		case mapDrained:
+			if _, err := l.drain(m); err != nil && !l.unreadable(name, err) {
 				return nil, fmt.Errorf("map %s: %w", name, err)
 			}
-		case unwatched(m.Type(), m.MaxEntries()) == "":
+		case mapCopied:
 			entries, err := snapshotOne(m)
 			if err != nil {
+				if l.unreadable(name, err) {
+					continue
+				}
 				return nil, fmt.Errorf("map %s: %w", name, err)
 			}
 			state[name] = entries
@@ -77,35 +85,96 @@ func (l *loaded) snapshot() (mapState, error) {
 	return state, nil
 }
 
-// unwatched says why changes to a map of this type and size are not
-// shown, or "" if they are.
-func unwatched(t ebpf.MapType, entries uint32) string {
+// mapKind is what the checking run does with a map's contents.
+type mapKind int
+
+const (
+	// mapCopied: copied before and after each case, and compared.
+	mapCopied mapKind = iota
+	// mapDrained: queues and stacks, emptied before and popped after.
+	mapDrained
+	// mapFixed: readable, but programs cannot change it (the verifier
+	// allows them only lookups, redirects and tail calls): not read.
+	mapFixed
+	// mapUnwatched: not compared, and a note says why.
+	mapUnwatched
+)
+
+// mapKindOf says what the checking run does with a map of this type and
+// size, and, for maps it does not compare, why.
+func mapKindOf(t ebpf.MapType, entries uint32) (mapKind, string) {
 	switch t {
 	case ebpf.Hash, ebpf.Array, ebpf.LRUHash, ebpf.LPMTrie, ebpf.PerCPUHash, ebpf.PerCPUArray, ebpf.LRUCPUHash:
 		if entries > maxInspectedEntries {
-			return fmt.Sprintf("%d entries, over %d", entries, maxInspectedEntries)
+			return mapUnwatched, fmt.Sprintf("%d entries, over %d", entries, maxInspectedEntries)
 		}
-		return ""
-	case ebpf.Queue, ebpf.Stack,
-		// Programs cannot change these: they hold configuration.
-		ebpf.ProgramArray, ebpf.ArrayOfMaps, ebpf.HashOfMaps, ebpf.DevMap, ebpf.DevMapHash, ebpf.CPUMap, ebpf.XSKMap:
-		return ""
+		return mapCopied, ""
+	case ebpf.Queue, ebpf.Stack:
+		return mapDrained, ""
+	case ebpf.ProgramArray, ebpf.ArrayOfMaps, ebpf.HashOfMaps, ebpf.DevMap, ebpf.DevMapHash, ebpf.CPUMap:
+		// User space reads them (program and map IDs, interfaces, queue
+		// sizes), but they hold configuration that no program can change.
+		return mapFixed, ""
+	case ebpf.XSKMap, ebpf.SockMap, ebpf.SockHash, ebpf.ReusePortSockArray:
+		// Sockets: a lookup from user space fails (EOPNOTSUPP for an
+		// XSKMAP) or gives at most a socket's cookie.
+		return mapUnwatched, t.String() + ", whose sockets user space cannot read"
 	}
-	return t.String()
+	return mapUnwatched, t.String()
 }
 
-// unwatchedNote names the maps of spec whose changes are not shown, each
-// name after prefix.
-func unwatchedNote(spec *ebpf.CollectionSpec, prefix string) string {
-	var maps []string
-	for _, name := range sortedKeys(spec.Maps) {
-		ms := spec.Maps[name]
-		if why := unwatched(ms.Type, ms.MaxEntries); why != "" && !strings.HasPrefix(name, ".rodata") {
-			maps = append(maps, fmt.Sprintf("%s%s (%s)", prefix, name, why))
+// unwatched says why changes to a map of this type and size are not
+// shown, or "" if they are, or if programs cannot change it.
+func unwatched(t ebpf.MapType, entries uint32) string {
+	_, why := mapKindOf(t, entries)
+	return why
+}
+
+// unreadable records, and says so, when err is the kernel refusing to let
+// user space iterate or read a map (EOPNOTSUPP, ENOTSUPP, EINVAL): a map
+// type this version does not know to skip. Its changes are then not
+// shown, with a note, and the run goes on.
+func (l *loaded) unreadable(name string, err error) bool {
+	if !errors.Is(err, ebpf.ErrNotSupported) && !errors.Is(err, unix.EOPNOTSUPP) &&
+		!errors.Is(err, errnoENOTSUPP) && !errors.Is(err, unix.EINVAL) {
+		return false
+	}
+	if l.unread == nil {
+		l.unread = map[string]string{}
+	}
+	l.unread[name] = "user space could not read it: " + err.Error()
+	return true
+}
+
+// errnoENOTSUPP is the kernel's internal ENOTSUPP, which leaks out of the
+// bpf syscall for operations a map type lacks.
+const errnoENOTSUPP = unix.Errno(524)
+
+// unwatchedNote names the maps of l, and of the objects loaded beside it,
+// whose changes are not shown: by type and size, and those user space
+// could not read.
+func (l *loaded) unwatchedNote() string {
+	whys := map[string]string{}
+	add := func(spec *ebpf.CollectionSpec, prefix string) {
+		for name, ms := range spec.Maps {
+			if why := unwatched(ms.Type, ms.MaxEntries); why != "" && !strings.HasPrefix(name, ".rodata") {
+				whys[prefix+name] = why
+			}
 		}
 	}
-	if len(maps) == 0 {
+	add(l.spec, "")
+	for _, o := range l.others {
+		add(o.spec, o.prefix)
+	}
+	for name, why := range l.unread {
+		whys[name] = why
+	}
+	if len(whys) == 0 {
 		return ""
+	}
+	var maps []string
+	for _, name := range sortedKeys(whys) {
+		maps = append(maps, fmt.Sprintf("%s (%s)", name, whys[name]))
 	}
 	return "the checking run's changes to these maps are not shown: " + strings.Join(maps, ", ")
 }
@@ -131,9 +200,12 @@ func (l *loaded) effects(before mapState) ([]Effect, error) {
 	maps := l.maps()
 	for _, name := range sortedKeys(maps) {
 		m, spec := maps[name], l.mapSpec(name)
+		if _, gone := l.unread[name]; gone {
+			continue
+		}
 		if m.Type() == ebpf.Queue || m.Type() == ebpf.Stack {
 			values, err := l.drain(m)
-			if err != nil {
+			if err != nil && !l.unreadable(name, err) {
 				return nil, fmt.Errorf("map %s: %w", name, err)
 			}
 			for _, v := range values {
@@ -147,6 +219,9 @@ func (l *loaded) effects(before mapState) ([]Effect, error) {
 		}
 		after, err := snapshotOne(m)
 		if err != nil {
+			if l.unreadable(name, err) {
+				continue
+			}
 			return nil, fmt.Errorf("map %s: %w", name, err)
 		}
 		out = append(out, changes(name, m, spec, old, after)...)

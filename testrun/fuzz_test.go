@@ -8,7 +8,7 @@ func FuzzParseMapInit(f *testing.F) {
 	f.Add([]byte(configInit))
 	f.Add([]byte("maps:\n  lengths:\n    - {key_hex: '3c000000', value_hex: '0100000000000000'}\n"))
 	f.Add([]byte("maps:\n  config:\n    - {key: 0, value: {port: [1, 2]}}\n"))
-	spec, _, _, err := readTestObject(f, "maps.o").choose("", 0)
+	spec, _, _, err := readTestObject(f, "maps.o").choose("", loadSettings{})
 	if err != nil {
 		f.Fatal(err)
 	}

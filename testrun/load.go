@@ -3,6 +3,8 @@ package testrun
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -22,6 +24,9 @@ type loaded struct {
 	// others are objects loaded beside this one, whose programs its
 	// program arrays hold (others.go).
 	others []*loadedOther
+	// unread are the maps, by name, that user space failed to read in
+	// the checking run, and why: their changes are not shown.
+	unread map[string]string
 }
 
 // chosen is a program picked from an object, ready to load.
@@ -45,7 +50,7 @@ func load(obj Object, program string) (*loaded, error) {
 }
 
 func choose(obj Object, program string, s loadSettings) (chosen, error) {
-	spec, info, all, err := obj.choose(program, s.programType)
+	spec, info, all, err := obj.choose(program, s)
 	if err != nil {
 		return chosen{}, err
 	}
@@ -81,20 +86,35 @@ func (c chosen) load() (*loaded, error) {
 	}
 	coll, err := ebpf.NewCollection(spec)
 	if err != nil {
-		return nil, loadError(obj, info, firstMapError(spec, err))
+		return nil, loadError(obj, info, spec, firstMapError(spec, err))
 	}
 	return &loaded{object: obj, info: info, spec: spec, coll: coll, prog: coll.Programs[info.Name]}, nil
 }
 
-func loadError(obj Object, info ProgramInfo, err error) error {
+func loadError(obj Object, info ProgramInfo, spec *ebpf.CollectionSpec, err error) error {
 	var ve *ebpf.VerifierError
 	switch {
 	case errors.Is(err, unix.EPERM):
 		return fmt.Errorf("%w: loading %s needs CAP_BPF and CAP_NET_ADMIN: %s", ErrPermission, info.Name, PermissionHint)
+	case errors.As(err, &ve) && len(ve.Log) > 0 && readsEgressAsPlainXDP(info, spec, ve):
+		return fmt.Errorf("%w: %s in %s reads ctx->egress_ifindex, which only a devmap program may, so it cannot run as plain XDP, "+
+			"and the kernel test-runs no devmap program: %w", ErrVerifier, info.Name, obj.Name, err)
 	case errors.As(err, &ve) && len(ve.Log) > 0:
 		return fmt.Errorf("%w: %s in %s: %w", ErrVerifier, info.Name, obj.Name, err)
 	}
 	return fmt.Errorf("load %s from %s: %w", info.Name, obj.Name, err)
+}
+
+// readsEgressAsPlainXDP says whether the verifier refused a devmap
+// program loaded as plain XDP for reading ctx->egress_ifindex: the log
+// names only the context's offset.
+func readsEgressAsPlainXDP(info ProgramInfo, spec *ebpf.CollectionSpec, ve *ebpf.VerifierError) bool {
+	p := spec.Programs[info.Name]
+	if info.ForMap() != "devmap" || p == nil || p.AttachType != ebpf.AttachXDP {
+		return false
+	}
+	refusal := fmt.Sprintf("invalid bpf_context access off=%d ", xdpEgressIfindex)
+	return slices.ContainsFunc(ve.Log, func(line string) bool { return strings.Contains(line, refusal) })
 }
 
 func (l *loaded) close() {

@@ -29,7 +29,19 @@ type LoadOptions struct {
 	// MaxEntries are NAME=N: the size of a map, for maps declared
 	// without max_entries (their loader sizes them) or to change it.
 	MaxEntries []string
+	// AttachType "xdp" loads XDP programs for a cpumap or a devmap (their
+	// section's expected attach type, BPF_XDP_CPUMAP or BPF_XDP_DEVMAP)
+	// as plain XDP, which the kernel test-runs and they do not: a
+	// program that needs nothing of its map then runs as it would there.
+	// "" keeps the section's.
+	AttachType string
 }
+
+// AttachTypeNames are the values LoadOptions.AttachType takes.
+var AttachTypeNames = []string{attachPlainXDP}
+
+// attachPlainXDP clears the expected attach type of programs for maps.
+const attachPlainXDP = "xdp"
 
 // programTypes are the names --type takes, and cilium/ebpf's own.
 var programTypes = map[string]ebpf.ProgramType{
@@ -73,6 +85,9 @@ type loadSettings struct {
 	// linkLayer: socket filters are given frames behind a copy of their
 	// Ethernet header (--type af_packet).
 	linkLayer bool
+	// plainXDP: programs for a cpumap or a devmap are loaded as plain
+	// XDP (AttachType "xdp").
+	plainXDP  bool
 	variables []assignment
 	sizes     []sizing
 }
@@ -94,6 +109,14 @@ func newLoadSettings(opts LoadOptions, mi *MapInit) (loadSettings, error) {
 			return s, fmt.Errorf("%w: program type %q: want one of %s", ErrConfig, opts.Type, strings.Join(TypeNames, ", "))
 		}
 		s.programType, s.linkLayer = t, strings.ToLower(opts.Type) == afPacket
+	}
+	switch strings.ToLower(opts.AttachType) {
+	case "":
+	case attachPlainXDP:
+		s.plainXDP = true
+	default:
+		return s, fmt.Errorf("%w: attach type %q: want %s (XDP programs for a cpumap or a devmap loaded as plain XDP)",
+			ErrConfig, opts.AttachType, strings.Join(AttachTypeNames, ", "))
 	}
 	if mi != nil {
 		s.variables = append(s.variables, mi.variables...)
@@ -145,6 +168,9 @@ func (s *loadSettings) prepare(spec *ebpf.CollectionSpec, object string) ([]stri
 	}
 	if len(pinned) > 0 {
 		notes = append(notes, fmt.Sprintf("maps pinned by name in the object are loaded unpinned, as the object declares them, and freed at exit (xdpmicro never pins): %s", strings.Join(pinned, ", ")))
+	}
+	if s.plainXDP {
+		notes = append(notes, asPlainXDP(spec)...)
 	}
 
 	given := map[string]bool{}
@@ -202,6 +228,23 @@ func (s *loadSettings) prepare(spec *ebpf.CollectionSpec, object string) ([]stri
 		}
 	}
 	return notes, nil
+}
+
+// asPlainXDP gives the programs of spec that are for a cpumap or a devmap
+// the expected attach type of a plain XDP program, as SEC("xdp") does,
+// and says which it changed: the kernel test-runs those, not these. Their
+// frags flag (xdp.frags/...) stays.
+func asPlainXDP(spec *ebpf.CollectionSpec) []string {
+	var notes []string
+	for _, name := range sortedKeys(spec.Programs) {
+		p := spec.Programs[name]
+		if m := forMap(p.Type, p.AttachType); m != "" {
+			p.AttachType = ebpf.AttachXDP
+			notes = append(notes, fmt.Sprintf("%s, an XDP program for a %s (section %s), is loaded as plain XDP: "+
+				"it runs as it would from the %s only if it needs nothing of it", name, m, p.SectionName, m))
+		}
+	}
+	return notes
 }
 
 // needsSize says whether a map of this type takes its size from

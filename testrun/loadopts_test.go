@@ -245,6 +245,7 @@ func TestLoadOptionErrors(t *testing.T) {
 		{"zero size", Program{Object: ports}, LoadOptions{MaxEntries: []string{"passed=0"}}, "", ErrConfig, "want NAME=N"},
 		{"unknown type", Program{Object: sections}, LoadOptions{Type: "kprobe"}, "", ErrConfig, "want one of xdp, tc, socket_filter, af_packet"},
 		{"typed already", Program{Object: ports, Program: "port_filter"}, LoadOptions{Type: "tc"}, "", ErrConfig, "is a XDP program already"},
+		{"unknown attach type", Program{Object: ports}, LoadOptions{AttachType: "tc"}, "", ErrConfig, `attach type "tc": want xdp`},
 		{"index beyond", Program{Object: ports}, LoadOptions{}, "maps:\n  ports:\n    - {key: 65536, value: 1}\n", ErrMapInit, "index 65536 is beyond its 65536 entries"},
 		{"too many CPUs", Program{Object: ports}, LoadOptions{}, "maps:\n  ports:\n    - {key: 1, value: [" + strings.Repeat("1, ", tooMany) + "1]}\n", ErrMapInit, "is per-CPU:"},
 		{"unknown program", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: nope}\n", ErrMapInit, `map chosen: the object has no program "nope" (programs: by_inner, drop, entry, transmit)`},

@@ -155,12 +155,13 @@ func (mi *MapInit) otherObject(e mapEntry, targets *[]*target, s loadSettings) (
 	if err != nil {
 		return nil, mi.fail(e.line, "%v", err)
 	}
-	spec, info, all, err := obj.choose(program, s.programType)
+	spec, info, all, err := obj.choose(program, s)
 	if err != nil {
 		return nil, mi.fail(e.line, "%v", err)
 	}
-	// Unpinned and sized as the measured object; --set is for that one.
-	notes, err := (&loadSettings{programType: s.programType}).prepare(spec, path)
+	// Unpinned, sized and attached as the measured object; --set is for
+	// that one.
+	notes, err := (&loadSettings{programType: s.programType, plainXDP: s.plainXDP}).prepare(spec, path)
 	if err != nil {
 		return nil, mi.fail(e.line, "%v", err)
 	}

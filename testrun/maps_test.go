@@ -36,7 +36,7 @@ func TestParseMapInitErrors(t *testing.T) {
 // Entries are checked against the object's maps and their BTF before
 // anything is loaded.
 func TestResolveMapInit(t *testing.T) {
-	spec, _, _, err := readTestObject(t, "maps.o").choose("", 0)
+	spec, _, _, err := readTestObject(t, "maps.o").choose("", loadSettings{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,8 @@ import (
 )
 
 // notes gathers what loading changed of each measured object of its own
-// accord, and which maps the checking run's changes are not shown for,
+// accord, and which maps the checking run's changes are not shown for
+// (after the checking run: it finds the maps user space cannot read),
 // each note once, prefixed with the object's name when several objects
 // are measured.
 func (p *plan) notes(progs []*loaded) []string {
@@ -44,10 +45,7 @@ func (p *plan) notes(progs []*loaded) []string {
 			}
 		}
 		if i < len(progs) {
-			add(c.object.Name, unwatchedNote(progs[i].spec, ""))
-			for _, o := range progs[i].others {
-				add(c.object.Name, unwatchedNote(o.spec, o.prefix))
-			}
+			add(c.object.Name, progs[i].unwatchedNote())
 		}
 	}
 	return notes

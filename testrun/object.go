@@ -52,10 +52,61 @@ type ProgramInfo struct {
 	Name    string
 	Type    ebpf.ProgramType
 	Section string
+	// AttachType is the expected attach type the section gives.
+	AttachType ebpf.AttachType
 }
 
 // Supported reports whether xdpmicro can measure programs of this type.
 func (p ProgramInfo) Supported() bool { return slices.Contains(measurable, p.Type) }
+
+// ForMap names the map an XDP program runs from, "cpumap" or "devmap",
+// when its section says so (xdp/cpumap, xdp.frags/devmap, ...): the
+// kernel's BPF_PROG_TEST_RUN refuses such programs (EINVAL), whatever
+// the frame. "" for any other program.
+func (p ProgramInfo) ForMap() string {
+	return forMap(p.Type, p.AttachType)
+}
+
+func forMap(t ebpf.ProgramType, a ebpf.AttachType) string {
+	switch {
+	case t != ebpf.XDP:
+		return ""
+	case a == ebpf.AttachXDPCPUMap:
+		return "cpumap"
+	case a == ebpf.AttachXDPDevMap:
+		return "devmap"
+	}
+	return ""
+}
+
+// ErrNotTestRunnable: the program is of a type xdpmicro measures, but the
+// kernel will not test-run it as it is loaded: an XDP program for a
+// cpumap or a devmap.
+var ErrNotTestRunnable = errors.New("not test-runnable")
+
+// mapProgramError says why a program for a cpumap or devmap is not run,
+// and how it can be: loaded as plain XDP, when it needs nothing of the
+// map's (a devmap program's ctx->egress_ifindex).
+func mapProgramError(object string, p ProgramInfo) error {
+	need := "needs nothing of a cpumap"
+	if p.ForMap() == "devmap" {
+		need = "reads no ctx->egress_ifindex"
+	}
+	return fmt.Errorf("%w: %s in %s is an XDP program for a %s (section %q, expected attach type %s), "+
+		"which the kernel's BPF_PROG_TEST_RUN refuses whatever the frame; if it %s, load it as plain XDP",
+		ErrNotTestRunnable, p.Name, object, p.ForMap(), p.Section, attachTypeName(p.AttachType), need)
+}
+
+// attachTypeName is the kernel's name of the two attach types it refuses.
+func attachTypeName(a ebpf.AttachType) string {
+	switch a {
+	case ebpf.AttachXDPCPUMap:
+		return "BPF_XDP_CPUMAP"
+	case ebpf.AttachXDPDevMap:
+		return "BPF_XDP_DEVMAP"
+	}
+	return a.String()
+}
 
 func (o Object) spec() (*ebpf.CollectionSpec, error) {
 	f, err := elf.NewFile(bytes.NewReader(o.ELF))
@@ -88,55 +139,28 @@ func (o Object) Programs() ([]ProgramInfo, error) {
 // measurable program when name is empty, and the programs that the
 // object's program arrays hold: a tail call needs its target loaded.
 // Other programs are dropped so that one the verifier would reject cannot
-// fail the run. Programs in sections that name no type get programType,
-// when it is set. all are the object's programs, for a --map-init file to
-// name.
-func (o Object) choose(name string, programType ebpf.ProgramType) (spec *ebpf.CollectionSpec, info ProgramInfo, all map[string]*ebpf.ProgramSpec, err error) {
+// fail the run. Programs in sections that name no type get the settings'
+// type, when it is set. all are the object's programs, for a --map-init
+// file to name.
+func (o Object) choose(name string, s loadSettings) (spec *ebpf.CollectionSpec, info ProgramInfo, all map[string]*ebpf.ProgramSpec, err error) {
 	spec, err = o.spec()
 	if err != nil {
 		return nil, ProgramInfo{}, nil, err
 	}
-	if programType != ebpf.UnspecifiedProgram {
-		if err := retype(spec, name, programType); err != nil {
+	if s.programType != ebpf.UnspecifiedProgram {
+		if err := retype(spec, name, s.programType); err != nil {
 			return nil, ProgramInfo{}, nil, err
 		}
 	}
 	infos := programInfos(spec)
-	list := func(infos []ProgramInfo) string {
-		var s []string
-		for _, p := range infos {
-			s = append(s, fmt.Sprintf("%s (%s)", p.Name, p.Type))
-		}
-		return strings.Join(s, ", ")
-	}
 	var chosen ProgramInfo
 	if name == "" {
-		var candidates []ProgramInfo
-		for _, p := range infos {
-			if p.Supported() {
-				candidates = append(candidates, p)
-			}
-		}
-		switch len(candidates) {
-		case 0:
-			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s has no program of a supported type (%s); it holds: %s%s",
-				ErrUnsupportedType, o.Name, strings.Join(SupportedTypes, ", "), list(infos), typeHint(infos))
-		case 1:
-			chosen = candidates[0]
-		default:
-			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s holds %d programs; choose one by name: %s",
-				ErrNoProgram, o.Name, len(candidates), list(candidates))
-		}
+		chosen, err = o.only(infos, s.plainXDP)
 	} else {
-		i := slices.IndexFunc(infos, func(p ProgramInfo) bool { return p.Name == name })
-		if i < 0 {
-			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s has no program %q; it holds: %s", ErrNoProgram, o.Name, name, list(infos))
-		}
-		chosen = infos[i]
-		if !chosen.Supported() {
-			return nil, ProgramInfo{}, nil, fmt.Errorf("%w: %s is a %s program; supported: %s%s",
-				ErrUnsupportedType, name, chosen.Type, strings.Join(SupportedTypes, ", "), typeHint([]ProgramInfo{chosen}))
-		}
+		chosen, err = o.named(infos, name, s.plainXDP)
+	}
+	if err != nil {
+		return nil, ProgramInfo{}, nil, err
 	}
 	keep := map[string]*ebpf.ProgramSpec{chosen.Name: spec.Programs[chosen.Name]}
 	targets, err := tailCallTargets(spec)
@@ -151,10 +175,72 @@ func (o Object) choose(name string, programType ebpf.ProgramType) (spec *ebpf.Co
 	return spec, chosen, all, nil
 }
 
+// only picks the one measurable program of infos. Programs for a cpumap
+// or a devmap count only when they are to be loaded as plain XDP: else an
+// object that pairs one with the XDP program that redirects into its map
+// (xdp-bench's) could not be measured without a name.
+func (o Object) only(infos []ProgramInfo, plainXDP bool) (ProgramInfo, error) {
+	var candidates, forMaps []ProgramInfo
+	for _, p := range infos {
+		switch {
+		case !p.Supported():
+		case p.ForMap() != "" && !plainXDP:
+			forMaps = append(forMaps, p)
+		default:
+			candidates = append(candidates, p)
+		}
+	}
+	switch {
+	case len(candidates) == 1:
+		return candidates[0], nil
+	case len(candidates) > 1:
+		return ProgramInfo{}, fmt.Errorf("%w: %s holds %d programs; choose one by name: %s",
+			ErrNoProgram, o.Name, len(candidates), listPrograms(candidates))
+	case len(forMaps) == 1:
+		return ProgramInfo{}, mapProgramError(o.Name, forMaps[0])
+	case len(forMaps) > 1:
+		return ProgramInfo{}, fmt.Errorf("%w: %s holds only XDP programs for cpumaps and devmaps, which the kernel's BPF_PROG_TEST_RUN refuses whatever the frame: %s; "+
+			"choose one by name, and if it needs nothing of its map, load it as plain XDP", ErrNotTestRunnable, o.Name, listPrograms(forMaps))
+	}
+	return ProgramInfo{}, fmt.Errorf("%w: %s has no program of a supported type (%s); it holds: %s%s",
+		ErrUnsupportedType, o.Name, strings.Join(SupportedTypes, ", "), listPrograms(infos), typeHint(infos))
+}
+
+// named picks the program called name from infos, if xdpmicro can run it.
+func (o Object) named(infos []ProgramInfo, name string, plainXDP bool) (ProgramInfo, error) {
+	i := slices.IndexFunc(infos, func(p ProgramInfo) bool { return p.Name == name })
+	if i < 0 {
+		return ProgramInfo{}, fmt.Errorf("%w: %s has no program %q; it holds: %s", ErrNoProgram, o.Name, name, listPrograms(infos))
+	}
+	p := infos[i]
+	switch {
+	case !p.Supported():
+		return ProgramInfo{}, fmt.Errorf("%w: %s is a %s program; supported: %s%s",
+			ErrUnsupportedType, name, p.Type, strings.Join(SupportedTypes, ", "), typeHint([]ProgramInfo{p}))
+	case p.ForMap() != "" && !plainXDP:
+		return ProgramInfo{}, mapProgramError(o.Name, p)
+	}
+	return p, nil
+}
+
+// listPrograms is "name (type), ...", a program for a map with its
+// section.
+func listPrograms(infos []ProgramInfo) string {
+	var s []string
+	for _, p := range infos {
+		if p.ForMap() != "" {
+			s = append(s, fmt.Sprintf("%s (%s, %s)", p.Name, p.Type, p.Section))
+			continue
+		}
+		s = append(s, fmt.Sprintf("%s (%s)", p.Name, p.Type))
+	}
+	return strings.Join(s, ", ")
+}
+
 func programInfos(spec *ebpf.CollectionSpec) []ProgramInfo {
 	var infos []ProgramInfo
 	for name, p := range spec.Programs {
-		infos = append(infos, ProgramInfo{Name: name, Type: p.Type, Section: p.SectionName})
+		infos = append(infos, ProgramInfo{Name: name, Type: p.Type, Section: p.SectionName, AttachType: p.AttachType})
 	}
 	slices.SortFunc(infos, func(a, b ProgramInfo) int { return strings.Compare(a.Name, b.Name) })
 	return infos

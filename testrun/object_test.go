@@ -26,8 +26,8 @@ func TestPrograms(t *testing.T) {
 		{Name: "socket_all", Type: ebpf.SocketFilter, Section: "socket"},
 		{Name: "tc_shot", Type: ebpf.SchedCLS, Section: "tc"},
 		{Name: "trace_getpid", Type: ebpf.TracePoint, Section: "tracepoint/syscalls/sys_enter_getpid"},
-		{Name: "xdp_drop", Type: ebpf.XDP, Section: "xdp"},
-		{Name: "xdp_pass", Type: ebpf.XDP, Section: "xdp"},
+		{Name: "xdp_drop", Type: ebpf.XDP, Section: "xdp", AttachType: ebpf.AttachXDP},
+		{Name: "xdp_pass", Type: ebpf.XDP, Section: "xdp", AttachType: ebpf.AttachXDP},
 	}
 	if len(progs) != len(want) {
 		t.Fatalf("got %v, want %v", progs, want)
@@ -49,22 +49,29 @@ func TestChoose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	multi := readTestObject(t, "multi.o")
+	multi, attach := readTestObject(t, "multi.o"), readTestObject(t, "attach.o")
 	tests := []struct {
-		name    string
-		object  Object
-		program string
-		want    error
-		chosen  string
+		name     string
+		object   Object
+		program  string
+		plainXDP bool
+		want     error
+		chosen   string
 	}{
-		{"missing file", Object{}, "", ErrBadObject, ""},
-		{"not ELF", Object{Name: "text", ELF: []byte("hello")}, "", ErrBadObject, ""},
-		{"ELF for another machine", notBPF, "", ErrBadObject, ""},
-		{"ambiguous", multi, "", ErrNoProgram, ""},
-		{"unknown name", multi, "nope", ErrNoProgram, ""},
-		{"unsupported type", multi, "trace_getpid", ErrUnsupportedType, ""},
-		{"by name", multi, "xdp_drop", nil, "xdp_drop"},
-		{"the only XDP program", readTestObject(t, "reject.o"), "", nil, "unchecked_read"},
+		{"missing file", Object{}, "", false, ErrBadObject, ""},
+		{"not ELF", Object{Name: "text", ELF: []byte("hello")}, "", false, ErrBadObject, ""},
+		{"ELF for another machine", notBPF, "", false, ErrBadObject, ""},
+		{"ambiguous", multi, "", false, ErrNoProgram, ""},
+		{"unknown name", multi, "nope", false, ErrNoProgram, ""},
+		{"unsupported type", multi, "trace_getpid", false, ErrUnsupportedType, ""},
+		{"by name", multi, "xdp_drop", false, nil, "xdp_drop"},
+		{"the only XDP program", readTestObject(t, "reject.o"), "", false, nil, "unchecked_read"},
+		// attach.o: spread, and three programs for a cpumap or a devmap.
+		{"the only program not for a map", attach, "", false, nil, "spread"},
+		{"for a cpumap", attach, "cpu_count", false, ErrNotTestRunnable, ""},
+		{"for a devmap, xdp.frags", attach, "dev_filter", false, ErrNotTestRunnable, ""},
+		{"for a cpumap, as plain XDP", attach, "cpu_count", true, nil, "cpu_count"},
+		{"ambiguous with programs for maps as plain XDP", attach, "", true, ErrNoProgram, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +82,7 @@ func TestChoose(t *testing.T) {
 				}
 				return
 			}
-			spec, info, _, err := tt.object.choose(tt.program, 0)
+			spec, info, _, err := tt.object.choose(tt.program, loadSettings{plainXDP: tt.plainXDP})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("got %v, want %v", err, tt.want)
 			}

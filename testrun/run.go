@@ -461,7 +461,6 @@ func (p *plan) load() ([]*loaded, error) {
 // against the case's expectation.
 func (p *plan) check(progs []*loaded) (Result, error) {
 	res := Result{Environment: environment(p.cfg, p.cpu, p.cpuChoice)}
-	res.Environment.Notes = p.notes(progs)
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
 		if i != p.floor {
@@ -476,6 +475,7 @@ func (p *plan) check(progs []*loaded) (Result, error) {
 		}
 		res.Programs = append(res.Programs, pr)
 	}
+	res.Environment.Notes = p.notes(progs)
 	p.countInstructions(progs, &res)
 	// A case any program changes the frame of is sampled one run a call
 	// for every program and the floor, so that all are measured alike.

@@ -317,7 +317,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	})
 	stopProgress() // before anything else is written
 	if runErr != nil && !res.Partial {
-		return runErr
+		return f.load.hint(runErr)
 	}
 	if f.output.format != string(report.Table) || f.output.output != "" {
 		printNotes(cmd, res.Environment.Notes) // the table's footer has them

@@ -14,6 +14,8 @@ const (
 	portsObject    = "../../bpf/testdata/ports.o"
 	tailcallObject = "../../bpf/testdata/tailcall.o"
 	sectionsObject = "../../bpf/testdata/sections.o"
+	attachObject   = "../../bpf/testdata/attach.o"
+	xskObject      = "../../bpf/testdata/xsk.o"
 )
 
 const portCases = `cases:
@@ -38,6 +40,7 @@ func TestLoadOptionsBadInput(t *testing.T) {
 		{[]string{"--max-entries", "passed=-1"}, "--max-entries passed=-1: want NAME=N"},
 		{[]string{"--max-entries", "nope=4"}, `has no map "nope"`},
 		{[]string{"--type", "kprobe"}, `--type "kprobe": want one of xdp, tc, socket_filter, af_packet`},
+		{[]string{"--attach-type", "tc"}, `--attach-type "tc": want xdp`},
 		{[]string{"--map-init", "ports: 1"}, `unknown key "ports"`},
 		{[]string{"--map-init", "maps:\n  ports:\n    - {key: 70000, value: 1}"}, "index 70000 is beyond its 65536 entries"},
 		{[]string{"--map-init", "maps:\n  ports:\n    - {key: 'htons(80', value: 1}"}, `want htons(N)`},
@@ -83,6 +86,7 @@ func TestProgramsListsMapsAndVariables(t *testing.T) {
 		sectionsObject: {"keep_all", "filter", "UnspecifiedProgram", "with --type",
 			"struct rule {union {__be32 addr; __be32 addr6[4]}; __be16 port; __u8 proto; __u8 family:4; __u8 weight:4}"},
 		tailcallObject: {"holds 0: drop", "inner: Array of __u32 -> __u32, 1 entries", "dropped", ".bss"},
+		attachObject:   {"cpu_count", "xdp/cpumap", "xdp.frags/devmap", "with --attach-type xdp", "│ spread     │ XDP  │ xdp              │ yes"},
 	} {
 		code, stdout, stderr := xdpmicro("programs", object)
 		if code != 0 {
@@ -139,5 +143,60 @@ func TestBenchPortFilter(t *testing.T) {
 		if len(rep.Environment.Notes) != 2 {
 			t.Errorf("notes in the JSON report: %q", rep.Environment.Notes)
 		}
+	}
+}
+
+// Programs for a cpumap or a devmap, as a user runs them: refused before
+// any run in one line that names the attach type and --attach-type, exit
+// 2; with --attach-type xdp, run as plain XDP with a note; the devmap
+// program that reads egress_ifindex refused by the verifier in a line
+// that says so, exit 1. Without --program, the object's plain XDP
+// program is measured.
+func TestBenchProgramsForMaps(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	bench := func(args ...string) (int, string, string) {
+		return xdpmicro(append(append([]string{"bench", attachObject, "--class", "tcp-syn,arp", "--format", "json"}, args...), quick...)...)
+	}
+	for _, program := range []string{"cpu_count", "dev_filter", "dev_egress"} {
+		code, stdout, stderr := bench("--program", program)
+		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, "frame (") ||
+			!strings.Contains(stderr, "xdpmicro: not test-runnable: "+program+" in ") || !strings.Contains(stderr, ", load it as plain XDP: --attach-type xdp\n") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d and one line naming --attach-type xdp", program, code, stdout, stderr, exitUsage)
+		}
+	}
+	code, stdout, stderr := bench()
+	var rep report.Report
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || rep.Programs[0].Info.Name != "spread" {
+		t.Errorf("no --program: exit %d, stderr %q; want spread measured", code, stderr)
+	}
+	code, stdout, stderr = bench("--program", "dev_filter", "--attach-type", "xdp")
+	if code != 0 || !strings.Contains(stderr, "xdpmicro: note: dev_filter, an XDP program for a devmap (section xdp.frags/devmap), is loaded as plain XDP") {
+		t.Fatalf("dev_filter as plain XDP: exit %d, stderr %q", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	actions := map[string]string{}
+	for _, c := range rep.Programs[0].Results {
+		actions[c.Name] = c.Action
+	}
+	if actions["tcp-syn"] != "XDP_PASS" || actions["arp"] != "XDP_DROP" {
+		t.Errorf("dev_filter as plain XDP: %v; want tcp-syn XDP_PASS, arp XDP_DROP", actions)
+	}
+	code, stdout, stderr = bench("--program", "dev_egress", "--attach-type", "xdp")
+	first, _, _ := strings.Cut(stderr, "\n")
+	if code != exitFailed || stdout != "" || !strings.Contains(first, "rejected by the verifier: dev_egress in ") ||
+		!strings.Contains(first, "reads ctx->egress_ifindex, which only a devmap program may, so it cannot run as plain XDP") {
+		t.Errorf("dev_egress as plain XDP: exit %d, stderr %q; want exit %d and the verifier's refusal, said plainly", code, stderr, exitFailed)
+	}
+}
+
+// An AF_XDP program runs: its XSKMAP, which user space cannot read, is
+// left out of the map effects with a note.
+func TestBenchSocketMap(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	code, _, stderr := xdpmicro(append([]string{"bench", xskObject, "--class", "tcp-syn", "--format", "json"}, quick...)...)
+	if code != 0 || !strings.Contains(stderr, "xdpmicro: note: the checking run's changes to these maps are not shown: sockets (XSKMap, whose sockets user space cannot read)") {
+		t.Errorf("exit %d, stderr %q; want a run and a note on the XSKMAP", code, stderr)
 	}
 }

@@ -51,6 +51,8 @@ so that a --map-init file can be written without llvm-objdump.`,
 				switch {
 				case p.Type == ebpf.UnspecifiedProgram:
 					measurable = "with --type" // a section that names no type
+				case p.ForMap() != "":
+					measurable = "with --attach-type xdp" // the kernel test-runs no program for a cpumap or devmap
 				case !p.Supported():
 					measurable = "no"
 				}
