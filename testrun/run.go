@@ -117,6 +117,10 @@ type Config struct {
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
+	// Notice, if set, is told in one line what the caller should know at
+	// once: that the run waits for another xdpmicro run to free the
+	// measuring CPU (cpulock.go). It is called on Run's goroutine.
+	Notice func(string)
 }
 
 // AnchorPolicy says when to hold XDP programs in the dispatcher.
@@ -148,10 +152,12 @@ type Environment struct {
 	Arch       string
 	CPUModel   string
 	CPU        int
-	CPUChoice  string // why CPU, e.g. "isolated"
-	CPUs       int
-	Hostname   string
-	Repeat     uint32
+	CPUChoice  string // why CPU, e.g. "isolated", and a move or a wait
+	// CPULock says how other xdpmicro runs were kept off the CPU.
+	CPULock  CPULock
+	CPUs     int
+	Hostname string
+	Repeat   uint32
 	// RepeatChosen says Repeat was chosen by calibration, not given.
 	RepeatChosen bool
 	// TargetSample is the kernel-timed length of a sample a chosen Repeat
@@ -180,6 +186,23 @@ type Environment struct {
 	// Notes say what xdpmicro changed of the objects of its own accord to
 	// load them, and what it could not watch.
 	Notes []string
+}
+
+// CPULock is the lock a run held on its measuring CPU (cpulock.go), and
+// what it found of other runs.
+type CPULock struct {
+	// Path is the lock file held from choosing the CPU until the run
+	// returned; empty when none could be taken (a note says why).
+	Path string
+	// Preferred is the CPU asked for, or the choice's first: CPU differs
+	// from it when other runs held it and the run moved.
+	Preferred int
+	// HeldByOthers are the CPUs other xdpmicro runs held when this one
+	// tried them, in the order tried.
+	HeldByOthers []int
+	// Waited is how long the run waited for one of them to come free;
+	// zero when it did not wait.
+	Waited time.Duration
 }
 
 // Dispatcher is what calibration measured of the cost of a call beyond its
@@ -299,7 +322,8 @@ func (c Config) validate() error {
 // load, check (one run per case), measure (calibration, warm-up, samples)
 // and assemble.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	p, progs, res, err := begin(cfg)
+	p, progs, res, err := begin(ctx, cfg)
+	defer p.releaseCPU() // last: everything on the CPU has ended
 	defer closeAll(progs)
 	if err != nil {
 		return Result{}, err
@@ -318,9 +342,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 }
 
 // begin prepares, loads and checks: the phases Run and Check share. It
-// returns what it loaded even on error, for the caller to close.
-func begin(cfg Config) (p *plan, progs []*loaded, res Result, err error) {
-	if p, err = prepare(cfg); err != nil {
+// returns the plan, holding the CPU, and what it loaded even on error,
+// for the caller to release and close.
+func begin(ctx context.Context, cfg Config) (p *plan, progs []*loaded, res Result, err error) {
+	if p, err = prepare(ctx, cfg); err != nil {
 		return nil, nil, Result{}, err
 	}
 	if progs, err = p.load(); err != nil {
@@ -346,7 +371,7 @@ func closeAll(progs []*loaded) {
 type plan struct {
 	cfg       Config
 	cpu       int
-	cpuChoice string
+	claim     *cpuClaim     // the CPU's lock, held until the run returns
 	picked    []chosen      // every placement of every program, the floor last
 	programOf []int         // the index in cfg.Programs of each picked, -1 for the floor
 	floor     int           // index of the floor in picked, or -1
@@ -358,14 +383,16 @@ type plan struct {
 
 // prepare checks the configuration, the objects, the expectations and the
 // map-init file against the objects, and the privileges, in that order:
-// bad input is reported as such, whatever the privileges.
-func prepare(cfg Config) (*plan, error) {
+// bad input is reported as such, whatever the privileges. Last it chooses
+// the CPU and takes its lock, which may wait for another run: nothing
+// that can be refused is left to refuse after a wait.
+func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	p := &plan{cfg: cfg, floor: -1}
-	var err error
-	if p.cpu, p.cpuChoice, err = chooseCPU(cfg.CPU); err != nil {
+	allowed, err := allowedCPUs(cfg.CPU)
+	if err != nil {
 		return nil, err
 	}
 	settings, err := newLoadSettings(cfg.Load, cfg.MapInit)
@@ -430,7 +457,18 @@ func prepare(cfg Config) (*plan, error) {
 	if err := CheckPrivileges(); err != nil {
 		return nil, err
 	}
+	if p.claim, err = chooseCPU(ctx, cfg.CPU, allowed, cfg.Notice); err != nil {
+		return nil, err
+	}
+	p.cpu = p.claim.cpu
 	return p, nil
+}
+
+// releaseCPU gives the measuring CPU back to other runs; p may be nil.
+func (p *plan) releaseCPU() {
+	if p != nil {
+		p.claim.release()
+	}
 }
 
 // load puts every program into the kernel and fills its maps. It returns
@@ -457,8 +495,11 @@ func (p *plan) load() ([]*loaded, error) {
 // records the action and the changes to the maps, and holds the action
 // against the case's expectation.
 func (p *plan) check(progs []*loaded) (Result, error) {
-	res := Result{Environment: environment(p.cfg, p.cpu, p.cpuChoice)}
+	res := Result{Environment: environment(p.cfg, p.claim)}
 	res.Environment.Notes = p.notes(progs)
+	if n := p.claim.note; n != "" {
+		res.Environment.Notes = append(res.Environment.Notes, n)
+	}
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
 		if i != p.floor {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +69,14 @@ func (l *loadFlags) options() testrun.LoadOptions {
 }
 
 // printNotes writes what loading changed of its own accord, on stderr.
+// noticeTo prints a run's notices (testrun.Config.Notice) on w, one line
+// each, --quiet or not: --quiet is the progress bar's switch, and a wait
+// for another run's CPU can last minutes, in which a job's log that says
+// nothing looks hung.
+func noticeTo(w io.Writer) func(string) {
+	return func(line string) { fmt.Fprintln(w, "xdpmicro: "+line) }
+}
+
 func printNotes(cmd *cobra.Command, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: note: "+n)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -91,14 +92,16 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	ctx, stop, caught := signalContext()
 	defer stop()
 	var runs []*report.Report
+	cpu := int(f.cpu)
 	for i := range f.runs {
 		res, err := testrun.Run(ctx, testrun.Config{
-			Programs: progs, Cases: cases, CPU: int(f.cpu), Warmup: testrun.DefaultWarmup,
+			Programs: progs, Cases: cases, CPU: cpu, Warmup: testrun.DefaultWarmup,
 			Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime, Timer: f.timer,
 			Sampling: testrun.SamplingLinear,
 			Floor:    &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()},
+			Notice:   noticeTo(cmd.ErrOrStderr()),
 		})
-		if res.Partial {
+		if res.Partial || (caught() != 0 && errors.Is(err, context.Canceled)) {
 			return interrupted{signal: int(caught())}
 		}
 		if errors.Is(err, testrun.ErrConfig) {
@@ -112,7 +115,10 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 			return err
 		}
 		runs = append(runs, rep)
-
+		// Every run on the first one's CPU: the runs' spread is a check,
+		// and CPUs differ. Between runs another xdpmicro run may take it;
+		// then the next run waits for it rather than move.
+		cpu = res.Environment.CPU
 	}
 	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, runs, opts)
 	if err != nil {
