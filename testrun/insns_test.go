@@ -26,7 +26,7 @@ func checked(t *testing.T, cfg Config) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(p.releaseCPU) // registered first: runs last
+	defer p.releaseCPU() // the check is over when this returns: a next one may take the CPU
 	progs, err := p.load()
 	t.Cleanup(func() {
 		for _, l := range progs {
