@@ -38,6 +38,10 @@ func cpuLockDir() string {
 	return os.TempDir()
 }
 
+// CPULockPath is the file whose flock a run holds while it measures on
+// cpu; while held, it holds the holder's pid.
+func CPULockPath(cpu int) string { return cpuLockPath(cpuLockDir(), cpu) }
+
 // cpuLockPath is the lock file of one CPU in dir.
 func cpuLockPath(dir string, cpu int) string {
 	return filepath.Join(dir, fmt.Sprintf("xdpmicro-cpu%d.lock", cpu))
