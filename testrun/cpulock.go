@@ -52,6 +52,7 @@ type cpuLock struct {
 	cpu      int
 	f        *os.File
 	writable bool // the holder's pid can be written into it
+	locked   bool // this file holds the lock
 }
 
 // openCPULock opens (creating it if need be) the lock file of cpu in dir.
@@ -92,6 +93,7 @@ func (l *cpuLock) try() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("lock %s: %w", l.path(), err)
 	}
+	l.locked = true
 	return true, nil
 }
 
@@ -100,6 +102,7 @@ func (l *cpuLock) wait() error {
 	if err := flockRetry(int(l.f.Fd()), unix.LOCK_EX); err != nil {
 		return fmt.Errorf("lock %s: %w", l.path(), err)
 	}
+	l.locked = true
 	return nil
 }
 
@@ -139,13 +142,14 @@ func (l *cpuLock) holder() int {
 }
 
 // close gives the lock up, if held, and closes the file. A held lock's
-// pid is cleared first: a next holder that cannot write leaves none.
+// pid is cleared first, so that a next holder that cannot write leaves
+// none; another holder's is left alone.
 func (l *cpuLock) close() {
 	if l == nil {
 		return
 	}
-	if l.writable {
-		_ = l.f.Truncate(0) // harmless when not held: a holder rewrites it
+	if l.locked && l.writable {
+		_ = l.f.Truncate(0)
 	}
 	_ = l.f.Close()
 }

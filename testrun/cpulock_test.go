@@ -134,6 +134,9 @@ func TestClaimCPUMoves(t *testing.T) {
 	if lockFree(t, dir, 0) {
 		t.Error("CPU 0's lock is free while claimed")
 	}
+	if pid, _ := os.ReadFile(cpuLockPath(dir, 1)); string(pid) != fmt.Sprintf("%d\n", os.Getpid()) {
+		t.Errorf("CPU 1's holder's pid is gone: %q", pid)
+	}
 }
 
 // A requested CPU that another run holds is waited for, said at once;
