@@ -176,8 +176,9 @@ func (c *cpuClaim) release() {
 // order is the policy's preference, why the reason for its first CPU.
 // When every one is held, it says so through notice and waits for the
 // first to come free, until ctx is done. Where no lock can be had at all
-// (no writable lock directory, a file system without flock), the run
-// measures on order[0] without one, and the claim's note says so.
+// (no writable lock directory, a file system without flock: the first
+// CPU's lock fails), the run measures on order[0] without one, and the
+// claim's note says so; a later CPU whose lock fails is passed over.
 func claimCPU(ctx context.Context, dir string, order []int, why string, notice func(string)) (*cpuClaim, error) {
 	var held []*cpuLock
 	closeHeld := func() {
@@ -186,18 +187,13 @@ func claimCPU(ctx context.Context, dir string, order []int, why string, notice f
 		}
 	}
 	for _, cpu := range order {
-		l, err := openCPULock(dir, cpu)
-		if err != nil {
-			closeHeld()
+		l, got, err := tryCPU(dir, cpu)
+		switch {
+		case err != nil && len(held) == 0:
 			return unlocked(order[0], why, err), nil
-		}
-		got, err := l.try()
-		if err != nil {
-			l.close()
-			closeHeld()
-			return unlocked(order[0], why, err), nil
-		}
-		if got {
+		case err != nil:
+			continue
+		case got:
 			closeHeld()
 			return claimed(l, order, why, heldCPUs(held), 0), nil
 		}
@@ -214,6 +210,21 @@ func claimCPU(ctx context.Context, dir string, order []int, why string, notice f
 	}
 	// At least a microsecond: a wait, however short, is told as one.
 	return claimed(l, order, why, taken, max(time.Since(start), time.Microsecond)), nil
+}
+
+// tryCPU opens cpu's lock and takes it if free; a lock held elsewhere is
+// returned open, for waiting.
+func tryCPU(dir string, cpu int) (*cpuLock, bool, error) {
+	l, err := openCPULock(dir, cpu)
+	if err != nil {
+		return nil, false, err
+	}
+	got, err := l.try()
+	if err != nil {
+		l.close()
+		return nil, false, err
+	}
+	return l, got, nil
 }
 
 // claimed is the claim of a lock taken after the CPUs in taken were

@@ -299,3 +299,26 @@ func TestRunsDoNotShareCPU(t *testing.T) {
 		})
 	}
 }
+
+// A CPU whose lock cannot be had is passed over once another's is known
+// held: never measure unlocked on a CPU another run holds.
+func TestClaimCPUPassesOverBrokenLock(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(cpuLockPath(dir, 0), 0o755); err != nil { // no file to lock
+		t.Fatal(err)
+	}
+	holdCPU(t, dir, 1)
+	claim, err := claimCPU(context.Background(), dir, []int{1, 0, 2}, "least busy of 1,2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim.release()
+	if claim.cpu != 2 || claim.note != "" || !slices.Equal(claim.info.HeldByOthers, []int{1}) {
+		t.Errorf("got CPU %d %+v %q, want CPU 2 locked", claim.cpu, claim.info, claim.note)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if claim, err := claimCPU(ctx, dir, []int{1, 0}, "only allowed CPU other than 0", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %+v, %v; want a wait for CPU 1", claim, err)
+	}
+}
