@@ -316,7 +316,9 @@ func (c Config) validate() error {
 
 // Run loads the programs, checks every case once, and samples them all on
 // one pinned CPU. When ctx is cancelled it stops after the current sample
-// and returns what it has, marked Partial, with ctx's error.
+// and returns what it has, marked Partial, with ctx's error; cancelled
+// while it waits for the CPU (another xdpmicro run holds it, cpulock.go),
+// it returns nothing, with ctx's error.
 //
 // Its phases: prepare (everything that can be refused before loading),
 // load, check (one run per case), measure (calibration, warm-up, samples)
