@@ -277,3 +277,62 @@ func TestActionChanged(t *testing.T) {
 		t.Error("JSON lacks the changed action")
 	}
 }
+
+// The CPU lock's story is saved, and shown in the table's CPU line;
+// results saved before runs took CPU locks, without cpu_lock, are still
+// read and compared.
+func TestCPULockSaved(t *testing.T) {
+	dir := t.TempDir()
+	res := sampleResult(t)
+	res.Environment.CPU = 0
+	res.Environment.CPUChoice = "moved from CPU 1 (only allowed CPU other than 0), which another xdpmicro run held"
+	res.Environment.CPULock = &CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}}
+	cur, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := render(t, cur, Table); !strings.Contains(out, "measuring CPU 0: moved from CPU 1 (") {
+		t.Errorf("the table does not tell the move:\n%s", out)
+	}
+	path := filepath.Join(dir, "new.json")
+	if err := cur.WriteFile(path, JSON); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := back.Environment.CPULock; l == nil || l.Path != res.Environment.CPULock.Path || l.Preferred != 1 || len(l.HeldByOthers) != 1 {
+		t.Errorf("cpu_lock read back as %+v", l)
+	}
+
+	old, err := New(Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldPath := filepath.Join(dir, "old.json")
+	if err := old.WriteFile(oldPath, JSON); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(oldPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "cpu_lock") {
+		t.Fatalf("a result without a lock saves cpu_lock:\n%s", data)
+	}
+	base, err := Read(oldPath)
+	if err != nil {
+		t.Fatalf("a result saved before CPU locks: %v", err)
+	}
+	if base.Environment.CPULock != nil {
+		t.Errorf("no cpu_lock read as %+v", base.Environment.CPULock)
+	}
+	r, err := Against(base, back, Files, compareOpts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(r.Comparison.Warnings, "\n"); !strings.Contains(w, "CPU 1 before, CPU 0 after") {
+		t.Errorf("warnings: %q", w)
+	}
+}

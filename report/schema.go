@@ -16,10 +16,13 @@ type Environment struct {
 	Arch       string `json:"arch"`
 	CPUModel   string `json:"cpu_model"`
 	CPU        int    `json:"cpu"`
-	CPUChoice  string `json:"cpu_choice"` // why CPU, e.g. "isolated"
-	CPUs       int    `json:"cpus"`
-	Hostname   string `json:"hostname"`
-	Repeat     uint32 `json:"repeat"`
+	CPUChoice  string `json:"cpu_choice"` // why CPU, e.g. "isolated", and a move or a wait
+	// CPULock says how other xdpmicro runs were kept off the CPU; nil in
+	// results saved before runs took CPU locks.
+	CPULock  *CPULock `json:"cpu_lock,omitempty"`
+	CPUs     int      `json:"cpus"`
+	Hostname string   `json:"hostname"`
+	Repeat   uint32   `json:"repeat"`
 	// RepeatChosen says Repeat was chosen by calibration, not given.
 	RepeatChosen bool `json:"repeat_chosen,omitempty"`
 	// TargetSample is the kernel-timed length of a sample a chosen Repeat
@@ -48,6 +51,22 @@ type Environment struct {
 	// Notes say what xdpmicro changed of the objects of its own accord to
 	// load them, and what it could not watch.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// CPULock is the machine-wide lock a run held on its measuring CPU, from
+// choosing it until the run ended, and what it found of other runs.
+type CPULock struct {
+	// Path is the lock file; empty when none could be taken (a note says
+	// why).
+	Path string `json:"path,omitempty"`
+	// Preferred is the CPU asked for, or the choice's first: the run
+	// moved when CPU differs from it, because other runs held it.
+	Preferred int `json:"preferred"`
+	// HeldByOthers are the CPUs other xdpmicro runs held when this run
+	// tried them, in the order tried.
+	HeldByOthers []int `json:"held_by_others,omitempty"`
+	// Waited is how long the run waited for one of them to come free.
+	Waited time.Duration `json:"waited_ns,omitempty"`
 }
 
 // Sampling is how the samples were taken.

@@ -150,12 +150,9 @@ func TestNoAnchorForTC(t *testing.T) {
 func TestAnchorHoldsAndReleases(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	l := loadBundled(t, "v4")
-	cpu, _, err := chooseCPU(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cpu := claimTestCPU(t).cpu
 	frame := allCases(t)[0].Frame
-	err = onPinnedThread(cpu, func() error {
+	err := onPinnedThread(cpu, func() error {
 		ctx := context.Background()
 		unanchored, err := callOverhead(ctx, l, frame, nil, 1)
 		if err != nil {

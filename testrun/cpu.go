@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -24,12 +25,12 @@ const (
 	cpuBusyTie = 0.10
 )
 
-// chooseCPU validates a requested CPU, or picks one when cpu is negative
-// (see pickCPU). It also says why, in a few words.
-func chooseCPU(cpu int) (int, string, error) {
+// allowedCPUs returns the CPUs this process may run on, ascending, and
+// checks a requested CPU (not AnyCPU) against them.
+func allowedCPUs(requested int) ([]int, error) {
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		return 0, "", fmt.Errorf("read CPU affinity: %w", err)
+		return nil, fmt.Errorf("read CPU affinity: %w", err)
 	}
 	var cpus []int
 	for i := 0; len(cpus) < allowed.Count() && i < len(allowed)*64; i++ {
@@ -38,77 +39,122 @@ func chooseCPU(cpu int) (int, string, error) {
 		}
 	}
 	if len(cpus) == 0 {
-		return 0, "", fmt.Errorf("%w to this process (its CPU affinity is empty)", ErrNoCPU)
+		return nil, fmt.Errorf("%w to this process (its CPU affinity is empty)", ErrNoCPU)
 	}
-	if cpu >= 0 {
-		if !slices.Contains(cpus, cpu) {
-			return 0, "", fmt.Errorf("%w: CPU %d is not available to this process (allowed: %v)", ErrConfig, cpu, cpus)
-		}
-		return cpu, "requested", nil
+	if requested >= 0 && !slices.Contains(cpus, requested) {
+		return nil, fmt.Errorf("%w: CPU %d is not available to this process (allowed: %v)", ErrConfig, requested, cpus)
 	}
-	cpu, why := pickCPU(cpus, readCPUList(isolatedPath), readCPUList(nohzFullPath), func() (before, after []cpuTimes, err error) {
-		if before, err = readStat(); err != nil {
-			return nil, nil, err
-		}
-		time.Sleep(cpuBusyWindow)
-		after, err = readStat()
-		return before, after, err
-	})
-	return cpu, why, nil
+	return cpus, nil
 }
 
-// pickCPU is chooseCPU's policy. Among the allowed CPUs it prefers the
-// isolated ones, else the nohz_full ones, else all; of those, any but CPU
-// 0; of those, the least busy over cpuBusyWindow, as load measures it from
-// two readings of /proc/stat (called only when there is a choice).
-func pickCPU(allowed, isolated, nohzFull []int, load func() (before, after []cpuTimes, err error)) (int, string) {
+// chooseCPU takes the requested CPU, or ranks the allowed ones when
+// requested is AnyCPU (rankCPUs), and claims the first whose lock is free,
+// or waits (claimCPU): a requested CPU is waited for.
+func chooseCPU(ctx context.Context, requested int, allowed []int, notice func(string)) (*cpuClaim, error) {
+	order, why := []int{requested}, "requested"
+	if requested < 0 {
+		order, why = rankCPUs(allowed, readCPUList(isolatedPath), readCPUList(nohzFullPath), readLoad)
+	}
+	return claimCPU(ctx, cpuLockDir(), order, why, notice)
+}
+
+// readLoad reads /proc/stat twice, cpuBusyWindow apart.
+func readLoad() (before, after []cpuTimes, err error) {
+	if before, err = readStat(); err != nil {
+		return nil, nil, err
+	}
+	time.Sleep(cpuBusyWindow)
+	after, err = readStat()
+	return before, after, err
+}
+
+// rankCPUs is chooseCPU's policy: the CPUs to measure on, best first, and
+// why the first. Among the allowed CPUs it prefers the isolated ones, else
+// the nohz_full ones, else all: that pool is every candidate, for the CPUs
+// outside it are those isolation keeps measurements away from, and
+// waiting for an isolated CPU beats measuring among the housekeeping. Of
+// the pool, any but CPU 0 come first, the least busy over cpuBusyWindow
+// first, as load measures it from two readings of /proc/stat (called only
+// when there is a choice).
+//
+// CPU 0 comes last, but comes: when other runs hold every other
+// candidate, a free CPU 0 beats waiting. Waiting has no bound (the other
+// run may sample for minutes), and what CPU 0 costs is known and told:
+// its extra interrupts are watched like any CPU's (MachineLoad), the
+// environment says the run moved, and comparisons warn when two runs'
+// CPUs differ. Who must measure on one CPU, to compare with runs before,
+// asks for it (--cpu) and waits for it: with AnyCPU the CPU already
+// follows the load. Not told apart: an SMT sibling of a held CPU is free
+// to take, though it shares that CPU's core.
+func rankCPUs(allowed, isolated, nohzFull []int, load func() (before, after []cpuTimes, err error)) ([]int, string) {
 	pool, kind := allowed, ""
 	if in := intersect(allowed, isolated); len(in) > 0 {
 		pool, kind = in, "isolated"
 	} else if in := intersect(allowed, nohzFull); len(in) > 0 {
 		pool, kind = in, "nohz_full"
 	}
+	var last []int
 	if len(pool) > 1 && pool[0] == 0 {
-		pool = pool[1:]
+		pool, last = pool[1:], []int{0}
 	}
 	if len(pool) == 1 {
 		switch {
 		case kind != "":
-			return pool[0], kind
+			return append(pool, last...), kind
 		case len(allowed) == 1:
-			return pool[0], "only CPU allowed"
+			return pool, "only CPU allowed"
 		default:
-			return pool[0], "only allowed CPU other than 0"
+			return append(pool, last...), "only allowed CPU other than 0"
 		}
 	}
 	of := formatCPUList(pool)
 	if kind != "" {
 		of = kind + " " + of
 	}
-	highest := pool[len(pool)-1]
+	highestFirst := slices.Clone(pool)
+	slices.Reverse(highestFirst)
 	before, after, err := load()
 	if err != nil {
-		return highest, fmt.Sprintf("highest of %s (load unknown: %v)", of, err)
+		return append(highestFirst, last...), fmt.Sprintf("highest of %s (load unknown: %v)", of, err)
 	}
 	busy := make(map[int]float64, len(pool))
-	least := math.Inf(1)
 	for _, c := range pool {
 		a, okA := findCPU(before, c)
 		b, okB := findCPU(after, c)
 		if d := b.sub(a); okA && okB && d.total() > 0 {
 			busy[c] = float64(d.busy()) / float64(d.total())
-			least = min(least, busy[c])
 		}
 	}
 	if len(busy) == 0 {
-		return highest, fmt.Sprintf("highest of %s (load unknown)", of)
+		return append(highestFirst, last...), fmt.Sprintf("highest of %s (load unknown)", of)
 	}
-	for _, c := range slices.Backward(pool) {
-		if share, ok := busy[c]; ok && share <= least+cpuBusyTie {
-			return c, fmt.Sprintf("least busy of %s (idle %.0f %%)", of, 100*(1-share))
+	order := byLoad(highestFirst, busy)
+	return append(order, last...), fmt.Sprintf("least busy of %s (idle %.0f %%)", of, 100*(1-busy[order[0]]))
+}
+
+// byLoad orders CPUs, given highest first, by their busy share: each
+// time the highest of those within cpuBusyTie of the least busy left.
+// CPUs of unknown load follow, highest first.
+func byLoad(highestFirst []int, busy map[int]float64) []int {
+	var known, unknown []int
+	for _, c := range highestFirst {
+		if _, ok := busy[c]; ok {
+			known = append(known, c)
+		} else {
+			unknown = append(unknown, c)
 		}
 	}
-	return highest, fmt.Sprintf("highest of %s", of) // not reached
+	var order []int
+	for len(known) > 0 {
+		least := math.Inf(1)
+		for _, c := range known {
+			least = min(least, busy[c])
+		}
+		i := slices.IndexFunc(known, func(c int) bool { return busy[c] <= least+cpuBusyTie })
+		order = append(order, known[i])
+		known = slices.Delete(known, i, i+1)
+	}
+	return append(order, unknown...)
 }
 
 // intersect returns the CPUs in both ascending lists.

@@ -20,6 +20,11 @@
 // about a microsecond; calibration measures both costs and anchors only
 // where it pays.
 //
+// A run holds a machine-wide lock on its measuring CPU (cpulock.go) from
+// choosing it until it returns, so that two xdpmicro runs never measure on
+// one CPU at once: a chosen CPU another run holds is passed over, a
+// requested one waited for.
+//
 // Objects are loaded as their own loaders would set them up, never pinned
 // or attached: maps pinned by name are loaded unpinned, maps declared
 // without a size are sized, global variables are set before loading, and

@@ -8,12 +8,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func environment(cfg Config, cpu int, cpuChoice string) Environment {
+func environment(cfg Config, claim *cpuClaim) Environment {
 	env := Environment{
 		Arch:       runtime.GOARCH,
 		CPUModel:   cpuModel(),
-		CPU:        cpu,
-		CPUChoice:  cpuChoice,
+		CPU:        claim.cpu,
+		CPUChoice:  claim.why,
+		CPULock:    claim.info,
 		CPUs:       runtime.NumCPU(),
 		Repeat:     cfg.Repeat,
 		Samples:    cfg.Samples,

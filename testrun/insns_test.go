@@ -22,10 +22,11 @@ func checked(t *testing.T, cfg Config) Result {
 		cfg.Samples = MinSamples
 	}
 	cfg.CPU = -1
-	p, err := prepare(cfg)
+	p, err := prepare(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer p.releaseCPU() // the check is over when this returns: a next one may take the CPU
 	progs, err := p.load()
 	t.Cleanup(func() {
 		for _, l := range progs {

@@ -267,7 +267,8 @@ func TestLoadOptionErrors(t *testing.T) {
 			cfg.Programs[0].Object.Name = strings.TrimPrefix(cfg.Programs[0].Object.Name, "../bpf/testdata/")
 			var first string
 			for i := range 3 {
-				_, err := prepare(cfg)
+				p, err := prepare(context.Background(), cfg)
+				p.releaseCPU()
 				if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
 					t.Fatalf("got %v, want %v with %q", err, tt.want, tt.msg)
 				}

@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -572,44 +573,45 @@ func idleFor(busy ...uint64) (before, after []cpuTimes) {
 	return before, after
 }
 
-func TestPickCPU(t *testing.T) {
+func TestRankCPUs(t *testing.T) {
 	errStat := errors.New("no /proc/stat")
 	for _, tc := range []struct {
 		name               string
 		allowed, iso, nohz []int
 		busy               []uint64 // ticks of 10 per CPU; nil: load must not be read
 		err                error
-		want               int
+		want               []int
 		why                string
 	}{
-		{name: "one allowed", allowed: []int{0}, want: 0, why: "only CPU allowed"},
-		{name: "one allowed but 0", allowed: []int{0, 1}, want: 1, why: "only allowed CPU other than 0"},
-		{name: "isolated", allowed: []int{0, 1, 2, 3}, iso: []int{2}, nohz: []int{3}, want: 2, why: "isolated"},
-		{name: "isolated but not allowed", allowed: []int{0, 1, 2, 3}, iso: []int{5}, nohz: []int{1}, want: 1, why: "nohz_full"},
+		{name: "one allowed", allowed: []int{0}, want: []int{0}, why: "only CPU allowed"},
+		{name: "one allowed but 0", allowed: []int{0, 1}, want: []int{1, 0}, why: "only allowed CPU other than 0"},
+		{name: "isolated", allowed: []int{0, 1, 2, 3}, iso: []int{2}, nohz: []int{3}, want: []int{2}, why: "isolated"},
+		{name: "isolated with 0", allowed: []int{0, 1, 2, 3}, iso: []int{0, 2}, want: []int{2, 0}, why: "isolated"},
+		{name: "isolated but not allowed", allowed: []int{0, 1, 2, 3}, iso: []int{5}, nohz: []int{1}, want: []int{1}, why: "nohz_full"},
 		{name: "least busy isolated", allowed: []int{0, 1, 2, 3}, iso: []int{2, 3},
-			busy: []uint64{0, 0, 0, 5}, want: 2, why: "least busy of isolated 2,3 (idle 100 %)"},
+			busy: []uint64{0, 0, 0, 5}, want: []int{2, 3}, why: "least busy of isolated 2,3 (idle 100 %)"},
 		{name: "idle machine: the highest", allowed: []int{0, 1, 2, 3},
-			busy: []uint64{0, 0, 0, 0}, want: 3, why: "least busy of 1,2,3 (idle 100 %)"},
+			busy: []uint64{0, 0, 0, 0}, want: []int{3, 2, 1, 0}, why: "least busy of 1,2,3 (idle 100 %)"},
 		{name: "CPU 0 avoided even when idlest", allowed: []int{0, 1, 2},
-			busy: []uint64{0, 5, 9}, want: 1, why: "least busy of 1,2 (idle 50 %)"},
+			busy: []uint64{0, 5, 9}, want: []int{1, 2, 0}, why: "least busy of 1,2 (idle 50 %)"},
 		{name: "busy shares a tick apart tie", allowed: []int{0, 1, 2, 3},
-			busy: []uint64{0, 0, 1, 8}, want: 2, why: "least busy of 1,2,3 (idle 90 %)"},
+			busy: []uint64{0, 0, 1, 8}, want: []int{2, 1, 3, 0}, why: "least busy of 1,2,3 (idle 90 %)"},
 		{name: "two ticks apart do not", allowed: []int{0, 1, 2, 3},
-			busy: []uint64{0, 1, 3, 8}, want: 1, why: "least busy of 1,2,3 (idle 90 %)"},
+			busy: []uint64{0, 1, 3, 8}, want: []int{1, 2, 3, 0}, why: "least busy of 1,2,3 (idle 90 %)"},
 		{name: "affinity narrower than the machine", allowed: []int{4, 5, 6, 7},
-			busy: []uint64{0, 0, 0, 0, 5, 2, 9, 9}, want: 5, why: "least busy of 4-7 (idle 80 %)"},
+			busy: []uint64{0, 0, 0, 0, 5, 2, 9, 9}, want: []int{5, 4, 7, 6}, why: "least busy of 4-7 (idle 80 %)"},
 		{name: "unreadable load", allowed: []int{0, 1, 2, 3}, busy: []uint64{}, err: errStat,
-			want: 3, why: "highest of 1,2,3 (load unknown: no /proc/stat)"},
+			want: []int{3, 2, 1, 0}, why: "highest of 1,2,3 (load unknown: no /proc/stat)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			read := false
-			got, why := pickCPU(tc.allowed, tc.iso, tc.nohz, func() ([]cpuTimes, []cpuTimes, error) {
+			got, why := rankCPUs(tc.allowed, tc.iso, tc.nohz, func() ([]cpuTimes, []cpuTimes, error) {
 				read = true
 				before, after := idleFor(tc.busy...)
 				return before, after, tc.err
 			})
-			if got != tc.want || why != tc.why {
-				t.Errorf("got %d %q, want %d %q", got, why, tc.want, tc.why)
+			if !slices.Equal(got, tc.want) || why != tc.why {
+				t.Errorf("got %v %q, want %v %q", got, why, tc.want, tc.why)
 			}
 			if read != (tc.busy != nil) {
 				t.Errorf("load read: %v, want %v", read, tc.busy != nil)
@@ -620,19 +622,28 @@ func TestPickCPU(t *testing.T) {
 
 // chooseCPU on this machine: a requested CPU is taken as it is, or
 // refused when not allowed; an automatic choice is allowed and explained.
+// Each claim is released before the next: this process's own lock would
+// otherwise keep it off the CPU.
 func TestChooseCPU(t *testing.T) {
-	cpu, why, err := chooseCPU(-1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	claim := claimTestCPU(t)
+	cpu, why := claim.cpu, claim.why
+	claim.release()
 	if why == "" {
 		t.Errorf("CPU %d chosen without a reason", cpu)
 	}
-	again, why2, err := chooseCPU(cpu)
-	if err != nil || again != cpu || why2 != "requested" {
-		t.Errorf("requesting CPU %d: got %d %q %v", cpu, again, why2, err)
+	allowed, err := allowedCPUs(cpu)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, _, err := chooseCPU(1023); !errors.Is(err, ErrConfig) {
+	again, err := chooseCPU(context.Background(), cpu, allowed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.release()
+	if again.cpu != cpu || again.why != "requested" {
+		t.Errorf("requesting CPU %d: got %d %q", cpu, again.cpu, again.why)
+	}
+	if _, err := allowedCPUs(1023); !errors.Is(err, ErrConfig) {
 		t.Errorf("CPU 1023: got %v, want %v", err, ErrConfig)
 	}
 	t.Logf("chose CPU %d: %s", cpu, why)

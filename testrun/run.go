@@ -117,8 +117,9 @@ type Config struct {
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
-	// Notice, if set, is told at once, in a line, what a person waiting
-	// for the run should know: that it will take longer than Budget.
+	// Notice, if set, is told in one line what a person waiting for the
+	// run should know at once: that it waits for another xdpmicro run to
+	// free the measuring CPU (cpulock.go), or will take longer than Budget.
 	Notice func(string)
 }
 
@@ -151,10 +152,12 @@ type Environment struct {
 	Arch       string
 	CPUModel   string
 	CPU        int
-	CPUChoice  string // why CPU, e.g. "isolated"
-	CPUs       int
-	Hostname   string
-	Repeat     uint32
+	CPUChoice  string // why CPU, e.g. "isolated", and a move or a wait
+	// CPULock says how other xdpmicro runs were kept off the CPU.
+	CPULock  CPULock
+	CPUs     int
+	Hostname string
+	Repeat   uint32
 	// RepeatChosen says Repeat was chosen by calibration, not given.
 	RepeatChosen bool
 	// TargetSample is the kernel-timed length of a sample a chosen Repeat
@@ -183,6 +186,23 @@ type Environment struct {
 	// Notes say what xdpmicro changed of the objects of its own accord to
 	// load them, and what it could not watch.
 	Notes []string
+}
+
+// CPULock is the lock a run held on its measuring CPU (cpulock.go), and
+// what it found of other runs.
+type CPULock struct {
+	// Path is the lock file held from choosing the CPU until the run
+	// returned; empty when none could be taken (a note says why).
+	Path string
+	// Preferred is the CPU asked for, or the choice's first: CPU differs
+	// from it when other runs held it and the run moved.
+	Preferred int
+	// HeldByOthers are the CPUs other xdpmicro runs held when this one
+	// tried them, in the order tried.
+	HeldByOthers []int
+	// Waited is how long the run waited for one of them to come free;
+	// zero when it did not wait.
+	Waited time.Duration
 }
 
 // Dispatcher is what calibration measured of the cost of a call beyond its
@@ -296,13 +316,16 @@ func (c Config) validate() error {
 
 // Run loads the programs, checks every case once, and samples them all on
 // one pinned CPU. When ctx is cancelled it stops after the current sample
-// and returns what it has, marked Partial, with ctx's error.
+// and returns what it has, marked Partial, with ctx's error; cancelled
+// while it waits for the CPU (another xdpmicro run holds it, cpulock.go),
+// it returns nothing, with ctx's error.
 //
 // Its phases: prepare (everything that can be refused before loading),
 // load, check (one run per case), measure (calibration, warm-up, samples)
 // and assemble.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	p, progs, res, err := begin(cfg)
+	p, progs, res, err := begin(ctx, cfg)
+	defer p.releaseCPU() // last: everything on the CPU has ended
 	defer closeAll(progs)
 	if err != nil {
 		return Result{}, err
@@ -321,9 +344,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 }
 
 // begin prepares, loads and checks: the phases Run and Check share. It
-// returns what it loaded even on error, for the caller to close.
-func begin(cfg Config) (p *plan, progs []*loaded, res Result, err error) {
-	if p, err = prepare(cfg); err != nil {
+// returns the plan, holding the CPU, and what it loaded even on error,
+// for the caller to release and close.
+func begin(ctx context.Context, cfg Config) (p *plan, progs []*loaded, res Result, err error) {
+	if p, err = prepare(ctx, cfg); err != nil {
 		return nil, nil, Result{}, err
 	}
 	if progs, err = p.load(); err != nil {
@@ -349,7 +373,7 @@ func closeAll(progs []*loaded) {
 type plan struct {
 	cfg       Config
 	cpu       int
-	cpuChoice string
+	claim     *cpuClaim     // the CPU's lock, held until the run returns
 	picked    []chosen      // every placement of every program, the floor last
 	programOf []int         // the index in cfg.Programs of each picked, -1 for the floor
 	floor     int           // index of the floor in picked, or -1
@@ -361,14 +385,16 @@ type plan struct {
 
 // prepare checks the configuration, the objects, the expectations and the
 // map-init file against the objects, and the privileges, in that order:
-// bad input is reported as such, whatever the privileges.
-func prepare(cfg Config) (*plan, error) {
+// bad input is reported as such, whatever the privileges. Last it chooses
+// the CPU and takes its lock, which may wait for another run: nothing
+// that can be refused is left to refuse after a wait.
+func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	p := &plan{cfg: cfg, floor: -1}
-	var err error
-	if p.cpu, p.cpuChoice, err = chooseCPU(cfg.CPU); err != nil {
+	allowed, err := allowedCPUs(cfg.CPU)
+	if err != nil {
 		return nil, err
 	}
 	settings, err := newLoadSettings(cfg.Load, cfg.MapInit)
@@ -433,7 +459,18 @@ func prepare(cfg Config) (*plan, error) {
 	if err := CheckPrivileges(); err != nil {
 		return nil, err
 	}
+	if p.claim, err = chooseCPU(ctx, cfg.CPU, allowed, cfg.Notice); err != nil {
+		return nil, err
+	}
+	p.cpu = p.claim.cpu
 	return p, nil
+}
+
+// releaseCPU gives the measuring CPU back to other runs; p may be nil.
+func (p *plan) releaseCPU() {
+	if p != nil {
+		p.claim.release()
+	}
 }
 
 // load puts every program into the kernel and fills its maps. It returns
@@ -460,7 +497,7 @@ func (p *plan) load() ([]*loaded, error) {
 // records the action and the changes to the maps, and holds the action
 // against the case's expectation.
 func (p *plan) check(progs []*loaded) (Result, error) {
-	res := Result{Environment: environment(p.cfg, p.cpu, p.cpuChoice)}
+	res := Result{Environment: environment(p.cfg, p.claim)}
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
 		if i != p.floor {
@@ -476,6 +513,9 @@ func (p *plan) check(progs []*loaded) (Result, error) {
 		res.Programs = append(res.Programs, pr)
 	}
 	res.Environment.Notes = p.notes(progs)
+	if n := p.claim.note; n != "" {
+		res.Environment.Notes = append(res.Environment.Notes, n)
+	}
 	p.countInstructions(progs, &res)
 	// A case any program changes the frame of is sampled one run a call
 	// for every program and the floor, so that all are measured alike.

@@ -300,7 +300,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		Anchor:     f.anchorPolicy(),
 		Floor:      floor,
 		Progress:   progress,
-		Notice:     func(line string) { fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: "+line) },
+		Notice:     noticeTo(cmd.ErrOrStderr()),
 		Programs:   progs,
 		Cases:      cases,
 		MapInit:    mapInit,
@@ -317,6 +317,11 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	})
 	stopProgress() // before anything else is written
 	if runErr != nil && !res.Partial {
+		if caught() != 0 && errors.Is(runErr, context.Canceled) {
+			// Stopped before any sample: waiting for the CPU, or loading.
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted before measuring; nothing written")
+			return interrupted{signal: int(caught())}
+		}
 		return f.load.hint(runErr)
 	}
 	if f.output.format != string(report.Table) || f.output.output != "" {

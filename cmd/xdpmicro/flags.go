@@ -247,8 +247,9 @@ type cpuFlag int
 
 func (c *cpuFlag) register(fl *pflag.FlagSet) {
 	*c = cpuFlag(testrun.AnyCPU)
-	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "pin the measuring threads to CPU `N`; -1 chooses: an isolated CPU if any (else a nohz_full one), "+
-		"never CPU 0 when another is allowed, the least busy over 0.1 s, ties to the highest; the report says which and why")
+	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "pin the measuring threads to CPU `N`, after waiting while another xdpmicro run measures there; "+
+		"-1 chooses: an isolated CPU if any (else a nohz_full one), never CPU 0 when another is allowed, the least busy over 0.1 s, ties to the highest, "+
+		"passing over CPUs other xdpmicro runs measure on (CPU 0 comes before a wait); the report says which and why")
 }
 
 // registerTimer adds --timer, the same for every command that measures.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,6 +88,14 @@ func (l *loadFlags) hint(err error) error {
 }
 
 // printNotes writes what loading changed of its own accord, on stderr.
+// noticeTo prints a run's notices (testrun.Config.Notice) on w, one line
+// each, --quiet or not: --quiet is the progress bar's switch, and a wait
+// for another run's CPU can last minutes, in which a job's log that says
+// nothing looks hung.
+func noticeTo(w io.Writer) func(string) {
+	return func(line string) { fmt.Fprintln(w, "xdpmicro: "+line) }
+}
+
 func printNotes(cmd *cobra.Command, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: note: "+n)

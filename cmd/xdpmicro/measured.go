@@ -27,6 +27,8 @@ func environment(e testrun.Environment) report.Environment {
 	return report.Environment{
 		Kernel: e.Kernel, KernelInfo: e.KernelInfo, Arch: e.Arch, CPUModel: e.CPUModel,
 		CPU: e.CPU, CPUChoice: e.CPUChoice, CPUs: e.CPUs, Hostname: e.Hostname,
+		CPULock: &report.CPULock{Path: e.CPULock.Path, Preferred: e.CPULock.Preferred,
+			HeldByOthers: e.CPULock.HeldByOthers, Waited: e.CPULock.Waited},
 		Repeat: e.Repeat, RepeatChosen: e.RepeatChosen, TargetSample: e.TargetSample,
 		Samples: e.Samples, Warmup: e.Warmup, Resolution: e.Resolution, Timer: string(e.Timer),
 		Start: e.Start, Wall: e.Wall, KernelTime: e.KernelTime,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/hex"
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,7 +23,8 @@ func TestToReport(t *testing.T) {
 	cpu := 1
 	res := testrun.Result{
 		Environment: testrun.Environment{Kernel: "k", Repeat: 7, Sampling: testrun.Sampling{Mode: testrun.SamplingLinear, Step: 100, Levels: 10},
-			Dispatcher: testrun.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: testrun.MachineLoad{Preemptions: 3}},
+			Dispatcher: testrun.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: testrun.MachineLoad{Preemptions: 3},
+			CPU: 0, CPULock: testrun.CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
 		Programs: []testrun.ProgramResult{{Label: "after", Info: testrun.ProgramInfo{Name: "p", Type: ebpf.XDP},
 			Cases: []testrun.CaseResult{{Case: in, Return: 3, Action: "XDP_TX", Samples: []float64{1, 2}, Output: out,
 				OtherReturns: 5, OtherReturn: 2, Effects: []testrun.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},
@@ -35,6 +37,8 @@ func TestToReport(t *testing.T) {
 	switch {
 	case m.Environment.Sampling.Step != 100 || !m.Environment.Dispatcher.Anchored || m.Environment.MachineLoad.Preemptions != 3:
 		t.Errorf("environment: %+v", m.Environment)
+	case m.Environment.CPULock == nil || fmt.Sprint(*m.Environment.CPULock) != fmt.Sprint(res.Environment.CPULock):
+		t.Errorf("CPU lock: %+v, want %+v", m.Environment.CPULock, res.Environment.CPULock)
 	case c.Name != "fizz" || c.Source != in.Source.String() || c.Frame != hex.EncodeToString(in.Frame) || c.Length != len(in.Frame):
 		t.Errorf("case: %+v", c)
 	case c.OutputFrame != hex.EncodeToString(out) || c.OutputChanges != "bytes 0 differ" || c.OutputSummary == "":

@@ -97,7 +97,8 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 				return err
 			}
 		}
-		res, err := testrun.Check(testrun.Config{Programs: []testrun.Program{*prog}, Cases: cases, MapInit: mapInit, CPU: -1})
+		res, err := testrun.Check(cmd.Context(), testrun.Config{Programs: []testrun.Program{*prog}, Cases: cases, MapInit: mapInit, CPU: -1,
+			Notice: noticeTo(cmd.ErrOrStderr())})
 		if err != nil {
 			return err
 		}

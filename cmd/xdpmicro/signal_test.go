@@ -1,18 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/testrun"
+	"golang.org/x/sys/unix"
 )
 
 // buildBinary builds xdpmicro for tests that need a real process.
@@ -73,5 +78,84 @@ func TestInterrupt(t *testing.T) {
 		if n := len(kerneltest.Programs(t, program)); n != before {
 			t.Errorf("%v: %d programs named %s loaded after the exit, %d before", sig, n, program, before)
 		}
+	}
+}
+
+// Two processes asking for one CPU: the second says at once that it waits
+// and for whose run, and Ctrl-C ends its wait at once, nothing measured.
+func TestWaitForCPU(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	bin := buildBinary(t)
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		t.Fatal(err)
+	}
+	cpu := 0
+	for c := range len(allowed) * 64 {
+		if allowed.IsSet(c) {
+			cpu = c
+		}
+	}
+	args := []string{"bench", "../../bpf/testdata/multi.o", "--program", "xdp_pass", "--cpu", strconv.Itoa(cpu),
+		"--samples", "100000", "--repeat", "100000", "--warmup", "0", "--quiet"}
+	first := exec.Command(bin, args...)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = first.Process.Signal(syscall.SIGINT)
+		_ = first.Wait()
+	}()
+	lock := testrun.CPULockPath(cpu)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if pid, _ := os.ReadFile(lock); strings.TrimSpace(string(pid)) == strconv.Itoa(first.Process.Pid) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first run never held %s", lock)
+		}
+	}
+
+	second := exec.Command(bin, args...)
+	stderr, err := second.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	notice := make(chan string, 1)
+	go func() {
+		lines.Scan()
+		notice <- lines.Text()
+	}()
+	want := fmt.Sprintf("xdpmicro: CPU %d is measuring another xdpmicro run (pid %d); waiting for it", cpu, first.Process.Pid)
+	select {
+	case got := <-notice:
+		if got != want {
+			t.Errorf("notice %q, want %q", got, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second run did not say that it waits")
+	}
+	sent := time.Now()
+	if err := second.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var rest []string
+	for lines.Scan() {
+		rest = append(rest, lines.Text())
+	}
+	err = second.Wait()
+	if took := time.Since(sent); took > time.Second {
+		t.Errorf("took %v to stop waiting", took)
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGINT) {
+		t.Errorf("%v, want exit %d", err, 128+int(syscall.SIGINT))
+	}
+	if got := strings.Join(rest, "\n"); got != "xdpmicro: interrupted before measuring; nothing written" {
+		t.Errorf("after the signal: %q", got)
 	}
 }

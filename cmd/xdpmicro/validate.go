@@ -92,6 +92,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	cfg := testrun.Config{
 		CPU: int(f.cpu), Warmup: testrun.DefaultWarmup,
 		Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime, Timer: f.timer,
+		Notice: noticeTo(cmd.ErrOrStderr()),
 	}
 	var runs []*report.Report
 	for i := range f.runs {
@@ -107,6 +108,10 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 			return err
 		}
 		runs = append(runs, rep)
+		// Every run on the first one's CPU: the runs' spread is a check,
+		// and CPUs differ. Between runs another xdpmicro run may take it;
+		// then the next run waits for it rather than move.
+		cfg.CPU = measured.Environment.CPU
 	}
 	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, runs, opts)
 	if err != nil {
@@ -144,7 +149,7 @@ func measureLadder(ctx context.Context, cfg testrun.Config) (report.Measured, er
 	cfg.Floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	res, err := testrun.Run(ctx, cfg)
 	switch {
-	case res.Partial:
+	case res.Partial || (ctx.Err() != nil && errors.Is(err, context.Canceled)):
 		return report.Measured{}, errInterrupted
 	case errors.Is(err, testrun.ErrConfig):
 		return report.Measured{}, usageError{err}
