@@ -26,8 +26,12 @@ type synthetic struct {
 	// hidden is how many steps of the chain the harness's own time per
 	// run hides: a run costs the longer of the two.
 	hidden int
-	// swap measures the two highest ladder programs under each other's name.
-	swap bool
+	// swap measures the two highest ladder programs under each other's
+	// name, swapFine the two lowest fine rungs.
+	swap, swapFine bool
+	// scale multiplies every program's cost, the floor's too (a slow
+	// phase of the machine); skew ladder_32's alone.
+	scale, skew float64
 }
 
 // testBase is the steps every synthetic ladder program stands on.
@@ -58,10 +62,15 @@ func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *re
 			Results: []report.Case{{Name: c.Name, Frame: hex.EncodeToString(c.Frame), Return: 2, Action: "XDP_PASS", Samples: samples(cost)}},
 		}
 	}
-	cost := func(steps int) float64 { return floor + l.perStep*float64(max(testBase+steps-l.hidden, 0)) }
+	scale := func(ns float64) float64 { return ns * max(l.scale, 1) }
+	cost := func(steps int) float64 { return scale(floor + l.perStep*float64(max(testBase+steps-l.hidden, 0))) }
 	res := report.Measured{Environment: report.Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
 	for _, s := range testSteps {
-		res.Programs = append(res.Programs, program(fmt.Sprintf("ladder_%d", s), cost(s)))
+		c := cost(s)
+		if s == 32 {
+			c *= max(l.skew, 1)
+		}
+		res.Programs = append(res.Programs, program(fmt.Sprintf("ladder_%d", s), c))
 	}
 	if l.swap {
 		n := len(testSteps)
@@ -70,7 +79,11 @@ func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *re
 	for _, f := range testFineSteps {
 		res.Programs = append(res.Programs, program(fmt.Sprintf("fine_%d", f), cost(16)+l.perFine*float64(f)))
 	}
-	floorResult := program("empty_xdp", floor)
+	if l.swapFine {
+		n := len(testSteps)
+		res.Programs[n].Results, res.Programs[n+1].Results = res.Programs[n+1].Results, res.Programs[n].Results
+	}
+	floorResult := program("empty_xdp", scale(floor))
 	res.Floor = &floorResult
 	r, err := report.New(report.Settings{Estimator: stats.Low, Confidence: 0.95, Resamples: 500}, res, stats.DefaultOptions())
 	if err != nil {
@@ -92,7 +105,8 @@ func TestValidateLadder(t *testing.T) {
 	}{
 		{"a true ladder, fine timer", synthetic{perStep: 1, perFine: 0.25}, 0.001, "", true},
 		{"a true ladder, kernel timer", synthetic{perStep: 1, perFine: 0.25}, 1, "", false},
-		{"fine rungs that cost nothing, fine timer", synthetic{perStep: 1, perFine: -0.25}, 0.001, "fine_1 is not slower than the rung before", true},
+		{"fine rungs that cost nothing, fine timer", synthetic{perStep: 1, perFine: -0.25}, 0.001, "the fine rungs do not climb", true},
+		{"fine rungs swapped, fine timer", synthetic{perStep: 1, perFine: 0.25, swapFine: true}, 0.001, "fine_2 is not slower than the rung below", true},
 		{"fine rungs that cost nothing, kernel timer", synthetic{perStep: 1, perFine: -0.25}, 1, "", false},
 		{"a clock that does not tick", synthetic{perFine: 0.25}, 0.001, "net cost is not linear", true},
 		{"programs swapped", synthetic{perStep: 1, perFine: 0.25, swap: true}, 0.001, "ladder_32 is not slower than ladder_16", true},
@@ -117,7 +131,7 @@ func TestValidateLadder(t *testing.T) {
 			if l := tt.ladder; l.perStep > 0 && !l.swap && l.hidden == 0 && (v.PerStep < 0.9*l.perStep || v.PerStep > 1.1*l.perStep) {
 				t.Errorf("%.3f ns per step, want %.3f", v.PerStep, l.perStep)
 			}
-			if d := v.Fine.PerStep - tt.ladder.perFine; tt.ladder.perStep > 0 && !tt.ladder.swap && (d < -0.05 || d > 0.05) {
+			if d := v.Fine.PerStep - tt.ladder.perFine; tt.ladder.perStep > 0 && !tt.ladder.swap && !tt.ladder.swapFine && (d < -0.05 || d > 0.05) {
 				t.Errorf("%.3f ns per fine step, want %.3f", v.Fine.PerStep, tt.ladder.perFine)
 			}
 			if want := 2 * len(testFineSteps); v.Fine.Pairs != want {
@@ -134,6 +148,38 @@ func TestValidateLadder(t *testing.T) {
 	}
 	if _, err := Validate(testSteps, 4, testFineSteps, []*report.Report{ladderRun(t, rng, synthetic{perStep: 1, perFine: 0.25}, 0.05, 1)}, opts); err == nil {
 		t.Error("fine rungs on a base not on the ladder: no error")
+	}
+}
+
+// A run whose every program the machine slowed alike is no spread; one
+// program that moved alone is.
+func TestValidateSpread(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	opts := stats.DefaultOptions()
+	opts.Resamples = 500
+	l := synthetic{perStep: 1, perFine: 0.25}
+	slow, skewed := l, l
+	slow.scale, skewed.skew = 1.05, 1.06
+	for _, tt := range []struct {
+		name   string
+		second synthetic
+		want   string
+	}{
+		{"a slow phase", slow, ""},
+		{"one program moved", skewed, "ladder_32: estimates spread"},
+	} {
+		runs := []*report.Report{ladderRun(t, rng, l, 0.05, 0.001), ladderRun(t, rng, tt.second, 0.05, 0.001)}
+		v, err := Validate(testSteps, 16, testFineSteps, runs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failures := strings.Join(v.Failures, "\n")
+		if tt.want == "" && failures != "" || !strings.Contains(failures, tt.want) {
+			t.Errorf("%s: failures %q, want %q", tt.name, failures, tt.want)
+		}
+		if f := v.RunFactors[1]; tt.second.scale > 0 && (f < 1.04 || f > 1.06) {
+			t.Errorf("%s: the second run's factor %.3f, want about %g", tt.name, f, tt.second.scale)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/olekukonko/tablewriter/tw"
@@ -34,10 +35,14 @@ type Validation struct {
 	// MaxResidual is the largest distance of a run's net from the fit, in ns.
 	MaxResidual float64 `json:"max_residual_ns"`
 	// Spread is, per program, (max - min) / min of its estimate over the
-	// runs, and SpreadLimits what it is held to: MaxSpread, or twice the
+	// runs, each divided by its run's factor (RunFactors), and SpreadLimits what it is held to: MaxSpread, or twice the
 	// widest relative half-width of its runs' intervals where larger.
 	Spread       []float64 `json:"spread"`
 	SpreadLimits []float64 `json:"spread_limits"`
+	// RunFactors is each run's common factor over the first run, which
+	// the spread leaves out: the machine's phase, moving every program
+	// alike.
+	RunFactors []float64 `json:"run_factors"`
 	// Resolution is the median half-width of the paired interval of two
 	// neighbouring programs' difference: the smallest difference told apart.
 	Resolution float64 `json:"resolution_ns"`
@@ -63,8 +68,10 @@ type FineValidation struct {
 	// relative to it.
 	MaxError float64 `json:"max_error"`
 	// Differences holds, per run, each rung's paired difference from the
-	// base program.
+	// base program, and Neighbours from the rung below (the base for the
+	// first).
 	Differences [][]stats.Estimate `json:"differences"`
+	Neighbours  [][]stats.Estimate `json:"neighbour_differences"`
 	// PerStep fits difference = PerStep·steps over all runs (least squares
 	// through the origin).
 	PerStep float64 `json:"ns_per_fine_step"`
@@ -134,8 +141,10 @@ func (v *Validation) Write(w io.Writer) error {
 	for i, s := range v.Spread {
 		spread, limit = max(spread, s), max(limit, v.SpreadLimits[i])
 	}
-	fmt.Fprintf(w, "run-to-run: estimates spread at most %.1f %% over %d runs (limit %g %%, or twice a run's widest interval: at most %.1f %%)\n",
-		100*spread, len(v.Runs), 100*v.MaxSpread, 100*limit)
+	lo, hi := slices.Min(v.RunFactors), slices.Max(v.RunFactors)
+	fmt.Fprintf(w, "run-to-run: estimates spread at most %.1f %% over %d runs (limit %g %%, or twice a run's widest interval: at most %.1f %%), "+
+		"beside the runs' common factor, which moved every program by %.1f %% (the machine's phase)\n",
+		100*spread, len(v.Runs), 100*v.MaxSpread, 100*limit, 100*(hi/lo-1))
 	if len(v.Failures) == 0 {
 		fmt.Fprintln(w, "validation passed: every program slower than the one before, linear, reproducible")
 		return nil
