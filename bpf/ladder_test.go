@@ -1,5 +1,5 @@
 // An external test package, so that it may skip the kernel test the way
-// the rest of the repository does (testrun.CheckPrivileges) without bpf
+// the rest of the repository does (host.CheckPrivileges) without bpf
 // importing testrun.
 package bpf_test
 

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/host"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
@@ -150,9 +152,9 @@ func TestNoAnchorForTC(t *testing.T) {
 func TestAnchorHoldsAndReleases(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	l := loadBundled(t, "v4")
-	cpu := claimTestCPU(t).cpu
+	cpu := claimTestCPU(t).CPU
 	frame := allCases(t)[0].Frame
-	err := onPinnedThread(cpu, func() error {
+	err := host.Pin(cpu, func() error {
 		ctx := context.Background()
 		unanchored, err := callOverhead(ctx, l, frame, nil, 1)
 		if err != nil {

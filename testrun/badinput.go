@@ -1,10 +1,10 @@
 package testrun
 
-import "errors"
+import (
+	"errors"
 
-// ErrNoCPU: the process may run on no CPU it could measure on; the
-// machine's state, not the user's input.
-var ErrNoCPU = errors.New("no CPU available")
+	"github.com/xdpmicro/xdpmicro/host"
+)
 
 // BadInput says whether err is the user's input being wrong (an object, a
 // program name, a configuration, a map-init file), as opposed to the
@@ -16,5 +16,5 @@ func BadInput(err error) bool {
 			return true
 		}
 	}
-	return false
+	return host.BadInput(err)
 }

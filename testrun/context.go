@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 

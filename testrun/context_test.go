@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
-	"golang.org/x/sys/unix"
 )
 
 // loadTest loads one program of a bpf/testdata object for the test.

@@ -20,10 +20,10 @@
 // about a microsecond; calibration measures both costs and anchors only
 // where it pays.
 //
-// A run holds a machine-wide lock on its measuring CPU (cpulock.go) from
-// choosing it until it returns, so that two xdpmicro runs never measure on
-// one CPU at once: a chosen CPU another run holds is passed over, a
-// requested one waited for.
+// Where to measure is package host's: a run holds a machine-wide lock on
+// its measuring CPU (host.ChooseCPU) from choosing it until it returns, so
+// that two xdpmicro runs never measure on one CPU at once, and host watches
+// what else the machine did meanwhile.
 //
 // Objects are loaded as their own loaders would set them up, never pinned
 // or attached: maps pinned by name are loaded unpinned, maps declared

@@ -6,15 +6,17 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/host"
 )
 
-func environment(cfg Config, claim *cpuClaim) Environment {
+func environment(cfg Config, claim *host.Claim) Environment {
 	env := Environment{
 		Arch:       runtime.GOARCH,
-		CPUModel:   cpuModel(),
-		CPU:        claim.cpu,
-		CPUChoice:  claim.why,
-		CPULock:    claim.info,
+		CPUModel:   host.CPUModel(),
+		CPU:        claim.CPU,
+		CPUChoice:  claim.Why,
+		CPULock:    claim.Lock,
 		CPUs:       runtime.NumCPU(),
 		Repeat:     cfg.Repeat,
 		Samples:    cfg.Samples,
@@ -33,13 +35,6 @@ func environment(cfg Config, claim *cpuClaim) Environment {
 		env.KernelInfo = unix.ByteSliceToString(uts.Version[:])
 	}
 	env.Hostname, _ = os.Hostname()
-	env.TLBFlushedOnEntry = tlbFlushedOnEntry()
+	env.TLBFlushedOnEntry = host.TLBFlushedOnEntry()
 	return env
-}
-
-func cpuModel() string {
-	if model, ok := cpuinfoField(cpuinfoPath, "model name"); ok {
-		return model
-	}
-	return "unknown"
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cilium/ebpf"
+
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 

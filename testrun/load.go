@@ -10,6 +10,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/host"
 )
 
 // loaded is a program in the kernel, with the maps it uses.
@@ -95,7 +97,7 @@ func loadError(obj Object, info ProgramInfo, spec *ebpf.CollectionSpec, err erro
 	var ve *ebpf.VerifierError
 	switch {
 	case errors.Is(err, unix.EPERM):
-		return fmt.Errorf("%w: loading %s needs CAP_BPF and CAP_NET_ADMIN: %s", ErrPermission, info.Name, PermissionHint)
+		return fmt.Errorf("%w: loading %s needs CAP_BPF and CAP_NET_ADMIN: %s", host.ErrPermission, info.Name, host.PermissionHint)
 	case errors.As(err, &ve) && len(ve.Log) > 0 && readsEgressAsPlainXDP(info, spec, ve):
 		return fmt.Errorf("%w: %s in %s reads ctx->egress_ifindex, which only a devmap program may, so it cannot run as plain XDP, "+
 			"and the kernel test-runs no devmap program: %w", ErrVerifier, info.Name, obj.Name, err)
@@ -234,7 +236,7 @@ func (l *loaded) runError(err error, frame, ctx []byte) error {
 		return fmt.Errorf("%w: the kernel refused to run the %s program with this context on this %d-byte frame: %w",
 			ErrConfig, l.info.Type, len(frame), err)
 	case errors.Is(err, unix.EPERM):
-		return fmt.Errorf("%w: BPF_PROG_TEST_RUN needs CAP_BPF and CAP_NET_ADMIN: %s", ErrPermission, PermissionHint)
+		return fmt.Errorf("%w: BPF_PROG_TEST_RUN needs CAP_BPF and CAP_NET_ADMIN: %s", host.ErrPermission, host.PermissionHint)
 	case errors.Is(err, unix.EINVAL):
 		return fmt.Errorf("the kernel refused to run the %s program on this %d-byte frame (too short or too long for the type?): %w",
 			l.info.Type, len(frame), err)

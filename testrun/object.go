@@ -21,16 +21,11 @@ var (
 	ErrNoProgram = errors.New("no such program")
 	// ErrUnsupportedType: the program's type cannot be measured.
 	ErrUnsupportedType = errors.New("unsupported program type")
-	// ErrPermission: the kernel refused to load or run the program.
-	ErrPermission = errors.New("not permitted")
 	// ErrVerifier: the verifier rejected the program.
 	ErrVerifier = errors.New("rejected by the verifier")
 	// ErrUnexpectedReturn: a case's checking run returned the wrong action.
 	ErrUnexpectedReturn = errors.New("unexpected return code")
 )
-
-// PermissionHint says how to get the privileges that loading needs.
-const PermissionHint = "run as root (sudo), or grant the binary capabilities: sudo setcap cap_bpf,cap_net_admin,cap_perfmon+ep $(command -v xdpmicro)"
 
 // Object is an ELF object holding BPF programs.
 type Object struct {

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"time"
 
 	"github.com/cilium/ebpf"
-	"github.com/xdpmicro/xdpmicro/packets"
 	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/packets"
 )
 
 // Limits on the configuration.
@@ -52,8 +53,8 @@ type Program struct {
 	Program string // function name; empty for the only supported one
 }
 
-// AnyCPU lets Run choose the CPU to measure on (see chooseCPU).
-const AnyCPU = -1
+// AnyCPU lets Run choose the CPU to measure on (see host.ChooseCPU).
+const AnyCPU = host.AnyCPU
 
 // Config is what to measure, and how.
 type Config struct {
@@ -154,7 +155,7 @@ type Environment struct {
 	CPU        int
 	CPUChoice  string // why CPU, e.g. "isolated", and a move or a wait
 	// CPULock says how other xdpmicro runs were kept off the CPU.
-	CPULock  CPULock
+	CPULock  host.CPULock
 	CPUs     int
 	Hostname string
 	Repeat   uint32
@@ -178,7 +179,7 @@ type Environment struct {
 	// Dispatcher says how the calls met the XDP dispatcher's changes.
 	Dispatcher Dispatcher
 	// Load is how busy the machine was while it measured.
-	MachineLoad MachineLoad
+	MachineLoad host.MachineLoad
 	// TLBFlushedOnEntry says every entry into the kernel flushes the TLB
 	// (PTI without PCID): one run a call then starts with no page
 	// translated (see tlb.go).
@@ -186,23 +187,6 @@ type Environment struct {
 	// Notes say what xdpmicro changed of the objects of its own accord to
 	// load them, and what it could not watch.
 	Notes []string
-}
-
-// CPULock is the lock a run held on its measuring CPU (cpulock.go), and
-// what it found of other runs.
-type CPULock struct {
-	// Path is the lock file held from choosing the CPU until the run
-	// returned; empty when none could be taken (a note says why).
-	Path string
-	// Preferred is the CPU asked for, or the choice's first: CPU differs
-	// from it when other runs held it and the run moved.
-	Preferred int
-	// HeldByOthers are the CPUs other xdpmicro runs held when this one
-	// tried them, in the order tried.
-	HeldByOthers []int
-	// Waited is how long the run waited for one of them to come free;
-	// zero when it did not wait.
-	Waited time.Duration
 }
 
 // Dispatcher is what calibration measured of the cost of a call beyond its
@@ -355,7 +339,7 @@ func begin(ctx context.Context, cfg Config) (p *plan, progs []*loaded, res Resul
 	}
 	// On the measuring CPU: a per-CPU map's changes then show on the CPU
 	// the samples run on, and the checking run finds its caches warm.
-	err = onPinnedThread(p.cpu, func() error {
+	err = host.Pin(p.cpu, func() error {
 		var err error
 		res, err = p.check(progs)
 		return err
@@ -373,7 +357,7 @@ func closeAll(progs []*loaded) {
 type plan struct {
 	cfg       Config
 	cpu       int
-	claim     *cpuClaim     // the CPU's lock, held until the run returns
+	claim     *host.Claim   // the CPU's lock, held until the run returns
 	picked    []chosen      // every placement of every program, the floor last
 	programOf []int         // the index in cfg.Programs of each picked, -1 for the floor
 	floor     int           // index of the floor in picked, or -1
@@ -393,7 +377,7 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 		return nil, err
 	}
 	p := &plan{cfg: cfg, floor: -1}
-	allowed, err := allowedCPUs(cfg.CPU)
+	allowed, err := host.AllowedCPUs(cfg.CPU)
 	if err != nil {
 		return nil, err
 	}
@@ -456,20 +440,20 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if err := p.checkContexts(); err != nil {
 		return nil, err
 	}
-	if err := CheckPrivileges(); err != nil {
+	if err := host.CheckPrivileges(); err != nil {
 		return nil, err
 	}
-	if p.claim, err = chooseCPU(ctx, cfg.CPU, allowed, cfg.Notice); err != nil {
+	if p.claim, err = host.ChooseCPU(ctx, cfg.CPU, allowed, cfg.Notice); err != nil {
 		return nil, err
 	}
-	p.cpu = p.claim.cpu
+	p.cpu = p.claim.CPU
 	return p, nil
 }
 
 // releaseCPU gives the measuring CPU back to other runs; p may be nil.
 func (p *plan) releaseCPU() {
 	if p != nil {
-		p.claim.release()
+		p.claim.Release()
 	}
 }
 
@@ -513,7 +497,7 @@ func (p *plan) check(progs []*loaded) (Result, error) {
 		res.Programs = append(res.Programs, pr)
 	}
 	res.Environment.Notes = p.notes(progs)
-	if n := p.claim.note; n != "" {
+	if n := p.claim.Note; n != "" {
 		res.Environment.Notes = append(res.Environment.Notes, n)
 	}
 	p.countInstructions(progs, &res)
@@ -579,10 +563,10 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 			l.statsTimer = true
 		}
 	}
-	watch := watchMachine(p.cpu)
+	watch := host.WatchMachine(p.cpu)
 	var s *sampler
 	var preempted int
-	err := onPinnedThread(p.cpu, func() error {
+	err := host.Pin(p.cpu, func() error {
 		if err := p.restore(progs, res); err != nil {
 			return err
 		}
@@ -591,13 +575,13 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 		}
 		s = newSampler(ctx, p.cfg, progs, p.restorers, p.programOf, res)
 		s.machine, s.cpu = watch, p.cpu
-		before := threadPreemptions()
+		before := host.ThreadPreemptions()
 		err := s.run()
-		preempted = threadPreemptions() - before
+		preempted = host.ThreadPreemptions() - before
 		return err
 	})
 	env := &res.Environment
-	env.MachineLoad = watch.finish(preempted)
+	env.MachineLoad = watch.Finish(preempted)
 	if s == nil {
 		return err
 	}
@@ -652,22 +636,4 @@ func (p *plan) assemble(res Result) Result {
 	}
 	res.Programs = programs
 	return res
-}
-
-// onPinnedThread runs f on an OS thread bound to cpu. The thread is never
-// handed back to the scheduler: the goroutine exits locked, so the runtime
-// discards the thread with its changed affinity.
-func onPinnedThread(cpu int, f func() error) error {
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		var set unix.CPUSet
-		set.Set(cpu)
-		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			done <- fmt.Errorf("pin to CPU %d: %w", cpu, err)
-			return
-		}
-		done <- f()
-	}()
-	return <-done
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/xdpmicro/xdpmicro/host"
 )
 
 // unit is one (program, case) pair: what one sample measures.
@@ -37,7 +39,7 @@ type sampler struct {
 	// (a fixed seed: the same schedule every run).
 	visit   []int
 	order   *rand.Rand
-	machine *machineWatch
+	machine *host.Watch
 	cpu     int
 
 	start    time.Time // of calibration: the budget counts from here
@@ -243,7 +245,7 @@ func (s *sampler) round(round int, keep bool) error {
 			return err
 		}
 	}
-	s.machine.mark() // between rounds
+	s.machine.Mark() // between rounds
 	return nil
 }
 

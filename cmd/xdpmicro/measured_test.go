@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/host"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -23,8 +24,8 @@ func TestToReport(t *testing.T) {
 	cpu := 1
 	res := testrun.Result{
 		Environment: testrun.Environment{Kernel: "k", Repeat: 7, Sampling: testrun.Sampling{Mode: testrun.SamplingLinear, Step: 100, Levels: 10},
-			Dispatcher: testrun.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: testrun.MachineLoad{Preemptions: 3},
-			CPU: 0, CPULock: testrun.CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
+			Dispatcher: testrun.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: host.MachineLoad{Preemptions: 3},
+			CPU: 0, CPULock: host.CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
 		Programs: []testrun.ProgramResult{{Label: "after", Info: testrun.ProgramInfo{Name: "p", Type: ebpf.XDP},
 			Cases: []testrun.CaseResult{{Case: in, Return: 3, Action: "XDP_TX", Samples: []float64{1, 2}, Output: out,
 				OtherReturns: 5, OtherReturn: 2, Effects: []testrun.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},

@@ -1,4 +1,4 @@
-package testrun
+package host
 
 import (
 	"context"
@@ -496,22 +496,22 @@ func TestReadProcStat(t *testing.T) {
 // The watch on the real machine: marks are rate-limited, cheap in
 // allocations, and the MachineLoad it returns is plausible.
 func TestLoadWatchReal(t *testing.T) {
-	w := watchMachine(0)
+	w := WatchMachine(0)
 	if w.err != nil {
 		t.Fatal(w.err)
 	}
 	for range 3 {
-		w.mark() // too soon: ignored
+		w.Mark() // too soon: ignored
 		time.Sleep(110 * time.Millisecond)
-		w.mark()
+		w.Mark()
 	}
 	if len(w.segments) != 3 {
 		t.Errorf("%d segments after 3 marks 110 ms apart and 3 too soon, want 3", len(w.segments))
 	}
-	if allocs := testing.AllocsPerRun(20, func() { w.prevAt = time.Time{}; w.mark() }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(20, func() { w.prevAt = time.Time{}; w.Mark() }); allocs != 0 {
 		t.Errorf("mark allocates %v times, want 0", allocs)
 	}
-	l := w.finish(0)
+	l := w.Finish(0)
 	for _, warning := range l.Warnings {
 		if strings.HasPrefix(warning, "load not watched") {
 			t.Fatal(warning)
@@ -533,7 +533,7 @@ func TestLoadWatchReal(t *testing.T) {
 	if l.RunnableStart < 0 || l.RunnableEnd < 0 {
 		t.Errorf("runnable %d, then %d: this process's own threads taken off too often", l.RunnableStart, l.RunnableEnd)
 	}
-	if again := w.finish(0); again.Warnings != nil || again.OtherCPUs != 0 {
+	if again := w.Finish(0); again.Warnings != nil || again.OtherCPUs != 0 {
 		t.Errorf("finished twice: %+v", again)
 	}
 	t.Logf("%+v", l)
@@ -541,22 +541,22 @@ func TestLoadWatchReal(t *testing.T) {
 
 // A watch that could not start says so, and marking it is harmless.
 func TestLoadWatchUnreadable(t *testing.T) {
-	w := &machineWatch{err: fmt.Errorf("open %s: %w", procStatPath, os.ErrPermission)}
-	w.mark()
-	if l := w.finish(0); len(l.Warnings) != 1 || !strings.HasPrefix(l.Warnings[0], "load not watched: open /proc/stat") {
+	w := &Watch{err: fmt.Errorf("open %s: %w", procStatPath, os.ErrPermission)}
+	w.Mark()
+	if l := w.Finish(0); len(l.Warnings) != 1 || !strings.HasPrefix(l.Warnings[0], "load not watched: open /proc/stat") {
 		t.Errorf("got %q", l.Warnings)
 	}
-	var none *machineWatch
-	none.mark()
-	none.finish(0)
+	var none *Watch
+	none.Mark()
+	none.Finish(0)
 }
 
 func BenchmarkLoadWatchMark(b *testing.B) {
-	w := watchMachine(0)
+	w := WatchMachine(0)
 	if w.err != nil {
 		b.Fatal(w.err)
 	}
-	defer w.finish(0)
+	defer w.Finish(0)
 	b.ReportAllocs()
 	for b.Loop() {
 		w.step(time.Now())
@@ -620,31 +620,31 @@ func TestRankCPUs(t *testing.T) {
 	}
 }
 
-// chooseCPU on this machine: a requested CPU is taken as it is, or
+// ChooseCPU on this machine: a requested CPU is taken as it is, or
 // refused when not allowed; an automatic choice is allowed and explained.
 // Each claim is released before the next: this process's own lock would
 // otherwise keep it off the CPU.
 func TestChooseCPU(t *testing.T) {
 	claim := claimTestCPU(t)
-	cpu, why := claim.cpu, claim.why
-	claim.release()
+	cpu, why := claim.CPU, claim.Why
+	claim.Release()
 	if why == "" {
 		t.Errorf("CPU %d chosen without a reason", cpu)
 	}
-	allowed, err := allowedCPUs(cpu)
+	allowed, err := AllowedCPUs(cpu)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := chooseCPU(context.Background(), cpu, allowed, nil)
+	again, err := ChooseCPU(context.Background(), cpu, allowed, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again.release()
-	if again.cpu != cpu || again.why != "requested" {
-		t.Errorf("requesting CPU %d: got %d %q", cpu, again.cpu, again.why)
+	again.Release()
+	if again.CPU != cpu || again.Why != "requested" {
+		t.Errorf("requesting CPU %d: got %d %q", cpu, again.CPU, again.Why)
 	}
-	if _, err := allowedCPUs(1023); !errors.Is(err, ErrConfig) {
-		t.Errorf("CPU 1023: got %v, want %v", err, ErrConfig)
+	if _, err := AllowedCPUs(1023); !errors.Is(err, ErrCPU) {
+		t.Errorf("CPU 1023: got %v, want %v", err, ErrCPU)
 	}
 	t.Logf("chose CPU %d: %s", cpu, why)
 }

@@ -1,4 +1,4 @@
-package testrun
+package host
 
 import (
 	"context"
@@ -8,26 +8,23 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 )
 
 // claimTestCPU claims a CPU as Run would, from the machine's lock
 // directory, until the test ends.
-func claimTestCPU(t *testing.T) *cpuClaim {
+func claimTestCPU(t *testing.T) *Claim {
 	t.Helper()
-	allowed, err := allowedCPUs(AnyCPU)
+	allowed, err := AllowedCPUs(AnyCPU)
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim, err := chooseCPU(context.Background(), AnyCPU, allowed, func(s string) { t.Log(s) })
+	claim, err := ChooseCPU(context.Background(), AnyCPU, allowed, func(s string) { t.Log(s) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(claim.release)
+	t.Cleanup(claim.Release)
 	return claim
 }
 
@@ -99,8 +96,8 @@ func TestClaimCPUFree(t *testing.T) {
 	}
 	n.none(t)
 	want := CPULock{Path: filepath.Join(dir, "xdpmicro-cpu1.lock"), Preferred: 1}
-	if claim.cpu != 1 || claim.why != "only allowed CPU other than 0" || fmt.Sprint(claim.info) != fmt.Sprint(want) {
-		t.Errorf("got CPU %d %q %+v, want CPU 1 %+v", claim.cpu, claim.why, claim.info, want)
+	if claim.CPU != 1 || claim.Why != "only allowed CPU other than 0" || fmt.Sprint(claim.Lock) != fmt.Sprint(want) {
+		t.Errorf("got CPU %d %q %+v, want CPU 1 %+v", claim.CPU, claim.Why, claim.Lock, want)
 	}
 	if pid, _ := os.ReadFile(want.Path); string(pid) != fmt.Sprintf("%d\n", os.Getpid()) {
 		t.Errorf("lock file holds %q, want this pid", pid)
@@ -108,7 +105,7 @@ func TestClaimCPUFree(t *testing.T) {
 	if lockFree(t, dir, 1) {
 		t.Error("CPU 1's lock is free while claimed")
 	}
-	claim.release()
+	claim.Release()
 	if !lockFree(t, dir, 1) {
 		t.Error("CPU 1's lock is held after release")
 	}
@@ -123,13 +120,13 @@ func TestClaimCPUMoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer claim.release()
+	defer claim.Release()
 	n.none(t)
-	if claim.cpu != 0 || claim.info.Preferred != 1 || !slices.Equal(claim.info.HeldByOthers, []int{1}) || claim.info.Waited != 0 {
-		t.Errorf("got CPU %d %+v, want CPU 0 moved from 1", claim.cpu, claim.info)
+	if claim.CPU != 0 || claim.Lock.Preferred != 1 || !slices.Equal(claim.Lock.HeldByOthers, []int{1}) || claim.Lock.Waited != 0 {
+		t.Errorf("got CPU %d %+v, want CPU 0 moved from 1", claim.CPU, claim.Lock)
 	}
-	if want := "moved from CPU 1 (only allowed CPU other than 0), which another xdpmicro run held"; claim.why != want {
-		t.Errorf("got %q, want %q", claim.why, want)
+	if want := "moved from CPU 1 (only allowed CPU other than 0), which another xdpmicro run held"; claim.Why != want {
+		t.Errorf("got %q, want %q", claim.Why, want)
 	}
 	if lockFree(t, dir, 0) {
 		t.Error("CPU 0's lock is free while claimed")
@@ -145,7 +142,7 @@ func TestClaimCPUWaitsForRequested(t *testing.T) {
 	dir, n := t.TempDir(), newNotices()
 	release := holdCPU(t, dir, 1)
 	type result struct {
-		claim *cpuClaim
+		claim *Claim
 		err   error
 	}
 	done := make(chan result, 1)
@@ -166,12 +163,12 @@ func TestClaimCPUWaitsForRequested(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	defer r.claim.release()
-	if r.claim.cpu != 1 || r.claim.info.Waited <= 0 || !slices.Equal(r.claim.info.HeldByOthers, []int{1}) {
-		t.Errorf("got CPU %d %+v, want CPU 1 after a wait", r.claim.cpu, r.claim.info)
+	defer r.claim.Release()
+	if r.claim.CPU != 1 || r.claim.Lock.Waited <= 0 || !slices.Equal(r.claim.Lock.HeldByOthers, []int{1}) {
+		t.Errorf("got CPU %d %+v, want CPU 1 after a wait", r.claim.CPU, r.claim.Lock)
 	}
-	if !strings.HasPrefix(r.claim.why, "requested; waited ") || !strings.HasSuffix(r.claim.why, " for another xdpmicro run") {
-		t.Errorf("got %q", r.claim.why)
+	if !strings.HasPrefix(r.claim.Why, "requested; waited ") || !strings.HasSuffix(r.claim.Why, " for another xdpmicro run") {
+		t.Errorf("got %q", r.claim.Why)
 	}
 }
 
@@ -180,7 +177,7 @@ func TestClaimCPUWaitsForAny(t *testing.T) {
 	dir, n := t.TempDir(), newNotices()
 	holdCPU(t, dir, 1)
 	release0 := holdCPU(t, dir, 0)
-	done := make(chan *cpuClaim, 1)
+	done := make(chan *Claim, 1)
 	go func() {
 		c, err := claimCPU(context.Background(), dir, []int{1, 0}, "only allowed CPU other than 0", n.notice)
 		if err != nil {
@@ -197,12 +194,12 @@ func TestClaimCPUWaitsForAny(t *testing.T) {
 	if claim == nil {
 		return
 	}
-	defer claim.release()
-	if claim.cpu != 0 || claim.info.Waited <= 0 || !slices.Equal(claim.info.HeldByOthers, []int{1, 0}) {
-		t.Errorf("got CPU %d %+v, want CPU 0 after a wait", claim.cpu, claim.info)
+	defer claim.Release()
+	if claim.CPU != 0 || claim.Lock.Waited <= 0 || !slices.Equal(claim.Lock.HeldByOthers, []int{1, 0}) {
+		t.Errorf("got CPU %d %+v, want CPU 0 after a wait", claim.CPU, claim.Lock)
 	}
-	if want := "moved from CPU 1 (only allowed CPU other than 0): other xdpmicro runs held CPUs 0,1; waited "; !strings.HasPrefix(claim.why, want) {
-		t.Errorf("got %q, want it to begin %q", claim.why, want)
+	if want := "moved from CPU 1 (only allowed CPU other than 0): other xdpmicro runs held CPUs 0,1; waited "; !strings.HasPrefix(claim.Why, want) {
+		t.Errorf("got %q, want it to begin %q", claim.Why, want)
 	}
 }
 
@@ -237,66 +234,9 @@ func TestClaimCPUWithoutLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer claim.release()
-	if claim.cpu != 1 || claim.info.Path != "" || !strings.HasPrefix(claim.note, "no CPU lock (open CPU lock: ") {
-		t.Errorf("got CPU %d %+v %q", claim.cpu, claim.info, claim.note)
-	}
-}
-
-// Two runs started together never measure on one CPU at the same time:
-// chosen, the second takes another CPU or waits; requested, it waits.
-// A run's measuring, anchors included, lies within [Start, Start+Wall].
-func TestRunsDoNotShareCPU(t *testing.T) {
-	kerneltest.RequireBPFAlone(t)
-	first := claimTestCPU(t)
-	requested := first.cpu
-	first.release()
-	for _, tc := range []struct {
-		name string
-		cpu  int
-	}{{"chosen", AnyCPU}, {"requested", requested}} {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: allCases(t), CPU: tc.cpu,
-				Samples: 200, Repeat: 10000}
-			var envs [2]Environment
-			var notices [2][]string
-			var wg sync.WaitGroup
-			for i := range envs {
-				wg.Go(func() {
-					c := cfg
-					c.Notice = func(s string) { notices[i] = append(notices[i], s) }
-					res, err := Run(context.Background(), c)
-					if err != nil {
-						t.Error(err)
-					}
-					envs[i] = res.Environment
-				})
-			}
-			wg.Wait()
-			if t.Failed() {
-				return
-			}
-			a, b := envs[0], envs[1]
-			if b.Start.Before(a.Start) {
-				a, b = b, a
-			}
-			for _, e := range []Environment{a, b} {
-				t.Logf("CPU %d (%s); lock %+v", e.CPU, e.CPUChoice, e.CPULock)
-			}
-			t.Logf("notices: %q", notices)
-			if a.CPU == b.CPU && b.Start.Before(a.Start.Add(a.Wall)) {
-				t.Errorf("both measured on CPU %d at once", a.CPU)
-			}
-			if len(a.CPULock.HeldByOthers)+len(b.CPULock.HeldByOthers) == 0 {
-				t.Error("neither run found the other holding its CPU: did they run at once?")
-			}
-			if tc.cpu != AnyCPU && a.CPULock.Waited == 0 && b.CPULock.Waited == 0 {
-				t.Errorf("both ran on requested CPU %d without a wait", tc.cpu)
-			}
-			if len(notices[0])+len(notices[1]) > 1 {
-				t.Errorf("more than one notice: %q", notices)
-			}
-		})
+	defer claim.Release()
+	if claim.CPU != 1 || claim.Lock.Path != "" || !strings.HasPrefix(claim.Note, "no CPU lock (open CPU lock: ") {
+		t.Errorf("got CPU %d %+v %q", claim.CPU, claim.Lock, claim.Note)
 	}
 }
 
@@ -312,9 +252,9 @@ func TestClaimCPUPassesOverBrokenLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim.release()
-	if claim.cpu != 2 || claim.note != "" || !slices.Equal(claim.info.HeldByOthers, []int{1}) {
-		t.Errorf("got CPU %d %+v %q, want CPU 2 locked", claim.cpu, claim.info, claim.note)
+	claim.Release()
+	if claim.CPU != 2 || claim.Note != "" || !slices.Equal(claim.Lock.HeldByOthers, []int{1}) {
+		t.Errorf("got CPU %d %+v %q, want CPU 2 locked", claim.CPU, claim.Lock, claim.Note)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

@@ -1,4 +1,4 @@
-package testrun
+package host
 
 import (
 	"context"
@@ -25,9 +25,9 @@ const (
 	cpuBusyTie = 0.10
 )
 
-// allowedCPUs returns the CPUs this process may run on, ascending, and
+// AllowedCPUs returns the CPUs this process may run on, ascending, and
 // checks a requested CPU (not AnyCPU) against them.
-func allowedCPUs(requested int) ([]int, error) {
+func AllowedCPUs(requested int) ([]int, error) {
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
 		return nil, fmt.Errorf("read CPU affinity: %w", err)
@@ -42,15 +42,15 @@ func allowedCPUs(requested int) ([]int, error) {
 		return nil, fmt.Errorf("%w to this process (its CPU affinity is empty)", ErrNoCPU)
 	}
 	if requested >= 0 && !slices.Contains(cpus, requested) {
-		return nil, fmt.Errorf("%w: CPU %d is not available to this process (allowed: %v)", ErrConfig, requested, cpus)
+		return nil, fmt.Errorf("%w: CPU %d is not available to this process (allowed: %v)", ErrCPU, requested, cpus)
 	}
 	return cpus, nil
 }
 
-// chooseCPU takes the requested CPU, or ranks the allowed ones when
+// ChooseCPU takes the requested CPU, or ranks the allowed ones when
 // requested is AnyCPU (rankCPUs), and claims the first whose lock is free,
 // or waits (claimCPU): a requested CPU is waited for.
-func chooseCPU(ctx context.Context, requested int, allowed []int, notice func(string)) (*cpuClaim, error) {
+func ChooseCPU(ctx context.Context, requested int, allowed []int, notice func(string)) (*Claim, error) {
 	order, why := []int{requested}, "requested"
 	if requested < 0 {
 		order, why = rankCPUs(allowed, readCPUList(isolatedPath), readCPUList(nohzFullPath), readLoad)
@@ -68,7 +68,7 @@ func readLoad() (before, after []cpuTimes, err error) {
 	return before, after, err
 }
 
-// rankCPUs is chooseCPU's policy: the CPUs to measure on, best first, and
+// rankCPUs is ChooseCPU's policy: the CPUs to measure on, best first, and
 // why the first. Among the allowed CPUs it prefers the isolated ones, else
 // the nohz_full ones, else all: that pool is every candidate, for the CPUs
 // outside it are those isolation keeps measurements away from, and

@@ -1,4 +1,4 @@
-package testrun
+package host
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ const (
 	cpuinfoPath  = "/proc/cpuinfo"
 )
 
-// tlbFlushedOnEntry says whether every entry into the kernel flushes the
+// TLBFlushedOnEntry says whether every entry into the kernel flushes the
 // TLB: page-table isolation (PTI) on a CPU without PCID, which cannot
 // keep the kernel's entries apart from user space's. Then a test run of
 // one run a call starts with none of the pages it touches translated, and
@@ -21,7 +21,7 @@ const (
 // in a loop of many runs. Measured on such a VM: a queue push, v4's fizz,
 // 22-26 ns net one run a call, 14 ns as a slope; paths without helpers
 // within 0.3-2.3 ns.
-func tlbFlushedOnEntry() bool {
+func TLBFlushedOnEntry() bool {
 	m, err := os.ReadFile(meltdownPath)
 	if err != nil || !strings.Contains(string(m), "PTI") {
 		return false

@@ -1,4 +1,4 @@
-package testrun
+package host
 
 import (
 	"fmt"
@@ -130,9 +130,9 @@ func othersSegment(cpu int, a, b []cpuTimes, d time.Duration) loadSegment {
 	return s
 }
 
-// machineWatch watches the load while a run measures on cpu. Its zero
+// Watch watches the load while a run measures on cpu. Its zero
 // value's methods do nothing.
-type machineWatch struct {
+type Watch struct {
 	cpu       int
 	stat      *statReader
 	first     []cpuTimes // at the start
@@ -143,9 +143,9 @@ type machineWatch struct {
 	err       error // why the watch could not start
 }
 
-// watchMachine starts watching the load, for a run on cpu.
-func watchMachine(cpu int) *machineWatch {
-	w := &machineWatch{cpu: cpu, start: readLoadSnapshot()}
+// WatchMachine starts watching the load, for a run on cpu.
+func WatchMachine(cpu int) *Watch {
+	w := &Watch{cpu: cpu, start: readLoadSnapshot()}
 	w.stat, w.err = openStat(procStatPath)
 	if w.err != nil {
 		return w
@@ -164,7 +164,7 @@ func watchMachine(cpu int) *machineWatch {
 // mark ends a segment of the run, at most once per loadMarkEvery. It is
 // called between rounds, on the measuring thread; it reads /proc/stat once
 // and allocates nothing (but for the segment list's rare growth).
-func (w *machineWatch) mark() {
+func (w *Watch) Mark() {
 	if w == nil || w.err != nil || w.stat == nil {
 		return
 	}
@@ -173,7 +173,7 @@ func (w *machineWatch) mark() {
 	}
 }
 
-func (w *machineWatch) step(now time.Time) {
+func (w *Watch) step(now time.Time) {
 	cur, err := w.stat.read(w.cur)
 	if err != nil {
 		// The next segment will cover this one too.
@@ -184,9 +184,9 @@ func (w *machineWatch) step(now time.Time) {
 	w.prev, w.cur, w.prevAt = cur, w.prev, now
 }
 
-// threadPreemptions reads the calling thread's involuntary context
+// ThreadPreemptions reads the calling thread's involuntary context
 // switches; 0 if it cannot.
-func threadPreemptions() int {
+func ThreadPreemptions() int {
 	var ru unix.Rusage
 	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
 		return 0
@@ -196,7 +196,7 @@ func threadPreemptions() int {
 
 // finish ends the watch and says what it saw; preempted is how often
 // the measuring thread was made to give way to another task.
-func (w *machineWatch) finish(preempted int) MachineLoad {
+func (w *Watch) Finish(preempted int) MachineLoad {
 	if w == nil {
 		return MachineLoad{}
 	}

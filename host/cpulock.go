@@ -1,4 +1,4 @@
-package testrun
+package host
 
 import (
 	"context"
@@ -154,18 +154,18 @@ func (l *cpuLock) close() {
 	_ = l.f.Close()
 }
 
-// cpuClaim is the CPU a run measures on, with the lock that keeps other
+// Claim is the CPU a run measures on, with the lock that keeps other
 // runs off it.
-type cpuClaim struct {
-	cpu  int
-	why  string // why this CPU, the lock's story included
+type Claim struct {
+	CPU  int
+	Why  string // why this CPU, the lock's story included
+	Lock CPULock
+	Note string // why no lock was taken, if none was
 	lock *cpuLock
-	info CPULock
-	note string // why no lock was taken, if none was
 }
 
-// release gives the CPU back to other runs.
-func (c *cpuClaim) release() {
+// Release gives the CPU back to other runs.
+func (c *Claim) Release() {
 	if c != nil {
 		c.lock.close()
 		c.lock = nil
@@ -179,7 +179,7 @@ func (c *cpuClaim) release() {
 // (no writable lock directory, a file system without flock: the first
 // CPU's lock fails), the run measures on order[0] without one, and the
 // claim's note says so; a later CPU whose lock fails is passed over.
-func claimCPU(ctx context.Context, dir string, order []int, why string, notice func(string)) (*cpuClaim, error) {
+func claimCPU(ctx context.Context, dir string, order []int, why string, notice func(string)) (*Claim, error) {
 	var held []*cpuLock
 	closeHeld := func() {
 		for _, l := range held {
@@ -229,19 +229,19 @@ func tryCPU(dir string, cpu int) (*cpuLock, bool, error) {
 
 // claimed is the claim of a lock taken after the CPUs in taken were
 // found held by other runs, and waited for that long.
-func claimed(l *cpuLock, order []int, why string, taken []int, waited time.Duration) *cpuClaim {
+func claimed(l *cpuLock, order []int, why string, taken []int, waited time.Duration) *Claim {
 	l.claim()
-	return &cpuClaim{
-		cpu: l.cpu, lock: l,
-		why:  describeClaim(l.cpu, order[0], why, taken, waited),
-		info: CPULock{Path: l.path(), Preferred: order[0], HeldByOthers: taken, Waited: waited},
+	return &Claim{
+		CPU: l.cpu, lock: l,
+		Why:  describeClaim(l.cpu, order[0], why, taken, waited),
+		Lock: CPULock{Path: l.path(), Preferred: order[0], HeldByOthers: taken, Waited: waited},
 	}
 }
 
 // unlocked is a claim of the preferred CPU without a lock.
-func unlocked(cpu int, why string, err error) *cpuClaim {
-	return &cpuClaim{cpu: cpu, why: why, info: CPULock{Preferred: cpu},
-		note: fmt.Sprintf("no CPU lock (%v): another xdpmicro run may have measured on CPU %d at the same time", err, cpu)}
+func unlocked(cpu int, why string, err error) *Claim {
+	return &Claim{CPU: cpu, Why: why, Lock: CPULock{Preferred: cpu},
+		Note: fmt.Sprintf("no CPU lock (%v): another xdpmicro run may have measured on CPU %d at the same time", err, cpu)}
 }
 
 // describeClaim says why a run measures on cpu, in a few words: the

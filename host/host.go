@@ -1,0 +1,74 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// AnyCPU lets ChooseCPU choose the CPU to measure on.
+const AnyCPU = -1
+
+var (
+	// ErrNoCPU: the process may run on no CPU it could measure on; the
+	// machine's state, not the user's input.
+	ErrNoCPU = errors.New("no CPU available")
+	// ErrCPU: the CPU asked for is not one this process may run on; the
+	// user's input.
+	ErrCPU = errors.New("bad CPU")
+	// ErrPermission: this process may not load or run BPF programs.
+	ErrPermission = errors.New("not permitted")
+)
+
+// PermissionHint says how to get the privileges that loading needs.
+const PermissionHint = "run as root (sudo), or grant the binary capabilities: sudo setcap cap_bpf,cap_net_admin,cap_perfmon+ep $(command -v xdpmicro)"
+
+// BadInput says whether err is the user's input being wrong (a CPU that
+// cannot be had), as opposed to the machine refusing.
+func BadInput(err error) bool { return errors.Is(err, ErrCPU) }
+
+// CPULock is the lock a run held on its measuring CPU (cpulock.go), and
+// what it found of other runs.
+type CPULock struct {
+	// Path is the lock file held from choosing the CPU until the run
+	// returned; empty when none could be taken (a note says why).
+	Path string
+	// Preferred is the CPU asked for, or the choice's first: CPU differs
+	// from it when other runs held it and the run moved.
+	Preferred int
+	// HeldByOthers are the CPUs other xdpmicro runs held when this one
+	// tried them, in the order tried.
+	HeldByOthers []int
+	// Waited is how long the run waited for one of them to come free;
+	// zero when it did not wait.
+	Waited time.Duration
+}
+
+// Pin runs f on an OS thread bound to cpu. The thread is never handed
+// back to the scheduler: the goroutine exits locked, so the runtime
+// discards the thread with its changed affinity.
+func Pin(cpu int, f func() error) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		var set unix.CPUSet
+		set.Set(cpu)
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			done <- fmt.Errorf("pin to CPU %d: %w", cpu, err)
+			return
+		}
+		done <- f()
+	}()
+	return <-done
+}
+
+// CPUModel is the CPU's model name, as /proc/cpuinfo gives it.
+func CPUModel() string {
+	if model, ok := cpuinfoField(cpuinfoPath, "model name"); ok {
+		return model
+	}
+	return "unknown"
+}
