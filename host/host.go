@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,17 +19,13 @@ var (
 	ErrNoCPU = errors.New("no CPU available")
 	// ErrCPU: the CPU asked for is not one this process may run on; the
 	// user's input.
-	ErrCPU = errors.New("bad CPU")
+	ErrCPU = badinput.New("bad CPU")
 	// ErrPermission: this process may not load or run BPF programs.
 	ErrPermission = errors.New("not permitted")
 )
 
 // PermissionHint says how to get the privileges that loading needs.
 const PermissionHint = "run as root (sudo), or grant the binary capabilities: sudo setcap cap_bpf,cap_net_admin,cap_perfmon+ep $(command -v xdpmicro)"
-
-// BadInput says whether err is the user's input being wrong (a CPU that
-// cannot be had), as opposed to the machine refusing.
-func BadInput(err error) bool { return errors.Is(err, ErrCPU) }
 
 // CPULock is the lock a run held on its measuring CPU (cpulock.go), and
 // what it found of other runs.

@@ -1,19 +1,19 @@
 package packets
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"gopkg.in/yaml.v3"
 )
 
 // ErrContext reports a context that cannot be read: --ctx, or a packet
 // file's ctx.
-var ErrContext = errors.New("bad context")
+var ErrContext = badinput.New("bad context")
 
 // ContextField sets one field of the context a program is run with:
 // what, besides the frame, the kernel hands it, such as an skb's mark or

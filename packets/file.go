@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"gopkg.in/yaml.v3"
 )
 
@@ -69,7 +70,7 @@ func ReadFile(path string) ([]Case, error) {
 }
 
 // ErrPacketFile is wrapped by every error of ReadFile and ParseFile.
-var ErrPacketFile = errors.New("invalid packet file")
+var ErrPacketFile = badinput.New("invalid packet file")
 
 // ParseFile parses the contents of a packet file, as ReadFile does; name
 // is the file's name in error messages.

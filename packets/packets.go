@@ -2,7 +2,6 @@ package packets
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 // Case is one packet fed to the program under test.
@@ -67,8 +67,8 @@ const highOctet = 255
 
 // Errors of Select.
 var (
-	ErrUnknownCase   = errors.New("unknown packet case")
-	ErrDuplicateCase = errors.New("packet case given twice")
+	ErrUnknownCase   = badinput.New("unknown packet case")
+	ErrDuplicateCase = badinput.New("packet case given twice")
 )
 
 // All frames come from and go to documentation prefixes (RFC 5737, RFC 3849),

@@ -17,12 +17,13 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 // Errors of captures and padding.
 var (
-	ErrPcap = errors.New("packet capture")
-	ErrSize = errors.New("bad frame size")
+	ErrPcap = badinput.New("packet capture")
+	ErrSize = badinput.New("bad frame size")
 )
 
 const (

@@ -4,15 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 func TestBadInput(t *testing.T) {
 	for _, err := range []error{ErrFormat, ErrBadResult, ErrNoBaseline, ErrBaselineName, ErrNotComparable} {
-		if !BadInput(fmt.Errorf("x: %w", err)) {
+		if !errors.Is(fmt.Errorf("x: %w", err), badinput.Err) {
 			t.Errorf("%v is not bad input", err)
 		}
 	}
-	if BadInput(errors.New("write x: disk full")) {
+	if errors.Is(errors.New("write x: disk full"), badinput.Err) {
 		t.Error("an I/O error is bad input")
 	}
 }

@@ -1,11 +1,11 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -96,7 +96,7 @@ func (c *Comparison) Tally() string {
 }
 
 // ErrNotComparable is returned when two results share no case.
-var ErrNotComparable = errors.New("results not comparable")
+var ErrNotComparable = badinput.New("results not comparable")
 
 // CompareInterleaved compares the two programs of a run that measured them
 // together, pairing their samples round by round.

@@ -3,13 +3,13 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/google/renameio/v2"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 // Format is an output format.
@@ -28,7 +28,7 @@ const (
 func Formats() []string { return []string{string(Table), string(BMF), string(JSON), string(GoBench)} }
 
 // ErrFormat is returned for an unknown format name.
-var ErrFormat = errors.New("unknown format")
+var ErrFormat = badinput.New("unknown format")
 
 // ParseFormat checks a format name.
 func ParseFormat(name string) (Format, error) {

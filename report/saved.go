@@ -7,16 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 // ErrBadResult is returned for a saved result that cannot be read.
-var ErrBadResult = errors.New("bad saved result")
+var ErrBadResult = badinput.New("bad saved result")
 
 // ErrBaselineName is returned for a name no baseline file can have.
-var ErrBaselineName = errors.New("bad baseline name")
+var ErrBaselineName = badinput.New("bad baseline name")
 
 // ErrNoBaseline is returned when the named baseline was never saved.
-var ErrNoBaseline = errors.New("no such baseline")
+var ErrNoBaseline = badinput.New("no such baseline")
 
 // Read loads a result saved with --format json or as a baseline.
 func Read(path string) (*Report, error) {

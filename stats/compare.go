@@ -2,12 +2,12 @@ package stats
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"golang.org/x/perf/benchmath"
 	"gonum.org/v1/gonum/stat"
 )
@@ -77,7 +77,7 @@ func (o CompareOptions) estimator() Estimator {
 }
 
 // ErrCompare reports options or samples that Compare cannot use.
-var ErrCompare = errors.New("cannot compare")
+var ErrCompare = badinput.New("cannot compare")
 
 // Validate checks the options.
 func (o CompareOptions) Validate() error {

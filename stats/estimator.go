@@ -1,11 +1,11 @@
 package stats
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -52,7 +52,7 @@ func Estimators() []Estimator { return []Estimator{Low, Mean, Median, Min} }
 func FitEstimators() []Estimator { return []Estimator{Slope, OLS} }
 
 // ErrEstimator reports an unknown estimator name.
-var ErrEstimator = errors.New("unknown estimator")
+var ErrEstimator = badinput.New("unknown estimator")
 
 // ParseEstimator returns the estimator of that name.
 func ParseEstimator(name string) (Estimator, error) {

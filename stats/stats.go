@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -21,12 +22,12 @@ var (
 	// ErrTooFewSamples means fewer than MinSamples samples were given.
 	ErrTooFewSamples = errors.New("too few samples")
 	// ErrConfidence means a confidence level outside (0, 1).
-	ErrConfidence = errors.New("confidence level not in (0, 1)")
+	ErrConfidence = badinput.New("confidence level not in (0, 1)")
 	// ErrLowQuantile means a low quantile outside (0, 0.5): above the
 	// median it would not be low.
-	ErrLowQuantile = errors.New("low quantile not in (0, 0.5)")
+	ErrLowQuantile = badinput.New("low quantile not in (0, 0.5)")
 	// ErrResamples means fewer than MinResamples bootstrap resamples.
-	ErrResamples = errors.New("too few resamples")
+	ErrResamples = badinput.New("too few resamples")
 	// ErrNonFinite means a sample was NaN or infinite.
 	ErrNonFinite = errors.New("non-finite sample")
 )

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
@@ -34,7 +35,7 @@ func TestProgramsForMaps(t *testing.T) {
 		"dev_egress": `(section "xdp/devmap", expected attach type BPF_XDP_DEVMAP)`,
 	} {
 		_, err := run(program, "")
-		if !errors.Is(err, ErrNotTestRunnable) || !BadInput(err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "frame (") {
+		if !errors.Is(err, ErrNotTestRunnable) || !errors.Is(err, badinput.Err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "frame (") {
 			t.Errorf("%s: %v; want a refusal, bad input, with %q", program, err, want)
 		}
 	}
@@ -74,7 +75,7 @@ func TestProgramsForMaps(t *testing.T) {
 
 	_, err = run("dev_egress", "xdp")
 	const why = "dev_egress in ../bpf/testdata/attach.o reads ctx->egress_ifindex, which only a devmap program may, so it cannot run as plain XDP"
-	if !errors.Is(err, ErrVerifier) || BadInput(err) || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "invalid bpf_context access off=20") {
+	if !errors.Is(err, ErrVerifier) || errors.Is(err, badinput.Err) || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "invalid bpf_context access off=20") {
 		t.Errorf("dev_egress as plain XDP: %v; want the verifier's refusal, with %q", err, why)
 	}
 }

@@ -1,21 +1,23 @@
 package testrun
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 // Input errors are told from the kernel's and the machine's, wrapped or not.
 func TestBadInput(t *testing.T) {
-	for _, err := range []error{ErrBadObject, ErrNoProgram, ErrUnsupportedType, ErrConfig, ErrMapInit} {
-		if !BadInput(fmt.Errorf("case x: %w", err)) {
+	for _, err := range []error{ErrBadObject, ErrNoProgram, ErrUnsupportedType, ErrNotTestRunnable, ErrConfig, ErrMapInit, host.ErrCPU} {
+		if !errors.Is(fmt.Errorf("case x: %w", err), badinput.Err) {
 			t.Errorf("%v is not bad input", err)
 		}
 	}
 	for _, err := range []error{host.ErrPermission, ErrVerifier, ErrUnexpectedReturn, host.ErrNoCPU, ErrAnchor, fmt.Errorf("test run: EINVAL")} {
-		if BadInput(fmt.Errorf("case x: %w", err)) {
+		if errors.Is(fmt.Errorf("case x: %w", err), badinput.Err) {
 			t.Errorf("%v is bad input", err)
 		}
 	}

@@ -10,12 +10,13 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
 )
 
 // ErrMapInit reports a --map-init file that cannot be used.
-var ErrMapInit = errors.New("bad map-init file")
+var ErrMapInit = badinput.New("bad map-init file")
 
 // MapInit holds entries to put into maps after loading, before any run,
 // and global variables and map sizes to set before loading.

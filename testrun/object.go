@@ -10,17 +10,18 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 // Sentinel errors, so that callers can tell bad input from a failed run.
 var (
 	// ErrBadObject: the file is missing, not ELF, or holds no BPF program.
-	ErrBadObject = errors.New("bad object")
+	ErrBadObject = badinput.New("bad object")
 	// ErrNoProgram: the program asked for is not in the object, or the
 	// choice is ambiguous.
-	ErrNoProgram = errors.New("no such program")
+	ErrNoProgram = badinput.New("no such program")
 	// ErrUnsupportedType: the program's type cannot be measured.
-	ErrUnsupportedType = errors.New("unsupported program type")
+	ErrUnsupportedType = badinput.New("unsupported program type")
 	// ErrVerifier: the verifier rejected the program.
 	ErrVerifier = errors.New("rejected by the verifier")
 	// ErrUnexpectedReturn: a case's checking run returned the wrong action.
@@ -77,7 +78,7 @@ func forMap(t ebpf.ProgramType, a ebpf.AttachType) string {
 // ErrNotTestRunnable: the program is of a type xdpmicro measures, but the
 // kernel will not test-run it as it is loaded: an XDP program for a
 // cpumap or a devmap.
-var ErrNotTestRunnable = errors.New("not test-runnable")
+var ErrNotTestRunnable = badinput.New("not test-runnable")
 
 // mapProgramError says why a program for a cpumap or devmap is not run,
 // and how it can be: loaded as plain XDP, when it needs nothing of the

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -44,7 +45,7 @@ const (
 var ErrNoRunTimeStats = errors.New("no BPF run-time statistics")
 
 // ErrConfig reports a configuration that cannot be run.
-var ErrConfig = errors.New("bad configuration")
+var ErrConfig = badinput.New("bad configuration")
 
 // Program names a program to measure.
 type Program struct {

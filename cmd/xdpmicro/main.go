@@ -9,10 +9,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/spf13/cobra"
-	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
-	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 // Exit codes, as documented in the README.
@@ -80,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // classifies its own errors.
 func isUsage(err error) bool {
 	var ue usageError
-	return errors.As(err, &ue) || testrun.BadInput(err) || packets.BadInput(err) || report.BadInput(err) || stats.BadInput(err)
+	return errors.As(err, &ue) || errors.Is(err, badinput.Err)
 }
 
 // oneLine keeps the first line of an error: the verifier's log, when there
