@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -291,7 +292,7 @@ var FineSteps = bpf.FineSteps[1:]
 // order of bpf.LadderSteps, then the fine rungs, in the order of FineSteps,
 // as Validate expects each run's report.
 func Programs() []testrun.Program {
-	object := testrun.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
+	object := object.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
 	var progs []testrun.Program
 	for _, steps := range bpf.LadderSteps {
 		progs = append(progs, testrun.Program{Label: fmt.Sprint(steps), Object: object, Program: bpf.LadderProgram(steps)})

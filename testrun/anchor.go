@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/object"
 	"golang.org/x/sys/unix"
 )
 
@@ -61,10 +62,10 @@ type anchor struct {
 
 // startAnchor starts an anchor of l on cpu. It returns once the anchor's
 // thread exists; its call enters the kernel when the CPU is next idle.
-func startAnchor(cpu int, l *loaded) (*anchor, error) {
-	a := &anchor{program: l.info.Name, ended: make(chan error, 1)}
+func startAnchor(cpu int, l *object.Loaded) (*anchor, error) {
+	a := &anchor{program: l.Info.Name, ended: make(chan error, 1)}
 	ready := make(chan error, 1)
-	fd := l.prog.FD()
+	fd := l.Prog.FD()
 	go func() {
 		// The thread keeps its affinity and policy to the end: it exits
 		// locked, so the runtime discards it.

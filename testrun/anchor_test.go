@@ -16,6 +16,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/host"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -64,7 +65,7 @@ func anchoredConfig(t *testing.T) Config {
 	}
 	return Config{
 		Programs: []Program{{Label: "before", Object: bundled(t, "v3")}, {Label: "after", Object: bundled(t, "v4")}},
-		Floor:    &Object{Name: "floor", ELF: bpf.Floor()},
+		Floor:    &object.Object{Name: "floor", ELF: bpf.Floor()},
 		Cases:    cases, CPU: -1, Samples: 50, Repeat: 1000,
 	}
 }
@@ -225,7 +226,7 @@ func TestLinearPlacements(t *testing.T) {
 	}
 	res, err := Run(context.Background(), Config{
 		Programs: []Program{{Object: bundled(t, "v4")}}, Cases: cases, CPU: -1, Samples: 20,
-		Sampling: SamplingLinear, Placements: 2, Floor: &Object{Name: "floor", ELF: bpf.Floor()},
+		Sampling: SamplingLinear, Placements: 2, Floor: &object.Object{Name: "floor", ELF: bpf.Floor()},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +270,7 @@ func TestFrameChanges(t *testing.T) {
 	run := func(single bool, programs ...Program) Result {
 		t.Helper()
 		res, err := Run(context.Background(), Config{Programs: programs, Cases: cases, CPU: -1, Samples: 20, Sampling: SamplingLinear,
-			SingleRun: single, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
+			SingleRun: single, Floor: &object.Object{Name: "floor", ELF: bpf.Floor()}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,14 +305,14 @@ func TestFrameChanges(t *testing.T) {
 	}
 	first := run(false, Program{Object: rewrite, Program: "first_drop"}).Programs[0].Cases[0]
 	if first.Action != "XDP_DROP" || first.Single || first.Restored || first.Output != nil ||
-		first.OtherReturns != len(first.Samples) || ActionName(ebpf.XDP, first.OtherReturn) != "XDP_PASS" {
-		t.Errorf("first_drop: %s, single %v, %d of %d calls returned %s", first.Action, first.Single, first.OtherReturns, len(first.Samples), ActionName(ebpf.XDP, first.OtherReturn))
+		first.OtherReturns != len(first.Samples) || object.ActionName(ebpf.XDP, first.OtherReturn) != "XDP_PASS" {
+		t.Errorf("first_drop: %s, single %v, %d of %d calls returned %s", first.Action, first.Single, first.OtherReturns, len(first.Samples), object.ActionName(ebpf.XDP, first.OtherReturn))
 	}
 }
 
 // rewriteAndFizz is bpf/testdata/rewrite.o and the fizz case, expecting
 // nothing of it.
-func rewriteAndFizz(t *testing.T) (Object, []packets.Case) {
+func rewriteAndFizz(t *testing.T) (object.Object, []packets.Case) {
 	t.Helper()
 	elf, err := os.ReadFile("../bpf/testdata/rewrite.o")
 	if err != nil {
@@ -321,5 +322,5 @@ func rewriteAndFizz(t *testing.T) (Object, []packets.Case) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Object{Name: "rewrite.o", ELF: elf}, cases
+	return object.Object{Name: "rewrite.o", ELF: elf}, cases
 }

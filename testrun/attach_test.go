@@ -8,6 +8,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -26,7 +27,7 @@ func TestProgramsForMaps(t *testing.T) {
 	}
 	run := func(program, attachType string) (Result, error) {
 		return Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: program}}, Cases: cases,
-			Load: LoadOptions{AttachType: attachType}, CPU: -1, Samples: MinSamples, Repeat: 100})
+			Load: object.LoadOptions{AttachType: attachType}, CPU: -1, Samples: MinSamples, Repeat: 100})
 	}
 
 	for program, want := range map[string]string{
@@ -35,7 +36,7 @@ func TestProgramsForMaps(t *testing.T) {
 		"dev_egress": `(section "xdp/devmap", expected attach type BPF_XDP_DEVMAP)`,
 	} {
 		_, err := run(program, "")
-		if !errors.Is(err, ErrNotTestRunnable) || !errors.Is(err, badinput.Err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "frame (") {
+		if !errors.Is(err, object.ErrNotTestRunnable) || !errors.Is(err, badinput.Err) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "frame (") {
 			t.Errorf("%s: %v; want a refusal, bad input, with %q", program, err, want)
 		}
 	}
@@ -75,7 +76,7 @@ func TestProgramsForMaps(t *testing.T) {
 
 	_, err = run("dev_egress", "xdp")
 	const why = "dev_egress in ../bpf/testdata/attach.o reads ctx->egress_ifindex, which only a devmap program may, so it cannot run as plain XDP"
-	if !errors.Is(err, ErrVerifier) || errors.Is(err, badinput.Err) || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "invalid bpf_context access off=20") {
+	if !errors.Is(err, object.ErrVerifier) || errors.Is(err, badinput.Err) || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "invalid bpf_context access off=20") {
 		t.Errorf("dev_egress as plain XDP: %v; want the verifier's refusal, with %q", err, why)
 	}
 }

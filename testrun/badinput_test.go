@@ -7,16 +7,17 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/host"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/object"
 )
 
 // Input errors are told from the kernel's and the machine's, wrapped or not.
 func TestBadInput(t *testing.T) {
-	for _, err := range []error{ErrBadObject, ErrNoProgram, ErrUnsupportedType, ErrNotTestRunnable, ErrConfig, ErrMapInit, host.ErrCPU} {
+	for _, err := range []error{object.ErrBadObject, object.ErrNoProgram, object.ErrUnsupportedType, object.ErrNotTestRunnable, ErrConfig, object.ErrMapInit, host.ErrCPU} {
 		if !errors.Is(fmt.Errorf("case x: %w", err), badinput.Err) {
 			t.Errorf("%v is not bad input", err)
 		}
 	}
-	for _, err := range []error{host.ErrPermission, ErrVerifier, ErrUnexpectedReturn, host.ErrNoCPU, ErrAnchor, fmt.Errorf("test run: EINVAL")} {
+	for _, err := range []error{host.ErrPermission, object.ErrVerifier, object.ErrUnexpectedReturn, host.ErrNoCPU, ErrAnchor, fmt.Errorf("test run: EINVAL")} {
 		if errors.Is(fmt.Errorf("case x: %w", err), badinput.Err) {
 			t.Errorf("%v is bad input", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/object"
 	"golang.org/x/sys/unix"
 )
 
@@ -76,20 +77,20 @@ func repeatFor(ns float64) uint32 {
 // callOverhead returns what a call of repeat 2 of l on frame, with the
 // program context progCtx, costs beyond its two timed runs, in wall time:
 // the median over calls calls.
-func callOverhead(ctx context.Context, l *loaded, frame, progCtx []byte, calls int) (time.Duration, error) {
+func callOverhead(ctx context.Context, l *object.Loaded, frame, progCtx []byte, calls int) (time.Duration, error) {
 	var costs []time.Duration
 	for len(costs) < calls {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
 		start := time.Now()
-		_, ns, err := testRun(l.prog.FD(), frame, progCtx, 2)
+		_, ns, err := testRun(l.Prog.FD(), frame, progCtx, 2)
 		wall := time.Since(start)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
 		if err != nil {
-			return 0, l.runError(err, frame, progCtx)
+			return 0, l.RunError(err, frame, progCtx)
 		}
 		costs = append(costs, wall-2*time.Duration(ns))
 	}

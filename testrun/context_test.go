@@ -11,18 +11,19 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 )
 
 // loadTest loads one program of a bpf/testdata object for the test.
-func loadTest(t *testing.T, object, program string) *loaded {
+func loadTest(t *testing.T, obj, program string) *object.Loaded {
 	t.Helper()
-	l, err := load(readTestObject(t, object), program)
+	l, err := object.Load(readTestObject(t, obj), program)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(l.close)
+	t.Cleanup(l.Close)
 	return l
 }
 
@@ -44,14 +45,14 @@ func withContext(t *testing.T, name, ctx string) packets.Case {
 }
 
 // runWith runs a case once, as the checking run does.
-func runWith(t *testing.T, l *loaded, c packets.Case) (uint32, []ContextChange, error) {
+func runWith(t *testing.T, l *object.Loaded, c packets.Case) (uint32, []object.ContextChange, error) {
 	t.Helper()
-	ctx, err := contextIn(l.info.Type, c)
+	ctx, err := object.ContextIn(l.Info.Type, c)
 	if err != nil {
 		return 0, nil, err
 	}
-	ret, _, out, err := l.runOnce(c.Frame, ctx)
-	return ret, contextChanges(l.info.Type, ctx, out), err
+	ret, _, out, err := l.RunOnce(c.Frame, ctx)
+	return ret, object.ContextChanges(l.Info.Type, ctx, out), err
 }
 
 // otherDevice is a network interface other than the loopback, whose
@@ -135,7 +136,7 @@ func TestContextReachesThePrograms(t *testing.T) {
 func TestContextChecksAreTheKernels(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	frame := withContext(t, packets.TCPSyn, "").Frame
-	queues, err := rxQueues("lo")
+	queues, err := object.RxQueues("lo")
 	if err != nil {
 		t.Skip("no receive queues of lo in sysfs:", err)
 	}
@@ -162,15 +163,15 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 		t.Run(tc.program+" "+tc.ctx, func(t *testing.T) {
 			l := loadTest(t, "ctx.o", tc.program)
 			c := withContext(t, packets.TCPSyn, tc.ctx)
-			raw, err := encodeContext(l.info.Type, c)
+			raw, err := object.EncodeContext(l.Info.Type, c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, kernelErr := testRun(l.prog.FD(), c.Frame, raw, 1)
+			_, _, kernelErr := testRun(l.Prog.FD(), c.Frame, raw, 1)
 			if !errors.Is(kernelErr, tc.errno) || (tc.errno == nil) != (kernelErr == nil) {
 				t.Errorf("the kernel: %v, want %v", kernelErr, tc.errno)
 			}
-			_, checkErr := contextIn(l.info.Type, c)
+			_, checkErr := object.ContextIn(l.Info.Type, c)
 			if (checkErr == nil) != (kernelErr == nil) || checkErr != nil && !errors.Is(checkErr, ErrConfig) {
 				t.Errorf("xdpmicro's checks: %v; the kernel: %v", checkErr, kernelErr)
 			}
@@ -183,12 +184,12 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 		offset  int
 	}{{"tc_field", 0}, {"tc_field", 180}, {"socket_field", 0}, {"xdp_ingress", 20}} {
 		l := loadTest(t, "ctx.o", tc.program)
-		raw, err := encodeContext(l.info.Type, withContext(t, packets.TCPSyn, "ingress_ifindex=0"))
+		raw, err := object.EncodeContext(l.Info.Type, withContext(t, packets.TCPSyn, "ingress_ifindex=0"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		raw[tc.offset] = 1
-		if _, _, err := testRun(l.prog.FD(), frame, raw, 1); !errors.Is(err, unix.EINVAL) {
+		if _, _, err := testRun(l.Prog.FD(), frame, raw, 1); !errors.Is(err, unix.EINVAL) {
 			t.Errorf("%s: a context with byte %d set: %v, want EINVAL", tc.program, tc.offset, err)
 		}
 	}
@@ -280,7 +281,7 @@ func TestFramesReachTheParser(t *testing.T) {
 			t.Fatalf("%d cases, want %d", len(cases), len(want))
 		}
 		for _, c := range cases {
-			ret, _, _, err := l.runOnce(c.Frame, nil)
+			ret, _, _, err := l.RunOnce(c.Frame, nil)
 			if err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
 			}

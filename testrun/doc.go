@@ -25,15 +25,10 @@
 // that two xdpmicro runs never measure on one CPU at once, and host watches
 // what else the machine did meanwhile.
 //
-// Objects are loaded as their own loaders would set them up, never pinned
-// or attached: maps pinned by name are loaded unpinned, maps declared
-// without a size are sized, global variables are set before loading, and
-// programs in sections that name no type are given one (loadopts.go); the
-// programs that program arrays hold are loaded with the chosen one; a
-// --map-init file fills maps, per-CPU ones for every CPU, program arrays
-// by program name, also of another object loaded beside (maps.go,
-// mapresolve.go, others.go). The checking run records what each case
-// changed in the maps (effects.go).
+// What it measures, package object loads: as its own loader would set it
+// up, with its maps filled, never pinned or attached. The checking run
+// runs every case once through each program and records its action, its
+// frame and what it changed in the maps.
 //
 // The package returns raw samples and the environment they were taken in;
 // it knows nothing of statistics or output formats.

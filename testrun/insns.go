@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/insncount"
+	"github.com/xdpmicro/xdpmicro/object"
 )
 
 // loadCounted loads an instrumented copy; tests replace it.
@@ -18,7 +19,7 @@ var loadCounted = insncount.Load
 // so that it takes the path the checking run took. A program whose copy
 // cannot be loaded, or strays from that path, gets the reason instead: it
 // is measured by time alone.
-func (p *plan) countInstructions(progs []*loaded, res *Result) {
+func (p *plan) countInstructions(progs []*program, res *Result) {
 	first := map[int]int{} // program index in cfg -> the index of its first load
 	for i, l := range progs {
 		if i == p.floor {
@@ -47,26 +48,26 @@ func (p *plan) countInstructions(progs []*loaded, res *Result) {
 
 // count runs every case once through an instrumented copy of l's program
 // and returns the count of each.
-func (p *plan) count(l *loaded, updates []mapUpdate, cases []CaseResult) ([]uint64, error) {
-	counted, err := loadCounted(l.spec, l.info.Name)
+func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) ([]uint64, error) {
+	counted, err := loadCounted(l.Spec, l.Info.Name)
 	if err != nil {
 		return nil, fmt.Errorf("not counted: %w", err)
 	}
 	defer counted.Close()
-	twin := &loaded{object: l.object, info: l.info, spec: l.spec, coll: counted.Collection, prog: counted.Program}
-	if err := twin.apply(updates); err != nil {
+	twin := object.FromCollection(l.Object, l.Info, l.Spec, counted.Collection, counted.Program)
+	if err := twin.Apply(updates); err != nil {
 		return nil, fmt.Errorf("not counted: the instrumented copy's maps: %w", err)
 	}
 	counts := make([]uint64, len(cases))
 	for i, c := range cases {
 		// As before each checking run: queues and stacks emptied.
-		if _, err := twin.snapshot(); err != nil {
+		if _, err := twin.Snapshot(); err != nil {
 			return nil, fmt.Errorf("not counted: case %s: %w", c.Case.Name, err)
 		}
 		if err := counted.Reset(); err != nil {
 			return nil, fmt.Errorf("not counted: %w", err)
 		}
-		ret, out, _, err := twin.runOnce(c.Case.Frame, c.ctxIn)
+		ret, out, _, err := twin.RunOnce(c.Case.Frame, c.ctxIn)
 		if err != nil {
 			return nil, fmt.Errorf("not counted: case %s: the instrumented copy: %w", c.Case.Name, err)
 		}
@@ -77,8 +78,8 @@ func (p *plan) count(l *loaded, updates []mapUpdate, cases []CaseResult) ([]uint
 		switch {
 		case ret != c.Return:
 			return nil, fmt.Errorf("not counted: case %s: the instrumented copy returned %s, the program %s",
-				c.Case.Name, ActionName(l.info.Type, ret), ActionName(l.info.Type, c.Return))
-		case frameChanged(l.info.Type, want, out):
+				c.Case.Name, object.ActionName(l.Info.Type, ret), object.ActionName(l.Info.Type, c.Return))
+		case object.FrameChanged(l.Info.Type, want, out):
 			return nil, fmt.Errorf("not counted: case %s: the instrumented copy left another frame than the program", c.Case.Name)
 		}
 		if counts[i], err = counted.Count(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/insncount"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -31,7 +32,7 @@ func checked(t *testing.T, cfg Config) Result {
 	progs, err := p.load()
 	t.Cleanup(func() {
 		for _, l := range progs {
-			l.close()
+			l.Close()
 		}
 	})
 	if err != nil {
@@ -146,7 +147,7 @@ func TestInstructionsOfBundledBuilds(t *testing.T) {
 // and N fine steps of one (a shift).
 func TestInstructionsOfLadder(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := Object{Name: "ladder", ELF: bpf.Ladder()}
+	obj := object.Object{Name: "ladder", ELF: bpf.Ladder()}
 	count := func(program string) uint64 {
 		t.Helper()
 		res := checked(t, Config{Programs: []Program{{Object: obj, Program: program}}, Cases: packets.Default()[:1]})

@@ -12,26 +12,27 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
-func bundled(t *testing.T, name string) Object {
+func bundled(t *testing.T, name string) object.Object {
 	t.Helper()
 	b, err := bpf.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Object{Name: b.Name, ELF: b.Object}
+	return object.Object{Name: b.Name, ELF: b.Object}
 }
 
 // loadBundled loads a bundled build's program, closed when the test ends.
-func loadBundled(t *testing.T, name string) *loaded {
+func loadBundled(t *testing.T, name string) *object.Loaded {
 	t.Helper()
-	l, err := load(bundled(t, name), "")
+	l, err := object.Load(bundled(t, name), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(l.close)
+	t.Cleanup(l.Close)
 	return l
 }
 
@@ -60,18 +61,18 @@ func TestBundledBehaviour(t *testing.T) {
 	}
 	for _, b := range bpf.Builds() {
 		t.Run(b.Name, func(t *testing.T) {
-			l, err := load(bundled(t, b.Name), "")
+			l, err := object.Load(bundled(t, b.Name), "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer l.close()
-			queue := l.coll.Maps["verdicts"]
+			defer l.Close()
+			queue := l.Maps()["verdicts"]
 			for _, c := range allCases(t) {
-				ret, _, _, err := l.runOnce(c.Frame, nil)
+				ret, _, _, err := l.RunOnce(c.Frame, nil)
 				if err != nil {
 					t.Fatalf("%s: %v", c.Name, err)
 				}
-				if got, want := ActionName(ebpf.XDP, ret), packets.BundledExpect(c); got != want {
+				if got, want := object.ActionName(ebpf.XDP, ret), packets.BundledExpect(c); got != want {
 					t.Errorf("%s: returned %s, want %s", c.Name, got, want)
 				}
 				var pushed uint32
@@ -110,7 +111,7 @@ func TestBundledClassifyEveryOctet(t *testing.T) {
 	template := allCases(t)[0]
 	for _, build := range []string{"v3", "v4"} {
 		l := loadBundled(t, build)
-		queue := l.coll.Maps["verdicts"]
+		queue := l.Maps()["verdicts"]
 		for octet := range 256 {
 			frame := slices.Clone(template.Frame)
 			frame[14+15] = byte(octet) // the last octet of the IPv4 source
@@ -128,7 +129,7 @@ func TestBundledClassifyEveryOctet(t *testing.T) {
 					class = packets.None
 				}
 			}
-			if _, _, _, err := l.runOnce(frame, nil); err != nil {
+			if _, _, _, err := l.RunOnce(frame, nil); err != nil {
 				t.Fatal(err)
 			}
 			var pushed uint32
@@ -152,9 +153,9 @@ func TestQueueOverwritesWhenFull(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	l := loadBundled(t, "v1")
 	cases := allCases(t)
-	queue := l.coll.Maps["verdicts"]
+	queue := l.Maps()["verdicts"]
 	for i := range int(queue.MaxEntries()) + 10 {
-		if _, _, _, err := l.runOnce(cases[i%5].Frame, nil); err != nil {
+		if _, _, _, err := l.RunOnce(cases[i%5].Frame, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -222,8 +223,8 @@ func TestRunRejectsWrongReturn(t *testing.T) {
 	c.Expect = "XDP_DROP"
 	cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: []packets.Case{c},
 		CPU: -1, Samples: MinSamples, Repeat: 1}
-	if _, err := Run(context.Background(), cfg); !errors.Is(err, ErrUnexpectedReturn) {
-		t.Fatalf("got %v, want ErrUnexpectedReturn", err)
+	if _, err := Run(context.Background(), cfg); !errors.Is(err, object.ErrUnexpectedReturn) {
+		t.Fatalf("got %v, want object.ErrUnexpectedReturn", err)
 	}
 }
 
@@ -312,9 +313,9 @@ func TestStatsTimer(t *testing.T) {
 // with every case, in the same rounds.
 func TestFloor(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	floor := Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+	floor := object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	for _, tt := range []struct {
-		object  Object
+		object  object.Object
 		program string
 		want    string
 	}{

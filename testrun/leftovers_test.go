@@ -13,15 +13,16 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
 func TestVerifierRejection(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	_, err := load(readTestObject(t, "reject.o"), "")
+	_, err := object.Load(readTestObject(t, "reject.o"), "")
 	var ve *ebpf.VerifierError
-	if !errors.Is(err, ErrVerifier) || !errors.As(err, &ve) || len(ve.Log) == 0 {
-		t.Fatalf("got %v, want ErrVerifier carrying the verifier's log", err)
+	if !errors.Is(err, object.ErrVerifier) || !errors.As(err, &ve) || len(ve.Log) == 0 {
+		t.Fatalf("got %v, want object.ErrVerifier carrying the verifier's log", err)
 	}
 }
 
@@ -31,7 +32,7 @@ func TestNoMapLeftLoaded(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	const name = "lengths" // only maps.o has it
 	before := kerneltest.Maps(t, name)
-	init, err := ParseMapInit("init.yaml", []byte(configInit))
+	init, err := object.ParseMapInit("init.yaml", []byte(configInit))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,11 @@ import (
 // (after the checking run: it finds the maps user space cannot read),
 // each note once, prefixed with the object's name when several objects
 // are measured.
-func (p *plan) notes(progs []*loaded) []string {
+func (p *plan) notes(progs []*program) []string {
 	var objects []string
 	for i, c := range p.picked {
-		if i != p.floor && !slices.Contains(objects, c.object.Name) {
-			objects = append(objects, c.object.Name)
+		if i != p.floor && !slices.Contains(objects, c.Object.Name) {
+			objects = append(objects, c.Object.Name)
 		}
 	}
 	var notes []string
@@ -36,16 +36,16 @@ func (p *plan) notes(progs []*loaded) []string {
 		if i == p.floor {
 			continue
 		}
-		for _, n := range c.notes {
-			add(c.object.Name, n)
+		for _, n := range c.Notes {
+			add(c.Object.Name, n)
 		}
 		for _, o := range p.others[i] {
-			for _, n := range o.chosen.notes {
-				add(c.object.Name, o.prefix+" "+n)
+			for _, n := range o.Chosen.Notes {
+				add(c.Object.Name, o.Prefix+" "+n)
 			}
 		}
 		if i < len(progs) {
-			add(c.object.Name, progs[i].unwatchedNote())
+			add(c.Object.Name, progs[i].UnwatchedNote())
 		}
 	}
 	return notes

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -37,16 +38,16 @@ const restoreProbeRepeat = 3
 
 // restorer is a restoring program in the kernel for one program.
 type restorer struct {
-	*loaded // the restore program: it tail-calls the target
-	current *ebpf.Variable
-	at      int // the case current holds; -1 before the first
+	*program // the restore program: it tail-calls the target
+	current  *ebpf.Variable
+	at       int // the case current holds; -1 before the first
 }
 
 // newRestorer loads a restorer of target for cases; it moves the ends
 // back of the cases move marks and writes the bytes back of those write
 // marks. Frames too long for it are left out: a case of one is never
 // restored.
-func newRestorer(target *loaded, cases []packets.Case, move, write []bool) (*restorer, error) {
+func newRestorer(target *program, cases []packets.Case, move, write []bool) (*restorer, error) {
 	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(bpf.Restorer()))
 	if err != nil {
 		return nil, fmt.Errorf("restorer: %w", err)
@@ -61,7 +62,7 @@ func newRestorer(target *loaded, cases []packets.Case, move, write []bool) (*res
 	delete(spec.Programs, other)
 	// A program array takes only programs like its first user: the same
 	// type, attach type and multi-buffer flag.
-	if ts := target.spec.Programs[target.info.Name]; ts != nil {
+	if ts := target.Spec.Programs[target.Info.Name]; ts != nil {
 		rs := spec.Programs[name]
 		rs.Flags |= ts.Flags & unix.BPF_F_XDP_HAS_FRAGS
 		rs.AttachType = ts.AttachType
@@ -71,13 +72,14 @@ func newRestorer(target *loaded, cases []packets.Case, move, write []bool) (*res
 		return nil, fmt.Errorf("load the restorer: %w", err)
 	}
 	r := &restorer{
-		loaded:  &loaded{object: Object{Name: "restorer (bundled)"}, info: ProgramInfo{Name: name, Type: ebpf.XDP, Section: "xdp"}, spec: spec, coll: coll, prog: coll.Programs[name]},
+		program: &program{Loaded: object.FromCollection(object.Object{Name: "restorer (bundled)"},
+			object.ProgramInfo{Name: name, Type: ebpf.XDP, Section: "xdp"}, spec, coll, coll.Programs[name])},
 		current: coll.Variables["current_case"],
 		at:      -1,
 	}
-	if err := coll.Maps["target"].Put(uint32(0), target.prog); err != nil {
+	if err := coll.Maps["target"].Put(uint32(0), target.Prog); err != nil {
 		coll.Close()
-		return nil, fmt.Errorf("put %s in the restorer's program array: %w", target.info.Name, err)
+		return nil, fmt.Errorf("put %s in the restorer's program array: %w", target.Info.Name, err)
 	}
 	for i, c := range cases {
 		if len(c.Frame) > maxRestoredFrame {
@@ -123,7 +125,7 @@ func (r *restorer) reproduces(ci int, frame, ctx []byte, action uint32, out []by
 		return "", err
 	}
 	for _, repeat := range []uint32{1, restoreProbeRepeat} {
-		ret, got, _, err := r.runTimes(frame, ctx, repeat)
+		ret, got, _, err := r.RunTimes(frame, ctx, repeat)
 		if err != nil {
 			return "", err
 		}
@@ -162,7 +164,7 @@ func (x restoredRunner) sampleSingle(frame, ctx []byte, calls int, want uint32) 
 // frame of. It loads a restorer for every program and the floor, and
 // keeps a case one run a call unless every one of them reproduces its
 // program's checking run. It fills p.restorers and marks res's cases.
-func (p *plan) restore(progs []*loaded, res *Result) error {
+func (p *plan) restore(progs []*program, res *Result) error {
 	if p.cfg.SingleRun {
 		return nil
 	}
@@ -189,7 +191,7 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 		return nil
 	}
 	for _, l := range progs {
-		if l.info.Type != ebpf.XDP {
+		if l.Info.Type != ebpf.XDP {
 			return nil // Config.Restore was refused in prepare
 		}
 	}
@@ -198,7 +200,7 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 		r, err := newRestorer(l, p.cfg.Cases, move, write)
 		if err != nil {
 			res.Environment.Notes = append(res.Environment.Notes,
-				fmt.Sprintf("no restorer for %s (%v): cases it changes the frame of are sampled one run a call", l.info.Name, err))
+				fmt.Sprintf("no restorer for %s (%v): cases it changes the frame of are sampled one run a call", l.Info.Name, err))
 			p.releaseRestorers()
 			return nil
 		}
@@ -217,7 +219,7 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 				return fmt.Errorf("case %s: %w", c.Case.Name, err)
 			}
 			if w != "" {
-				why = fmt.Sprintf("%s: %s", l.info.Name, w)
+				why = fmt.Sprintf("%s: %s", l.Info.Name, w)
 				break
 			}
 		}
@@ -237,7 +239,7 @@ func (p *plan) restore(progs []*loaded, res *Result) error {
 func (p *plan) releaseRestorers() {
 	for _, r := range p.restorers {
 		if r != nil {
-			r.close()
+			r.Close()
 		}
 	}
 	p.restorers = nil

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/xdpmicro/xdpmicro/host"
-	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -44,13 +44,14 @@ const (
 // enabled here.
 var ErrNoRunTimeStats = errors.New("no BPF run-time statistics")
 
-// ErrConfig reports a configuration that cannot be run.
-var ErrConfig = badinput.New("bad configuration")
+// ErrConfig reports a configuration that cannot be run: object's, so that
+// one sentinel stands for both packages' refusals.
+var ErrConfig = object.ErrConfig
 
 // Program names a program to measure.
 type Program struct {
 	Label   string // distinguishes programs measured together, e.g. "before"
-	Object  Object
+	Object  object.Object
 	Program string // function name; empty for the only supported one
 }
 
@@ -110,12 +111,12 @@ type Config struct {
 	// Floor, if set, is an object of empty programs: the one of the
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.
-	Floor *Object
+	Floor *object.Object
 	// MapInit, if set, fills maps of every program after loading, and sets
 	// variables and map sizes before.
-	MapInit *MapInit
+	MapInit *object.MapInit
 	// Load changes every measured object before loading (not the floor).
-	Load LoadOptions
+	Load object.LoadOptions
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
@@ -222,7 +223,7 @@ type CaseResult struct {
 	// when the budget ran out first, or sampling was not adaptive.
 	Enough bool
 	// Effects are the changes the checking run made to the maps.
-	Effects []Effect
+	Effects []object.Effect
 	// Single says the case was sampled one run a call, each on a fresh
 	// copy of the frame: some program changed it (Output), or
 	// Config.SingleRun asked. Its samples have no Runs or Wall.
@@ -249,7 +250,7 @@ type CaseResult struct {
 	NoCount      string
 	// ContextChanges are the fields of Case.Context that the checking
 	// run's program changed; such a case is sampled one run a call too.
-	ContextChanges []ContextChange
+	ContextChanges []object.ContextChange
 	// ctxIn is Case.Context as the program type's struct; nil without one.
 	ctxIn []byte
 }
@@ -258,7 +259,7 @@ type CaseResult struct {
 type ProgramResult struct {
 	Label  string
 	Object string
-	Info   ProgramInfo
+	Info   object.ProgramInfo
 	Cases  []CaseResult
 	// Placements are the results of the program's other loads, sampled
 	// in the same rounds (Config.Placements).
@@ -331,7 +332,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 // begin prepares, loads and checks: the phases Run and Check share. It
 // returns the plan, holding the CPU, and what it loaded even on error,
 // for the caller to release and close.
-func begin(ctx context.Context, cfg Config) (p *plan, progs []*loaded, res Result, err error) {
+func begin(ctx context.Context, cfg Config) (p *plan, progs []*program, res Result, err error) {
 	if p, err = prepare(ctx, cfg); err != nil {
 		return nil, nil, Result{}, err
 	}
@@ -348,9 +349,9 @@ func begin(ctx context.Context, cfg Config) (p *plan, progs []*loaded, res Resul
 	return p, progs, res, err
 }
 
-func closeAll(progs []*loaded) {
+func closeAll(progs []*program) {
 	for _, l := range progs {
-		l.close()
+		l.Close()
 	}
 }
 
@@ -358,14 +359,14 @@ func closeAll(progs []*loaded) {
 type plan struct {
 	cfg       Config
 	cpu       int
-	claim     *host.Claim   // the CPU's lock, held until the run returns
-	picked    []chosen      // every placement of every program, the floor last
-	programOf []int         // the index in cfg.Programs of each picked, -1 for the floor
-	floor     int           // index of the floor in picked, or -1
-	updates   [][]mapUpdate // map-init entries per program
-	others    [][]other     // objects loaded beside each program (map-init)
-	linkLayer bool          // frames behind a copy of their Ethernet header
-	restorers []*restorer   // one per program and the floor, when cases are restored
+	claim     *host.Claim       // the CPU's lock, held until the run returns
+	picked    []object.Chosen   // every placement of every program, the floor last
+	programOf []int             // the index in cfg.Programs of each picked, -1 for the floor
+	floor     int               // index of the floor in picked, or -1
+	updates   [][]object.Update // map-init entries per program
+	others    [][]object.Other  // objects loaded beside each program (map-init)
+	linkLayer bool              // frames behind a copy of their Ethernet header
+	restorers []*restorer       // one per program and the floor, when cases are restored
 }
 
 // prepare checks the configuration, the objects, the expectations and the
@@ -382,23 +383,23 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := newLoadSettings(cfg.Load, cfg.MapInit)
+	settings, err := object.NewSettings(cfg.Load, cfg.MapInit)
 	if err != nil {
 		return nil, err
 	}
-	if settings.linkLayer {
-		p.cfg.Cases, p.linkLayer = behindLinkHeader(cfg.Cases), true
+	if settings.LinkLayer() {
+		p.cfg.Cases, p.linkLayer = object.BehindLinkHeader(cfg.Cases), true
 	}
-	var chosen []chosen
+	var chosen []object.Chosen
 	for _, prog := range cfg.Programs {
-		c, err := choose(prog.Object, prog.Program, settings)
+		c, err := object.Choose(prog.Object, prog.Program, settings)
 		if err != nil {
 			return nil, err
 		}
 		chosen = append(chosen, c)
 	}
 	// The placements are loaded in turns, one of each program a turn:
-	// loads that follow each other land near each other, and loading one
+	// loads that follow each other land near each Other, and loading one
 	// build's all before the other's measured here as a difference of the
 	// builds.
 	for range max(cfg.Placements, 1) {
@@ -407,33 +408,33 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 		}
 	}
 	for _, c := range p.picked {
-		if cfg.Restore && c.info.Type != ebpf.XDP {
-			return nil, fmt.Errorf("%w: restored frames are for XDP programs; %s is %s program", ErrConfig, c.info.Name, withArticle(c.info.Type))
+		if cfg.Restore && c.Info.Type != ebpf.XDP {
+			return nil, fmt.Errorf("%w: restored frames are for XDP programs; %s is %s program", ErrConfig, c.Info.Name, object.WithArticle(c.Info.Type))
 		}
 		for _, k := range cfg.Cases {
 			if k.Expect == "" {
 				continue
 			}
-			if _, err := ParseExpect(c.info.Type, k.Expect); err != nil {
+			if _, err := object.ParseExpect(c.Info.Type, k.Expect); err != nil {
 				return nil, fmt.Errorf("case %s: %w", k.Name, err)
 			}
 		}
 	}
 	if cfg.Floor != nil {
-		c, err := chooseByType(*cfg.Floor, p.picked[0].info.Type)
+		c, err := object.ChooseByType(*cfg.Floor, p.picked[0].Info.Type)
 		if err != nil {
 			return nil, err
 		}
 		p.floor = len(p.picked)
 		p.picked, p.programOf = append(p.picked, c), append(p.programOf, -1)
 	}
-	p.updates, p.others = make([][]mapUpdate, len(p.picked)), make([][]other, len(p.picked))
+	p.updates, p.others = make([][]object.Update, len(p.picked)), make([][]object.Other, len(p.picked))
 	if cfg.MapInit != nil {
 		for i, c := range p.picked {
 			if i == p.floor {
 				continue
 			}
-			if p.updates[i], p.others[i], err = cfg.MapInit.resolve(c.spec, c.programs, settings); err != nil {
+			if p.updates[i], p.others[i], err = cfg.MapInit.Resolve(c.Spec, c.Programs, settings); err != nil {
 				return nil, err
 			}
 		}
@@ -460,18 +461,19 @@ func (p *plan) releaseCPU() {
 
 // load puts every program into the kernel and fills its maps. It returns
 // what it loaded even on error, for the caller to close.
-func (p *plan) load() ([]*loaded, error) {
-	var progs []*loaded
+func (p *plan) load() ([]*program, error) {
+	var progs []*program
 	for i, c := range p.picked {
-		l, err := c.load()
+		loaded, err := c.Load()
 		if err != nil {
 			return progs, err
 		}
+		l := &program{Loaded: loaded}
 		progs = append(progs, l)
-		if err := l.loadOthers(p.others[i]); err != nil {
+		if err := l.LoadOthers(p.others[i]); err != nil {
 			return progs, err
 		}
-		if err := l.apply(p.updates[i]); err != nil {
+		if err := l.Apply(p.updates[i]); err != nil {
 			return progs, err
 		}
 	}
@@ -481,10 +483,10 @@ func (p *plan) load() ([]*loaded, error) {
 // check runs every case once on every program, as a packet would be run,
 // records the action and the changes to the maps, and holds the action
 // against the case's expectation.
-func (p *plan) check(progs []*loaded) (Result, error) {
+func (p *plan) check(progs []*program) (Result, error) {
 	res := Result{Environment: environment(p.cfg, p.claim)}
 	for i, l := range progs {
-		pr := ProgramResult{Label: "floor", Object: l.object.Name, Info: l.info}
+		pr := ProgramResult{Label: "floor", Object: l.Object.Name, Info: l.Info}
 		if i != p.floor {
 			pr.Label = p.cfg.Programs[p.programOf[i]].Label
 		}
@@ -517,35 +519,35 @@ func (p *plan) check(progs []*loaded) (Result, error) {
 	return res, nil
 }
 
-func (p *plan) checkCase(l *loaded, c packets.Case, floor bool) (CaseResult, error) {
-	before, err := l.snapshot()
+func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, error) {
+	before, err := l.Snapshot()
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
-	ctxIn, err := contextIn(l.info.Type, c)
+	ctxIn, err := object.ContextIn(l.Info.Type, c)
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
-	ret, out, ctxOut, err := l.runOnce(c.Frame, ctxIn)
+	ret, out, ctxOut, err := l.RunOnce(c.Frame, ctxIn)
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
-	effects, err := l.effects(before)
+	effects, err := l.Effects(before)
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
-	action := ActionName(l.info.Type, ret)
+	action := object.ActionName(l.Info.Type, ret)
 	if c.Expect != "" && !floor {
 		// Validated in prepare; cannot fail here.
-		want, _ := ParseExpect(l.info.Type, c.Expect)
+		want, _ := object.ParseExpect(l.Info.Type, c.Expect)
 		if ret != want {
 			return CaseResult{}, fmt.Errorf("%w: %s, case %s: returned %s, expected %s",
-				ErrUnexpectedReturn, l.info.Name, c.Name, action, ActionName(l.info.Type, want))
+				object.ErrUnexpectedReturn, l.Info.Name, c.Name, action, object.ActionName(l.Info.Type, want))
 		}
 	}
 	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples),
-		ctxIn: ctxIn, ContextChanges: contextChanges(l.info.Type, ctxIn, ctxOut)}
-	if frameChanged(l.info.Type, c.Frame, out) {
+		ctxIn: ctxIn, ContextChanges: object.ContextChanges(l.Info.Type, ctxIn, ctxOut)}
+	if object.FrameChanged(l.Info.Type, c.Frame, out) {
 		cr.Output = out
 	}
 	return cr, nil
@@ -553,7 +555,7 @@ func (p *plan) checkCase(l *loaded, c packets.Case, floor bool) (CaseResult, err
 
 // measure calibrates, warms up and samples on the pinned CPU, filling the
 // samples of res and its environment.
-func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error {
+func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error {
 	if p.cfg.Timer == TimerStats {
 		stats, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
 		if err != nil {
@@ -602,7 +604,7 @@ func (p *plan) measure(ctx context.Context, progs []*loaded, res *Result) error 
 	return err
 }
 
-// assemble moves the floor out of the programs, puts each program's other
+// assemble moves the floor out of the programs, puts each program's Other
 // placements with its first, and adds up the time the kernel timed.
 func (p *plan) assemble(res Result) Result {
 	env := &res.Environment

@@ -27,10 +27,10 @@ type unit struct {
 type sampler struct {
 	ctx   context.Context
 	cfg   Config
-	progs []*loaded
+	progs []*program
 	// held are programs besides progs that calls run, and anchors hold:
 	// the restorers.
-	held []*loaded
+	held []*program
 	// units are every round's samples, case by case; byCase[ci] holds case
 	// ci's units, one per program, the floor last.
 	units  []unit
@@ -63,7 +63,7 @@ type sampler struct {
 	checkCost time.Duration
 }
 
-// runner takes the samples of one program: *loaded in the kernel; the
+// runner takes the samples of one program: *program in the kernel; the
 // schedule's tests give a stub, since what they check is the order and
 // the stopping of the samples, not their figures.
 type runner interface {
@@ -73,7 +73,7 @@ type runner interface {
 
 // newSampler lays out the units of progs, restorers[i] (if any) sampling
 // program i's restored cases.
-func newSampler(ctx context.Context, cfg Config, progs []*loaded, restorers []*restorer, programOf []int, res *Result) *sampler {
+func newSampler(ctx context.Context, cfg Config, progs []*program, restorers []*restorer, programOf []int, res *Result) *sampler {
 	s := newSchedule(ctx, cfg, len(progs), func(pi, ci int) runner {
 		if res.Programs[pi].Cases[ci].Restored {
 			return restoredRunner{r: restorers[pi], caseIndex: ci}
@@ -82,7 +82,7 @@ func newSampler(ctx context.Context, cfg Config, progs []*loaded, restorers []*r
 	}, programOf, res)
 	s.progs = progs
 	for _, r := range restorers {
-		s.held = append(s.held, r.loaded)
+		s.held = append(s.held, r.program)
 	}
 	return s
 }
@@ -360,7 +360,7 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 	first, frame, progCtx := s.progs[0], s.cfg.Cases[0].Frame, s.byCase[0][0].result.ctxIn
 	d := &s.dispatcher
 	var err error
-	if d.Unanchored, err = callOverhead(s.ctx, first, frame, progCtx, 1); err != nil {
+	if d.Unanchored, err = callOverhead(s.ctx, first.Loaded, frame, progCtx, 1); err != nil {
 		return nil, err
 	}
 	d.Overhead = d.Unanchored
@@ -372,7 +372,7 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 		// run_time_ns counts every run of the program, an anchor's too.
 		d.Why = "the stats timer would count the anchors' runs"
 		return nil, nil
-	case first.info.Type != ebpf.XDP:
+	case first.Info.Type != ebpf.XDP:
 		d.Why = "only XDP test runs change the dispatcher"
 		return nil, nil
 	case d.Unanchored < AnchorWorthIt:
@@ -382,7 +382,7 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 	held := uniquePrograms(append(slices.Clone(s.progs), s.held...))
 	var anchors []*anchor
 	for _, l := range held {
-		a, err := startAnchor(s.cpu, l)
+		a, err := startAnchor(s.cpu, l.Loaded)
 		if err != nil {
 			return anchors, err
 		}
@@ -393,7 +393,7 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 	for _, l := range held {
 		settled := time.Now().Add(anchorSettle)
 		for {
-			o, err := callOverhead(s.ctx, l, frame, progCtx, 1)
+			o, err := callOverhead(s.ctx, l.Loaded, frame, progCtx, 1)
 			if err != nil {
 				return anchors, err
 			}
@@ -401,13 +401,13 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 				break
 			}
 			if time.Now().After(settled) {
-				d.Why = fmt.Sprintf("anchors did not shorten the calls of %s (%s beyond its runs)", l.info.Name, o)
+				d.Why = fmt.Sprintf("anchors did not shorten the calls of %s (%s beyond its runs)", l.Info.Name, o)
 				return nil, s.release(anchors)
 			}
 			time.Sleep(time.Millisecond)
 		}
 	}
-	if d.Overhead, err = callOverhead(s.ctx, first, frame, progCtx, overheadCalls); err != nil {
+	if d.Overhead, err = callOverhead(s.ctx, first.Loaded, frame, progCtx, overheadCalls); err != nil {
 		return anchors, err
 	}
 	d.Anchored, d.Programs = true, len(anchors)
@@ -427,10 +427,10 @@ func (s *sampler) release(anchors []*anchor) error {
 }
 
 // uniquePrograms returns progs without repeats of one kernel program.
-func uniquePrograms(progs []*loaded) []*loaded {
-	var out []*loaded
+func uniquePrograms(progs []*program) []*program {
+	var out []*program
 	for _, l := range progs {
-		if !slices.ContainsFunc(out, func(o *loaded) bool { return o.prog == l.prog }) {
+		if !slices.ContainsFunc(out, func(o *program) bool { return o.Prog == l.Prog }) {
 			out = append(out, l)
 		}
 	}

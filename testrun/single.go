@@ -33,7 +33,7 @@ func singleCalls(overhead time.Duration, perRun float64) int {
 // of the kernel's figures (or, with the stats timer, of its run-time
 // statistics), their total wall time, and the return of the calls: want,
 // or the first that differed from it.
-func (l *loaded) sampleSingle(frame, ctx []byte, calls int, want uint32) (m measurement, err error) {
+func (l *program) sampleSingle(frame, ctx []byte, calls int, want uint32) (m measurement, err error) {
 	if calls <= 0 {
 		return m, fmt.Errorf("a sample of %d calls", calls)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -29,7 +30,7 @@ func TestRewriterMatchesTwin(t *testing.T) {
 			progs = append(progs, Program{Object: rewrite, Program: p})
 		}
 		res, err := Run(context.Background(), Config{Programs: progs, Cases: cases, CPU: -1, Samples: 300,
-			Warmup: 100 * time.Millisecond, Sampling: SamplingLinear, SingleRun: single, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
+			Warmup: 100 * time.Millisecond, Sampling: SamplingLinear, SingleRun: single, Floor: &object.Object{Name: "floor", ELF: bpf.Floor()}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestRewriterMatchesTwin(t *testing.T) {
 	}
 
 	// One run a call: the low quantile of the kernel's figures, judged
-	// round by round: the two are sampled next to each other, so a slow
+	// round by round: the two are sampled next to each Other, so a slow
 	// phase of the machine moves both, where it can move one low quantile
 	// and not the other.
 	res := run(true, "swap_macs", "same_macs")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -244,9 +245,9 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	var mapInit *testrun.MapInit
+	var mapInit *object.MapInit
 	if f.mapInit != "" {
-		if mapInit, err = testrun.ReadMapInit(f.mapInit); err != nil {
+		if mapInit, err = object.ReadMapInit(f.mapInit); err != nil {
 			return err
 		}
 	}
@@ -265,9 +266,9 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 		}
 	}
 
-	var floor *testrun.Object
+	var floor *object.Object
 	if f.floor {
-		floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+		floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	}
 	placements := 1
 	switch {
@@ -398,14 +399,14 @@ func caseNames(cases []packets.Case) []string {
 
 // resolveObject finds a bundled build by name, else reads a file; the
 // build is nil for a file.
-func resolveObject(arg string) (testrun.Object, *bpf.Build, error) {
+func resolveObject(arg string) (object.Object, *bpf.Build, error) {
 	if b, err := bpf.Lookup(arg); err == nil {
-		return testrun.Object{Name: b.Name + " (bundled)", ELF: b.Object}, &b, nil
+		return object.Object{Name: b.Name + " (bundled)", ELF: b.Object}, &b, nil
 	}
 	if _, err := os.Stat(arg); errors.Is(err, os.ErrNotExist) {
-		return testrun.Object{}, nil, usageError{fmt.Errorf("%q is neither a file nor a bundled build (%s)", arg, strings.Join(bundledNames(), ", "))}
+		return object.Object{}, nil, usageError{fmt.Errorf("%q is neither a file nor a bundled build (%s)", arg, strings.Join(bundledNames(), ", "))}
 	}
-	obj, err := testrun.ReadObject(arg)
+	obj, err := object.ReadObject(arg)
 	return obj, nil, err
 }
 

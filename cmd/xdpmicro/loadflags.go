@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/xdpmicro/xdpmicro/testrun"
+	"github.com/xdpmicro/xdpmicro/object"
 )
 
 // loadFlags change an object before it is loaded, as its own loader would.
@@ -23,19 +23,19 @@ type loadFlags struct {
 
 func (l *loadFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&l.programType, "type", "", "program `TYPE` of the programs in sections that name none: "+strings.Join(testrun.TypeNames, ", ")+
+	fl.StringVar(&l.programType, "type", "", "program `TYPE` of the programs in sections that name none: "+strings.Join(object.TypeNames, ", ")+
 		" (af_packet: a socket filter on an AF_PACKET socket, as Suricata's SEC(\"filter\") and SEC(\"loadbalancer\"), which sees each frame from its Ethernet header)")
 	describeDefault(fl, "type", "from the section")
 	fl.StringVar(&l.attachType, "attach-type", "", "load XDP programs for a cpumap or a devmap (sections xdp/cpumap, xdp/devmap, xdp.frags/cpumap, xdp.frags/devmap), "+
-		"which the kernel does not test-run, with the expected attach `TYPE` "+strings.Join(testrun.AttachTypeNames, ", ")+": as plain XDP, which it runs; "+
+		"which the kernel does not test-run, with the expected attach `TYPE` "+strings.Join(object.AttachTypeNames, ", ")+": as plain XDP, which it runs; "+
 		"right for a program that needs nothing of its map (a devmap program that reads its context's egress_ifindex is refused by the verifier)")
 	describeDefault(fl, "attach-type", "the section's: such programs are refused before any run")
 	fl.StringArrayVar(&l.set, "set", nil, "set the global variable `NAME=VALUE` of .rodata, .data or .bss before loading: a const volatile knob such as xdp-bench's action; "+
 		"VALUE as in a --map-init file: a number, an enum or action name (XDP_TX), true or false, an address, or YAML for structs and arrays; repeatable")
 	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading, `NAME=N` giving map NAME N entries: a map declared without max_entries (its loader sizes it), or one to change; repeatable")
 	describeDefault(fl, "max-entries", "as declared; a map that declares none gets one entry per possible CPU, a ring buffer 64 pages, and a note says so")
-	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(testrun.TypeNames))
-	_ = cmd.RegisterFlagCompletionFunc("attach-type", fixedCompletion(testrun.AttachTypeNames))
+	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(object.TypeNames))
+	_ = cmd.RegisterFlagCompletionFunc("attach-type", fixedCompletion(object.AttachTypeNames))
 }
 
 // registerProgram adds --program, the same for every command that runs a
@@ -54,11 +54,11 @@ func registerMapInit(fl *pflag.FlagSet, file *string) {
 // check refuses, naming the flag, what testrun would refuse of their form;
 // a value's fit to the object is testrun's to judge.
 func (l *loadFlags) check() error {
-	if l.programType != "" && !slices.Contains(testrun.TypeNames, l.programType) {
-		return usageError{fmt.Errorf("--type %q: want one of %s", l.programType, strings.Join(testrun.TypeNames, ", "))}
+	if l.programType != "" && !slices.Contains(object.TypeNames, l.programType) {
+		return usageError{fmt.Errorf("--type %q: want one of %s", l.programType, strings.Join(object.TypeNames, ", "))}
 	}
-	if l.attachType != "" && !slices.Contains(testrun.AttachTypeNames, l.attachType) {
-		return usageError{fmt.Errorf("--attach-type %q: want %s", l.attachType, strings.Join(testrun.AttachTypeNames, ", "))}
+	if l.attachType != "" && !slices.Contains(object.AttachTypeNames, l.attachType) {
+		return usageError{fmt.Errorf("--attach-type %q: want %s", l.attachType, strings.Join(object.AttachTypeNames, ", "))}
 	}
 	for _, set := range l.set {
 		if name, _, ok := strings.Cut(set, "="); !ok || name == "" {
@@ -74,14 +74,14 @@ func (l *loadFlags) check() error {
 	return nil
 }
 
-func (l *loadFlags) options() testrun.LoadOptions {
-	return testrun.LoadOptions{Type: l.programType, AttachType: l.attachType, Set: l.set, MaxEntries: l.maxEntries}
+func (l *loadFlags) options() object.LoadOptions {
+	return object.LoadOptions{Type: l.programType, AttachType: l.attachType, Set: l.set, MaxEntries: l.maxEntries}
 }
 
 // hint names the flag that runs a program the kernel would not test-run
 // as it is: one for a cpumap or a devmap, loaded as plain XDP.
 func (l *loadFlags) hint(err error) error {
-	if errors.Is(err, testrun.ErrNotTestRunnable) && l.attachType == "" {
+	if errors.Is(err, object.ErrNotTestRunnable) && l.attachType == "" {
 		return fmt.Errorf("%w: --attach-type xdp", err)
 	}
 	return err

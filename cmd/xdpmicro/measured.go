@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -75,7 +76,7 @@ func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) report.Case {
 		rc.OutputChanges = packets.Changes(c.Case.Frame, c.Output)
 	}
 	if c.OtherReturns > 0 {
-		rc.OtherAction = testrun.ActionName(programType, c.OtherReturn)
+		rc.OtherAction = object.ActionName(programType, c.OtherReturn)
 	}
 	return rc
 }

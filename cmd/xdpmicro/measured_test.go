@@ -8,6 +8,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -26,10 +27,10 @@ func TestToReport(t *testing.T) {
 		Environment: testrun.Environment{Kernel: "k", Repeat: 7, Sampling: testrun.Sampling{Mode: testrun.SamplingLinear, Step: 100, Levels: 10},
 			Dispatcher: testrun.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: host.MachineLoad{Preemptions: 3},
 			CPU: 0, CPULock: host.CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
-		Programs: []testrun.ProgramResult{{Label: "after", Info: testrun.ProgramInfo{Name: "p", Type: ebpf.XDP},
+		Programs: []testrun.ProgramResult{{Label: "after", Info: object.ProgramInfo{Name: "p", Type: ebpf.XDP},
 			Cases: []testrun.CaseResult{{Case: in, Return: 3, Action: "XDP_TX", Samples: []float64{1, 2}, Output: out,
-				OtherReturns: 5, OtherReturn: 2, Effects: []testrun.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},
-				ContextChanges: []testrun.ContextChange{{Field: "mark", In: 1, Out: 2}}}},
+				OtherReturns: 5, OtherReturn: 2, Effects: []object.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},
+				ContextChanges: []object.ContextChange{{Field: "mark", In: 1, Out: 2}}}},
 			Placements: []testrun.ProgramResult{{Label: "after"}}}},
 		Floor: &testrun.ProgramResult{Label: "floor"},
 	}

@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/xdpmicro/xdpmicro/testrun"
+	"github.com/xdpmicro/xdpmicro/object"
 )
 
 // listMapsAndVariables writes tables of an object's maps and global
 // variables, for writing a --map-init file and --set.
-func listMapsAndVariables(w io.Writer, object testrun.Object) error {
+func listMapsAndVariables(w io.Writer, object object.Object) error {
 	maps, err := object.Maps()
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -91,9 +92,9 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	var checked []testrun.CaseResult
 	if prog != nil {
-		var mapInit *testrun.MapInit
+		var mapInit *object.MapInit
 		if f.mapInit != "" {
-			if mapInit, err = testrun.ReadMapInit(f.mapInit); err != nil {
+			if mapInit, err = object.ReadMapInit(f.mapInit); err != nil {
 				return err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/ladder"
+	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -146,7 +147,7 @@ func measureLadder(ctx context.Context, cfg testrun.Config) (report.Measured, er
 		return report.Measured{}, err
 	}
 	cfg.Programs, cfg.Cases, cfg.Sampling = ladder.Programs(), cases, testrun.SamplingLinear
-	cfg.Floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+	cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	res, err := testrun.Run(ctx, cfg)
 	switch {
 	case res.Partial || (ctx.Err() != nil && errors.Is(err, context.Canceled)):

@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"fmt"
@@ -78,9 +78,9 @@ type sizing struct {
 	file  bool
 }
 
-// loadSettings are LoadOptions and the map-init file's variables and
+// Settings are LoadOptions and the map-init file's variables and
 // sizes, checked for syntax; the file's come first, so flags win.
-type loadSettings struct {
+type Settings struct {
 	programType ebpf.ProgramType
 	// linkLayer: socket filters are given frames behind a copy of their
 	// Ethernet header (--type af_packet).
@@ -92,7 +92,11 @@ type loadSettings struct {
 	sizes     []sizing
 }
 
-func (s *loadSettings) fail(file bool, where, format string, args ...any) error {
+// LinkLayer says socket filters are given frames behind a copy of their
+// Ethernet header (BehindLinkHeader).
+func (s Settings) LinkLayer() bool { return s.linkLayer }
+
+func (s *Settings) fail(file bool, where, format string, args ...any) error {
 	sentinel := ErrConfig
 	if file {
 		sentinel = ErrMapInit
@@ -100,9 +104,9 @@ func (s *loadSettings) fail(file bool, where, format string, args ...any) error 
 	return fmt.Errorf("%w: %s: %s", sentinel, where, fmt.Sprintf(format, args...))
 }
 
-// newLoadSettings checks the options' syntax; mi may be nil.
-func newLoadSettings(opts LoadOptions, mi *MapInit) (loadSettings, error) {
-	var s loadSettings
+// NewSettings checks the options' syntax; mi may be nil.
+func NewSettings(opts LoadOptions, mi *MapInit) (Settings, error) {
+	var s Settings
 	if opts.Type != "" {
 		t, ok := programTypes[strings.ToLower(opts.Type)]
 		if !ok {
@@ -149,7 +153,7 @@ func newLoadSettings(opts LoadOptions, mi *MapInit) (loadSettings, error) {
 // prepare changes spec as the options say and returns notes on what
 // xdpmicro changed of its own accord. Maps are taken in name order, so
 // that the same object gives the same notes and errors every time.
-func (s *loadSettings) prepare(spec *ebpf.CollectionSpec, object string) ([]string, error) {
+func (s *Settings) prepare(spec *ebpf.CollectionSpec, object string) ([]string, error) {
 	var notes []string
 	mapNames := sortedKeys(spec.Maps)
 

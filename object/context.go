@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"encoding/binary"
@@ -95,8 +95,8 @@ func contextLayout(programType ebpf.ProgramType) []contextField {
 // contextIn encodes a case's context for a program of that type, checking
 // what the kernel would refuse with a bare EINVAL or ENODEV; nil when the
 // case sets none. Errors wrap ErrConfig: the context is the user's input.
-func contextIn(programType ebpf.ProgramType, c packets.Case) ([]byte, error) {
-	buf, err := encodeContext(programType, c)
+func ContextIn(programType ebpf.ProgramType, c packets.Case) ([]byte, error) {
+	buf, err := EncodeContext(programType, c)
 	if err != nil || buf == nil {
 		return nil, err
 	}
@@ -111,14 +111,14 @@ func contextIn(programType ebpf.ProgramType, c packets.Case) ([]byte, error) {
 	return buf, nil
 }
 
-// encodeContext lays a case's context out as the program type's struct.
-func encodeContext(programType ebpf.ProgramType, c packets.Case) ([]byte, error) {
+// EncodeContext lays a case's context out as the program type's struct.
+func EncodeContext(programType ebpf.ProgramType, c packets.Case) ([]byte, error) {
 	if len(c.Context) == 0 {
 		return nil, nil
 	}
 	layout := contextLayout(programType)
 	if layout == nil {
-		return nil, fmt.Errorf("%w: %s program takes no context", ErrConfig, withArticle(programType))
+		return nil, fmt.Errorf("%w: %s program takes no context", ErrConfig, WithArticle(programType))
 	}
 	size := skbContext.size
 	if programType == ebpf.XDP {
@@ -129,7 +129,7 @@ func encodeContext(programType ebpf.ProgramType, c packets.Case) ([]byte, error)
 		i := slices.IndexFunc(layout, func(l contextField) bool { return l.name == f.Name })
 		if i < 0 {
 			return nil, fmt.Errorf("%w: context field %s: the test run of %s program takes only %s",
-				ErrConfig, f.Name, withArticle(programType), strings.Join(ContextFields(programType), ", "))
+				ErrConfig, f.Name, WithArticle(programType), strings.Join(ContextFields(programType), ", "))
 		}
 		l := layout[i]
 		if l.size == 4 && f.Value > 0xffffffff {
@@ -163,7 +163,7 @@ func checkXDPContext(c packets.Context) error {
 	if err != nil {
 		return err
 	}
-	queues, err := rxQueues(iface.Name)
+	queues, err := RxQueues(iface.Name)
 	if err != nil {
 		return nil // the kernel will say
 	}
@@ -208,8 +208,8 @@ func device(field string, ifindex uint64) (*net.Interface, error) {
 	return iface, nil
 }
 
-// rxQueues counts a device's receive queues, as sysfs lists them.
-func rxQueues(name string) (int, error) {
+// RxQueues counts a device's receive queues, as sysfs lists them.
+func RxQueues(name string) (int, error) {
 	queues, err := filepath.Glob(filepath.Join("/sys/class/net", name, "queues", "rx-*"))
 	if err == nil && len(queues) == 0 {
 		err = os.ErrNotExist
@@ -228,7 +228,7 @@ type ContextChange struct {
 
 // contextChanges compares the fields a program may write, as given and as
 // the kernel copied them back.
-func contextChanges(programType ebpf.ProgramType, in, out []byte) []ContextChange {
+func ContextChanges(programType ebpf.ProgramType, in, out []byte) []ContextChange {
 	if len(in) == 0 || len(out) != len(in) {
 		return nil
 	}
@@ -250,23 +250,9 @@ func contextChanges(programType ebpf.ProgramType, in, out []byte) []ContextChang
 	return changes
 }
 
-// checkContexts checks every case's context against every program's type
-// before anything is loaded: bad input is told as such, whatever the
-// privileges.
-func (p *plan) checkContexts() error {
-	for _, c := range p.picked {
-		for _, k := range p.cfg.Cases {
-			if _, err := contextIn(c.info.Type, k); err != nil {
-				return fmt.Errorf("case %s: %w", k.Name, err)
-			}
-		}
-	}
-	return nil
-}
-
 // withArticle puts "a" or "an" before a program type's name, as it is
 // read aloud: an XDP program, a SchedCLS program.
-func withArticle(programType ebpf.ProgramType) string {
+func WithArticle(programType ebpf.ProgramType) string {
 	if programType == ebpf.XDP {
 		return "an " + programType.String()
 	}

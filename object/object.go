@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"bytes"
@@ -15,6 +15,9 @@ import (
 
 // Sentinel errors, so that callers can tell bad input from a failed run.
 var (
+	// ErrConfig: an option of a run cannot hold for these objects or
+	// cases (an expectation, a context, a load option).
+	ErrConfig = badinput.New("bad configuration")
 	// ErrBadObject: the file is missing, not ELF, or holds no BPF program.
 	ErrBadObject = badinput.New("bad object")
 	// ErrNoProgram: the program asked for is not in the object, or the
@@ -138,7 +141,7 @@ func (o Object) Programs() ([]ProgramInfo, error) {
 // fail the run. Programs in sections that name no type get the settings'
 // type, when it is set. all are the object's programs, for a --map-init
 // file to name.
-func (o Object) choose(name string, s loadSettings) (spec *ebpf.CollectionSpec, info ProgramInfo, all map[string]*ebpf.ProgramSpec, err error) {
+func (o Object) choose(name string, s Settings) (spec *ebpf.CollectionSpec, info ProgramInfo, all map[string]*ebpf.ProgramSpec, err error) {
 	spec, err = o.spec()
 	if err != nil {
 		return nil, ProgramInfo{}, nil, err

@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"errors"
@@ -12,25 +12,25 @@ import (
 // program array of the measured object holds one of its programs. Its
 // maps and programs are named "FILE:NAME".
 type loadedOther struct {
-	prefix string
+	Prefix string
 	spec   *ebpf.CollectionSpec
 	coll   *ebpf.Collection
 }
 
-// loadOthers loads the other objects a map-init file named; l closes them.
-func (l *loaded) loadOthers(others []other) error {
+// LoadOthers loads the other objects a map-init file named; l closes them.
+func (l *Loaded) LoadOthers(others []Other) error {
 	for _, o := range others {
-		lo, err := o.chosen.load()
+		lo, err := o.Chosen.Load()
 		if err != nil {
 			return err
 		}
-		l.others = append(l.others, &loadedOther{prefix: o.prefix, spec: lo.spec, coll: lo.coll})
+		l.others = append(l.others, &loadedOther{Prefix: o.Prefix, spec: lo.Spec, coll: lo.coll})
 	}
 	return nil
 }
 
-// maps are the maps of the measured object and of the others, by name.
-func (l *loaded) maps() map[string]*ebpf.Map {
+// Maps are the maps of the measured object and of the others, by name.
+func (l *Loaded) Maps() map[string]*ebpf.Map {
 	if len(l.others) == 0 {
 		return l.coll.Maps
 	}
@@ -40,26 +40,26 @@ func (l *loaded) maps() map[string]*ebpf.Map {
 	}
 	for _, o := range l.others {
 		for name, m := range o.coll.Maps {
-			all[o.prefix+name] = m
+			all[o.Prefix+name] = m
 		}
 	}
 	return all
 }
 
 // mapSpec is the spec of a map of maps(), for its BTF.
-func (l *loaded) mapSpec(name string) *ebpf.MapSpec {
+func (l *Loaded) mapSpec(name string) *ebpf.MapSpec {
 	for _, o := range l.others {
-		if own, ok := strings.CutPrefix(name, o.prefix); ok {
+		if own, ok := strings.CutPrefix(name, o.Prefix); ok {
 			return o.spec.Maps[own]
 		}
 	}
-	return l.spec.Maps[name]
+	return l.Spec.Maps[name]
 }
 
 // program is a program of the measured object or of the others.
-func (l *loaded) program(name string) *ebpf.Program {
+func (l *Loaded) program(name string) *ebpf.Program {
 	for _, o := range l.others {
-		if own, ok := strings.CutPrefix(name, o.prefix); ok {
+		if own, ok := strings.CutPrefix(name, o.Prefix); ok {
 			return o.coll.Programs[own]
 		}
 	}

@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"encoding/hex"
@@ -193,8 +193,8 @@ func hexBytes(n *yaml.Node) ([]byte, bool) {
 	return b, err == nil
 }
 
-// mapUpdate is one resolved entry.
-type mapUpdate struct {
+// Update is one resolved entry.
+type Update struct {
 	mapName string
 	where   string // file:line
 	key     []byte // nil for queues, stacks and bloom filters
@@ -279,8 +279,8 @@ func isArray(t ebpf.MapType) bool {
 
 // apply puts the resolved entries into the loaded maps. A refusal is the
 // kernel's, not the file's: the run fails, naming the map and the entry.
-func (l *loaded) apply(updates []mapUpdate) error {
-	maps := l.maps()
+func (l *Loaded) Apply(updates []Update) error {
+	maps := l.Maps()
 	for _, u := range updates {
 		m, spec := maps[u.mapName], l.mapSpec(u.mapName)
 		var key, value any = u.key, u.value

@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ const linkHeader = 14
 // hands a socket filter the packet from its network header on and, after
 // the run, puts back a zeroed link-layer header (net/bpf/test_run.c):
 // those bytes are the kernel's doing, not the program's.
-func frameChanged(programType ebpf.ProgramType, in, out []byte) bool {
+func FrameChanged(programType ebpf.ProgramType, in, out []byte) bool {
 	if programType == ebpf.SocketFilter && len(in) >= linkHeader && len(out) >= linkHeader {
 		return !bytes.Equal(in[linkHeader:], out[linkHeader:])
 	}
@@ -28,7 +28,7 @@ func frameChanged(programType ebpf.ProgramType, in, out []byte) bool {
 // header, as an inet socket's filter sees it; a filter on an AF_PACKET
 // socket (Suricata's) sees it from its Ethernet header. The kernel strips
 // the copy, and such a program sees the frame as on its socket.
-func behindLinkHeader(cases []packets.Case) []packets.Case {
+func BehindLinkHeader(cases []packets.Case) []packets.Case {
 	out := slices.Clone(cases)
 	for i, c := range out {
 		if len(c.Frame) >= linkHeader {

@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"fmt"
@@ -26,19 +26,19 @@ type target struct {
 	info     ProgramInfo
 }
 
-// other is an object loaded beside the measured one.
-type other struct {
-	prefix string
-	chosen chosen
+// Other is an object loaded beside the measured one.
+type Other struct {
+	Prefix string // how its notes are introduced
+	Chosen Chosen
 }
 
-// resolve turns the entries into bytes, checking them against the maps of
+// Resolve turns the entries into bytes, checking them against the maps of
 // the object they will be put into. programs are the object's programs
 // before any was dropped (nil: spec's own): those a program array names
 // are added to spec to be loaded, as are new inner maps. A program array's
 // entry may name a program of another object file, which is then loaded
 // beside this one: it is returned, and its maps are filled by name too.
-func (mi *MapInit) resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.ProgramSpec, s loadSettings) ([]mapUpdate, []other, error) {
+func (mi *MapInit) Resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.ProgramSpec, s Settings) ([]Update, []Other, error) {
 	if programs == nil {
 		programs = spec.Programs
 	}
@@ -58,7 +58,7 @@ func (mi *MapInit) resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.
 			}
 		}
 	}
-	var updates []mapUpdate
+	var updates []Update
 	// Maps of maps before the rest: a new inner map can then be filled by
 	// name.
 	for _, pass := range []bool{true, false} {
@@ -83,10 +83,10 @@ func (mi *MapInit) resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.
 			}
 		}
 	}
-	var others []other
+	var others []Other
 	for _, t := range targets[1:] {
-		c := chosen{object: Object{Name: t.path}, info: t.info, spec: t.spec, programs: t.programs, notes: t.notes}
-		others = append(others, other{prefix: t.prefix, chosen: c})
+		c := Chosen{Object: Object{Name: t.path}, Info: t.info, Spec: t.spec, Programs: t.programs, Notes: t.notes}
+		others = append(others, Other{Prefix: t.prefix, Chosen: c})
 	}
 	return updates, others, nil
 }
@@ -123,7 +123,7 @@ func (mi *MapInit) find(targets []*target, me mapEntries) (*target, string, erro
 
 // otherObject reads the object a program array's entry names, {object:
 // FILE, program: NAME}, FILE relative to the map-init file, once.
-func (mi *MapInit) otherObject(e mapEntry, targets *[]*target, s loadSettings) (*target, error) {
+func (mi *MapInit) otherObject(e mapEntry, targets *[]*target, s Settings) (*target, error) {
 	var file, program string
 	for i := 0; i+1 < len(e.value.Content); i += 2 {
 		switch k, v := e.value.Content[i], e.value.Content[i+1]; k.Value {
@@ -161,7 +161,7 @@ func (mi *MapInit) otherObject(e mapEntry, targets *[]*target, s loadSettings) (
 	}
 	// Unpinned, sized and attached as the measured object; --set is for
 	// that one.
-	notes, err := (&loadSettings{programType: s.programType, plainXDP: s.plainXDP}).prepare(spec, path)
+	notes, err := (&Settings{programType: s.programType, plainXDP: s.plainXDP}).prepare(spec, path)
 	if err != nil {
 		return nil, mi.fail(e.line, "%v", err)
 	}
@@ -174,8 +174,8 @@ func (mi *MapInit) fail(line int, format string, args ...any) error {
 	return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, mi.file, line, fmt.Sprintf(format, args...))
 }
 
-func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *ebpf.MapSpec, e mapEntry) (mapUpdate, error) {
-	u := mapUpdate{mapName: t.prefix + name, where: fmt.Sprintf("%s:%d", mi.file, e.line)}
+func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *ebpf.MapSpec, e mapEntry) (Update, error) {
+	u := Update{mapName: t.prefix + name, where: fmt.Sprintf("%s:%d", mi.file, e.line)}
 	name = t.prefix + name // as the user reads it in messages
 	keyless := ms.Type == ebpf.Queue || ms.Type == ebpf.Stack || ms.Type == ebpf.BloomFilter
 	var err error
@@ -229,7 +229,7 @@ func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *e
 // resolveProgram checks a program array's entry and has its program
 // loaded: a program of the same object, by name, or of another, {object:
 // FILE, program: NAME}.
-func (mi *MapInit) resolveProgram(t *target, targets []*target, name string, e mapEntry, u *mapUpdate) error {
+func (mi *MapInit) resolveProgram(t *target, targets []*target, name string, e mapEntry, u *Update) error {
 	if e.value.Kind == yaml.MappingNode {
 		var file, program string
 		for i := 0; i+1 < len(e.value.Content); i += 2 {
@@ -262,7 +262,7 @@ func (mi *MapInit) resolveProgram(t *target, targets []*target, name string, e m
 	return nil
 }
 
-func (mi *MapInit) resolveInner(t *target, name string, ms *ebpf.MapSpec, e mapEntry, u *mapUpdate) error {
+func (mi *MapInit) resolveInner(t *target, name string, ms *ebpf.MapSpec, e mapEntry, u *Update) error {
 	value := e.value.Value
 	if e.value.Kind != yaml.ScalarNode {
 		return mi.fail(e.line, "map %s is a map of maps: its value is a map's name, or %q for a new map of its inner type", name, innerKeyword)

@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import "testing"
 
@@ -8,7 +8,7 @@ func FuzzParseMapInit(f *testing.F) {
 	f.Add([]byte(configInit))
 	f.Add([]byte("maps:\n  lengths:\n    - {key_hex: '3c000000', value_hex: '0100000000000000'}\n"))
 	f.Add([]byte("maps:\n  config:\n    - {key: 0, value: {port: [1, 2]}}\n"))
-	spec, _, _, err := readTestObject(f, "maps.o").choose("", loadSettings{})
+	spec, _, _, err := readTestObject(f, "maps.o").choose("", Settings{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -17,7 +17,7 @@ func FuzzParseMapInit(f *testing.F) {
 		if err != nil {
 			return
 		}
-		updates, _, err := init.resolve(spec, nil, loadSettings{})
+		updates, _, err := init.Resolve(spec, nil, Settings{})
 		if err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"errors"
@@ -82,7 +82,7 @@ func TestChoose(t *testing.T) {
 				}
 				return
 			}
-			spec, info, _, err := tt.object.choose(tt.program, loadSettings{plainXDP: tt.plainXDP})
+			spec, info, _, err := tt.object.choose(tt.program, Settings{plainXDP: tt.plainXDP})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("got %v, want %v", err, tt.want)
 			}

@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"bytes"
@@ -30,8 +30,8 @@ type Effect struct {
 // one entry a port, is just within.
 const maxInspectedEntries = 1 << 16
 
-// mapState is a copy of the maps' contents, by map.
-type mapState map[string]*mapCopy
+// MapState is a copy of the maps' contents, by map.
+type MapState map[string]*mapCopy
 
 // mapCopy is a map's entries in the order the kernel gave them, keys and
 // values end to end; a per-CPU map's value is its CPUs' values end to end.
@@ -58,9 +58,9 @@ func (c *mapCopy) index() map[string]int {
 // snapshot copies the inspectable maps, and empties queues and stacks, so
 // that what a run pushes can be told from what was there. A map the
 // kernel will not let user space read is left out, and noted (unread).
-func (l *loaded) snapshot() (mapState, error) {
-	state := mapState{}
-	maps := l.maps()
+func (l *Loaded) Snapshot() (MapState, error) {
+	state := MapState{}
+	maps := l.Maps()
 	for _, name := range sortedKeys(maps) {
 		m := maps[name]
 		if _, gone := l.unread[name]; gone {
@@ -134,7 +134,7 @@ func unwatched(t ebpf.MapType, entries uint32) string {
 // user space iterate or read a map (EOPNOTSUPP, ENOTSUPP, EINVAL): a map
 // type this version does not know to skip. Its changes are then not
 // shown, with a note, and the run goes on.
-func (l *loaded) unreadable(name string, err error) bool {
+func (l *Loaded) unreadable(name string, err error) bool {
 	if !errors.Is(err, ebpf.ErrNotSupported) && !errors.Is(err, unix.EOPNOTSUPP) &&
 		!errors.Is(err, errnoENOTSUPP) && !errors.Is(err, unix.EINVAL) {
 		return false
@@ -153,7 +153,7 @@ const errnoENOTSUPP = unix.Errno(524)
 // unwatchedNote names the maps of l, and of the objects loaded beside it,
 // whose changes are not shown: by type and size, and those user space
 // could not read.
-func (l *loaded) unwatchedNote() string {
+func (l *Loaded) UnwatchedNote() string {
 	whys := map[string]string{}
 	add := func(spec *ebpf.CollectionSpec, prefix string) {
 		for name, ms := range spec.Maps {
@@ -162,9 +162,9 @@ func (l *loaded) unwatchedNote() string {
 			}
 		}
 	}
-	add(l.spec, "")
+	add(l.Spec, "")
 	for _, o := range l.others {
-		add(o.spec, o.prefix)
+		add(o.spec, o.Prefix)
 	}
 	for name, why := range l.unread {
 		whys[name] = why
@@ -179,7 +179,7 @@ func (l *loaded) unwatchedNote() string {
 	return "the checking run's changes to these maps are not shown: " + strings.Join(maps, ", ")
 }
 
-func (l *loaded) drain(m *ebpf.Map) ([][]byte, error) {
+func (l *Loaded) drain(m *ebpf.Map) ([][]byte, error) {
 	var values [][]byte
 	for {
 		v := make([]byte, m.ValueSize())
@@ -195,9 +195,9 @@ func (l *loaded) drain(m *ebpf.Map) ([][]byte, error) {
 }
 
 // effects compares the maps with a snapshot taken before the run.
-func (l *loaded) effects(before mapState) ([]Effect, error) {
+func (l *Loaded) Effects(before MapState) ([]Effect, error) {
 	var out []Effect
-	maps := l.maps()
+	maps := l.Maps()
 	for _, name := range sortedKeys(maps) {
 		m, spec := maps[name], l.mapSpec(name)
 		if _, gone := l.unread[name]; gone {

@@ -1,4 +1,4 @@
-package testrun
+package object
 
 import (
 	"encoding/binary"
