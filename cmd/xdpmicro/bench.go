@@ -104,7 +104,7 @@ saved earlier by --save-baseline.`,
 		},
 		ValidArgsFunction: completeObject,
 	}
-	// Registered by topic, the order help and the README list them in:
+	// Registered by topic, the order help and docs/usage.md list them in:
 	// what to run, the cases, how to sample, the output, comparisons.
 	fl := cmd.Flags()
 	registerProgram(fl, &f.program)
@@ -114,7 +114,7 @@ saved earlier by --save-baseline.`,
 	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), fmt.Sprintf("sample in `MODE`, as Criterion names them: "+
 		"linear (sample i runs i·step times over %d levels, and the time per run is the slope of each call's wall time over its repeat: fractions of a ns) "+
 		"or flat (every sample runs --repeat times and the kernel's figure stands: whole ns); "+
-		"linear falls back to flat where calls cost too much beyond their runs (see How it measures in the README)", testrun.DefaultLevels))
+		"linear falls back to flat where calls cost too much beyond their runs (see docs/methodology.md)", testrun.DefaultLevels))
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame, "+
 		"instead of restoring the frame between repeats (see --restore)")
 	fl.BoolVar(&f.restore, "restore", false, "sample every case of an XDP program as repeats through xdpmicro's restorer, which puts the frame back "+
@@ -138,7 +138,7 @@ saved earlier by --save-baseline.`,
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type with every case, in the same rounds, and give each case net of it (--floor=false to skip)")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, where that pays, so that no call waits for it to change "+
-		"(see How it measures in the README); --anchor=false: every call changes it twice, each change waiting for RCU on Linux 6.2 and later, "+
+		"(see docs/methodology.md); --anchor=false: every call changes it twice, each change waiting for RCU on Linux 6.2 and later, "+
 		"milliseconds a call, and linear sampling falls back to flat")
 	registerTimer(fl, &f.timer)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr (it is only drawn when stderr is a terminal)")

@@ -27,7 +27,7 @@ func (c *caseFlags) register(cmd *cobra.Command, pcapFlag string) {
 	fl.StringSliceVar(&c.classes, "class", nil, "the built-in packet cases `NAME,...`, any of: "+strings.Join(packets.Names(), ", ")+
 		"; or the groups "+packets.GroupClasses+" (the source-address classes) and "+packets.GroupMix+" (the protocol mix)")
 	describeDefault(fl, "class", "the classes for a bundled build, the mix for any other object; none with --packets or a capture")
-	fl.StringVar(&c.packetFile, "packets", "", "packet cases described in a YAML or JSON `FILE` (see Packet files in the README)")
+	fl.StringVar(&c.packetFile, "packets", "", "packet cases described in a YAML or JSON `FILE` (see docs/packets.md)")
 	fl.StringVar(&c.pcap, pcapFlag, "", "packet cases from a pcap or pcapng `FILE`, one per distinct packet")
 	fl.IntVar(&c.pcapLimit, "pcap-limit", 0, "at most `N` cases from the capture")
 	explainDefault(fl, "pcap-limit", "all")
@@ -36,7 +36,7 @@ func (c *caseFlags) register(cmd *cobra.Command, pcapFlag string) {
 	fl.StringVar(&c.context, "ctx", "", "give every case's runs the context `FIELD=VALUE,...` (e.g. mark=0x2a,priority=3): "+
 		"for XDP ingress_ifindex and rx_queue_index; for tc and socket filters the __sk_buff fields a test run takes: "+
 		"mark, priority, ingress_ifindex, ifindex, cb[0]..cb[4], tstamp, wire_len, gso_segs, gso_size, hwtstamp; "+
-		"an ifindex may be an interface name; a packet file's ctx: overrides it field by field (see Context in the README)")
+		"an ifindex may be an interface name; a packet file's ctx: overrides it field by field (see docs/packets.md)")
 	fl.StringVar(&c.expect, "expect", "", "expect every case to return `ACTION`, else the run fails: "+
 		"XDP_PASS, XDP_DROP, XDP_TX, XDP_REDIRECT, XDP_ABORTED, TC_ACT_*, or a number; it overrides a packet file's own")
 	describeDefault(fl, "expect", "a packet file's own; for built-in cases on a FizzBuzz build, XDP_PASS, or XDP_ABORTED for a frame cut short")

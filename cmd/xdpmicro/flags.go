@@ -255,7 +255,7 @@ func (c *cpuFlag) register(fl *pflag.FlagSet) {
 // registerTimer adds --timer, the same for every command that measures.
 func registerTimer(fl *pflag.FlagSet, timer *testrun.Timer) {
 	fl.StringVar((*string)(timer), "timer", string(testrun.TimerKernel), "time the runs with `TIMER`: kernel (BPF_PROG_TEST_RUN's own figure, whole ns per run) "+
-		"or stats (BPF_ENABLE_STATS's run_time_ns over run_cnt: finer, but with the clock's cost in every run, and no anchors; see How it measures in the README)")
+		"or stats (BPF_ENABLE_STATS's run_time_ns over run_cnt: finer, but with the clock's cost in every run, and no anchors; see docs/methodology.md)")
 }
 
 func (c cpuFlag) check() error {

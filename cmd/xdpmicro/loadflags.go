@@ -48,7 +48,7 @@ func registerProgram(fl *pflag.FlagSet, program *string) {
 // registerMapInit adds --map-init, the same for every command that runs a
 // program.
 func registerMapInit(fl *pflag.FlagSet, file *string) {
-	fl.StringVar(file, "map-init", "", "fill maps after loading, and set global variables and map sizes before, from a YAML or JSON `FILE` (see Maps in the README)")
+	fl.StringVar(file, "map-init", "", "fill maps after loading, and set global variables and map sizes before, from a YAML or JSON `FILE` (see docs/real-programs.md)")
 }
 
 // check refuses, naming the flag, what testrun would refuse of their form;
