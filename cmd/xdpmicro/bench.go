@@ -105,42 +105,37 @@ saved earlier by --save-baseline.`,
 		},
 		ValidArgsFunction: completeObject,
 	}
-	// Registered by topic, the order help and the README list them in:
+	// Registered by topic, the order help and docs/usage.md list them in:
 	// what to run, the cases, how to sample, the output, comparisons.
 	fl := cmd.Flags()
 	registerProgram(fl, &f.program)
 	registerMapInit(fl, &f.mapInit)
 	f.load.register(cmd)
 	f.selection.register(cmd, "pcap")
-	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), fmt.Sprintf("sample in `MODE`, as Criterion names them: "+
-		"linear (sample i runs i·step times over %d levels, and the time per run is the slope of each call's wall time over its repeat: fractions of a ns) "+
-		"or flat (every sample runs --repeat times and the kernel's figure stands: whole ns); "+
-		"linear falls back to flat where calls cost too much beyond their runs (see How it measures in the README)", testrun.DefaultLevels))
+	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), fmt.Sprintf("sample in `MODE`, Criterion's: linear (sample i runs i·step times, over %d levels; "+
+		"the slope of wall time over repeat: fractions of a ns) or flat (the kernel's whole ns)", testrun.DefaultLevels))
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame, "+
 		"instead of restoring the frame between repeats (see --restore)")
-	fl.BoolVar(&f.restore, "restore", false, "sample every case of an XDP program as repeats through xdpmicro's restorer, which puts the frame back "+
-		"(metadata, head, tail, bytes) before each run; the floor runs through one too, and the net leaves the restoring out. "+
-		"Automatic for cases a program changes the frame of, where the restorer reproduces the program's own run; elsewhere those are sampled one run a call")
-	fl.IntVar(&f.placements, "placements", 0, "with --before/--after, load each build `N` times, in turns: the JIT places each load at its own address, "+
-		"and two loads of one program can differ by a few %; builds are compared over all their loads")
+	fl.BoolVar(&f.restore, "restore", false, "sample every XDP case through the restorer, which puts the frame back before each run "+
+		"(automatic where the program changes it)")
+	fl.IntVar(&f.placements, "placements", 0, "with --before/--after, load each build `N` times, in turns, and compare over all loads "+
+		"(each JIT-placed apart: loads differ by a few %)")
 	explainDefault(fl, "placements", fmt.Sprintf("%d when compared by slope or ols, else 1", testrun.DefaultPlacements))
-	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, fmt.Sprintf("sample until every case's estimate has a confidence interval within ±`P` (relative: 0.01 is ±1 %%) "+
-		"— in a comparison by slope, until every change is known to ±P and decided — or --time is spent; judged after at least %s (or half of --time, if less) and %d rounds",
+	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, fmt.Sprintf("sample until every estimate (by slope, every change) is known to ±`P`, relative (0.01: ±1 %%), "+
+		"or --time is spent; judged after %s (or half of --time) and %d rounds",
 		testrun.MinSamplingTime, testrun.MinAdaptiveRounds))
 	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of calibration, warm-up and sampling, when sampling to --precision")
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (at least %d) instead of sampling to --precision; "+
 		"with --precision or --time also given, the fewest rounds", testrun.MinSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")
-	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a call (BPF_PROG_TEST_RUN's repeat), 1 to %d. "+
-		"Linear sampling spreads the calls over the levels N/L, 2N/L, … N (L = %d, fewer where --time cannot hold them); flat sampling runs every call N times. "+
-		"Where --time cannot hold the fewest rounds a result needs, they are taken anyway, and a line says how long they take", uint32(testrun.MaxRepeat), testrun.DefaultLevels))
+	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a call (BPF_PROG_TEST_RUN's repeat, 1 to %d): "+
+		"the top of linear sampling's levels, every call of flat sampling", uint32(testrun.MaxRepeat)))
 	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", testrun.TargetSample))
 	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
 	f.cpu.register(fl)
-	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type with every case, in the same rounds, and give each case net of it (--floor=false to skip)")
-	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, where that pays, so that no call waits for it to change "+
-		"(see How it measures in the README); --anchor=false: every call changes it twice, each change waiting for RCU on Linux 6.2 and later, "+
-		"milliseconds a call, and linear sampling falls back to flat")
+	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
+	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, where that pays; "+
+		"--anchor=false: every call waits for RCU twice (Linux 6.2+), milliseconds, and sampling is flat")
 	registerTimer(fl, &f.timer)
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)

@@ -24,22 +24,19 @@ type caseFlags struct {
 func (c *caseFlags) register(cmd *cobra.Command, pcapFlag string) {
 	fl := cmd.Flags()
 	c.pcapFlag = pcapFlag
-	fl.StringSliceVar(&c.classes, "class", nil, "the built-in packet cases `NAME,...`, any of: "+strings.Join(packets.Names(), ", ")+
-		"; or the groups "+packets.GroupClasses+" (the source-address classes) and "+packets.GroupMix+" (the protocol mix)")
-	describeDefault(fl, "class", "the classes for a bundled build, the mix for any other object; none with --packets or a capture")
-	fl.StringVar(&c.packetFile, "packets", "", "packet cases described in a YAML or JSON `FILE` (see Packet files in the README)")
+	fl.StringSliceVar(&c.classes, "class", nil, "the built-in packet cases `NAME,...`: "+strings.Join(packets.Names(), ", ")+
+		", or the groups "+packets.GroupClasses+" and "+packets.GroupMix+" (docs/packets.md)")
+	describeDefault(fl, "class", "the classes for a bundled build, else the mix; none with --packets or a capture")
+	fl.StringVar(&c.packetFile, "packets", "", "packet cases described in a YAML or JSON `FILE` (format: docs/packets.md)")
 	fl.StringVar(&c.pcap, pcapFlag, "", "packet cases from a pcap or pcapng `FILE`, one per distinct packet")
 	fl.IntVar(&c.pcapLimit, "pcap-limit", 0, "at most `N` cases from the capture")
 	explainDefault(fl, "pcap-limit", "all")
-	fl.IntSliceVar(&c.sizes, "size", nil, "pad every case to each of the frame sizes `BYTES,...` (e.g. 64,512,1500), making a case per case and size, "+
-		"named case@size; a size below a case's own frame is refused")
-	fl.StringVar(&c.context, "ctx", "", "give every case's runs the context `FIELD=VALUE,...` (e.g. mark=0x2a,priority=3): "+
-		"for XDP ingress_ifindex and rx_queue_index; for tc and socket filters the __sk_buff fields a test run takes: "+
-		"mark, priority, ingress_ifindex, ifindex, cb[0]..cb[4], tstamp, wire_len, gso_segs, gso_size, hwtstamp; "+
-		"an ifindex may be an interface name; a packet file's ctx: overrides it field by field (see Context in the README)")
-	fl.StringVar(&c.expect, "expect", "", "expect every case to return `ACTION`, else the run fails: "+
-		"XDP_PASS, XDP_DROP, XDP_TX, XDP_REDIRECT, XDP_ABORTED, TC_ACT_*, or a number; it overrides a packet file's own")
-	describeDefault(fl, "expect", "a packet file's own; for built-in cases on a FizzBuzz build, XDP_PASS, or XDP_ABORTED for a frame cut short")
+	fl.IntSliceVar(&c.sizes, "size", nil, "pad every case to each frame size `BYTES,...` (e.g. 64,512,1500), as cases named case@size; "+
+		"a size below a case's own frame is refused")
+	fl.StringVar(&c.context, "ctx", "", "run every case with the context `FIELD=VALUE,...` (e.g. mark=0x2a,priority=3; fields: docs/packets.md); "+
+		"a packet file's ctx: overrides it field by field")
+	fl.StringVar(&c.expect, "expect", "", "fail the run unless every case returns `ACTION`, a name (XDP_DROP, TC_ACT_SHOT, …) or a number")
+	describeDefault(fl, "expect", "a packet file's own; on a FizzBuzz build, the built-in cases' own")
 	_ = cmd.RegisterFlagCompletionFunc("class", fixedCompletion(append(packets.Names(), packets.GroupClasses, packets.GroupMix)))
 	_ = cmd.RegisterFlagCompletionFunc("expect", fixedCompletion([]string{"XDP_PASS", "XDP_DROP", "XDP_TX", "XDP_REDIRECT", "XDP_ABORTED", "TC_ACT_OK", "TC_ACT_SHOT"}))
 }

@@ -156,7 +156,7 @@ func TestCompareFiles(t *testing.T) {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr: %s", code, stdout, stderr)
 	}
 	// Separate runs can land in different phases of the machine (see the
-	// README's A/A figures), so the exit code is checked on a copy of the
+	// A/A figures in docs/comparing.md), so the exit code is checked on a copy of the
 	// new run made twice as slow, not on a second measurement.
 	slower := readReport(t, cur)
 	for _, p := range slower.Programs {

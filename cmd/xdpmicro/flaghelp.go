@@ -11,10 +11,10 @@ import (
 )
 
 // A flag's usage string is the one text of its meaning: --help shows it,
-// and the README's flag tables are generated from it (readme_test.go). Its
+// and the flag tables of docs/usage.md are generated from it (docs_test.go). Its
 // first `back-quoted` word names the value, as pflag.UnquoteUsage reads it.
 //
-//go:generate go test -run ^TestReadmeFlagTables$ . -update
+//go:generate go test -run ^TestDocsFlagTables$ . -update
 
 // defaultAnnotation holds, as a pflag annotation, the words for a default
 // that the flag's value alone does not tell ("chosen", "the object's only

@@ -32,11 +32,10 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.format, "format", string(report.Table), "write the report in `FORMAT`: "+formatList())
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into `DIR`")
-	fl.BoolVar(&o.wide, "wide", false, "the table with every column (source address, the kernel's figure beside the slope, std dev) and Criterion's verdict sentences; "+
-		"without it the table fits 120 columns (JSON holds everything either way)")
-	fl.StringVar(&o.estimator, "estimator", "", "the figure that stands for a case, is compared and brought to --precision, by estimator `NAME`: "+
-		"slope (linear sampling: the slope of wall time over repeat through each repeat level's Harrell–Davis --low-quantile), ols (least squares through every call), "+
-		"or, of the kernel's figures, low (their Harrell–Davis --low-quantile: the time when the machine adds nothing), mean, median, min (min has no interval: give --samples)")
+	fl.BoolVar(&o.wide, "wide", false, "every column (source address, the kernel's figure, std dev) and Criterion's verdict sentences; "+
+		"else the table fits 120 columns")
+	fl.StringVar(&o.estimator, "estimator", "", "estimate, compare and bring to --precision by `NAME`: slope, ols, "+
+		"or of the kernel's figures low, mean, median, min (no interval: give --samples)")
 	describeDefault(fl, "estimator", "slope with linear sampling, low with flat")
 }
 
@@ -61,8 +60,8 @@ func formatList() string {
 
 // registerLowQuantile adds --low-quantile.
 func (o *outputFlags) registerLowQuantile(fl *pflag.FlagSet) {
-	o.quantile = fl.Float64("low-quantile", stats.DefaultLowQuantile, "the quantile `Q` that the low estimate, and each level of the slope, stands for, in (0, 0.5) "+
-		"(compare takes the one its files were measured with)")
+	o.quantile = fl.Float64("low-quantile", stats.DefaultLowQuantile, "the quantile `Q` that the low estimate and each slope level stand for, in (0, 0.5); "+
+		"compare takes its files'")
 }
 
 // estimatorValue is the --estimator asked for, or def if none was.
@@ -146,14 +145,12 @@ func (c *compareFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&c.significance, "significance", 0.05, "the p-value `A` below which a change is distinguishable from none")
 	c.noiseThreshold = autoThreshold
 	fl.Var(&c.noiseThreshold, "noise-threshold", fmt.Sprintf(
-		"relative change `T` that a change's whole interval must exceed to count (0.03 = 3 %%); "+
-			"auto: %g (%s) for --before/--after compared by slope or ols, %g (%s) by the other estimators, %g (%s) across runs (--baseline, compare)",
-		stats.InterleavedSlopeNoiseThreshold, percent(stats.InterleavedSlopeNoiseThreshold),
-		stats.InterleavedNoiseThreshold, percent(stats.InterleavedNoiseThreshold),
-		stats.AcrossRunsNoiseThreshold, percent(stats.AcrossRunsNoiseThreshold)))
+		"relative change `T` a change's whole interval must exceed to count (0.03: 3 %%); "+
+			"auto: %s interleaved by slope or ols, %s by others, %s across runs",
+		percent(stats.InterleavedSlopeNoiseThreshold), percent(stats.InterleavedNoiseThreshold), percent(stats.AcrossRunsNoiseThreshold)))
 	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit 3 when any case regressed, or changed action; stderr names the cases")
-	fl.StringSliceVar(&c.failOn, "fail-on", nil, "judge regressions by `J` for --fail-on-regression, and imply it: time (the verdicts), "+
-		"insns (any case executing more BPF instructions: exact, no threshold; a case without counts on both sides fails), or time,insns")
+	fl.StringSliceVar(&c.failOn, "fail-on", nil, "judge regressions by `J`, implying --fail-on-regression: time (the verdicts), "+
+		"insns (more BPF instructions, exact; a case not counted on both sides fails), or time,insns")
 	describeDefault(fl, "fail-on", judgeTime)
 }
 
@@ -247,15 +244,14 @@ type cpuFlag int
 
 func (c *cpuFlag) register(fl *pflag.FlagSet) {
 	*c = cpuFlag(testrun.AnyCPU)
-	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "pin the measuring threads to CPU `N`, after waiting while another xdpmicro run measures there; "+
-		"-1 chooses: an isolated CPU if any (else a nohz_full one), never CPU 0 when another is allowed, the least busy over 0.1 s, ties to the highest, "+
-		"passing over CPUs other xdpmicro runs measure on (CPU 0 comes before a wait); the report says which and why")
+	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "pin the measuring threads to CPU `N`, waiting while another xdpmicro run measures there; "+
+		"-1 picks a quiet one and says why")
 }
 
 // registerTimer adds --timer, the same for every command that measures.
 func registerTimer(fl *pflag.FlagSet, timer *testrun.Timer) {
-	fl.StringVar((*string)(timer), "timer", string(testrun.TimerKernel), "time the runs with `TIMER`: kernel (BPF_PROG_TEST_RUN's own figure, whole ns per run) "+
-		"or stats (BPF_ENABLE_STATS's run_time_ns over run_cnt: finer, but with the clock's cost in every run, and no anchors; see How it measures in the README)")
+	fl.StringVar((*string)(timer), "timer", string(testrun.TimerKernel), "time runs with `TIMER`: kernel (BPF_PROG_TEST_RUN's figure) "+
+		"or stats (BPF_ENABLE_STATS: finer, timing every run, no anchors)")
 }
 
 func (c cpuFlag) check() error {

@@ -23,17 +23,16 @@ type loadFlags struct {
 
 func (l *loadFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&l.programType, "type", "", "program `TYPE` of the programs in sections that name none: "+strings.Join(object.TypeNames, ", ")+
-		" (af_packet: a socket filter on an AF_PACKET socket, as Suricata's SEC(\"filter\") and SEC(\"loadbalancer\"), which sees each frame from its Ethernet header)")
+	fl.StringVar(&l.programType, "type", "", "program `TYPE` where the section names none: "+strings.Join(object.TypeNames, ", ")+
+		" (a socket filter seeing the Ethernet header)")
 	describeDefault(fl, "type", "from the section")
-	fl.StringVar(&l.attachType, "attach-type", "", "load XDP programs for a cpumap or a devmap (sections xdp/cpumap, xdp/devmap, xdp.frags/cpumap, xdp.frags/devmap), "+
-		"which the kernel does not test-run, with the expected attach `TYPE` "+strings.Join(object.AttachTypeNames, ", ")+": as plain XDP, which it runs; "+
-		"right for a program that needs nothing of its map (a devmap program that reads its context's egress_ifindex is refused by the verifier)")
-	describeDefault(fl, "attach-type", "the section's: such programs are refused before any run")
-	fl.StringArrayVar(&l.set, "set", nil, "set the global variable `NAME=VALUE` of .rodata, .data or .bss before loading: a const volatile knob such as xdp-bench's action; "+
-		"VALUE as in a --map-init file: a number, an enum or action name (XDP_TX), true or false, an address, or YAML for structs and arrays; repeatable")
-	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading, `NAME=N` giving map NAME N entries: a map declared without max_entries (its loader sizes it), or one to change; repeatable")
-	describeDefault(fl, "max-entries", "as declared; a map that declares none gets one entry per possible CPU, a ring buffer 64 pages, and a note says so")
+	fl.StringVar(&l.attachType, "attach-type", "", "load a cpumap or devmap program (section xdp/cpumap, xdp/devmap, xdp.frags/…), "+
+		"which the kernel will not test-run, as `TYPE` "+strings.Join(object.AttachTypeNames, ", ")+": plain XDP")
+	describeDefault(fl, "attach-type", "the section's, refused")
+	fl.StringArrayVar(&l.set, "set", nil, "set the global variable `NAME=VALUE` of .rodata, .data or .bss before loading, "+
+		"VALUE as in a --map-init file (XDP_TX, 42, true, an address, YAML); repeatable")
+	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading, `NAME=N` giving map NAME N entries; repeatable")
+	describeDefault(fl, "max-entries", "as declared; without max_entries, one per possible CPU (a ring buffer 64 pages), noted")
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(object.TypeNames))
 	_ = cmd.RegisterFlagCompletionFunc("attach-type", fixedCompletion(object.AttachTypeNames))
 }
@@ -48,7 +47,7 @@ func registerProgram(fl *pflag.FlagSet, program *string) {
 // registerMapInit adds --map-init, the same for every command that runs a
 // program.
 func registerMapInit(fl *pflag.FlagSet, file *string) {
-	fl.StringVar(file, "map-init", "", "fill maps after loading, and set global variables and map sizes before, from a YAML or JSON `FILE` (see Maps in the README)")
+	fl.StringVar(file, "map-init", "", "fill maps, and set global variables and map sizes, from a YAML or JSON `FILE` (format: docs/real-programs.md)")
 }
 
 // check refuses, naming the flag, what testrun would refuse of their form;

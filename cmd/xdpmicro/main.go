@@ -12,7 +12,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
-// Exit codes, as documented in the README.
+// Exit codes, as documented in docs/usage.md.
 const (
 	exitOK         = 0
 	exitFailed     = 1 // the run failed: kernel, verifier, privileges, I/O
