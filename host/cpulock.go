@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/results"
 	"golang.org/x/sys/unix"
 )
 
@@ -159,7 +160,7 @@ func (l *cpuLock) close() {
 type Claim struct {
 	CPU  int
 	Why  string // why this CPU, the lock's story included
-	Lock CPULock
+	Lock results.CPULock
 	Note string // why no lock was taken, if none was
 	lock *cpuLock
 }
@@ -234,13 +235,13 @@ func claimed(l *cpuLock, order []int, why string, taken []int, waited time.Durat
 	return &Claim{
 		CPU: l.cpu, lock: l,
 		Why:  describeClaim(l.cpu, order[0], why, taken, waited),
-		Lock: CPULock{Path: l.path(), Preferred: order[0], HeldByOthers: taken, Waited: waited},
+		Lock: results.CPULock{Path: l.path(), Preferred: order[0], HeldByOthers: taken, Waited: waited},
 	}
 }
 
 // unlocked is a claim of the preferred CPU without a lock.
 func unlocked(cpu int, why string, err error) *Claim {
-	return &Claim{CPU: cpu, Why: why, Lock: CPULock{Preferred: cpu},
+	return &Claim{CPU: cpu, Why: why, Lock: results.CPULock{Preferred: cpu},
 		Note: fmt.Sprintf("no CPU lock (%v): another xdpmicro run may have measured on CPU %d at the same time", err, cpu)}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // claimTestCPU claims a CPU as Run would, from the machine's lock
@@ -95,7 +97,7 @@ func TestClaimCPUFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.none(t)
-	want := CPULock{Path: filepath.Join(dir, "xdpmicro-cpu1.lock"), Preferred: 1}
+	want := results.CPULock{Path: filepath.Join(dir, "xdpmicro-cpu1.lock"), Preferred: 1}
 	if claim.CPU != 1 || claim.Why != "only allowed CPU other than 0" || fmt.Sprint(claim.Lock) != fmt.Sprint(want) {
 		t.Errorf("got CPU %d %q %+v, want CPU 1 %+v", claim.CPU, claim.Why, claim.Lock, want)
 	}

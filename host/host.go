@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"golang.org/x/sys/unix"
@@ -26,23 +25,6 @@ var (
 
 // PermissionHint says how to get the privileges that loading needs.
 const PermissionHint = "run as root (sudo), or grant the binary capabilities: sudo setcap cap_bpf,cap_net_admin,cap_perfmon+ep $(command -v xdpmicro)"
-
-// CPULock is the lock a run held on its measuring CPU (cpulock.go), and
-// what it found of other runs.
-type CPULock struct {
-	// Path is the lock file held from choosing the CPU until the run
-	// returned; empty when none could be taken (a note says why).
-	Path string
-	// Preferred is the CPU asked for, or the choice's first: CPU differs
-	// from it when other runs held it and the run moved.
-	Preferred int
-	// HeldByOthers are the CPUs other xdpmicro runs held when this one
-	// tried them, in the order tried.
-	HeldByOthers []int
-	// Waited is how long the run waited for one of them to come free;
-	// zero when it did not wait.
-	Waited time.Duration
-}
 
 // Pin runs f on an OS thread bound to cpu. The thread is never handed
 // back to the scheduler: the goroutine exits locked, so the runtime

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/results"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,40 +44,6 @@ const (
 	// look like changes.
 	loadWindow = time.Second
 )
-
-// Load is how busy the machine was during a run. Shares are fractions of
-// the time, from 0 to 1.
-type MachineLoad struct {
-	// IRQShare and StealShare are the measuring CPU's time spent over the
-	// run in interrupts (irq and softirq), and stolen by a hypervisor.
-	IRQShare   float64
-	StealShare float64
-	// OtherCPUs is how many other CPUs were online; their mean busy share
-	// follows, in the run's first and last second, and the least and most
-	// over the run in windows of about a second.
-	OtherCPUs        int
-	OthersBusyStart  float64
-	OthersBusyEnd    float64
-	OthersBusyMin    float64
-	OthersBusyMax    float64
-	RunnableStart    int // other processes' tasks running or waiting for a CPU
-	RunnableEnd      int
-	LoadAverageStart float64 // the one-minute load average
-	LoadAverageEnd   float64
-	// CPU pressure (PSI "some avg10"): the share of the last 10 s in
-	// which some task waited for a CPU; absent without PSI.
-	PressureStart *float64
-	PressureEnd   *float64
-	// Preemptions counts the times the measuring thread was made to give
-	// way to another task (involuntary context switches): tasks come and
-	// go on other CPUs without it.
-	Preemptions int
-	// Watched is how long the load was watched.
-	Watched time.Duration
-	// Warnings say, one line each, what in the load may have moved the
-	// samples.
-	Warnings []string
-}
 
 // loadSnapshot is the machine-wide load at one moment.
 type loadSnapshot struct {
@@ -196,15 +163,15 @@ func ThreadPreemptions() int {
 
 // finish ends the watch and says what it saw; preempted is how often
 // the measuring thread was made to give way to another task.
-func (w *Watch) Finish(preempted int) MachineLoad {
+func (w *Watch) Finish(preempted int) results.MachineLoad {
 	if w == nil {
-		return MachineLoad{}
+		return results.MachineLoad{}
 	}
 	if w.err != nil {
-		return MachineLoad{Warnings: []string{fmt.Sprintf("load not watched: %v", w.err)}}
+		return results.MachineLoad{Warnings: []string{fmt.Sprintf("load not watched: %v", w.err)}}
 	}
 	if w.stat == nil {
-		return MachineLoad{} // finished already
+		return results.MachineLoad{} // finished already
 	}
 	w.step(time.Now())
 	w.stat.close()
@@ -215,8 +182,8 @@ func (w *Watch) Finish(preempted int) MachineLoad {
 // summarize computes the Load of a run on cpu from /proc/stat at its
 // start and end, the segments between marks, and the machine's load at
 // its start and end.
-func summarize(cpu int, first, last []cpuTimes, segments []loadSegment, start, end loadSnapshot, preempted int) MachineLoad {
-	l := MachineLoad{
+func summarize(cpu int, first, last []cpuTimes, segments []loadSegment, start, end loadSnapshot, preempted int) results.MachineLoad {
+	l := results.MachineLoad{
 		Preemptions:   preempted,
 		RunnableStart: start.runnable, RunnableEnd: end.runnable,
 		LoadAverageStart: start.avg1, LoadAverageEnd: end.avg1,
@@ -277,7 +244,7 @@ func loadWindows(segments []loadSegment, window time.Duration) []loadSegment {
 
 // loadWarnings says what in l may have moved the samples of a run on cpu,
 // on a machine of cpus online CPUs.
-func loadWarnings(l MachineLoad, cpu, cpus int) []string {
+func loadWarnings(l results.MachineLoad, cpu, cpus int) []string {
 	var w []string
 	pct := func(share float64) float64 { return 100 * share }
 	if l.StealShare > stealWarn {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // A /proc/stat of a 2-CPU machine, as a 6.x kernel writes it.
@@ -249,13 +251,13 @@ type step struct {
 
 // simulate plays steps on a machine of len(busy) CPUs, measuring on cpu,
 // marking after every step as the watch does, and summarizes.
-func simulate(cpu int, steps []step, start, end loadSnapshot) MachineLoad {
+func simulate(cpu int, steps []step, start, end loadSnapshot) results.MachineLoad {
 	return simulatePreempted(cpu, steps, start, end, 0)
 }
 
 // simulatePreempted is simulate with the measuring thread preempted that
 // many times.
-func simulatePreempted(cpu int, steps []step, start, end loadSnapshot, preempted int) MachineLoad {
+func simulatePreempted(cpu int, steps []step, start, end loadSnapshot, preempted int) results.MachineLoad {
 	n := len(steps[0].busy)
 	now := make([]cpuTimes, n)
 	for c := range now {
@@ -295,27 +297,27 @@ func TestSummarize(t *testing.T) {
 		name  string
 		cpu   int
 		steps []step
-		want  MachineLoad
+		want  results.MachineLoad
 	}{
 		{name: "quiet machine", cpu: 3,
 			steps: steady(30, 100*time.Millisecond, []uint64{2, 2, 2, 100}, zero4, zero4),
-			want:  MachineLoad{OtherCPUs: 3, OthersBusyStart: 0.02, OthersBusyEnd: 0.02, OthersBusyMin: 0.02, OthersBusyMax: 0.02}},
+			want:  results.MachineLoad{OtherCPUs: 3, OthersBusyStart: 0.02, OthersBusyEnd: 0.02, OthersBusyMin: 0.02, OthersBusyMax: 0.02}},
 		{name: "interrupts and steal on the measuring CPU only", cpu: 1,
 			steps: steady(20, 100*time.Millisecond, []uint64{10, 70, 10, 10}, []uint64{40, 20, 40, 40}, []uint64{50, 10, 50, 50}),
-			want:  MachineLoad{IRQShare: 0.2, StealShare: 0.1, OtherCPUs: 3, OthersBusyStart: 1, OthersBusyEnd: 1, OthersBusyMin: 1, OthersBusyMax: 1}},
+			want:  results.MachineLoad{IRQShare: 0.2, StealShare: 0.1, OtherCPUs: 3, OthersBusyStart: 1, OthersBusyEnd: 1, OthersBusyMin: 1, OthersBusyMax: 1}},
 		{name: "load rises: start and end are the first and last second", cpu: 0,
 			steps: append(steady(10, 100*time.Millisecond, []uint64{100, 0, 10, 0}, zero4, zero4),
 				append(steady(10, 100*time.Millisecond, []uint64{100, 50, 50, 50}, zero4, zero4),
 					steady(10, 100*time.Millisecond, []uint64{100, 90, 90, 90}, zero4, zero4)...)...),
-			want: MachineLoad{OtherCPUs: 3, OthersBusyStart: 10.0 / 300, OthersBusyEnd: 0.9, OthersBusyMin: 10.0 / 300, OthersBusyMax: 0.9}},
+			want: results.MachineLoad{OtherCPUs: 3, OthersBusyStart: 10.0 / 300, OthersBusyEnd: 0.9, OthersBusyMin: 10.0 / 300, OthersBusyMax: 0.9}},
 		{name: "a burst in the middle", cpu: 0,
 			steps: append(steady(10, 200*time.Millisecond, []uint64{100, 0, 0, 0}, zero4, zero4),
 				append(steady(5, 200*time.Millisecond, []uint64{100, 100, 100, 100}, zero4, zero4),
 					steady(10, 200*time.Millisecond, []uint64{100, 0, 0, 0}, zero4, zero4)...)...),
-			want: MachineLoad{OtherCPUs: 3, OthersBusyStart: 0, OthersBusyEnd: 0, OthersBusyMin: 0, OthersBusyMax: 1}},
+			want: results.MachineLoad{OtherCPUs: 3, OthersBusyStart: 0, OthersBusyEnd: 0, OthersBusyMin: 0, OthersBusyMax: 1}},
 		{name: "one CPU: no others", cpu: 0,
 			steps: steady(5, 100*time.Millisecond, []uint64{99}, []uint64{1}, []uint64{0}),
-			want:  MachineLoad{IRQShare: 0.01}},
+			want:  results.MachineLoad{IRQShare: 0.01}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := simulate(tc.cpu, tc.steps, quiet, quiet)
@@ -445,7 +447,7 @@ func TestRunnableWarningScales(t *testing.T) {
 		{cpus: 64, from: 1, to: 20, warn: false},
 		{cpus: 64, from: 1, to: 33, warn: true},
 	} {
-		w := loadWarnings(MachineLoad{RunnableStart: tc.from, RunnableEnd: tc.to, Preemptions: 100, Watched: time.Second}, 0, tc.cpus)
+		w := loadWarnings(results.MachineLoad{RunnableStart: tc.from, RunnableEnd: tc.to, Preemptions: 100, Watched: time.Second}, 0, tc.cpus)
 		if (len(w) > 0) != tc.warn {
 			t.Errorf("%d CPUs, %d to %d runnable: warnings %q, want a warning: %v", tc.cpus, tc.from, tc.to, w, tc.warn)
 		}

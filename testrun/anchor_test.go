@@ -232,7 +232,7 @@ func TestLinearPlacements(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := res.Environment.Sampling
-	if s.Mode != SamplingLinear || s.Levels != 2 || s.Step == 0 || s.Clock == "" {
+	if s.Mode != string(SamplingLinear) || s.Levels != 2 || s.Step == 0 || s.Clock == "" {
 		t.Fatalf("sampling %+v: want linear over 2 levels (20 samples, 10 a level)", s)
 	}
 	if len(res.Programs) != 1 || len(res.Programs[0].Placements) != 1 || res.Floor == nil || len(res.Floor.Placements) != 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/host"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // claimTestCPU claims a CPU as Run would, from the machine's lock
@@ -40,7 +41,7 @@ func TestRunsDoNotShareCPU(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: allCases(t), CPU: tc.cpu,
 				Samples: 200, Repeat: 10000}
-			var envs [2]Environment
+			var envs [2]results.Environment
 			var notices [2][]string
 			var wg sync.WaitGroup
 			for i := range envs {
@@ -62,7 +63,7 @@ func TestRunsDoNotShareCPU(t *testing.T) {
 			if b.Start.Before(a.Start) {
 				a, b = b, a
 			}
-			for _, e := range []Environment{a, b} {
+			for _, e := range []results.Environment{a, b} {
 				t.Logf("CPU %d (%s); lock %+v", e.CPU, e.CPUChoice, e.CPULock)
 			}
 			t.Logf("notices: %q", notices)

@@ -8,26 +8,27 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
-func environment(cfg Config, claim *host.Claim) Environment {
-	env := Environment{
+func environment(cfg Config, claim *host.Claim) results.Environment {
+	env := results.Environment{
 		Arch:       runtime.GOARCH,
 		CPUModel:   host.CPUModel(),
 		CPU:        claim.CPU,
 		CPUChoice:  claim.Why,
-		CPULock:    claim.Lock,
+		CPULock:    &claim.Lock,
 		CPUs:       runtime.NumCPU(),
 		Repeat:     cfg.Repeat,
 		Samples:    cfg.Samples,
 		Warmup:     cfg.Warmup.String(),
 		Resolution: Resolution,
-		Timer:      TimerKernel,
+		Timer:      string(TimerKernel),
 		Start:      time.Now(),
 	}
 	if cfg.Timer == TimerStats {
 		// Sums of whole nanoseconds over Repeat runs.
-		env.Timer, env.Resolution = TimerStats, Resolution/float64(cfg.Repeat)
+		env.Timer, env.Resolution = string(TimerStats), Resolution/float64(cfg.Repeat)
 	}
 	var uts unix.Utsname
 	if unix.Uname(&uts) == nil {

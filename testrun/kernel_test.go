@@ -279,7 +279,7 @@ func TestStatsTimer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if env := res.Environment; env.Timer != TimerStats || env.Resolution != 1e-5 {
+	if env := res.Environment; env.Timer != string(TimerStats) || env.Resolution != 1e-5 {
 		t.Errorf("timer %q, resolution %g", env.Timer, env.Resolution)
 	}
 	fractional := 0

@@ -49,25 +49,6 @@ const maxLinearOverhead = 50 * time.Microsecond
 // Clock names the clock the wall time of a call is read with.
 const Clock = "CLOCK_MONOTONIC (Go's monotonic clock, read through the vDSO on the measuring thread)"
 
-// Sampling is how the samples were taken.
-type Sampling struct {
-	Mode SamplingMode // SamplingFlat or SamplingLinear
-	// Why says why sampling is flat when linear was asked.
-	Why string
-	// First, Step and Levels are linear sampling's repeats: first,
-	// first+step, … first+(levels-1)·step.
-	First  uint32
-	Step   uint32
-	Levels int
-	Clock  string
-	// SingleCalls is how many calls of one run each make a sample of a
-	// case sampled one run a call (CaseResult.Single).
-	SingleCalls int
-	// PastBudget says why sampling ran past the time budget: the fewest
-	// rounds every result needs took longer at the given repeat.
-	PastBudget string
-}
-
 // linearPlan is the repeat of each round of linear sampling.
 type linearPlan struct {
 	first  uint32 // the first level's repeat

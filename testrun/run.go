@@ -14,6 +14,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/host"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // Limits on the configuration.
@@ -148,66 +149,6 @@ type Progress struct {
 	Elapsed, Budget time.Duration
 }
 
-// Environment is where and how the samples were taken.
-type Environment struct {
-	Kernel     string
-	KernelInfo string
-	Arch       string
-	CPUModel   string
-	CPU        int
-	CPUChoice  string // why CPU, e.g. "isolated", and a move or a wait
-	// CPULock says how other xdpmicro runs were kept off the CPU.
-	CPULock  host.CPULock
-	CPUs     int
-	Hostname string
-	Repeat   uint32
-	// RepeatChosen says Repeat was chosen by calibration, not given.
-	RepeatChosen bool
-	// TargetSample is the kernel-timed length of a sample a chosen Repeat
-	// aims at.
-	TargetSample time.Duration
-	Samples      int
-	Warmup       string
-	Resolution   float64 // the quantum of one sample's time per run
-	Timer        Timer
-	Start        time.Time
-	// Wall is the whole measurement's duration, from the first call of
-	// calibration to the last sample; KernelTime is what the kernel timed
-	// of the kept samples inside it.
-	Wall       time.Duration
-	KernelTime time.Duration
-	// Sampling says how the samples were taken.
-	Sampling Sampling
-	// Dispatcher says how the calls met the XDP dispatcher's changes.
-	Dispatcher Dispatcher
-	// Load is how busy the machine was while it measured.
-	MachineLoad host.MachineLoad
-	// TLBFlushedOnEntry says every entry into the kernel flushes the TLB
-	// (PTI without PCID): one run a call then starts with no page
-	// translated (see tlb.go).
-	TLBFlushedOnEntry bool
-	// Notes say what xdpmicro changed of the objects of its own accord to
-	// load them, and what it could not watch.
-	Notes []string
-}
-
-// Dispatcher is what calibration measured of the cost of a call beyond its
-// timed loop, and whether anchors held the programs in the XDP dispatcher.
-type Dispatcher struct {
-	Anchored bool
-	Why      string // why anchored, or why not
-	// Overhead is the wall time of a call of repeat 2 beyond its two runs
-	// as the samples were taken (the median of several); Unanchored that
-	// of one call without anchors.
-	Overhead   time.Duration
-	Unanchored time.Duration
-	// Programs is how many programs anchors held at once.
-	Programs int
-	// Restarts counts anchor calls re-entered after the first, each of
-	// which changed the dispatcher again.
-	Restarts int
-}
-
 // CaseResult holds one case's samples for one program.
 type CaseResult struct {
 	Case    packets.Case
@@ -268,7 +209,7 @@ type ProgramResult struct {
 
 // Result is everything a run measured.
 type Result struct {
-	Environment Environment
+	Environment results.Environment
 	Programs    []ProgramResult
 	// Floor holds the empty program's samples, when Config.Floor was set.
 	Floor *ProgramResult

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // unit is one (program, case) pair: what one sample measures.
@@ -45,11 +46,11 @@ type sampler struct {
 	start    time.Time // of calibration: the budget counts from here
 	repeat   uint32
 	linear   *linearPlan // nil when sampling is flat
-	sampling Sampling
+	sampling results.Sampling
 	// singleCalls is how many calls of one run make a sample of a case
 	// sampled one run a call (CaseResult.Single).
 	singleCalls int
-	dispatcher  Dispatcher
+	dispatcher  results.Dispatcher
 	// minRounds is the fewest rounds kept before the budget may end
 	// sampling: what every case's result needs (planRounds).
 	minRounds int
@@ -137,10 +138,10 @@ func (s *sampler) run() (err error) {
 // each unit's probed time per run.
 func (s *sampler) planRepeats(perRun []float64) {
 	s.singleCalls = singleCalls(s.dispatcher.Overhead, float64(TargetSample.Nanoseconds())/float64(s.repeat))
-	s.sampling = Sampling{Mode: SamplingFlat}
+	s.sampling = results.Sampling{Mode: string(SamplingFlat)}
 	if s.cfg.Sampling == SamplingLinear {
 		if s.linear, s.sampling.Why = s.planLinear(perRun); s.linear != nil {
-			s.sampling = Sampling{Mode: SamplingLinear, First: s.linear.first, Step: s.linear.step, Levels: s.linear.levels, Clock: Clock}
+			s.sampling = results.Sampling{Mode: string(SamplingLinear), First: s.linear.first, Step: s.linear.step, Levels: s.linear.levels, Clock: Clock}
 		}
 	}
 	if slices.ContainsFunc(s.units, func(u unit) bool { return u.result.Single }) {

@@ -224,7 +224,7 @@ func TestScheduleLinearLevels(t *testing.T) {
 	if levels != cfg.Samples/callsPerLevel {
 		t.Errorf("%d levels for %d samples, want %d", levels, cfg.Samples, cfg.Samples/callsPerLevel)
 	}
-	if got := r.s.sampling; got.Mode != SamplingLinear || got.First != first || got.Step != step || got.Levels != levels {
+	if got := r.s.sampling; got.Mode != string(SamplingLinear) || got.First != first || got.Step != step || got.Levels != levels {
 		t.Errorf("sampling %+v, want linear, first %d, step %d, %d levels", got, first, step, levels)
 	}
 	if top := first + step*uint32(levels-1); first != cfg.Repeat/DefaultLevels || top != cfg.Repeat {

@@ -13,7 +13,7 @@ import (
 // toReport hands a run's results to report in report's own types: the
 // saved schema is report's, and report knows nothing of testrun.
 func toReport(res testrun.Result) report.Measured {
-	m := report.Measured{Environment: environment(res.Environment), Partial: res.Partial}
+	m := report.Measured{Environment: res.Environment, Partial: res.Partial}
 	for _, p := range res.Programs {
 		m.Programs = append(m.Programs, program(p))
 	}
@@ -22,24 +22,6 @@ func toReport(res testrun.Result) report.Measured {
 		m.Floor = &floor
 	}
 	return m
-}
-
-func environment(e testrun.Environment) report.Environment {
-	return report.Environment{
-		Kernel: e.Kernel, KernelInfo: e.KernelInfo, Arch: e.Arch, CPUModel: e.CPUModel,
-		CPU: e.CPU, CPUChoice: e.CPUChoice, CPUs: e.CPUs, Hostname: e.Hostname,
-		CPULock: &report.CPULock{Path: e.CPULock.Path, Preferred: e.CPULock.Preferred,
-			HeldByOthers: e.CPULock.HeldByOthers, Waited: e.CPULock.Waited},
-		Repeat: e.Repeat, RepeatChosen: e.RepeatChosen, TargetSample: e.TargetSample,
-		Samples: e.Samples, Warmup: e.Warmup, Resolution: e.Resolution, Timer: string(e.Timer),
-		Start: e.Start, Wall: e.Wall, KernelTime: e.KernelTime,
-		// The same fields, report's tags.
-		Sampling: report.Sampling{Mode: string(e.Sampling.Mode), Why: e.Sampling.Why, First: e.Sampling.First, Step: e.Sampling.Step, Levels: e.Sampling.Levels,
-			Clock: e.Sampling.Clock, SingleCalls: e.Sampling.SingleCalls, PastBudget: e.Sampling.PastBudget},
-		Dispatcher:        report.Dispatcher(e.Dispatcher),
-		MachineLoad:       report.MachineLoad(e.MachineLoad),
-		TLBFlushedOnEntry: e.TLBFlushedOnEntry, Notes: e.Notes,
-	}
 }
 
 func program(p testrun.ProgramResult) report.Program {

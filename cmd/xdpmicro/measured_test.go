@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
-	"github.com/xdpmicro/xdpmicro/host"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -24,9 +24,9 @@ func TestToReport(t *testing.T) {
 	out := append([]byte{0xff}, in.Frame[1:]...)
 	cpu := 1
 	res := testrun.Result{
-		Environment: testrun.Environment{Kernel: "k", Repeat: 7, Sampling: testrun.Sampling{Mode: testrun.SamplingLinear, Step: 100, Levels: 10},
-			Dispatcher: testrun.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: host.MachineLoad{Preemptions: 3},
-			CPU: 0, CPULock: host.CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
+		Environment: results.Environment{Kernel: "k", Repeat: 7, Sampling: results.Sampling{Mode: string(testrun.SamplingLinear), Step: 100, Levels: 10},
+			Dispatcher: results.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: results.MachineLoad{Preemptions: 3},
+			CPU: 0, CPULock: &results.CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
 		Programs: []testrun.ProgramResult{{Label: "after", Info: object.ProgramInfo{Name: "p", Type: ebpf.XDP},
 			Cases: []testrun.CaseResult{{Case: in, Return: 3, Action: "XDP_TX", Samples: []float64{1, 2}, Output: out,
 				OtherReturns: 5, OtherReturn: 2, Effects: []object.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},
@@ -39,7 +39,7 @@ func TestToReport(t *testing.T) {
 	switch {
 	case m.Environment.Sampling.Step != 100 || !m.Environment.Dispatcher.Anchored || m.Environment.MachineLoad.Preemptions != 3:
 		t.Errorf("environment: %+v", m.Environment)
-	case m.Environment.CPULock == nil || fmt.Sprint(*m.Environment.CPULock) != fmt.Sprint(res.Environment.CPULock):
+	case m.Environment.CPULock == nil || fmt.Sprint(*m.Environment.CPULock) != fmt.Sprint(*res.Environment.CPULock):
 		t.Errorf("CPU lock: %+v, want %+v", m.Environment.CPULock, res.Environment.CPULock)
 	case c.Name != "fizz" || c.Source != in.Source.String() || c.Frame != hex.EncodeToString(in.Frame) || c.Length != len(in.Frame):
 		t.Errorf("case: %+v", c)
