@@ -20,6 +20,7 @@ type outputFlags struct {
 	output     string
 	html       string
 	wide       bool
+	verbose    bool
 	estimator  string
 	// quantile is --low-quantile, registered by bench only: compare
 	// takes the quantile its files were measured with.
@@ -32,8 +33,12 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.format, "format", string(report.Table), "write the report in `FORMAT`: "+formatList())
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into `DIR`")
-	fl.BoolVar(&o.wide, "wide", false, "the table with every column (source address, the kernel's figure beside the slope, std dev) and Criterion's verdict sentences; "+
-		"without it the table fits 120 columns (JSON holds everything either way)")
+	fl.BoolVar(&o.wide, "wide", false, "the table with every column (source address, the kernel's figure beside the slope, std dev, outliers, samples; "+
+		"each interval as [low high]; in a comparison Δ in ns and p) and Criterion's verdict sentences; "+
+		"without it the table fits 100 columns (JSON holds everything either way)")
+	fl.BoolVarP(&o.verbose, "verbose", "v", false, "every line under the table: the method (estimator, repeat levels, clock, anchoring, the floor of each case, "+
+		"what insns counts) and every note (outliers, maps the checking run changed); "+
+		"without it, only the notes that matter (a figure in doubt, a changed frame, a machine warning, ...) and one line of kernel, CPU and wall time")
 	fl.StringVar(&o.estimator, "estimator", "", "the figure that stands for a case, is compared and brought to --precision, by estimator `NAME`: "+
 		"slope (linear sampling: the slope of wall time over repeat through each repeat level's Harrell–Davis --low-quantile), ols (least squares through every call), "+
 		"or, of the kernel's figures, low (their Harrell–Davis --low-quantile: the time when the machine adds nothing), mean, median, min (min has no interval: give --samples)")
@@ -114,7 +119,7 @@ func (o *outputFlags) write(cmd *cobra.Command, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
-	rep.Wide = o.wide
+	rep.Wide, rep.Verbose = o.wide, o.verbose
 	if o.output == "" {
 		if err := rep.Write(cmd.OutOrStdout(), format); err != nil {
 			return err
