@@ -33,12 +33,10 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.format, "format", string(report.Table), "write the report in `FORMAT`: "+formatList())
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into `DIR`")
-	fl.BoolVar(&o.wide, "wide", false, "the table with every column (source address, the kernel's figure beside the slope, std dev, outliers, samples; "+
-		"each interval as [low high]; in a comparison Δ in ns and p) and Criterion's verdict sentences; "+
-		"without it the table fits 100 columns (JSON holds everything either way)")
-	fl.BoolVarP(&o.verbose, "verbose", "v", false, "every line under the table: the method (estimator, repeat levels, clock, anchoring, the floor of each case, "+
-		"what insns counts) and every note (outliers, maps the checking run changed); "+
-		"without it, only the notes that matter (a figure in doubt, a changed frame, a machine warning, ...) and one line of kernel, CPU and wall time")
+	fl.BoolVar(&o.wide, "wide", false, "every column (source address, the kernel's figure, std dev, outliers, samples; intervals as [low high]; "+
+		"Δ and p in comparisons) and Criterion's verdict sentences; else the table fits 100 columns")
+	fl.BoolVarP(&o.verbose, "verbose", "v", false, "every line under the table: the method (estimator, levels, clock, anchoring, floor, insns) and every note; "+
+		"else only the notes that matter and one line of kernel, CPU and wall time")
 	fl.StringVar(&o.estimator, "estimator", "", "the figure that stands for a case, is compared and brought to --precision, by estimator `NAME`: "+
 		"slope (linear sampling: the slope of wall time over repeat through each repeat level's Harrell–Davis --low-quantile), ols (least squares through every call), "+
 		"or, of the kernel's figures, low (their Harrell–Davis --low-quantile: the time when the machine adds nothing), mean, median, min (min has no interval: give --samples)")
