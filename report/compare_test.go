@@ -70,9 +70,20 @@ func TestCompareInterleaved(t *testing.T) {
 		}
 	}
 	out := render(t, r, Table)
-	for _, want := range []string{"before: fizzbuzz in v4 (bundled)", "│ regressed │", "+50.00 %", "+11.14 ns", "0 improved, 2 regressed, 0 no change, 0 within noise", "paired sign-flip"} {
+	checkWidth(t, out)
+	for _, want := range []string{"before: fizzbuzz in v4 (bundled)", "│ regressed │", "│ +50.00 [", "0 improved, 2 regressed, 0 no change, 0 within noise (by mean; noise threshold ±2 %)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "paired sign-flip") || strings.Contains(out, "+11.14 ns") {
+		t.Errorf("the default table shows the test, or Δ:\n%s", out)
+	}
+	r.Wide, r.Verbose = true, true
+	out = flat(render(t, r, Table))
+	for _, want := range []string{"+50.00 %", "+11.14 ns", "paired sign-flip"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("wide, verbose table lacks %q:\n%s", want, out)
 		}
 	}
 	if js := render(t, r, JSON); !strings.Contains(js, `"verdict": "regressed"`) {
@@ -223,8 +234,13 @@ func TestNetOfFloor(t *testing.T) {
 		t.Fatal("the floor is not in the report")
 	}
 	out := render(t, r, Table)
-	if !strings.Contains(out, "net of floor") || !strings.Contains(out, "10.00 [10.00 10.00] ns") || !strings.Contains(out, "floor: fizzbuzz") {
-		t.Errorf("table lacks the net figures:\n%s", out)
+	if !strings.Contains(out, "net of floor") || !strings.Contains(out, "10.00 ±0.00 ns") || strings.Contains(out, "floor: fizzbuzz") {
+		t.Errorf("table lacks the net figures, or shows the floor's:\n%s", out)
+	}
+	r.Wide, r.Verbose = true, true
+	out = render(t, r, Table)
+	if !strings.Contains(out, "10.00 [10.00 10.00] ns") || !strings.Contains(out, "floor: fizzbuzz") {
+		t.Errorf("wide, verbose table lacks the net's interval or the floor's figures:\n%s", out)
 	}
 }
 

@@ -31,9 +31,9 @@ func (r *Report) WriteHTML(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report directory: %w", err)
 	}
-	// A page has room for every column.
+	// A page has room for every column, and every line under the table.
 	wide := *r
-	wide.Wide = true
+	wide.Wide, wide.Verbose = true, true
 	var table bytes.Buffer
 	if err := wide.writeTable(&table); err != nil {
 		return err

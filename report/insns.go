@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -94,9 +95,9 @@ func (cc ComparedCase) insnsChange() string {
 }
 
 // insnsNotes say where the instruction counts and the times disagree, and
-// what that means.
-func (c *Comparison) insnsNotes() []string {
-	var out []string
+// what that means: one note per kind of disagreement, naming its cases.
+func (c *Comparison) insnsNotes() []note {
+	var same, hidden []ComparedCase
 	for _, cc := range c.Cases {
 		if !cc.InsnsCounted() {
 			continue
@@ -104,14 +105,37 @@ func (c *Comparison) insnsNotes() []string {
 		timeChanged := cc.Verdict == stats.Improved || cc.Verdict == stats.Regressed
 		switch {
 		case timeChanged && cc.InsnsBefore == cc.InsnsAfter:
-			out = append(out, fmt.Sprintf("%s: time %s (%+.1f %%) with the same %d instructions: what changed is what they cost "+
-				"(helpers, memory, the JIT's code or its placement) or the machine, not how many ran",
-				cc.Name, cc.Verdict, 100*cc.Change.Point, cc.InsnsAfter))
+			same = append(same, cc)
 		case !timeChanged && cc.InsnsBefore != cc.InsnsAfter:
-			out = append(out, fmt.Sprintf("%s: %+d instructions, but no change in time beyond the noise: "+
-				"they cost less than the threshold, or their cost hides behind others' (helpers, memory)",
-				cc.Name, int64(cc.InsnsAfter)-int64(cc.InsnsBefore)))
+			hidden = append(hidden, cc)
 		}
+	}
+	var out []note
+	const sameWhy = "what changed is what they cost (helpers, memory, the JIT's code or its placement) or the machine, not how many ran"
+	const hiddenWhy = "they cost less than the threshold, or their cost hides behind others' (helpers, memory)"
+	switch {
+	case len(same) == 1:
+		cc := same[0]
+		out = append(out, mattering("%s: time %s (%+.1f %%) with the same %d instructions: %s",
+			cc.Name, cc.Verdict, 100*cc.Change.Point, cc.InsnsAfter, sameWhy))
+	case len(same) > 1:
+		var cases []string
+		for _, cc := range same {
+			cases = append(cases, fmt.Sprintf("%s %s (%+.1f %%, %d)", cc.Name, cc.Verdict, 100*cc.Change.Point, cc.InsnsAfter))
+		}
+		out = append(out, mattering("time changed with the same instructions: %s: %s", strings.Join(cases, ", "), sameWhy))
+	}
+	switch {
+	case len(hidden) == 1:
+		cc := hidden[0]
+		out = append(out, mattering("%s: %+d instructions, but no change in time beyond the noise: %s",
+			cc.Name, int64(cc.InsnsAfter)-int64(cc.InsnsBefore), hiddenWhy))
+	case len(hidden) > 1:
+		var cases []string
+		for _, cc := range hidden {
+			cases = append(cases, fmt.Sprintf("%s %+d", cc.Name, int64(cc.InsnsAfter)-int64(cc.InsnsBefore)))
+		}
+		out = append(out, mattering("instructions changed, but not the time beyond the noise: %s: %s", strings.Join(cases, ", "), hiddenWhy))
 	}
 	return out
 }

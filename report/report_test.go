@@ -76,19 +76,49 @@ func render(t *testing.T, r *Report, f Format) string {
 	return buf.String()
 }
 
+// flat joins a table's wrapped lines, and its runs of spaces, so that a
+// note reads as one line of single spaces.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// checkWidth fails for a line wider than the default output's maxColumns.
+func checkWidth(t *testing.T, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > maxColumns {
+			t.Errorf("a line of %d columns: %s", n, line)
+		}
+	}
+}
+
 func TestTable(t *testing.T) {
 	r := newReport(t)
 	narrow := render(t, r, Table)
-	for _, line := range strings.Split(narrow, "\n") {
-		if utf8.RuneCountInString(line) > 120 && strings.HasPrefix(line, "│") {
-			t.Errorf("a row of %d columns: %s", utf8.RuneCountInString(line), line)
+	checkWidth(t, narrow)
+	if strings.Contains(narrow, "192.0.2.4") || strings.Contains(narrow, "std dev") || strings.Contains(narrow, "outliers") {
+		t.Errorf("the default table shows wide columns, or the outliers the low estimate stands aside from:\n%s", narrow)
+	}
+	// The figures with their intervals, and one line of the footer; the
+	// method, the restarted samples and the outliers wait for --verbose.
+	for _, want := range []string{"10.07 ns ±14.9 %", "5.00 ns ±0 %", "kernel 6.1.0-test · CPU 1 of 2 · wall 0s · --verbose for the method"} {
+		if !strings.Contains(narrow, want) {
+			t.Errorf("the default table lacks %q:\n%s", want, narrow)
 		}
 	}
-	if strings.Contains(narrow, "192.0.2.4") || strings.Contains(narrow, "std dev") || !strings.Contains(narrow, "1 (9.1 %)") {
-		t.Errorf("the default table shows wide columns, or lacks the outliers:\n%s", narrow)
+	for _, routine := range []string{"resolution", "estimate:", "restarted", "outliers are kept"} {
+		if strings.Contains(narrow, routine) {
+			t.Errorf("the default table says %q:\n%s", routine, narrow)
+		}
+	}
+	r.Verbose = true
+	verbose := render(t, r, Table)
+	checkWidth(t, verbose) // wrapped
+	for _, want := range []string{"fizz: outliers 1 high severe", "resolution 1 ns", "estimate: low"} {
+		if !strings.Contains(flat(verbose), want) {
+			t.Errorf("--verbose lacks %q:\n%s", want, verbose)
+		}
 	}
 	r.Wide = true
-	out := render(t, r, Table)
+	out := flat(render(t, r, Table))
 	mean := (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 100) / 11.0
 	for _, want := range []string{
 		"fizzbuzz in v4 (bundled) (XDP)",
@@ -102,6 +132,38 @@ func TestTable(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Outliers matter where they move the estimate shown: the mean's.
+func TestOutliersUnderMean(t *testing.T) {
+	r, err := New(Settings{Confidence: 0.95, Resamples: 1000, Estimator: stats.Mean}, sampleResult(t), stats.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := render(t, r, Table); !strings.Contains(out, "fizz: outliers 1 high severe") {
+		t.Errorf("the mean's outliers are not in the default table:\n%s", out)
+	}
+}
+
+// Notes wrap at spaces within maxColumns, never between a figure and its
+// %, and a word longer than a line stays whole.
+func TestWrap(t *testing.T) {
+	text := strings.Repeat("word ", 30) + "±1 % " + strings.Repeat("x", 120)
+	lines := wrap(text, "  ", "    ", 40)
+	for i, l := range lines {
+		if n := utf8.RuneCountInString(l); n > 40 && !strings.Contains(l, "xxxx") {
+			t.Errorf("line %d of %d columns: %q", i, n, l)
+		}
+		if i > 0 && !strings.HasPrefix(l, "    ") || i == 0 && !strings.HasPrefix(l, "  word") {
+			t.Errorf("line %d indented wrong: %q", i, l)
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "%") {
+			t.Errorf("a %% alone: %q", l)
+		}
+	}
+	if flat(strings.Join(lines, "\n")) != flat(text) {
+		t.Errorf("wrapping changed the text:\n%s", strings.Join(lines, "\n"))
 	}
 }
 
@@ -228,11 +290,15 @@ func TestFrameChangeWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table := render(t, r, Table)
-	for _, want := range []string{"fizz: WARNING: the program changed the frame (bytes 0 differ; out: udp 192.0.2.4:40000 > 198.51.100.1:9, 60 bytes)", "fizz: WARNING: 7 of 11 calls ended with XDP_PASS, the checking run returned XDP_TX"} {
+	table := flat(render(t, r, Table))
+	for _, want := range []string{"fizz: WARNING: the program changed the frame (bytes 0 differ): every run after", "fizz: WARNING: 7 of 11 calls ended with XDP_PASS, the checking run returned XDP_TX"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
+	}
+	r.Verbose = true
+	if verbose := flat(render(t, r, Table)); !strings.Contains(verbose, "fizz: WARNING: the program changed the frame (bytes 0 differ; out: udp 192.0.2.4:40000 > 198.51.100.1:9, 60 bytes)") {
+		t.Errorf("--verbose lacks the output frame:\n%s", verbose)
 	}
 	if strings.Contains(table, "short: WARNING") {
 		t.Error("a case that changed nothing is warned about")

@@ -14,18 +14,53 @@ import (
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
+// writeTable writes the tables, then the lines under them: by default
+// those that matter and one line of where and how long, with Verbose every
+// one (see lines.go for which matter).
 func (r *Report) writeTable(w io.Writer) error {
+	l := lines{w: w, verbose: r.Verbose}
 	if r.Comparison != nil {
-		if err := r.Comparison.writeTable(w, r.Settings.Confidence, r.Wide); err != nil {
+		if err := r.Comparison.writeTable(w, l, r.Settings.Confidence, r.Wide); err != nil {
 			return err
 		}
-	} else if err := r.writeProgramTables(w); err != nil {
+	} else if err := r.writeProgramTables(w, l); err != nil {
 		return err
 	}
+	l.notes("", r.footer())
+	if !r.Verbose {
+		l.note("", mattering("%s", r.summaryLine()))
+	}
+	return nil
+}
+
+// summaryLine is the one line of where and how long a default table keeps
+// of its footer.
+func (r *Report) summaryLine() string {
+	env := r.Environment
+	cpu := fmt.Sprintf("CPU %d of %d", env.CPU, env.CPUs)
+	if env.CPUModel != "" {
+		cpu += " (" + env.CPUModel + ")"
+	}
+	return fmt.Sprintf("kernel %s · %s · wall %s · --verbose for the method", env.Kernel, cpu, env.Wall.Round(1e7))
+}
+
+// cpuMoved says the run measured on another CPU than it would have, or
+// waited for one, because other xdpmicro runs held them.
+func cpuMoved(env Environment) bool {
+	if l := env.CPULock; l != nil {
+		return l.Preferred != env.CPU || l.Waited > 0
+	}
+	// Saved before runs took CPU locks: the choice's words.
+	return strings.Contains(env.CPUChoice, "moved from") || strings.Contains(env.CPUChoice, "waited")
+}
+
+// footer is the lines under every table: where and how the run measured.
+func (r *Report) footer() []note {
 	env := r.Environment
 	est := r.Settings.estimator()
+	var out []note
 	if r.Partial {
-		fmt.Fprintln(w, "PARTIAL: the run was interrupted; figures above use the samples taken so far.")
+		out = append(out, mattering("PARTIAL: the run was interrupted; figures above use the samples taken so far."))
 	}
 	if f := r.Floor; f != nil {
 		var figures []string
@@ -34,30 +69,32 @@ func (r *Report) writeTable(w io.Writer) error {
 				figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Of(est).Point)))
 			}
 		}
-		fmt.Fprintf(w, "floor: %s, the empty %s program, in the same rounds; %s ns per case: %s\n",
-			f.Info.Name, f.Info.Type, r.shownEstimator(), strings.Join(figures, ", "))
+		out = append(out, method("floor: %s, the empty %s program, in the same rounds; %s ns per case: %s",
+			f.Info.Name, f.Info.Type, r.shownEstimator(), strings.Join(figures, ", ")))
 	}
 	if r.counted() {
-		fmt.Fprintln(w, insnsNote)
+		out = append(out, method("%s", insnsNote))
 	}
-	fmt.Fprintf(w, "kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel\n",
+	out = append(out, method("kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel",
 		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
-		env.Wall.Round(1e7), env.KernelTime.Round(1e7))
+		env.Wall.Round(1e7), env.KernelTime.Round(1e7)))
 	if env.CPUChoice != "" {
-		fmt.Fprintf(w, "measuring CPU %d: %s\n", env.CPU, env.CPUChoice)
+		out = append(out, note{text: fmt.Sprintf("measuring CPU %d: %s", env.CPU, env.CPUChoice), matters: cpuMoved(env)})
 	}
 	if d := env.Dispatcher; d.Why != "" {
 		if d.Anchored {
-			fmt.Fprintf(w, "anchored: %s\n", d.Why)
+			out = append(out, method("anchored: %s", d.Why))
 		} else {
-			fmt.Fprintf(w, "not anchored: %s; a call costs %s beyond its runs\n", d.Why, d.Unanchored.Round(time.Microsecond))
+			// Where this costs precision, the sampling fell back to flat,
+			// which a line that matters says.
+			out = append(out, method("not anchored: %s; a call costs %s beyond its runs", d.Why, d.Unanchored.Round(time.Microsecond)))
 		}
 	}
-	for _, note := range env.Notes {
-		fmt.Fprintln(w, "note: "+note)
+	for _, n := range env.Notes {
+		out = append(out, mattering("note: %s", n))
 	}
 	for _, warning := range env.MachineLoad.Warnings {
-		fmt.Fprintln(w, "warning: "+warning)
+		out = append(out, mattering("warning: %s", warning))
 	}
 	repeat := fmt.Sprintf("repeat %d", env.Repeat)
 	if l := env.Sampling; l.Mode == samplingLinear {
@@ -68,10 +105,10 @@ func (r *Report) writeTable(w io.Writer) error {
 		repeat += fmt.Sprintf(" (chosen: samples of about %s)", env.TargetSample)
 	}
 	if env.Sampling.PastBudget != "" {
-		fmt.Fprintf(w, "past the time budget: %s\n", env.Sampling.PastBudget)
+		out = append(out, mattering("past the time budget: %s", env.Sampling.PastBudget))
 	}
 	if why := env.Sampling.Why; why != "" {
-		fmt.Fprintf(w, "flat sampling: %s\n", why)
+		out = append(out, mattering("flat sampling: %s", why))
 	}
 	sampling := fmt.Sprintf("%s, %d samples per case", repeat, env.Samples)
 	if r.Settings.Precision > 0 {
@@ -84,39 +121,35 @@ func (r *Report) writeTable(w io.Writer) error {
 		if r.Settings.Precision > 0 {
 			sampling += fmt.Sprintf("; sampled until ±%g %% or %s", 100*r.Settings.Precision, r.Settings.Budget)
 		}
-		fmt.Fprintf(w, "estimate: %s · %s\n", describeEstimator(stats.Low, r.quantile()), sampling)
+		out = append(out, method("estimate: %s · %s", describeEstimator(stats.Low, r.quantile()), sampling))
 		if env.TLBFlushedOnEntry {
-			fmt.Fprintln(w, tlbNote)
+			out = append(out, mattering("%s", tlbNote))
 		}
-		fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it for one run: whole ns, dithered over the calls of a sample; "+
-			"intervals are %d-resample bootstrap percentiles\n", r.Settings.Resamples)
-		return nil
+		return append(out, method("time per run as BPF_PROG_TEST_RUN reports it for one run: whole ns, dithered over the calls of a sample; "+
+			"intervals are %d-resample bootstrap percentiles", r.Settings.Resamples))
 	}
-	fmt.Fprintf(w, "estimate: %s · %s\n", describeEstimator(est, r.quantile()), sampling)
+	out = append(out, method("estimate: %s · %s", describeEstimator(est, r.quantile()), sampling))
 	if some {
-		fmt.Fprintf(w, "cases marked %s: one run a call, %d calls a sample, each on a fresh frame; the low of the kernel's figures\n", singleMark, env.Sampling.SingleCalls)
+		out = append(out, method("cases marked %s: one run a call, %d calls a sample, each on a fresh frame; the low of the kernel's figures", singleMark, env.Sampling.SingleCalls))
 	}
 	if some && env.TLBFlushedOnEntry {
-		fmt.Fprintln(w, tlbNote)
+		out = append(out, mattering("%s", tlbNote))
 	}
 	if r.restoredCases() {
-		fmt.Fprintln(w, restoredNote)
+		out = append(out, method("%s", restoredNote))
 	}
 	if est.Fitted() {
-		fmt.Fprintf(w, "time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
-			"resolution %.2g ns; intervals are %d-resample bootstrap percentiles over the calls of each level\n",
-			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples)
-		return nil
+		return append(out, method("time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
+			"resolution %.2g ns; intervals are %d-resample bootstrap percentiles over the calls of each level",
+			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples))
 	}
 	if env.Timer == timerStats {
-		fmt.Fprintf(w, "time per run from BPF_ENABLE_STATS: the growth of the program's run_time_ns over its run_cnt in each sample, "+
-			"which holds the kernel's two clock reads around every run (resolution %.2g ns); intervals are %d-resample bootstrap percentiles\n",
-			env.Resolution, r.Settings.Resamples)
-		return nil
+		return append(out, method("time per run from BPF_ENABLE_STATS: the growth of the program's run_time_ns over its run_cnt in each sample, "+
+			"which holds the kernel's two clock reads around every run (resolution %.2g ns); intervals are %d-resample bootstrap percentiles",
+			env.Resolution, r.Settings.Resamples))
 	}
-	fmt.Fprintf(w, "time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
-		"intervals are %d-resample bootstrap percentiles\n", env.Resolution, r.Settings.Resamples)
-	return nil
+	return append(out, method("time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
+		"intervals are %d-resample bootstrap percentiles", env.Resolution, r.Settings.Resamples))
 }
 
 // singleCases says whether every case, or some, was sampled one run a
@@ -258,7 +291,7 @@ func (r *Report) quantile() float64 {
 	return stats.DefaultLowQuantile
 }
 
-func (r *Report) writeProgramTables(w io.Writer) error {
+func (r *Report) writeProgramTables(w io.Writer, l lines) error {
 	allSingle, _ := r.singleCases()
 	for _, p := range r.Programs {
 		title := p.Info.Name + " in " + p.Object
@@ -292,15 +325,13 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			header = append(header, "net of floor")
 		}
 		if r.Wide {
-			header = append(header, otherName, "std dev")
+			// The repeats are in the footer; a wide table repeats them per
+			// case. The default table leaves outliers and samples to the
+			// notes and --verbose.
+			header = append(header, otherName, "std dev", "outliers", "samples × repeat")
 		}
 		table := newTable(w, aligns...)
-		// The repeats are in the footer; a wide table repeats them per case.
-		samplesHeader := "samples"
-		if r.Wide {
-			samplesHeader = "samples × repeat"
-		}
-		table.Header(append(header, "outliers", samplesHeader)...)
+		table.Header(header...)
 		for _, c := range p.Results {
 			row := []string{c.Name, c.Action, insns(c)}
 			if r.Wide {
@@ -312,9 +343,8 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 					row = append(row, "")
 				}
 				if r.Wide {
-					row = append(row, "", "")
+					row = append(row, "", "", "", r.samplesCell(len(c.Samples), c))
 				}
-				row = append(row, "", r.samplesCell(len(c.Samples), c))
 			} else {
 				s := c.Stats
 				e := s.Of(est)
@@ -322,24 +352,19 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 				if c.Single && est != stats.Low && !allSingle {
 					mark = singleMark // not the estimator the header names
 				}
-				if est == stats.Min {
-					row = append(row, fmt.Sprintf("%s%s ns", ns(e.Point), mark))
-				} else {
-					row = append(row, fmt.Sprintf("%s%s [%s %s] ns", ns(e.Point), mark, ns(e.Lower), ns(e.Upper)))
-				}
+				row = append(row, r.estimateCell(e, mark, est != stats.Min))
 				if r.Floor != nil {
 					net := "—"
 					if c.Net != nil {
-						net = fmt.Sprintf("%s [%s %s] ns", ns(c.Net.Point), ns(c.Net.Lower), ns(c.Net.Upper))
+						net = r.netCell(*c.Net)
 					}
 					row = append(row, net)
 				}
-				outliers := fmt.Sprintf("%d (%.1f %%)", s.Outliers.Total(), 100*float64(s.Outliers.Total())/float64(s.N))
 				if r.Wide {
-					row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns")
-					outliers = fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N))
+					row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns",
+						fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
+						r.samplesCell(s.N, c))
 				}
-				row = append(row, outliers, r.samplesCell(s.N, c))
 			}
 			if err := table.Append(row); err != nil {
 				return err
@@ -349,13 +374,11 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 			return err
 		}
 		if singles(p) && est != stats.Low && !allSingle {
-			fmt.Fprintf(w, "  %s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)\n", singleMark)
+			l.note("  ", mattering("%s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)", singleMark))
 		}
-		for _, note := range notes(p, r.Settings, r.Partial) {
-			fmt.Fprintln(w, "  "+note)
-		}
+		l.notes("  ", notes(p, r.Settings, r.Partial))
 		if outliers(p) && (est == stats.Low || est == stats.Slope) {
-			fmt.Fprintf(w, "  outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb\n", r.shownEstimator())
+			l.note("  ", method("outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb", r.shownEstimator()))
 		}
 		fmt.Fprintln(w)
 		if err := writeSeries(w, p.Series, r.Settings.estimator()); err != nil {
@@ -365,57 +388,115 @@ func (r *Report) writeProgramTables(w io.Writer) error {
 	return nil
 }
 
-// writeTable shows each case's change in Criterion's words.
-func (c *Comparison) writeTable(w io.Writer, confidence float64, wide bool) error {
+// estimateCell is an estimate as the table shows it: with its interval as
+// [low high] in a wide table, as ± its relative half-width otherwise.
+func (r *Report) estimateCell(e stats.Estimate, mark string, interval bool) string {
+	switch {
+	case !interval:
+		return fmt.Sprintf("%s%s ns", ns(e.Point), mark)
+	case r.Wide:
+		return fmt.Sprintf("%s%s [%s %s] ns", ns(e.Point), mark, ns(e.Lower), ns(e.Upper))
+	case e.Upper == e.Lower:
+		return fmt.Sprintf("%s%s ns ±0 %%", ns(e.Point), mark) // whole-ns figures all alike
+	}
+	return fmt.Sprintf("%s%s ns ±%s %%", ns(e.Point), mark, percent(e.RelativeHalfWidth()))
+}
+
+// netCell is a case's time net of the floor: its interval's half-width in
+// ns, as a net near zero has no useful relative one.
+func (r *Report) netCell(e stats.Estimate) string {
+	if r.Wide {
+		return r.estimateCell(e, "", true)
+	}
+	return fmt.Sprintf("%s ±%s ns", ns(e.Point), ns((e.Upper-e.Lower)/2))
+}
+
+// writeTable shows each case's change in Criterion's words: in a wide
+// table every figure, by default the estimates, the change with its
+// interval and the verdict within 100 columns.
+func (c *Comparison) writeTable(w io.Writer, l lines, confidence float64, wide bool) error {
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
-	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
 	est := c.Estimator
 	if est == "" {
 		est = string(stats.Mean)
 	}
-	table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict")
+	var table *tablewriter.Table
+	if wide {
+		table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
+		table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict")
+	} else {
+		// The estimator is named under the table; p and Δ in ns wait for
+		// --wide: the verdict holds p.
+		table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
+		table.Header("case", "insns", "before, ns", "after, ns", fmt.Sprintf("change [%g%% CI]", 100*confidence), "verdict")
+	}
 	for _, cc := range c.Cases {
 		m := cc.Change
-		if err := table.Append(cc.Name, cc.insnsChange(),
-			fmt.Sprintf("%s ns ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-			fmt.Sprintf("%s ns ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
-			fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
-			fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
-			pValue(cc.P, c.Significance),
-			verdictText(cc.Verdict, wide),
-		); err != nil {
+		var row []string
+		if wide {
+			row = []string{cc.Name, cc.insnsChange(),
+				fmt.Sprintf("%s ns ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+				fmt.Sprintf("%s ns ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+				fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
+				fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
+				pValue(cc.P, c.Significance),
+				verdictText(cc.Verdict, wide),
+			}
+		} else {
+			row = []string{cc.Name, cc.insnsChange(),
+				fmt.Sprintf("%s ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+				fmt.Sprintf("%s ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+				fmt.Sprintf("%+.2f [%+.2f %+.2f] %%", 100*m.Point, 100*m.Lower, 100*m.Upper),
+				verdictText(cc.Verdict, wide),
+			}
+		}
+		if err := table.Append(row); err != nil {
 			return err
 		}
 	}
 	if err := table.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "  %s\n", c.Tally())
+	l.note("  ", mattering("%s (by %s; noise threshold ±%g %%)", c.Tally(), est, 100*c.NoiseThreshold))
 	how := "measured interleaved, sample by sample on one CPU"
 	if c.Mode != Interleaved {
 		how = "measured at different times (" + c.Mode + ")"
 	}
-	fmt.Fprintf(w, "  %s; p from the %s; a change counts beyond ±%g %% and one quantum (%.2g ns)\n",
-		how, c.Test, 100*c.NoiseThreshold, c.Quantum)
-	for _, cc := range c.Cases {
-		if m := cc.Change; !stats.Decided(m, c.NoiseThreshold) {
-			fmt.Fprintf(w, "  %s: the change's interval [%+.2f %% %+.2f %%] crosses the ±%g %% threshold: its verdict is not settled; more time (--time) narrows it\n",
-				cc.Name, 100*m.Lower, 100*m.Upper, 100*c.NoiseThreshold)
-		}
-	}
+	l.note("  ", method("%s; p from the %s; a change counts beyond ±%g %% and one quantum (%.2g ns)",
+		how, c.Test, 100*c.NoiseThreshold, c.Quantum))
+	l.note("  ", c.unsettledNote())
 	for _, cc := range c.Cases {
 		if cc.ActionChanged() {
-			fmt.Fprintf(w, "  %s: ACTION CHANGED: %s before, %s after (counts as a regression with --fail-on-regression)\n", cc.Name, cc.ActionBefore, cc.ActionAfter)
+			l.note("  ", mattering("%s: ACTION CHANGED: %s before, %s after (counts as a regression with --fail-on-regression)", cc.Name, cc.ActionBefore, cc.ActionAfter))
 		}
 	}
-	for _, note := range c.insnsNotes() {
-		fmt.Fprintln(w, "  "+note)
-	}
+	l.notes("  ", c.insnsNotes())
 	for _, warning := range c.Warnings {
-		fmt.Fprintln(w, "  warning: "+warning)
+		l.note("  ", mattering("warning: %s", warning))
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// unsettledNote names the cases whose change's interval crosses the
+// noise threshold, in one note rather than a line or two each.
+func (c *Comparison) unsettledNote() note {
+	var cases []string
+	for _, cc := range c.Cases {
+		if m := cc.Change; !stats.Decided(m, c.NoiseThreshold) {
+			cases = append(cases, fmt.Sprintf("%s [%+.2f %% %+.2f %%]", cc.Name, 100*m.Lower, 100*m.Upper))
+		}
+	}
+	switch len(cases) {
+	case 0:
+		return note{}
+	case 1:
+		name, interval, _ := strings.Cut(cases[0], " ")
+		return mattering("%s: the change's interval %s crosses the ±%g %% threshold: its verdict is not settled; more time (--time) narrows it",
+			name, interval, 100*c.NoiseThreshold)
+	}
+	return mattering("verdicts not settled: the change's interval crosses the ±%g %% threshold for %s; more time (--time) narrows them",
+		100*c.NoiseThreshold, strings.Join(cases, ", "))
 }
 
 // newTable makes a table whose columns are aligned as given, and right
@@ -460,11 +541,24 @@ func writeSeries(w io.Writer, series []Series, est stats.Estimator) error {
 	return nil
 }
 
-// notes lists what the table's cells cannot hold: the kinds of outliers,
-// what the checking run changed in maps, restarted samples, why
-// instructions were not counted.
-func notes(p Program, settings Settings, partial bool) []string {
-	out := noCountNotes(p)
+// notes lists what the table's cells cannot hold: why instructions were
+// not counted, two regimes, the precision reached, the kinds of outliers,
+// what the checking run changed in maps, frames and contexts changed,
+// other returns, restarted samples; each marked whether it matters (see
+// lines.go).
+func notes(p Program, settings Settings, partial bool) []note {
+	var out []note
+	for _, n := range noCountNotes(p) {
+		out = append(out, mattering("%s", n)) // says what a "—" means
+	}
+	est := settings.estimator()
+	// The cause sampling ended for, when a case's precision was not
+	// reached or not confirmed.
+	cause := "the " + settings.Budget + " budget (--time) was spent first"
+	if partial {
+		cause = "interrupted first"
+	}
+	var short []Case // precision not reached
 	for _, c := range p.Results {
 		if c.Stats != nil && c.Stats.Regimes.Bimodal {
 			g := c.Stats.Regimes
@@ -472,22 +566,17 @@ func notes(p Program, settings Settings, partial bool) []string {
 			if g.Switches == 1 {
 				switches = "switch"
 			}
-			out = append(out, fmt.Sprintf("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d %s",
+			out = append(out, mattering("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d %s",
 				c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches, switches))
 		}
 		if c.Stats != nil && settings.Precision > 0 && !c.Enough {
-			// From the interval the table shows, and the cause sampling
-			// ended for: the judge between rounds uses fewer resamples.
-			hw := c.Stats.Of(settings.estimator()).RelativeHalfWidth()
-			cause := "the " + settings.Budget + " budget (--time) was spent first"
-			if partial {
-				cause = "interrupted first"
-			}
+			// From the interval the table shows: the judge between rounds
+			// uses fewer resamples.
+			hw := c.Stats.Of(est).RelativeHalfWidth()
 			if hw > settings.Precision {
-				out = append(out, fmt.Sprintf("%s: precision not reached: ±%s %% after %d samples, asked ±%g %%: %s",
-					c.Name, percent(hw), c.Stats.N, 100*settings.Precision, cause))
+				short = append(short, c)
 			} else {
-				out = append(out, fmt.Sprintf("%s: ±%s %% after %d samples, within the ±%g %% asked, but not yet confirmed between rounds: %s",
+				out = append(out, method("%s: ±%s %% after %d samples, within the ±%g %% asked, but not yet confirmed between rounds: %s",
 					c.Name, percent(hw), c.Stats.N, 100*settings.Precision, cause))
 			}
 		}
@@ -502,36 +591,84 @@ func notes(p Program, settings Settings, partial bool) []string {
 					kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.name))
 				}
 			}
-			out = append(out, fmt.Sprintf("%s: outliers %s", c.Name, strings.Join(kinds, ", ")))
+			out = append(out, note{text: fmt.Sprintf("%s: outliers %s", c.Name, strings.Join(kinds, ", ")), matters: outliersMove(*c.Stats, est)})
 		}
 		for _, e := range c.Effects {
-			out = append(out, fmt.Sprintf("%s: %s", c.Name, e))
+			out = append(out, method("%s: %s", c.Name, e))
 		}
-		switch {
+		switch changed := fmt.Sprintf("%s: the program changed the frame (%s", c.Name, c.OutputChanges); {
 		case c.OutputFrame != "" && c.Restored:
-			out = append(out, fmt.Sprintf("%s: the program changed the frame (%s; out: %s): every program and the floor measured through the restorer on this case, each run on a fresh copy of the frame",
-				c.Name, c.OutputChanges, c.OutputSummary))
+			out = append(out, note{matters: true,
+				text: changed + "): measured through the restorer",
+				long: fmt.Sprintf("%s; out: %s): every program and the floor measured through the restorer on this case, each run on a fresh copy of the frame",
+					changed, c.OutputSummary)})
 		case c.Restored:
-			out = append(out, fmt.Sprintf("%s: measured through the restorer, each run on a fresh copy of the frame (asked for, or another program changes this frame)", c.Name))
+			out = append(out, method("%s: measured through the restorer, each run on a fresh copy of the frame (asked for, or another program changes this frame)", c.Name))
 		case c.OutputFrame != "" && c.Single:
-			out = append(out, fmt.Sprintf("%s: the program changed the frame (%s; out: %s): every program and the floor measured one run a call on this case",
-				c.Name, c.OutputChanges, c.OutputSummary))
+			out = append(out, note{matters: true,
+				text: changed + "): measured one run a call",
+				long: fmt.Sprintf("%s; out: %s): every program and the floor measured one run a call on this case", changed, c.OutputSummary)})
 		case c.OutputFrame != "":
-			out = append(out, fmt.Sprintf("%s: WARNING: the program changed the frame (%s; out: %s): every run after a call's first saw its own output, so the figure is not of one packet's path",
-				c.Name, c.OutputChanges, c.OutputSummary))
+			out = append(out, note{matters: true,
+				text: fmt.Sprintf("%s: WARNING: the program changed the frame (%s): every run after a call's first saw its own output",
+					c.Name, c.OutputChanges),
+				long: fmt.Sprintf("%s: WARNING: the program changed the frame (%s; out: %s): every run after a call's first saw its own output, so the figure is not of one packet's path",
+					c.Name, c.OutputChanges, c.OutputSummary)})
 		case c.Single:
-			out = append(out, fmt.Sprintf("%s: measured one run a call, each on a fresh frame (asked for, or another program changes this frame)", c.Name))
+			out = append(out, method("%s: measured one run a call, each on a fresh frame (asked for, or another program changes this frame)", c.Name))
 		}
 		out = append(out, contextNotes(c)...)
 		if c.OtherReturns > 0 {
-			out = append(out, fmt.Sprintf("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",
+			out = append(out, mattering("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",
 				c.Name, c.OtherReturns, len(c.Samples), c.OtherAction, c.Action))
 		}
 		if c.Retries > 0 {
-			out = append(out, fmt.Sprintf("%s: %d sample(s) restarted after a signal (EINTR)", c.Name, c.Retries))
+			// The restarted call is timed anew, whole; the interrupted one
+			// is dropped.
+			out = append(out, method("%s: %d sample(s) restarted after a signal (EINTR)", c.Name, c.Retries))
 		}
 	}
+	if len(short) > 0 {
+		out = append(out, precisionNote(short, est, settings.Precision, cause))
+	}
 	return out
+}
+
+// precisionNote says which cases' precision was not reached, in one note
+// rather than a line or two for every case.
+func precisionNote(cases []Case, est stats.Estimator, asked float64, cause string) note {
+	c := cases[0]
+	if len(cases) == 1 {
+		return mattering("%s: precision not reached: ±%s %% after %d samples, asked ±%g %%: %s",
+			c.Name, percent(c.Stats.Of(est).RelativeHalfWidth()), c.Stats.N, 100*asked, cause)
+	}
+	same := true
+	for _, o := range cases {
+		same = same && o.Stats.N == c.Stats.N
+	}
+	var figures []string
+	for _, o := range cases {
+		f := fmt.Sprintf("%s ±%s %%", o.Name, percent(o.Stats.Of(est).RelativeHalfWidth()))
+		if !same {
+			f += fmt.Sprintf(" after %d samples", o.Stats.N)
+		}
+		figures = append(figures, f)
+	}
+	after := ""
+	if same {
+		after = fmt.Sprintf(" after %d samples", c.Stats.N)
+	}
+	return mattering("precision not reached: %s%s, asked ±%g %%: %s", strings.Join(figures, ", "), after, 100*asked, cause)
+}
+
+// outliersMove says whether a case's outliers move the estimate shown:
+// the mean's and ols's, which every sample or call enters. The others
+// stand aside from them by design: median, low and min take the middle or
+// the bottom of the kernel's figures, where whole-ns figures with a narrow
+// spread make many "outliers" of a value 1 ns away, and slope fits each
+// level's low quantile of the calls' wall times, not these figures.
+func outliersMove(s stats.Summary, est stats.Estimator) bool {
+	return (est == stats.Mean || est == stats.OLS) && s.Outliers.Total() > 0
 }
 
 // ns formats nanoseconds with a precision fitting their size.

@@ -349,6 +349,7 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	if res.Partial {
 		// Never put a partial report where a complete one is expected.
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output or saved")
+		rep.Wide, rep.Verbose = f.output.wide, f.output.verbose
 		_ = rep.Write(cmd.OutOrStdout(), report.Table)
 		return interrupted{signal: int(caught())}
 	}

@@ -237,11 +237,13 @@ func TestBenchContext(t *testing.T) {
 			t.Errorf("%s: %s with context %q, %d samples otherwise; want %s with %q", c.Name, c.Action, c.Context, c.OtherReturns, w.action, w.context)
 		}
 	}
-	// A context the program changes is shown, and sampled one run a call.
-	code, stdout, stderr = xdpmicro(append([]string{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_set_mark", "--class", "udp-dns", "--ctx", "mark=7"}, quick...)...)
+	// A context the program changes is shown, and sampled one run a call;
+	// the context asked for, and how the case was sampled, with --verbose.
+	code, stdout, stderr = xdpmicro(append([]string{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_set_mark", "--class", "udp-dns", "--ctx", "mark=7", "--verbose"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	stdout = flat(stdout) // notes wrap
 	for _, line := range []string{"udp-dns: run with context mark=7", "udp-dns: the program changed its context (mark 0x7 -> 0x2a)", "udp-dns: measured one run a call"} {
 		if !strings.Contains(stdout, line) {
 			t.Errorf("table lacks %q:\n%s", line, stdout)

@@ -20,6 +20,7 @@ type outputFlags struct {
 	output     string
 	html       string
 	wide       bool
+	verbose    bool
 	estimator  string
 	// quantile is --low-quantile, registered by bench only: compare
 	// takes the quantile its files were measured with.
@@ -32,8 +33,10 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.format, "format", string(report.Table), "write the report in `FORMAT`: "+formatList())
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into `DIR`")
-	fl.BoolVar(&o.wide, "wide", false, "every column (source address, the kernel's figure, std dev) and Criterion's verdict sentences; "+
-		"else the table fits 120 columns")
+	fl.BoolVar(&o.wide, "wide", false, "every column (source address, the kernel's figure, std dev, outliers, samples; Δ and p in comparisons) "+
+		"and Criterion's verdict sentences; else the table fits 100 columns")
+	fl.BoolVarP(&o.verbose, "verbose", "v", false, "the method (estimator, levels, clock, anchoring, floor, insns) and every note under the table; "+
+		"else only the notes that matter")
 	fl.StringVar(&o.estimator, "estimator", "", "estimate, compare and bring to --precision by `NAME`: slope, ols, "+
 		"or of the kernel's figures low, mean, median, min (no interval: give --samples)")
 	describeDefault(fl, "estimator", "slope with linear sampling, low with flat")
@@ -113,7 +116,7 @@ func (o *outputFlags) write(cmd *cobra.Command, rep *report.Report) error {
 	if err != nil {
 		return err
 	}
-	rep.Wide = o.wide
+	rep.Wide, rep.Verbose = o.wide, o.verbose
 	if o.output == "" {
 		if err := rep.Write(cmd.OutOrStdout(), format); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
@@ -193,14 +194,63 @@ func TestBenchTable(t *testing.T) {
 		{"linear", []string{"slope [95% CI]", "kernel (low)", "10 × 100…1000", "linear sampling: repeats 100…1000 in steps of 900 (2 levels)", "CLOCK_MONOTONIC"}},
 		{"flat", []string{"low [95% CI]", "10 × 1000", "whole number of ns per sample"}},
 	} {
-		code, stdout, stderr := xdpmicro(append([]string{"bench", "v3", "--wide", "--sampling", tc.sampling}, quick...)...)
+		code, stdout, stderr := xdpmicro(append([]string{"bench", "v3", "--wide", "--verbose", "--sampling", tc.sampling}, quick...)...)
 		if code != 0 || stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %q: want nothing on stderr when it is no terminal", tc.sampling, code, stderr)
 		}
+		stdout = flat(stdout) // the lines under the table wrap
 		for _, want := range append([]string{"fizzbuzz in v3 (bundled)", "192.0.2.233", "XDP_PASS", "kernel ", "CPU "}, tc.want...) {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("%s: table lacks %q:\n%s", tc.sampling, want, stdout)
 			}
+		}
+	}
+}
+
+// flat joins wrapped lines, and runs of spaces, so that a note reads as
+// one line of single spaces.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// The default run reads at a glance: the bundled build's five classes
+// and a before/after comparison, with default flags, each in at most 24
+// lines of at most 100 columns; --verbose adds the method.
+func TestDefaultOutputAtAGlance(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	for _, args := range [][]string{{"bench"}, {"bench", "--before", "v3", "--after", "v4"}} {
+		code, stdout, stderr := xdpmicro(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+		if len(lines) > 24 {
+			t.Errorf("%v: %d lines, want at most 24:\n%s", args, len(lines), stdout)
+		}
+		for _, line := range lines {
+			if n := utf8.RuneCountInString(line); n > 100 {
+				t.Errorf("%v: a line of %d columns: %s", args, n, line)
+			}
+		}
+		for _, method := range []string{"estimate:", "floor:", "insns: the BPF instructions", "intervals are"} {
+			if strings.Contains(stdout, method) {
+				t.Errorf("%v: the default output says %q:\n%s", args, method, stdout)
+			}
+		}
+		if !strings.Contains(lines[len(lines)-1], "--verbose for the method") {
+			t.Errorf("%v: the last line does not say where the method is:\n%s", args, stdout)
+		}
+	}
+	code, stdout, stderr := xdpmicro("bench", "--verbose")
+	if code != 0 {
+		t.Fatalf("--verbose: exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("--verbose: a line of %d columns, not wrapped: %s", n, line)
+		}
+	}
+	for _, method := range []string{"estimate: slope", "floor: empty_xdp", "insns: the BPF instructions", "measuring CPU", "intervals are", ": map verdicts: pushed FIZZ"} {
+		if !strings.Contains(flat(stdout), method) {
+			t.Errorf("--verbose lacks %q:\n%s", method, stdout)
 		}
 	}
 }
