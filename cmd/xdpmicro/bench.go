@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
-	"golang.org/x/term"
 )
 
 type benchFlags struct {
@@ -101,7 +101,7 @@ saved earlier by --save-baseline.`,
   sudo xdpmicro bench --format gobench --report report/ --quiet > new.txt`,
 		Args: atMostArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return bench(cmd, args, f)
+			return runBench(cmd, args, f)
 		},
 		ValidArgsFunction: completeObject,
 	}
@@ -194,164 +194,41 @@ func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, er
 	return progs, defaults, nil
 }
 
-func bench(cmd *cobra.Command, args []string, f benchFlags) error {
-	if err := f.output.checkTargets(); err != nil {
-		return err
-	}
-	if err := checkDirTarget("baseline-dir", f.dir); f.save != "" && err != nil {
-		return err
-	}
-	if err := f.cpu.check(); err != nil {
-		return err
-	}
-	if err := f.load.check(); err != nil {
-		return err
-	}
-	statOpts, err := f.output.statsOptions()
-	if err != nil {
-		return err
-	}
-	if f.singleRun && f.restore {
-		return usageError{errors.New("--single-run and --restore are two ways to give every run a fresh frame: choose one")}
-	}
-	if f.sampling != testrun.SamplingLinear && f.sampling != testrun.SamplingFlat {
-		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, testrun.SamplingLinear, testrun.SamplingFlat)}
-	}
-	defaultEst := stats.Slope
-	if f.sampling == testrun.SamplingFlat {
-		defaultEst = stats.Low
-	}
-	est, err := f.output.estimatorValue(defaultEst)
-	if err != nil {
-		return err
-	}
-	if est.Fitted() && f.sampling == testrun.SamplingFlat {
-		return usageError{fmt.Errorf("--estimator %s needs --sampling %s", est, testrun.SamplingLinear)}
-	}
-	compareOpts, err := f.comparison.options(statOpts, est, f.before != "")
-	if err != nil {
-		return err
-	}
-	progs, defaults, err := f.programs(args)
-	if err != nil {
-		return err
-	}
-	cases, err := f.selection.cases(cmd.Flags(), defaults)
-	if err != nil {
-		return err
-	}
-	var mapInit *object.MapInit
-	if f.mapInit != "" {
-		if mapInit, err = object.ReadMapInit(f.mapInit); err != nil {
-			return err
-		}
-	}
-	var baseline *report.Report
-	if f.baseline != "" {
-		// Read before measuring: a missing baseline should not cost a run.
-		if baseline, err = report.LoadBaseline(f.dir, f.baseline); errors.Is(err, report.ErrNoBaseline) {
-			return fmt.Errorf("%w (save one with --save-baseline %s)", err, f.baseline)
-		} else if err != nil {
-			return err
-		}
-	}
-	if f.save != "" {
-		if _, err := report.BaselinePath(f.dir, f.save); err != nil {
-			return err
-		}
-	}
-
-	var floor *object.Object
-	if f.floor {
-		floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
-	}
-	placements := 1
-	switch {
-	case f.placements < 0:
-		return usageError{fmt.Errorf("--placements %d: want a positive count, or 0 for the default", f.placements)}
-	case f.placements > 0 && f.before == "":
-		return usageError{errors.New("--placements compares builds: it needs --before")}
-	case f.placements > 0:
-		placements = f.placements
-	case f.before != "" && est.Fitted():
-		placements = testrun.DefaultPlacements
-	}
-	plan, err := f.plan(cmd, est, statOpts, placements, compareOpts.NoiseThreshold)
+// runBench checks the flags, hands them to bench.Run as options, and
+// writes what it returns: flags to options, and exit codes, nothing more.
+func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
+	opts, err := f.options(cmd, args)
 	if err != nil {
 		return err
 	}
 	// Only now that every flag is checked: nothing to stop on a usage error.
 	ctx, stop, caught := signalContext()
 	defer stop()
-	var progress func(testrun.Progress)
-	stopProgress := func() {}
-	if stderr, ok := cmd.ErrOrStderr().(*os.File); ok && !f.quiet && term.IsTerminal(int(stderr.Fd())) {
-		bar := newProgressBar(stderr)
-		progress, stopProgress = bar.update, bar.finish
-	}
-	res, runErr := testrun.Run(ctx, testrun.Config{
-		Enough:     plan.enough,
-		Budget:     plan.budget,
-		MinTime:    plan.minTime,
-		Anchor:     f.anchorPolicy(),
-		Floor:      floor,
-		Progress:   progress,
-		Notice:     noticeTo(cmd.ErrOrStderr()),
-		Programs:   progs,
-		Cases:      cases,
-		MapInit:    mapInit,
-		CPU:        int(f.cpu),
-		Load:       f.load.options(),
-		Warmup:     f.warmup,
-		Samples:    plan.samples,
-		Repeat:     f.repeat,
-		Timer:      f.timer,
-		Sampling:   f.sampling,
-		Placements: placements,
-		SingleRun:  f.singleRun,
-		Restore:    f.restore,
-	})
+	obs, stopProgress := observe(cmd, f.quiet)
+	rep, err := bench.Run(ctx, opts, obs)
 	stopProgress() // before anything else is written
-	if runErr != nil && !res.Partial {
-		if caught() != 0 && errors.Is(runErr, context.Canceled) {
-			// Stopped before any sample: waiting for the CPU, or loading.
-			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted before measuring; nothing written")
-			return interrupted{signal: int(caught())}
-		}
-		return f.load.hint(runErr)
-	}
-	if f.output.format != string(report.Table) || f.output.output != "" {
-		printNotes(cmd, res.Environment.Notes) // the table's footer has them
-	}
-
-	settings := report.Settings{
-		Object: progs[len(progs)-1].Object.Name, Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: int(f.cpu),
-		Samples: f.samples, Repeat: f.repeat, Warmup: f.warmup.String(),
-		Confidence: f.output.confidence, Resamples: f.output.resamples,
-		Estimator: est,
-	}
-	if plan.enough != nil {
-		settings.Precision, settings.Budget = f.precision, f.budget.String()
-	}
-	if f.before != "" {
-		settings.Before = progs[0].Object.Name
-	}
-	if res.Partial {
-		// Interrupted: out within a second; the footer says how many
-		// resamples the intervals have.
-		statOpts.Resamples = min(statOpts.Resamples, partialResamples)
-		settings.Resamples = statOpts.Resamples
-	}
-	rep, err := report.New(settings, toReport(res), statOpts)
-	if err != nil {
-		return err
-	}
-	if res.Partial {
+	switch {
+	case rep == nil && caught() != 0 && bench.Interrupted(err):
+		// Stopped before any sample: waiting for the CPU, or loading.
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted before measuring; nothing written")
+		return interrupted{signal: int(caught())}
+	case rep == nil:
+		return f.load.hint(err)
+	case rep.Partial:
 		// Never put a partial report where a complete one is expected.
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output or saved")
 		rep.Wide, rep.Verbose = f.output.wide, f.output.verbose
 		_ = rep.Write(cmd.OutOrStdout(), report.Table)
 		return interrupted{signal: int(caught())}
+	}
+	return f.finish(cmd, rep)
+}
+
+// finish saves the baseline asked for, writes the report, and turns a
+// regression into the exit code asked for.
+func (f benchFlags) finish(cmd *cobra.Command, rep *report.Report) error {
+	if f.output.format != string(report.Table) || f.output.output != "" {
+		printNotes(cmd, rep.Environment.Notes) // the table's footer has them
 	}
 	if f.save != "" {
 		path, err := rep.SaveBaseline(f.dir, f.save)
@@ -359,16 +236,6 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 			return err
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: baseline %q saved to %s\n", f.save, path)
-	}
-	switch {
-	case f.before != "":
-		if err := rep.CompareInterleaved(compareOpts); err != nil {
-			return err
-		}
-	case baseline != nil:
-		if rep, err = report.Against(baseline, rep, report.Baseline+" "+f.baseline, compareOpts); err != nil {
-			return err
-		}
 	}
 	if rep.Comparison != nil {
 		for _, w := range rep.Comparison.Warnings {
@@ -380,10 +247,6 @@ func bench(cmd *cobra.Command, args []string, f benchFlags) error {
 	}
 	return f.comparison.verdict(rep)
 }
-
-// partialResamples bounds the bootstrap of an interrupted run's report:
-// a user who pressed Ctrl-C wants the figures at once.
-const partialResamples = 1000
 
 func caseNames(cases []packets.Case) []string {
 	names := make([]string, len(cases))

@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/testrun"
+	"golang.org/x/term"
 )
 
 // progressBar shows a run's progress on a terminal. Updates only store the
@@ -91,4 +94,30 @@ func (p *progressBar) finish() {
 	close(p.stop)
 	p.done.Wait()
 	fmt.Fprint(p.w, "\r\x1b[2K")
+}
+
+// observer is what a person sees of a run on stderr: the progress bar,
+// where stderr is a terminal and not --quiet, and every notice.
+type observer struct {
+	bar    *progressBar
+	notice func(string)
+}
+
+func (o observer) Progress(p testrun.Progress) {
+	if o.bar != nil {
+		o.bar.update(p)
+	}
+}
+
+func (o observer) Notice(line string) { o.notice(line) }
+
+// observe returns the observer of a run, and what stops its drawing
+// before anything else is written.
+func observe(cmd *cobra.Command, quiet bool) (observer, func()) {
+	o := observer{notice: noticeTo(cmd.ErrOrStderr())}
+	if stderr, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(stderr.Fd())) {
+		o.bar = newProgressBar(stderr)
+		return o, o.bar.finish
+	}
+	return o, func() {}
 }

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/ladder"
-	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -83,36 +82,29 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	if err != nil {
 		return err
 	}
-	bench := benchFlags{precision: f.precision, budget: f.budget}
-	plan, err := bench.plan(cmd, est, opts, 1, 0)
+	o, err := ladderOptions()
 	if err != nil {
 		return err
 	}
+	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = int(f.cpu), testrun.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
 	ctx, stop, caught := signalContext()
 	defer stop()
-	cfg := testrun.Config{
-		CPU: int(f.cpu), Warmup: testrun.DefaultWarmup,
-		Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime, Timer: f.timer,
-		Notice: noticeTo(cmd.ErrOrStderr()),
-	}
+	obs, stopProgress := observe(cmd, true)
+	defer stopProgress()
 	var runs []*report.Report
 	for i := range f.runs {
-		measured, err := measureLadder(ctx, cfg)
-		if errors.Is(err, errInterrupted) {
+		rep, err := bench.Run(ctx, o, obs)
+		if caught() != 0 && bench.Interrupted(err) {
 			return interrupted{signal: int(caught())}
 		}
 		if err != nil {
 			return fmt.Errorf("run %d: %w", i+1, err)
 		}
-		rep, err := report.New(report.Settings{Estimator: est, Confidence: opts.Confidence, Resamples: opts.Resamples}, measured, opts)
-		if err != nil {
-			return err
-		}
 		runs = append(runs, rep)
 		// Every run on the first one's CPU: the runs' spread is a check,
 		// and CPUs differ. Between runs another xdpmicro run may take it;
 		// then the next run waits for it rather than move.
-		cfg.CPU = measured.Environment.CPU
+		o.CPU = rep.Environment.CPU
 	}
 	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, runs, opts)
 	if err != nil {
@@ -135,27 +127,12 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	return nil
 }
 
-// errInterrupted: a run was cancelled before its samples were taken.
-var errInterrupted = errors.New("interrupted")
-
-// measureLadder measures the ladder's programs and fine rungs once, with
-// the floor, by linear sampling, as cfg says how long and where; cfg's
-// programs, cases and sampling are the ladder's own.
-func measureLadder(ctx context.Context, cfg testrun.Config) (report.Measured, error) {
+// ladderOptions are a validation run's programs and cases: the ladder's
+// and its fine rungs, with the floor, by linear sampling.
+func ladderOptions() (bench.Options, error) {
 	cases, err := ladder.Cases()
 	if err != nil {
-		return report.Measured{}, err
+		return bench.Options{}, err
 	}
-	cfg.Programs, cfg.Cases, cfg.Sampling = ladder.Programs(), cases, testrun.SamplingLinear
-	cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
-	res, err := testrun.Run(ctx, cfg)
-	switch {
-	case res.Partial || (ctx.Err() != nil && errors.Is(err, context.Canceled)):
-		return report.Measured{}, errInterrupted
-	case errors.Is(err, testrun.ErrConfig):
-		return report.Measured{}, usageError{err}
-	case err != nil:
-		return report.Measured{}, err
-	}
-	return toReport(res), nil
+	return bench.Options{Programs: ladder.Programs(), Cases: cases, Sampling: testrun.SamplingLinear, CPU: testrun.AnyCPU}, nil
 }

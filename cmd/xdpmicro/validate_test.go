@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/ladder"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // validateAttempts: a shared machine's slow phase can shift one whole
@@ -80,7 +80,12 @@ func validateOnce(t *testing.T) (int, report.Validation) {
 // with two programs' samples filed under each other's names.
 func TestValidationFailsWrongTool(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	measured, err := measureLadder(context.Background(), testrun.Config{CPU: testrun.AnyCPU, Samples: 40})
+	o, err := ladderOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Samples = 40
+	measured, err := bench.Measure(context.Background(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/hex"
@@ -10,9 +10,9 @@ import (
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
-// toReport hands a run's results to report in report's own types: the
+// ToReport hands a run's results to report in report's own types: the
 // saved schema is report's, and report knows nothing of testrun.
-func toReport(res testrun.Result) report.Measured {
+func ToReport(res testrun.Result) report.Measured {
 	m := report.Measured{Environment: res.Environment, Partial: res.Partial}
 	for _, p := range res.Programs {
 		m.Programs = append(m.Programs, program(p))

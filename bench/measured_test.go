@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/hex"
@@ -34,7 +34,7 @@ func TestToReport(t *testing.T) {
 			Placements: []testrun.ProgramResult{{Label: "after"}}}},
 		Floor: &testrun.ProgramResult{Label: "floor"},
 	}
-	m := toReport(res)
+	m := ToReport(res)
 	c := m.Programs[0].Results[0]
 	switch {
 	case m.Environment.Sampling.Step != 100 || !m.Environment.Dispatcher.Anchored || m.Environment.MachineLoad.Preemptions != 3:

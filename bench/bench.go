@@ -1,0 +1,257 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// ErrOptions: options that cannot hold together.
+var ErrOptions = badinput.New("bad options")
+
+// Options is a run: what to measure, how to sample it, and how to judge
+// a comparison. The zero value of a field leaves it to Run.
+type Options struct {
+	// Programs are what to measure, in the same rounds; with Compared,
+	// two: before, then after, whose change is judged.
+	Programs []testrun.Program
+	Compared bool
+	Cases    []packets.Case
+	MapInit  *object.MapInit
+	Load     object.LoadOptions
+	CPU      int // or testrun.AnyCPU
+	Warmup   time.Duration
+	// Samples, alone, is the exact number of rounds; with Precision it
+	// is the fewest before precision is judged.
+	Samples int
+	// Precision, with Budget, samples until every estimate (every change,
+	// when comparing by slope) is known to ±Precision, or Budget is spent.
+	Precision float64
+	Budget    time.Duration
+	Repeat    uint32
+	Sampling  testrun.SamplingMode // linear when empty
+	Timer     testrun.Timer
+	// Placements loads each build of a comparison that many times: 0
+	// chooses, DefaultPlacements when compared by a fitted estimator.
+	Placements int
+	SingleRun  bool
+	Restore    bool
+	// NoFloor leaves out the empty program of the measured type.
+	NoFloor  bool
+	NoAnchor bool
+	// Estimator is what stands for a case; empty: the slope with linear
+	// sampling, the low quantile with flat.
+	Estimator stats.Estimator
+	Stats     stats.Options
+	// Compare judges a comparison: against the first program, or Baseline.
+	Compare  stats.CompareOptions
+	Baseline *report.Report
+	// BaselineName labels Baseline's side of the comparison.
+	BaselineName string
+	// Settings are recorded in the report as given; Run fills what it chose.
+	Settings report.Settings
+}
+
+// Observer hears of a run while it goes: every sample's progress, on the
+// measuring thread (it must return at once), and notices for a person.
+type Observer interface {
+	Progress(testrun.Progress)
+	Notice(string)
+}
+
+// partialResamples bounds the bootstrap of an interrupted run's report:
+// whoever interrupted it wants the figures at once.
+const partialResamples = 1000
+
+// Run measures, analyses and, for two programs or a baseline, compares.
+// When ctx is cancelled mid-run it returns the report of what was
+// measured, marked Partial, with ctx's error.
+func Run(ctx context.Context, o Options, obs Observer) (*report.Report, error) {
+	o, err := o.complete()
+	if err != nil {
+		return nil, err
+	}
+	m, runErr := o.measure(ctx, obs)
+	if runErr != nil && !m.Partial {
+		return nil, runErr
+	}
+	settings, opts := o.settings(), o.Stats
+	if m.Partial {
+		opts.Resamples = min(opts.Resamples, partialResamples)
+		settings.Resamples = opts.Resamples
+	}
+	rep, err := report.New(settings, m, opts)
+	if err != nil {
+		return nil, err
+	}
+	if m.Partial {
+		return rep, runErr
+	}
+	return o.compare(rep)
+}
+
+// Measure measures as Run does, and returns what was measured, raw: for
+// callers that analyse it their own way.
+func Measure(ctx context.Context, o Options, obs Observer) (report.Measured, error) {
+	o, err := o.complete()
+	if err != nil {
+		return report.Measured{}, err
+	}
+	return o.measure(ctx, obs)
+}
+
+func (o Options) measure(ctx context.Context, obs Observer) (report.Measured, error) {
+	res, err := testrun.Run(ctx, o.config(o.plan(), obs))
+	if err != nil && !res.Partial {
+		return report.Measured{}, err
+	}
+	return ToReport(res), err
+}
+
+// complete checks the options and fills what they leave to Run.
+func (o Options) complete() (Options, error) {
+	switch {
+	case len(o.Programs) == 0:
+		return o, fmt.Errorf("%w: no program to measure", ErrOptions)
+	case o.Compared && len(o.Programs) != 2:
+		return o, fmt.Errorf("%w: %d programs to compare: want two, before and after", ErrOptions, len(o.Programs))
+	case o.Compared && o.Baseline != nil:
+		return o, fmt.Errorf("%w: compare two programs or against a baseline, not both", ErrOptions)
+	case o.Placements < 0:
+		return o, fmt.Errorf("%w: %d placements", ErrOptions, o.Placements)
+	case o.Placements > 1 && !o.Compared:
+		return o, fmt.Errorf("%w: placements compare builds: they need two programs", ErrOptions)
+	case o.Precision < 0 || o.Precision >= 1:
+		return o, fmt.Errorf("%w: precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", ErrOptions, o.Precision)
+	case o.Precision > 0 && o.Budget <= 0:
+		return o, fmt.Errorf("%w: sampling to a precision needs a time budget", ErrOptions)
+	}
+	if o.Sampling == "" {
+		o.Sampling = testrun.SamplingLinear
+	}
+	if o.Estimator == "" {
+		o.Estimator = stats.Slope
+		if o.Sampling == testrun.SamplingFlat {
+			o.Estimator = stats.Low
+		}
+	}
+	if o.Estimator.Fitted() && o.Sampling != testrun.SamplingLinear {
+		return o, fmt.Errorf("%w: the %s estimator needs linear sampling", ErrOptions, o.Estimator)
+	}
+	if o.Placements == 0 {
+		o.Placements = 1
+		if o.Compared && o.Estimator.Fitted() {
+			o.Placements = testrun.DefaultPlacements
+		}
+	}
+	if o.Precision > 0 && o.Estimator == stats.Min {
+		return o, fmt.Errorf("%w: the min estimator has no interval to bring to a precision: give a number of samples", ErrOptions)
+	}
+	o.Compare.Estimator = o.Estimator
+	return o, nil
+}
+
+// sampling is how many samples to take, or until when.
+type sampling struct {
+	samples int
+	enough  func(int, []testrun.CaseResult) bool
+	budget  time.Duration
+	minTime time.Duration
+}
+
+// plan is a fixed number of rounds without Precision, else adaptive
+// sampling until stats' stopping rule has enough.
+func (o Options) plan() sampling {
+	if o.Precision == 0 {
+		return sampling{samples: o.Samples}
+	}
+	rounds := testrun.MinAdaptiveRounds
+	if o.Samples > 0 {
+		rounds = o.Samples // the fewest, then
+	}
+	rule := stats.StoppingRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
+		Compare: o.Compared, Placements: o.Placements, Threshold: o.Compare.NoiseThreshold}
+	enough := func(_ int, results []testrun.CaseResult) bool { return rule.Enough(sampled(results)) }
+	return sampling{samples: rounds, enough: enough, budget: o.Budget, minTime: min(testrun.MinSamplingTime, o.Budget/2)}
+}
+
+// sampled hands testrun's results so far to the stopping rules of stats.
+func sampled(results []testrun.CaseResult) []stats.Sampled {
+	out := make([]stats.Sampled, len(results))
+	for i, r := range results {
+		out[i].Samples = r.Samples
+		if len(r.Runs) > 0 {
+			t := stats.Timings{Runs: make([]float64, len(r.Runs)), Total: r.Wall}
+			for j, n := range r.Runs {
+				t.Runs[j] = float64(n)
+			}
+			out[i].Timings = t
+		}
+	}
+	return out
+}
+
+// config is testrun's configuration of the run.
+func (o Options) config(plan sampling, obs Observer) testrun.Config {
+	cfg := testrun.Config{
+		Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.CPU,
+		Warmup: o.Warmup, Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime,
+		Repeat: o.Repeat, Timer: o.Timer, Sampling: o.Sampling, Placements: o.Placements,
+		SingleRun: o.SingleRun, Restore: o.Restore,
+	}
+	if !o.NoFloor {
+		cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+	}
+	if o.NoAnchor {
+		cfg.Anchor = testrun.AnchorNever
+	}
+	if obs != nil {
+		cfg.Progress, cfg.Notice = obs.Progress, obs.Notice
+	}
+	return cfg
+}
+
+// settings are the report's record of the run.
+func (o Options) settings() report.Settings {
+	s := o.Settings
+	s.Estimator = o.Estimator
+	s.Confidence, s.Resamples = o.Stats.Confidence, o.Stats.Resamples
+	if s.Object == "" {
+		s.Object = o.Programs[len(o.Programs)-1].Object.Name
+	}
+	if o.Compared && s.Before == "" {
+		s.Before = o.Programs[0].Object.Name
+	}
+	if o.Precision > 0 {
+		s.Precision, s.Budget = o.Precision, o.Budget.String()
+	}
+	return s
+}
+
+// compare judges the change between the two programs, or from the
+// baseline, when there is one to judge.
+func (o Options) compare(rep *report.Report) (*report.Report, error) {
+	switch {
+	case o.Compared:
+		if err := rep.CompareInterleaved(o.Compare); err != nil {
+			return nil, err
+		}
+	case o.Baseline != nil:
+		return report.Against(o.Baseline, rep, o.BaselineName, o.Compare)
+	}
+	return rep, nil
+}
+
+// Interrupted says whether err is a run stopped by its context.
+func Interrupted(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

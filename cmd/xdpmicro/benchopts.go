@@ -1,0 +1,110 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// options checks bench's flags, each where the user can be told which,
+// and turns them into bench's options: the programs, the cases, the
+// map-init file and the baseline read, nothing measured.
+func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, error) {
+	if err := f.check(cmd); err != nil {
+		return bench.Options{}, err
+	}
+	statOpts, err := f.output.statsOptions()
+	if err != nil {
+		return bench.Options{}, err
+	}
+	defaultEst := stats.Slope
+	if f.sampling == testrun.SamplingFlat {
+		defaultEst = stats.Low
+	}
+	est, err := f.output.estimatorValue(defaultEst)
+	if err != nil {
+		return bench.Options{}, err
+	}
+	compareOpts, err := f.comparison.options(statOpts, est, f.before != "")
+	if err != nil {
+		return bench.Options{}, err
+	}
+	progs, defaults, err := f.programs(args)
+	if err != nil {
+		return bench.Options{}, err
+	}
+	cases, err := f.selection.cases(cmd.Flags(), defaults)
+	if err != nil {
+		return bench.Options{}, err
+	}
+	o := bench.Options{
+		Programs: progs, Compared: f.before != "", Cases: cases, Load: f.load.options(), CPU: int(f.cpu), Warmup: f.warmup,
+		Samples: f.samples, Repeat: f.repeat, Sampling: f.sampling, Timer: f.timer, Placements: f.placements,
+		SingleRun: f.singleRun, Restore: f.restore, NoFloor: !f.floor, NoAnchor: !f.anchor,
+		Estimator: est, Stats: statOpts, Compare: compareOpts,
+		Settings: report.Settings{Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: int(f.cpu),
+			Samples: f.samples, Repeat: f.repeat, Warmup: f.warmup.String()},
+	}
+	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
+		o.Precision, o.Budget = f.precision, f.budget // else exactly --samples rounds
+	}
+	if f.mapInit != "" {
+		if o.MapInit, err = object.ReadMapInit(f.mapInit); err != nil {
+			return bench.Options{}, err
+		}
+	}
+	if f.baseline != "" {
+		// Read before measuring: a missing baseline should not cost a run.
+		if o.Baseline, err = report.LoadBaseline(f.dir, f.baseline); errors.Is(err, report.ErrNoBaseline) {
+			return bench.Options{}, fmt.Errorf("%w (save one with --save-baseline %s)", err, f.baseline)
+		} else if err != nil {
+			return bench.Options{}, err
+		}
+		o.BaselineName = report.Baseline + " " + f.baseline
+	}
+	return o, nil
+}
+
+// check refuses, before anything is read or measured, the flags that
+// cannot hold, naming them.
+func (f benchFlags) check(cmd *cobra.Command) error {
+	if err := f.output.checkTargets(); err != nil {
+		return err
+	}
+	if f.save != "" {
+		if err := checkDirTarget("baseline-dir", f.dir); err != nil {
+			return err
+		}
+		if _, err := report.BaselinePath(f.dir, f.save); err != nil {
+			return err
+		}
+	}
+	if err := f.cpu.check(); err != nil {
+		return err
+	}
+	if err := f.load.check(); err != nil {
+		return err
+	}
+	switch {
+	case f.singleRun && f.restore:
+		return usageError{errors.New("--single-run and --restore are two ways to give every run a fresh frame: choose one")}
+	case f.sampling != testrun.SamplingLinear && f.sampling != testrun.SamplingFlat:
+		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, testrun.SamplingLinear, testrun.SamplingFlat)}
+	case !(f.precision > 0 && f.precision < 1):
+		return usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
+	case f.budget <= 0:
+		return usageError{fmt.Errorf("--time %s: want a positive duration, e.g. 10s", f.budget)}
+	case f.placements < 0:
+		return usageError{fmt.Errorf("--placements %d: want a positive count, or 0 for the default", f.placements)}
+	case f.placements > 0 && f.before == "":
+		return usageError{errors.New("--placements compares builds: it needs --before")}
+	}
+	return nil
+}
