@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"github.com/xdpmicro/xdpmicro/object"
 	"golang.org/x/sys/unix"
 )
@@ -97,7 +98,7 @@ func (a *anchor) hold(fd int) error {
 		if calls > 0 {
 			a.restarts.Add(1)
 		}
-		_, _, err := testRun(fd, anchorFrame, nil, anchorRepeat)
+		_, _, err := progrun.Run(fd, anchorFrame, nil, anchorRepeat)
 		if err != nil && !errors.Is(err, unix.EINTR) {
 			return fmt.Errorf("%w of %s: test run: %w", ErrAnchor, a.program, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"github.com/xdpmicro/xdpmicro/object"
 	"golang.org/x/sys/unix"
 )
@@ -84,7 +85,7 @@ func callOverhead(ctx context.Context, l *object.Loaded, frame, progCtx []byte, 
 			return 0, err
 		}
 		start := time.Now()
-		_, ns, err := testRun(l.Prog.FD(), frame, progCtx, 2)
+		_, ns, err := progrun.Run(l.Prog.FD(), frame, progCtx, 2)
 		wall := time.Since(start)
 		if errors.Is(err, unix.EINTR) {
 			continue

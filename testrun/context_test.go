@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
@@ -167,7 +168,7 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, kernelErr := testRun(l.Prog.FD(), c.Frame, raw, 1)
+			_, _, kernelErr := progrun.Run(l.Prog.FD(), c.Frame, raw, 1)
 			if !errors.Is(kernelErr, tc.errno) || (tc.errno == nil) != (kernelErr == nil) {
 				t.Errorf("the kernel: %v, want %v", kernelErr, tc.errno)
 			}
@@ -189,7 +190,7 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		raw[tc.offset] = 1
-		if _, _, err := testRun(l.Prog.FD(), frame, raw, 1); !errors.Is(err, unix.EINVAL) {
+		if _, _, err := progrun.Run(l.Prog.FD(), frame, raw, 1); !errors.Is(err, unix.EINVAL) {
 			t.Errorf("%s: a context with byte %d set: %v, want EINVAL", tc.program, tc.offset, err)
 		}
 	}

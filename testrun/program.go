@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"github.com/xdpmicro/xdpmicro/object"
 	"golang.org/x/sys/unix"
 )
@@ -52,7 +53,7 @@ func (l *program) sample(frame, ctx []byte, repeat uint32) (m measurement, err e
 func (l *program) call(frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
 	for {
 		start := time.Now()
-		ret, nsPerRun, err = testRun(l.Prog.FD(), frame, ctx, repeat)
+		ret, nsPerRun, err = progrun.Run(l.Prog.FD(), frame, ctx, repeat)
 		wall = time.Since(start)
 		if !errors.Is(err, unix.EINTR) {
 			break

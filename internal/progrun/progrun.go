@@ -1,4 +1,4 @@
-package testrun
+package progrun
 
 import (
 	"runtime"
@@ -31,13 +31,13 @@ type progTestRunAttr struct {
 
 const cmdProgTestRun = 10 // BPF_PROG_TEST_RUN
 
-// testRun runs the program on data repeat times, once, with the context
+// Run runs the program on data repeat times, once, with the context
 // ctx if not nil, and returns its return value and the kernel's time per
 // run in whole ns. Unlike
 // cilium/ebpf's Program.Run it does not retry when a signal interrupts the
 // loop: the caller decides, because an anchor must end on EINTR and a
 // sample must count its restarts.
-func testRun(progFD int, data, ctx []byte, repeat uint32) (retval, nsPerRun uint32, err error) {
+func Run(progFD int, data, ctx []byte, repeat uint32) (retval, nsPerRun uint32, err error) {
 	attr := progTestRunAttr{
 		progFD:     uint32(progFD),
 		dataSizeIn: uint32(len(data)),
