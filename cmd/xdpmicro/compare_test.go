@@ -209,3 +209,31 @@ func TestLowQuantile(t *testing.T) {
 		t.Errorf("table does not name the 0.25-quantile:\n%s", buf.String())
 	}
 }
+
+// savedBefore is a result saved by xdpmicro as it was before its packages
+// moved (commit 2c8bdbc: bench --samples 10 --format json, v4 bundled, on
+// this project's machine): today's compare must read it.
+const savedBefore = "testdata/saved-2c8bdbc.json"
+
+// A result saved before the move reads and compares: against itself with
+// no kernel, and against a run of today's tool.
+func TestCompareReadsOlderResults(t *testing.T) {
+	code, stdout, stderr := xdpmicro("compare", savedBefore, savedBefore)
+	if code != 0 || strings.Count(stdout, "│ no change │") != 5 {
+		t.Fatalf("the saved result against itself: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	kerneltest.RequireBPFAlone(t)
+	cur := filepath.Join(t.TempDir(), "new.json")
+	if code, _, stderr := xdpmicro(append([]string{"bench", "--format", "json", "-o", cur}, measured...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr = xdpmicro("compare", savedBefore, cur)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, c := range []string{"fizz ", "buzz ", "fizzbuzz ", "fibonacci ", "none "} {
+		if !strings.Contains(stdout, c) {
+			t.Errorf("case %s not compared:\n%s", c, stdout)
+		}
+	}
+}
