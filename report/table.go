@@ -56,28 +56,40 @@ func cpuMoved(env Environment) bool {
 
 // footer is the lines under every table: where and how the run measured.
 func (r *Report) footer() []note {
-	env := r.Environment
-	est := r.Settings.estimator()
 	var out []note
 	if r.Partial {
 		out = append(out, mattering("PARTIAL: the run was interrupted; figures above use the samples taken so far."))
 	}
-	if f := r.Floor; f != nil {
-		var figures []string
-		for _, c := range f.Results {
-			if c.Stats != nil {
-				figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Of(est).Point)))
-			}
-		}
-		out = append(out, method("floor: %s, the empty %s program, in the same rounds; %s ns per case: %s",
-			f.Info.Name, f.Info.Type, r.shownEstimator(), strings.Join(figures, ", ")))
+	if r.Floor != nil {
+		out = append(out, r.floorNote())
 	}
 	if r.counted() {
 		out = append(out, method("%s", insnsNote))
 	}
-	out = append(out, method("kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel",
+	out = append(out, r.machineNotes()...)
+	return append(out, r.samplingNotes()...)
+}
+
+// floorNote gives the floor's own figures, which every net is of.
+func (r *Report) floorNote() note {
+	f, est := r.Floor, r.Settings.estimator()
+	var figures []string
+	for _, c := range f.Results {
+		if c.Stats != nil {
+			figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Of(est).Point)))
+		}
+	}
+	return method("floor: %s, the empty %s program, in the same rounds; %s ns per case: %s",
+		f.Info.Name, f.Info.Type, r.shownEstimator(), strings.Join(figures, ", "))
+}
+
+// machineNotes say where the run measured: the kernel and the CPU, why
+// that CPU, the XDP dispatcher, and what the machine noted or warned of.
+func (r *Report) machineNotes() []note {
+	env := r.Environment
+	out := []note{method("kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel",
 		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
-		env.Wall.Round(1e7), env.KernelTime.Round(1e7)))
+		env.Wall.Round(1e7), env.KernelTime.Round(1e7))}
 	if env.CPUChoice != "" {
 		out = append(out, note{text: fmt.Sprintf("measuring CPU %d: %s", env.CPU, env.CPUChoice), matters: cpuMoved(env)})
 	}
@@ -96,37 +108,30 @@ func (r *Report) footer() []note {
 	for _, warning := range env.MachineLoad.Warnings {
 		out = append(out, mattering("warning: %s", warning))
 	}
-	repeat := fmt.Sprintf("repeat %d", env.Repeat)
-	if l := env.Sampling; l.Mode == samplingLinear {
-		first, last := l.Range()
-		repeat = fmt.Sprintf("linear sampling: repeats %d…%d in steps of %d (%d levels), in shuffled rounds", first, last, l.Step, l.Levels)
-	}
-	if env.RepeatChosen {
-		repeat += fmt.Sprintf(" (chosen: samples of about %s)", env.TargetSample)
-	}
+	return out
+}
+
+// samplingNotes say how the run sampled, what the estimate is and how the
+// time per run was taken.
+func (r *Report) samplingNotes() []note {
+	env := r.Environment
+	var out []note
 	if env.Sampling.PastBudget != "" {
 		out = append(out, mattering("past the time budget: %s", env.Sampling.PastBudget))
 	}
 	if why := env.Sampling.Why; why != "" {
 		out = append(out, mattering("flat sampling: %s", why))
 	}
-	sampling := fmt.Sprintf("%s, %d samples per case", repeat, env.Samples)
-	if r.Settings.Precision > 0 {
-		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
-	}
 	all, some := r.singleCases()
 	if all {
 		// No repeat levels were sampled: say what was.
-		sampling = fmt.Sprintf("one run a call, %d calls a sample, on a fresh frame each", env.Sampling.SingleCalls)
-		if r.Settings.Precision > 0 {
-			sampling += fmt.Sprintf("; sampled until ±%g %% or %s", 100*r.Settings.Precision, r.Settings.Budget)
-		}
-		out = append(out, method("estimate: %s · %s", describeEstimator(stats.Low, r.quantile()), sampling))
-		if env.TLBFlushedOnEntry {
-			out = append(out, mattering("%s", tlbNote))
-		}
-		return append(out, method("time per run as BPF_PROG_TEST_RUN reports it for one run: whole ns, dithered over the calls of a sample; "+
-			"intervals are %d-resample bootstrap percentiles", r.Settings.Resamples))
+		return append(out, r.singleRunNotes()...)
+	}
+	est := r.Settings.estimator()
+	repeat := r.repeatText()
+	sampling := fmt.Sprintf("%s, %d samples per case", repeat, env.Samples)
+	if r.Settings.Precision > 0 {
+		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
 	}
 	out = append(out, method("estimate: %s · %s", describeEstimator(est, r.quantile()), sampling))
 	if some {
@@ -138,18 +143,55 @@ func (r *Report) footer() []note {
 	if r.restoredCases() {
 		out = append(out, method("%s", restoredNote))
 	}
+	return append(out, r.timingNote(est))
+}
+
+// repeatText is the samples' repeat: one count, or linear sampling's
+// levels; and whether it was chosen.
+func (r *Report) repeatText() string {
+	env := r.Environment
+	repeat := fmt.Sprintf("repeat %d", env.Repeat)
+	if l := env.Sampling; l.Mode == samplingLinear {
+		first, last := l.Range()
+		repeat = fmt.Sprintf("linear sampling: repeats %d…%d in steps of %d (%d levels), in shuffled rounds", first, last, l.Step, l.Levels)
+	}
+	if env.RepeatChosen {
+		repeat += fmt.Sprintf(" (chosen: samples of about %s)", env.TargetSample)
+	}
+	return repeat
+}
+
+// singleRunNotes say how a run that sampled every case one run a call
+// sampled, and what its figures are.
+func (r *Report) singleRunNotes() []note {
+	env := r.Environment
+	sampling := fmt.Sprintf("one run a call, %d calls a sample, on a fresh frame each", env.Sampling.SingleCalls)
+	if r.Settings.Precision > 0 {
+		sampling += fmt.Sprintf("; sampled until ±%g %% or %s", 100*r.Settings.Precision, r.Settings.Budget)
+	}
+	out := []note{method("estimate: %s · %s", describeEstimator(stats.Low, r.quantile()), sampling)}
+	if env.TLBFlushedOnEntry {
+		out = append(out, mattering("%s", tlbNote))
+	}
+	return append(out, method("time per run as BPF_PROG_TEST_RUN reports it for one run: whole ns, dithered over the calls of a sample; "+
+		"intervals are %d-resample bootstrap percentiles", r.Settings.Resamples))
+}
+
+// timingNote says how the time per run was taken, and its resolution.
+func (r *Report) timingNote(est stats.Estimator) note {
+	env := r.Environment
 	if est.Fitted() {
-		return append(out, method("time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
+		return method("time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
 			"resolution %.2g ns; intervals are %d-resample bootstrap percentiles over the calls of each level",
-			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples))
+			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples)
 	}
 	if env.Timer == timerStats {
-		return append(out, method("time per run from BPF_ENABLE_STATS: the growth of the program's run_time_ns over its run_cnt in each sample, "+
+		return method("time per run from BPF_ENABLE_STATS: the growth of the program's run_time_ns over its run_cnt in each sample, "+
 			"which holds the kernel's two clock reads around every run (resolution %.2g ns); intervals are %d-resample bootstrap percentiles",
-			env.Resolution, r.Settings.Resamples))
+			env.Resolution, r.Settings.Resamples)
 	}
-	return append(out, method("time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
-		"intervals are %d-resample bootstrap percentiles", env.Resolution, r.Settings.Resamples))
+	return method("time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
+		"intervals are %d-resample bootstrap percentiles", env.Resolution, r.Settings.Resamples)
 }
 
 // singleCases says whether every case, or some, was sampled one run a
