@@ -336,98 +336,119 @@ func (r *Report) quantile() float64 {
 func (r *Report) writeProgramTables(w io.Writer, l lines) error {
 	allSingle, _ := r.singleCases()
 	for _, p := range r.Programs {
-		title := p.Info.Name + " in " + p.Object
-		if p.Label != "" {
-			title = p.Label + ": " + title
-		}
-		fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
-		est := r.Settings.estimator()
-		// The second figure shown beside the estimate: with a slope, the
-		// kernel's own.
-		other, otherName := stats.Mean, string(stats.Mean)
-		switch {
-		case est.Fitted():
-			other, otherName = stats.Low, "kernel (low)"
-		case est == stats.Mean:
-			other, otherName = stats.Median, string(stats.Median)
-		}
-		aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
-		estHeader := fmt.Sprintf("%s [%g%% CI]", r.shownEstimator(), 100*r.Settings.Confidence)
-		if est == stats.Min {
-			// The bootstrap's minima bound no true minimum: no interval,
-			// as adaptive sampling refuses to bring one to a precision.
-			estHeader = string(est)
-		}
-		header := []any{"case", "return", "insns", estHeader}
-		if r.Wide {
-			aligns = append(aligns, tw.AlignLeft)
-			header = []any{"case", "source", "return", "insns", estHeader}
-		}
-		if r.Floor != nil {
-			header = append(header, "net of floor")
-		}
-		if r.Wide {
-			// The repeats are in the footer; a wide table repeats them per
-			// case. The default table leaves outliers and samples to the
-			// notes and --verbose.
-			header = append(header, otherName, "std dev", "outliers", "samples × repeat")
-		}
-		table := newTable(w, aligns...)
-		table.Header(header...)
-		for _, c := range p.Results {
-			row := []string{c.Name, c.Action, insns(c)}
-			if r.Wide {
-				row = []string{c.Name, c.Source, c.Action, insns(c)}
-			}
-			if c.Stats == nil {
-				row = append(row, "too few samples")
-				if r.Floor != nil {
-					row = append(row, "")
-				}
-				if r.Wide {
-					row = append(row, "", "", "", r.samplesCell(len(c.Samples), c))
-				}
-			} else {
-				s := c.Stats
-				e := s.Of(est)
-				mark := ""
-				if c.Single && est != stats.Low && !allSingle {
-					mark = singleMark // not the estimator the header names
-				}
-				row = append(row, r.estimateCell(e, mark, est != stats.Min))
-				if r.Floor != nil {
-					net := "—"
-					if c.Net != nil {
-						net = r.netCell(*c.Net)
-					}
-					row = append(row, net)
-				}
-				if r.Wide {
-					row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns",
-						fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
-						r.samplesCell(s.N, c))
-				}
-			}
-			if err := table.Append(row); err != nil {
-				return err
-			}
-		}
-		if err := table.Render(); err != nil {
-			return err
-		}
-		if singles(p) && est != stats.Low && !allSingle {
-			l.note("  ", mattering("%s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)", singleMark))
-		}
-		l.notes("  ", notes(p, r.Settings, r.Partial))
-		if outliers(p) && (est == stats.Low || est == stats.Slope) {
-			l.note("  ", method("outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb", r.shownEstimator()))
-		}
-		fmt.Fprintln(w)
-		if err := writeSeries(w, p.Series, r.Settings.estimator()); err != nil {
+		if err := r.writeProgramTable(w, l, p, allSingle); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeProgramTable writes a program's title, its table, the notes under
+// it, and its times by frame size.
+func (r *Report) writeProgramTable(w io.Writer, l lines, p Program, allSingle bool) error {
+	title := p.Info.Name + " in " + p.Object
+	if p.Label != "" {
+		title = p.Label + ": " + title
+	}
+	fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
+	est := r.Settings.estimator()
+	other, otherName := otherEstimator(est)
+	aligns, header := r.programHeader(est, otherName)
+	table := newTable(w, aligns...)
+	table.Header(header...)
+	for _, c := range p.Results {
+		if err := table.Append(r.caseRow(c, est, other, allSingle)); err != nil {
+			return err
+		}
+	}
+	if err := table.Render(); err != nil {
+		return err
+	}
+	if singles(p) && est != stats.Low && !allSingle {
+		l.note("  ", mattering("%s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)", singleMark))
+	}
+	l.notes("  ", notes(p, r.Settings, r.Partial))
+	if outliers(p) && (est == stats.Low || est == stats.Slope) {
+		l.note("  ", method("outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb", r.shownEstimator()))
+	}
+	fmt.Fprintln(w)
+	return writeSeries(w, p.Series, r.Settings.estimator())
+}
+
+// otherEstimator is the second figure a wide table shows beside the
+// estimate, and its column's name: with a slope, the kernel's own.
+func otherEstimator(est stats.Estimator) (stats.Estimator, string) {
+	switch {
+	case est.Fitted():
+		return stats.Low, "kernel (low)"
+	case est == stats.Mean:
+		return stats.Median, string(stats.Median)
+	}
+	return stats.Mean, string(stats.Mean)
+}
+
+// programHeader is a program table's columns' alignment and header.
+func (r *Report) programHeader(est stats.Estimator, otherName string) ([]tw.Align, []any) {
+	aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
+	estHeader := fmt.Sprintf("%s [%g%% CI]", r.shownEstimator(), 100*r.Settings.Confidence)
+	if est == stats.Min {
+		// The bootstrap's minima bound no true minimum: no interval,
+		// as adaptive sampling refuses to bring one to a precision.
+		estHeader = string(est)
+	}
+	header := []any{"case", "return", "insns", estHeader}
+	if r.Wide {
+		aligns = append(aligns, tw.AlignLeft)
+		header = []any{"case", "source", "return", "insns", estHeader}
+	}
+	if r.Floor != nil {
+		header = append(header, "net of floor")
+	}
+	if r.Wide {
+		// The repeats are in the footer; a wide table repeats them per
+		// case. The default table leaves outliers and samples to the
+		// notes and --verbose.
+		header = append(header, otherName, "std dev", "outliers", "samples × repeat")
+	}
+	return aligns, header
+}
+
+// caseRow is a case's row of a program table.
+func (r *Report) caseRow(c Case, est, other stats.Estimator, allSingle bool) []string {
+	row := []string{c.Name, c.Action, insns(c)}
+	if r.Wide {
+		row = []string{c.Name, c.Source, c.Action, insns(c)}
+	}
+	if c.Stats == nil {
+		row = append(row, "too few samples")
+		if r.Floor != nil {
+			row = append(row, "")
+		}
+		if r.Wide {
+			row = append(row, "", "", "", r.samplesCell(len(c.Samples), c))
+		}
+		return row
+	}
+	s := c.Stats
+	e := s.Of(est)
+	mark := ""
+	if c.Single && est != stats.Low && !allSingle {
+		mark = singleMark // not the estimator the header names
+	}
+	row = append(row, r.estimateCell(e, mark, est != stats.Min))
+	if r.Floor != nil {
+		net := "—"
+		if c.Net != nil {
+			net = r.netCell(*c.Net)
+		}
+		row = append(row, net)
+	}
+	if r.Wide {
+		row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns",
+			fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
+			r.samplesCell(s.N, c))
+	}
+	return row
 }
 
 // estimateCell is an estimate as the table shows it: with its interval as
