@@ -623,78 +623,110 @@ func notes(p Program, settings Settings, partial bool) []note {
 	}
 	var short []Case // precision not reached
 	for _, c := range p.Results {
-		if c.Stats != nil && c.Stats.Regimes.Bimodal {
-			g := c.Stats.Regimes
-			switches := "switches"
-			if g.Switches == 1 {
-				switches = "switch"
-			}
-			out = append(out, mattering("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d %s",
-				c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches, switches))
-		}
-		if c.Stats != nil && settings.Precision > 0 && !c.Enough {
-			// From the interval the table shows: the judge between rounds
-			// uses fewer resamples.
-			hw := c.Stats.Of(est).RelativeHalfWidth()
-			if hw > settings.Precision {
-				short = append(short, c)
-			} else {
-				out = append(out, method("%s: ±%s %% after %d samples, within the ±%g %% asked, but not yet confirmed between rounds: %s",
-					c.Name, percent(hw), c.Stats.N, 100*settings.Precision, cause))
-			}
-		}
-		if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
-			o := c.Stats.Outliers
-			var kinds []string
-			for _, k := range []struct {
-				n    int
-				name string
-			}{{o.LowSevere, "low severe"}, {o.LowMild, "low mild"}, {o.HighMild, "high mild"}, {o.HighSevere, "high severe"}} {
-				if k.n > 0 {
-					kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.name))
-				}
-			}
-			out = append(out, note{text: fmt.Sprintf("%s: outliers %s", c.Name, strings.Join(kinds, ", ")), matters: outliersMove(*c.Stats, est)})
-		}
-		for _, e := range c.Effects {
-			out = append(out, method("%s: %s", c.Name, e))
-		}
-		switch changed := fmt.Sprintf("%s: the program changed the frame (%s", c.Name, c.OutputChanges); {
-		case c.OutputFrame != "" && c.Restored:
-			out = append(out, note{matters: true,
-				text: changed + "): measured through the restorer",
-				long: fmt.Sprintf("%s; out: %s): every program and the floor measured through the restorer on this case, each run on a fresh copy of the frame",
-					changed, c.OutputSummary)})
-		case c.Restored:
-			out = append(out, method("%s: measured through the restorer, each run on a fresh copy of the frame (asked for, or another program changes this frame)", c.Name))
-		case c.OutputFrame != "" && c.Single:
-			out = append(out, note{matters: true,
-				text: changed + "): measured one run a call",
-				long: fmt.Sprintf("%s; out: %s): every program and the floor measured one run a call on this case", changed, c.OutputSummary)})
-		case c.OutputFrame != "":
-			out = append(out, note{matters: true,
-				text: fmt.Sprintf("%s: WARNING: the program changed the frame (%s): every run after a call's first saw its own output",
-					c.Name, c.OutputChanges),
-				long: fmt.Sprintf("%s: WARNING: the program changed the frame (%s; out: %s): every run after a call's first saw its own output, so the figure is not of one packet's path",
-					c.Name, c.OutputChanges, c.OutputSummary)})
-		case c.Single:
-			out = append(out, method("%s: measured one run a call, each on a fresh frame (asked for, or another program changes this frame)", c.Name))
-		}
-		out = append(out, contextNotes(c)...)
-		if c.OtherReturns > 0 {
-			out = append(out, mattering("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",
-				c.Name, c.OtherReturns, len(c.Samples), c.OtherAction, c.Action))
-		}
-		if c.Retries > 0 {
-			// The restarted call is timed anew, whole; the interrupted one
-			// is dropped.
-			out = append(out, method("%s: %d sample(s) restarted after a signal (EINTR)", c.Name, c.Retries))
+		n, reached := caseNotes(c, settings, est, cause)
+		out = append(out, n...)
+		if !reached {
+			short = append(short, c)
 		}
 	}
 	if len(short) > 0 {
 		out = append(out, precisionNote(short, est, settings.Precision, cause))
 	}
 	return out
+}
+
+// caseNotes are a case's notes, but for a precision not reached, which
+// notes gives for all cases at once: reached is false then.
+func caseNotes(c Case, settings Settings, est stats.Estimator, cause string) (out []note, reached bool) {
+	reached = true
+	if c.Stats != nil && c.Stats.Regimes.Bimodal {
+		out = append(out, regimesNote(c))
+	}
+	if c.Stats != nil && settings.Precision > 0 && !c.Enough {
+		// From the interval the table shows: the judge between rounds
+		// uses fewer resamples.
+		hw := c.Stats.Of(est).RelativeHalfWidth()
+		if hw > settings.Precision {
+			reached = false
+		} else {
+			out = append(out, method("%s: ±%s %% after %d samples, within the ±%g %% asked, but not yet confirmed between rounds: %s",
+				c.Name, percent(hw), c.Stats.N, 100*settings.Precision, cause))
+		}
+	}
+	if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
+		out = append(out, outliersNote(c, est))
+	}
+	for _, e := range c.Effects {
+		out = append(out, method("%s: %s", c.Name, e))
+	}
+	if n, ok := frameNote(c); ok {
+		out = append(out, n)
+	}
+	out = append(out, contextNotes(c)...)
+	if c.OtherReturns > 0 {
+		out = append(out, mattering("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",
+			c.Name, c.OtherReturns, len(c.Samples), c.OtherAction, c.Action))
+	}
+	if c.Retries > 0 {
+		// The restarted call is timed anew, whole; the interrupted one
+		// is dropped.
+		out = append(out, method("%s: %d sample(s) restarted after a signal (EINTR)", c.Name, c.Retries))
+	}
+	return out, reached
+}
+
+// regimesNote describes a case's two regimes of samples.
+func regimesNote(c Case) note {
+	g := c.Stats.Regimes
+	switches := "switches"
+	if g.Switches == 1 {
+		switches = "switch"
+	}
+	return mattering("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d %s",
+		c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches, switches)
+}
+
+// outliersNote counts a case's outliers by kind; it matters where they
+// move the estimate.
+func outliersNote(c Case, est stats.Estimator) note {
+	o := c.Stats.Outliers
+	var kinds []string
+	for _, k := range []struct {
+		n    int
+		name string
+	}{{o.LowSevere, "low severe"}, {o.LowMild, "low mild"}, {o.HighMild, "high mild"}, {o.HighSevere, "high severe"}} {
+		if k.n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.name))
+		}
+	}
+	return note{text: fmt.Sprintf("%s: outliers %s", c.Name, strings.Join(kinds, ", ")), matters: outliersMove(*c.Stats, est)}
+}
+
+// frameNote says how a case was measured when the program changes its
+// frame, or when every run got a fresh one; ok is false otherwise.
+func frameNote(c Case) (n note, ok bool) {
+	switch changed := fmt.Sprintf("%s: the program changed the frame (%s", c.Name, c.OutputChanges); {
+	case c.OutputFrame != "" && c.Restored:
+		return note{matters: true,
+			text: changed + "): measured through the restorer",
+			long: fmt.Sprintf("%s; out: %s): every program and the floor measured through the restorer on this case, each run on a fresh copy of the frame",
+				changed, c.OutputSummary)}, true
+	case c.Restored:
+		return method("%s: measured through the restorer, each run on a fresh copy of the frame (asked for, or another program changes this frame)", c.Name), true
+	case c.OutputFrame != "" && c.Single:
+		return note{matters: true,
+			text: changed + "): measured one run a call",
+			long: fmt.Sprintf("%s; out: %s): every program and the floor measured one run a call on this case", changed, c.OutputSummary)}, true
+	case c.OutputFrame != "":
+		return note{matters: true,
+			text: fmt.Sprintf("%s: WARNING: the program changed the frame (%s): every run after a call's first saw its own output",
+				c.Name, c.OutputChanges),
+			long: fmt.Sprintf("%s: WARNING: the program changed the frame (%s; out: %s): every run after a call's first saw its own output, so the figure is not of one packet's path",
+				c.Name, c.OutputChanges, c.OutputSummary)}, true
+	case c.Single:
+		return method("%s: measured one run a call, each on a fresh frame (asked for, or another program changes this frame)", c.Name), true
+	}
+	return note{}, false
 }
 
 // precisionNote says which cases' precision was not reached, in one note
