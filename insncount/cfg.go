@@ -43,7 +43,24 @@ func analyze(insns asm.Instructions) (*program, error) {
 	if len(insns) == 0 {
 		return nil, fmt.Errorf("%w: no instructions", ErrUnsupported)
 	}
-	// Raw offsets: a 64-bit immediate load takes two slots.
+	entries, leaders, err := p.findTargets(resolver(insns))
+	if err != nil {
+		return nil, err
+	}
+	p.entries = sortedKeys(entries)
+	p.splitBlocks(sortedKeys(leaders))
+	if err := p.linkBlocks(); err != nil {
+		return nil, err
+	}
+	p.liveness()
+	p.initialised()
+	return p, nil
+}
+
+// resolver returns what finds the instruction a jump or function reference
+// at instruction i names: by its symbol when symbolic, else by delta, in
+// raw offsets, where a 64-bit immediate load takes two slots.
+func resolver(insns asm.Instructions) func(i int, delta int64, symbolic bool) (int, error) {
 	raw := make([]int, len(insns))
 	index := map[int]int{}
 	symbols := map[string]int{}
@@ -55,7 +72,7 @@ func analyze(insns asm.Instructions) (*program, error) {
 			symbols[s] = i
 		}
 	}
-	resolve := func(i int, delta int64, symbolic bool) (int, error) {
+	return func(i int, delta int64, symbolic bool) (int, error) {
 		if ref := insns[i].Reference(); symbolic && ref != "" {
 			t, ok := symbols[ref]
 			if !ok {
@@ -69,9 +86,14 @@ func analyze(insns asm.Instructions) (*program, error) {
 		}
 		return t, nil
 	}
+}
 
-	entries := map[int]bool{0: true}
-	leaders := map[int]bool{0: true}
+// findTargets sets p.target, each branch's and function reference's
+// target, and returns the functions' entries and the blocks' leaders.
+func (p *program) findTargets(resolve func(i int, delta int64, symbolic bool) (int, error)) (entries, leaders map[int]bool, err error) {
+	insns := p.insns
+	entries = map[int]bool{0: true}
+	leaders = map[int]bool{0: true}
 	targets := make([]int, len(insns))
 	p.target = targets
 	for i := range insns {
@@ -83,7 +105,7 @@ func analyze(insns asm.Instructions) (*program, error) {
 		if ins.IsFunctionReference() {
 			t, err := resolve(i, ins.Constant, ins.Constant == -1)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			entries[t], leaders[t] = true, true
 			targets[i] = t
@@ -104,7 +126,7 @@ func analyze(insns asm.Instructions) (*program, error) {
 			if ins.OpCode.Class() == asm.Jump32Class { // gotol: the offset is the constant
 				t, err := resolve(i, ins.Constant, ins.Constant == -1)
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				targets[i] = t
 				leaders[t], leaders[i+1] = true, true
@@ -113,24 +135,30 @@ func analyze(insns asm.Instructions) (*program, error) {
 		}
 		t, err := resolve(i, int64(ins.Offset), ins.Offset == -1)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		targets[i] = t
 		leaders[t], leaders[i+1] = true, true
 	}
 	delete(leaders, len(insns))
+	return entries, leaders, nil
+}
 
-	for e := range entries {
-		p.entries = append(p.entries, e)
+// sortedKeys are the keys of m, ascending.
+func sortedKeys(m map[int]bool) []int {
+	var keys []int
+	for k := range m {
+		keys = append(keys, k)
 	}
-	slices.Sort(p.entries)
-	var starts []int
-	for l := range leaders {
-		starts = append(starts, l)
-	}
-	slices.Sort(starts)
+	slices.Sort(keys)
+	return keys
+}
+
+// splitBlocks makes a block from each leader, in starts, to the next, in
+// the function whose entry is the last at or before it.
+func (p *program) splitBlocks(starts []int) {
 	for n, s := range starts {
-		end := len(insns)
+		end := len(p.insns)
 		if n+1 < len(starts) {
 			end = starts[n+1]
 		}
@@ -138,6 +166,12 @@ func analyze(insns asm.Instructions) (*program, error) {
 		p.blockAt[s] = len(p.blocks)
 		p.blocks = append(p.blocks, block{start: s, end: end, fn: fn - 1})
 	}
+}
+
+// linkBlocks finds each block's successors, refusing control that passes
+// from one function into another other than by a call.
+func (p *program) linkBlocks() error {
+	insns := p.insns
 	for n := range p.blocks {
 		b := &p.blocks[n]
 		last := &insns[b.end-1]
@@ -150,22 +184,20 @@ func analyze(insns asm.Instructions) (*program, error) {
 				branch = false
 			}
 		}
-		if t := targets[b.end-1]; branch && t >= 0 {
+		if t := p.target[b.end-1]; branch && t >= 0 {
 			if p.blocks[p.blockAt[t]].fn != b.fn {
-				return nil, fmt.Errorf("%w: instruction %d jumps into another function", ErrUnsupported, b.end-1)
+				return fmt.Errorf("%w: instruction %d jumps into another function", ErrUnsupported, b.end-1)
 			}
 			b.succ = append(b.succ, p.blockAt[t])
 		}
 		if fallthrough_ && b.end < len(insns) {
 			if slices.Contains(p.entries, b.end) {
-				return nil, fmt.Errorf("%w: instruction %d falls through into another function", ErrUnsupported, b.end-1)
+				return fmt.Errorf("%w: instruction %d falls through into another function", ErrUnsupported, b.end-1)
 			}
 			b.succ = append(b.succ, p.blockAt[b.end])
 		}
 	}
-	p.liveness()
-	p.initialised()
-	return p, nil
+	return nil
 }
 
 // liveness finds each block's liveIn by the usual backward fixpoint.

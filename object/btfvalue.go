@@ -208,78 +208,108 @@ func encodeValue(t btf.Type, n *yaml.Node) ([]byte, error) {
 	bigEndian := isBigEndian(t)
 	switch t := btf.UnderlyingType(t).(type) {
 	case *btf.Int:
-		if t.Encoding&btf.Bool != 0 && n.Kind == yaml.ScalarNode {
-			if b, err := strconv.ParseBool(n.Value); err == nil {
-				if b {
-					out[0] = 1
-				}
-				return out, nil
-			}
-		}
-		v, raw, err := scalar(n, t.Encoding&btf.Signed != 0, size)
-		if err != nil {
-			return nil, err
-		}
-		if bigEndian && !raw {
-			putBigEndian(out, v)
-		} else {
-			putUint(out, v)
-		}
+		err = encodeInt(t, bigEndian, n, out)
 	case *btf.Enum:
-		for _, e := range t.Values {
-			if n.Kind == yaml.ScalarNode && n.Value == e.Name {
-				putUint(out, e.Value)
-				return out, nil
-			}
-		}
-		v, _, err := scalar(n, t.Signed, size)
-		if err != nil {
-			return nil, fmt.Errorf("%w (or a name of enum %s)", err, t.Name)
-		}
-		putUint(out, v)
+		err = encodeEnum(t, n, out)
 	case *btf.Struct:
 		return out, encodeMembers("struct "+t.Name, t.Members, n, out)
 	case *btf.Union:
 		return out, encodeMembers("union "+t.Name, t.Members, n, out)
 	case *btf.Datasec:
-		if n.Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("line %d: want a mapping of the variables of section %s", n.Line, t.Name)
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			name, value := n.Content[i], n.Content[i+1]
-			v := varNamed(t, name.Value)
-			if v == nil {
-				return nil, fmt.Errorf("line %d: section %s has no variable %q", name.Line, t.Name, name.Value)
-			}
-			b, err := encodeValue(v.Type.(*btf.Var).Type, value)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name.Value, err)
-			}
-			copy(out[v.Offset:], b)
-		}
+		err = encodeDatasec(t, n, out)
 	case *btf.Array:
-		elem := size / int(max(t.Nelems, 1))
-		if elemInt, ok := btf.UnderlyingType(t.Type).(*btf.Int); ok && elem == 1 && elemInt.Size == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
-			if len(n.Value) > int(t.Nelems) {
-				return nil, fmt.Errorf("line %d: %q is longer than %d bytes", n.Line, n.Value, t.Nelems)
-			}
-			copy(out, n.Value)
-			return out, nil
-		}
-		if n.Kind != yaml.SequenceNode || len(n.Content) > int(t.Nelems) {
-			return nil, fmt.Errorf("line %d: want a sequence of at most %d elements", n.Line, t.Nelems)
-		}
-		for i, e := range n.Content {
-			b, err := encodeValue(t.Type, e)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			copy(out[i*elem:], b)
-		}
+		err = encodeArray(t, n, out)
 	default:
 		return nil, fmt.Errorf("line %d: values of type %v cannot be written as YAML; give them in hex", n.Line, t)
 	}
+	if err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// encodeInt fills out, an integer's bytes, from a number, or true or false
+// for a bool; a big-endian one takes a number in network byte order.
+func encodeInt(t *btf.Int, bigEndian bool, n *yaml.Node, out []byte) error {
+	if t.Encoding&btf.Bool != 0 && n.Kind == yaml.ScalarNode {
+		if b, err := strconv.ParseBool(n.Value); err == nil {
+			if b {
+				out[0] = 1
+			}
+			return nil
+		}
+	}
+	v, raw, err := scalar(n, t.Encoding&btf.Signed != 0, len(out))
+	if err != nil {
+		return err
+	}
+	if bigEndian && !raw {
+		putBigEndian(out, v)
+	} else {
+		putUint(out, v)
+	}
+	return nil
+}
+
+// encodeEnum fills out, an enum's bytes, from one of its names or a number.
+func encodeEnum(t *btf.Enum, n *yaml.Node, out []byte) error {
+	for _, e := range t.Values {
+		if n.Kind == yaml.ScalarNode && n.Value == e.Name {
+			putUint(out, e.Value)
+			return nil
+		}
+	}
+	v, _, err := scalar(n, t.Signed, len(out))
+	if err != nil {
+		return fmt.Errorf("%w (or a name of enum %s)", err, t.Name)
+	}
+	putUint(out, v)
+	return nil
+}
+
+// encodeDatasec fills out, a section's bytes, from a mapping by variable
+// name.
+func encodeDatasec(t *btf.Datasec, n *yaml.Node, out []byte) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: want a mapping of the variables of section %s", n.Line, t.Name)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		name, value := n.Content[i], n.Content[i+1]
+		v := varNamed(t, name.Value)
+		if v == nil {
+			return fmt.Errorf("line %d: section %s has no variable %q", name.Line, t.Name, name.Value)
+		}
+		b, err := encodeValue(v.Type.(*btf.Var).Type, value)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name.Value, err)
+		}
+		copy(out[v.Offset:], b)
+	}
+	return nil
+}
+
+// encodeArray fills out, an array's bytes, from a sequence of its
+// elements, or from a string for a char array.
+func encodeArray(t *btf.Array, n *yaml.Node, out []byte) error {
+	elem := len(out) / int(max(t.Nelems, 1))
+	if elemInt, ok := btf.UnderlyingType(t.Type).(*btf.Int); ok && elem == 1 && elemInt.Size == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		if len(n.Value) > int(t.Nelems) {
+			return fmt.Errorf("line %d: %q is longer than %d bytes", n.Line, n.Value, t.Nelems)
+		}
+		copy(out, n.Value)
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) > int(t.Nelems) {
+		return fmt.Errorf("line %d: want a sequence of at most %d elements", n.Line, t.Nelems)
+	}
+	for i, e := range n.Content {
+		b, err := encodeValue(t.Type, e)
+		if err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+		copy(out[i*elem:], b)
+	}
+	return nil
 }
 
 // encodeMembers fills out, a struct's or union's bytes, from a mapping by

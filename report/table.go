@@ -56,28 +56,40 @@ func cpuMoved(env Environment) bool {
 
 // footer is the lines under every table: where and how the run measured.
 func (r *Report) footer() []note {
-	env := r.Environment
-	est := r.Settings.estimator()
 	var out []note
 	if r.Partial {
 		out = append(out, mattering("PARTIAL: the run was interrupted; figures above use the samples taken so far."))
 	}
-	if f := r.Floor; f != nil {
-		var figures []string
-		for _, c := range f.Results {
-			if c.Stats != nil {
-				figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Of(est).Point)))
-			}
-		}
-		out = append(out, method("floor: %s, the empty %s program, in the same rounds; %s ns per case: %s",
-			f.Info.Name, f.Info.Type, r.shownEstimator(), strings.Join(figures, ", ")))
+	if r.Floor != nil {
+		out = append(out, r.floorNote())
 	}
 	if r.counted() {
 		out = append(out, method("%s", insnsNote))
 	}
-	out = append(out, method("kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel",
+	out = append(out, r.machineNotes()...)
+	return append(out, r.samplingNotes()...)
+}
+
+// floorNote gives the floor's own figures, which every net is of.
+func (r *Report) floorNote() note {
+	f, est := r.Floor, r.Settings.estimator()
+	var figures []string
+	for _, c := range f.Results {
+		if c.Stats != nil {
+			figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Of(est).Point)))
+		}
+	}
+	return method("floor: %s, the empty %s program, in the same rounds; %s ns per case: %s",
+		f.Info.Name, f.Info.Type, r.shownEstimator(), strings.Join(figures, ", "))
+}
+
+// machineNotes say where the run measured: the kernel and the CPU, why
+// that CPU, the XDP dispatcher, and what the machine noted or warned of.
+func (r *Report) machineNotes() []note {
+	env := r.Environment
+	out := []note{method("kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel",
 		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
-		env.Wall.Round(1e7), env.KernelTime.Round(1e7)))
+		env.Wall.Round(1e7), env.KernelTime.Round(1e7))}
 	if env.CPUChoice != "" {
 		out = append(out, note{text: fmt.Sprintf("measuring CPU %d: %s", env.CPU, env.CPUChoice), matters: cpuMoved(env)})
 	}
@@ -96,37 +108,30 @@ func (r *Report) footer() []note {
 	for _, warning := range env.MachineLoad.Warnings {
 		out = append(out, mattering("warning: %s", warning))
 	}
-	repeat := fmt.Sprintf("repeat %d", env.Repeat)
-	if l := env.Sampling; l.Mode == samplingLinear {
-		first, last := l.Range()
-		repeat = fmt.Sprintf("linear sampling: repeats %d…%d in steps of %d (%d levels), in shuffled rounds", first, last, l.Step, l.Levels)
-	}
-	if env.RepeatChosen {
-		repeat += fmt.Sprintf(" (chosen: samples of about %s)", env.TargetSample)
-	}
+	return out
+}
+
+// samplingNotes say how the run sampled, what the estimate is and how the
+// time per run was taken.
+func (r *Report) samplingNotes() []note {
+	env := r.Environment
+	var out []note
 	if env.Sampling.PastBudget != "" {
 		out = append(out, mattering("past the time budget: %s", env.Sampling.PastBudget))
 	}
 	if why := env.Sampling.Why; why != "" {
 		out = append(out, mattering("flat sampling: %s", why))
 	}
-	sampling := fmt.Sprintf("%s, %d samples per case", repeat, env.Samples)
-	if r.Settings.Precision > 0 {
-		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
-	}
 	all, some := r.singleCases()
 	if all {
 		// No repeat levels were sampled: say what was.
-		sampling = fmt.Sprintf("one run a call, %d calls a sample, on a fresh frame each", env.Sampling.SingleCalls)
-		if r.Settings.Precision > 0 {
-			sampling += fmt.Sprintf("; sampled until ±%g %% or %s", 100*r.Settings.Precision, r.Settings.Budget)
-		}
-		out = append(out, method("estimate: %s · %s", describeEstimator(stats.Low, r.quantile()), sampling))
-		if env.TLBFlushedOnEntry {
-			out = append(out, mattering("%s", tlbNote))
-		}
-		return append(out, method("time per run as BPF_PROG_TEST_RUN reports it for one run: whole ns, dithered over the calls of a sample; "+
-			"intervals are %d-resample bootstrap percentiles", r.Settings.Resamples))
+		return append(out, r.singleRunNotes()...)
+	}
+	est := r.Settings.estimator()
+	repeat := r.repeatText()
+	sampling := fmt.Sprintf("%s, %d samples per case", repeat, env.Samples)
+	if r.Settings.Precision > 0 {
+		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
 	}
 	out = append(out, method("estimate: %s · %s", describeEstimator(est, r.quantile()), sampling))
 	if some {
@@ -138,18 +143,55 @@ func (r *Report) footer() []note {
 	if r.restoredCases() {
 		out = append(out, method("%s", restoredNote))
 	}
+	return append(out, r.timingNote(est))
+}
+
+// repeatText is the samples' repeat: one count, or linear sampling's
+// levels; and whether it was chosen.
+func (r *Report) repeatText() string {
+	env := r.Environment
+	repeat := fmt.Sprintf("repeat %d", env.Repeat)
+	if l := env.Sampling; l.Mode == samplingLinear {
+		first, last := l.Range()
+		repeat = fmt.Sprintf("linear sampling: repeats %d…%d in steps of %d (%d levels), in shuffled rounds", first, last, l.Step, l.Levels)
+	}
+	if env.RepeatChosen {
+		repeat += fmt.Sprintf(" (chosen: samples of about %s)", env.TargetSample)
+	}
+	return repeat
+}
+
+// singleRunNotes say how a run that sampled every case one run a call
+// sampled, and what its figures are.
+func (r *Report) singleRunNotes() []note {
+	env := r.Environment
+	sampling := fmt.Sprintf("one run a call, %d calls a sample, on a fresh frame each", env.Sampling.SingleCalls)
+	if r.Settings.Precision > 0 {
+		sampling += fmt.Sprintf("; sampled until ±%g %% or %s", 100*r.Settings.Precision, r.Settings.Budget)
+	}
+	out := []note{method("estimate: %s · %s", describeEstimator(stats.Low, r.quantile()), sampling)}
+	if env.TLBFlushedOnEntry {
+		out = append(out, mattering("%s", tlbNote))
+	}
+	return append(out, method("time per run as BPF_PROG_TEST_RUN reports it for one run: whole ns, dithered over the calls of a sample; "+
+		"intervals are %d-resample bootstrap percentiles", r.Settings.Resamples))
+}
+
+// timingNote says how the time per run was taken, and its resolution.
+func (r *Report) timingNote(est stats.Estimator) note {
+	env := r.Environment
 	if est.Fitted() {
-		return append(out, method("time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
+		return method("time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
 			"resolution %.2g ns; intervals are %d-resample bootstrap percentiles over the calls of each level",
-			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples))
+			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples)
 	}
 	if env.Timer == timerStats {
-		return append(out, method("time per run from BPF_ENABLE_STATS: the growth of the program's run_time_ns over its run_cnt in each sample, "+
+		return method("time per run from BPF_ENABLE_STATS: the growth of the program's run_time_ns over its run_cnt in each sample, "+
 			"which holds the kernel's two clock reads around every run (resolution %.2g ns); intervals are %d-resample bootstrap percentiles",
-			env.Resolution, r.Settings.Resamples))
+			env.Resolution, r.Settings.Resamples)
 	}
-	return append(out, method("time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
-		"intervals are %d-resample bootstrap percentiles", env.Resolution, r.Settings.Resamples))
+	return method("time per run as BPF_PROG_TEST_RUN reports it: a whole number of ns per sample, truncated (resolution %g ns); "+
+		"intervals are %d-resample bootstrap percentiles", env.Resolution, r.Settings.Resamples)
 }
 
 // singleCases says whether every case, or some, was sampled one run a
@@ -294,98 +336,119 @@ func (r *Report) quantile() float64 {
 func (r *Report) writeProgramTables(w io.Writer, l lines) error {
 	allSingle, _ := r.singleCases()
 	for _, p := range r.Programs {
-		title := p.Info.Name + " in " + p.Object
-		if p.Label != "" {
-			title = p.Label + ": " + title
-		}
-		fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
-		est := r.Settings.estimator()
-		// The second figure shown beside the estimate: with a slope, the
-		// kernel's own.
-		other, otherName := stats.Mean, string(stats.Mean)
-		switch {
-		case est.Fitted():
-			other, otherName = stats.Low, "kernel (low)"
-		case est == stats.Mean:
-			other, otherName = stats.Median, string(stats.Median)
-		}
-		aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
-		estHeader := fmt.Sprintf("%s [%g%% CI]", r.shownEstimator(), 100*r.Settings.Confidence)
-		if est == stats.Min {
-			// The bootstrap's minima bound no true minimum: no interval,
-			// as adaptive sampling refuses to bring one to a precision.
-			estHeader = string(est)
-		}
-		header := []any{"case", "return", "insns", estHeader}
-		if r.Wide {
-			aligns = append(aligns, tw.AlignLeft)
-			header = []any{"case", "source", "return", "insns", estHeader}
-		}
-		if r.Floor != nil {
-			header = append(header, "net of floor")
-		}
-		if r.Wide {
-			// The repeats are in the footer; a wide table repeats them per
-			// case. The default table leaves outliers and samples to the
-			// notes and --verbose.
-			header = append(header, otherName, "std dev", "outliers", "samples × repeat")
-		}
-		table := newTable(w, aligns...)
-		table.Header(header...)
-		for _, c := range p.Results {
-			row := []string{c.Name, c.Action, insns(c)}
-			if r.Wide {
-				row = []string{c.Name, c.Source, c.Action, insns(c)}
-			}
-			if c.Stats == nil {
-				row = append(row, "too few samples")
-				if r.Floor != nil {
-					row = append(row, "")
-				}
-				if r.Wide {
-					row = append(row, "", "", "", r.samplesCell(len(c.Samples), c))
-				}
-			} else {
-				s := c.Stats
-				e := s.Of(est)
-				mark := ""
-				if c.Single && est != stats.Low && !allSingle {
-					mark = singleMark // not the estimator the header names
-				}
-				row = append(row, r.estimateCell(e, mark, est != stats.Min))
-				if r.Floor != nil {
-					net := "—"
-					if c.Net != nil {
-						net = r.netCell(*c.Net)
-					}
-					row = append(row, net)
-				}
-				if r.Wide {
-					row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns",
-						fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
-						r.samplesCell(s.N, c))
-				}
-			}
-			if err := table.Append(row); err != nil {
-				return err
-			}
-		}
-		if err := table.Render(); err != nil {
-			return err
-		}
-		if singles(p) && est != stats.Low && !allSingle {
-			l.note("  ", mattering("%s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)", singleMark))
-		}
-		l.notes("  ", notes(p, r.Settings, r.Partial))
-		if outliers(p) && (est == stats.Low || est == stats.Slope) {
-			l.note("  ", method("outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb", r.shownEstimator()))
-		}
-		fmt.Fprintln(w)
-		if err := writeSeries(w, p.Series, r.Settings.estimator()); err != nil {
+		if err := r.writeProgramTable(w, l, p, allSingle); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeProgramTable writes a program's title, its table, the notes under
+// it, and its times by frame size.
+func (r *Report) writeProgramTable(w io.Writer, l lines, p Program, allSingle bool) error {
+	title := p.Info.Name + " in " + p.Object
+	if p.Label != "" {
+		title = p.Label + ": " + title
+	}
+	fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
+	est := r.Settings.estimator()
+	other, otherName := otherEstimator(est)
+	aligns, header := r.programHeader(est, otherName)
+	table := newTable(w, aligns...)
+	table.Header(header...)
+	for _, c := range p.Results {
+		if err := table.Append(r.caseRow(c, est, other, allSingle)); err != nil {
+			return err
+		}
+	}
+	if err := table.Render(); err != nil {
+		return err
+	}
+	if singles(p) && est != stats.Low && !allSingle {
+		l.note("  ", mattering("%s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)", singleMark))
+	}
+	l.notes("  ", notes(p, r.Settings, r.Partial))
+	if outliers(p) && (est == stats.Low || est == stats.Slope) {
+		l.note("  ", method("outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb", r.shownEstimator()))
+	}
+	fmt.Fprintln(w)
+	return writeSeries(w, p.Series, r.Settings.estimator())
+}
+
+// otherEstimator is the second figure a wide table shows beside the
+// estimate, and its column's name: with a slope, the kernel's own.
+func otherEstimator(est stats.Estimator) (stats.Estimator, string) {
+	switch {
+	case est.Fitted():
+		return stats.Low, "kernel (low)"
+	case est == stats.Mean:
+		return stats.Median, string(stats.Median)
+	}
+	return stats.Mean, string(stats.Mean)
+}
+
+// programHeader is a program table's columns' alignment and header.
+func (r *Report) programHeader(est stats.Estimator, otherName string) ([]tw.Align, []any) {
+	aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
+	estHeader := fmt.Sprintf("%s [%g%% CI]", r.shownEstimator(), 100*r.Settings.Confidence)
+	if est == stats.Min {
+		// The bootstrap's minima bound no true minimum: no interval,
+		// as adaptive sampling refuses to bring one to a precision.
+		estHeader = string(est)
+	}
+	header := []any{"case", "return", "insns", estHeader}
+	if r.Wide {
+		aligns = append(aligns, tw.AlignLeft)
+		header = []any{"case", "source", "return", "insns", estHeader}
+	}
+	if r.Floor != nil {
+		header = append(header, "net of floor")
+	}
+	if r.Wide {
+		// The repeats are in the footer; a wide table repeats them per
+		// case. The default table leaves outliers and samples to the
+		// notes and --verbose.
+		header = append(header, otherName, "std dev", "outliers", "samples × repeat")
+	}
+	return aligns, header
+}
+
+// caseRow is a case's row of a program table.
+func (r *Report) caseRow(c Case, est, other stats.Estimator, allSingle bool) []string {
+	row := []string{c.Name, c.Action, insns(c)}
+	if r.Wide {
+		row = []string{c.Name, c.Source, c.Action, insns(c)}
+	}
+	if c.Stats == nil {
+		row = append(row, "too few samples")
+		if r.Floor != nil {
+			row = append(row, "")
+		}
+		if r.Wide {
+			row = append(row, "", "", "", r.samplesCell(len(c.Samples), c))
+		}
+		return row
+	}
+	s := c.Stats
+	e := s.Of(est)
+	mark := ""
+	if c.Single && est != stats.Low && !allSingle {
+		mark = singleMark // not the estimator the header names
+	}
+	row = append(row, r.estimateCell(e, mark, est != stats.Min))
+	if r.Floor != nil {
+		net := "—"
+		if c.Net != nil {
+			net = r.netCell(*c.Net)
+		}
+		row = append(row, net)
+	}
+	if r.Wide {
+		row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns",
+			fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
+			r.samplesCell(s.N, c))
+	}
+	return row
 }
 
 // estimateCell is an estimate as the table shows it: with its interval as
@@ -560,78 +623,110 @@ func notes(p Program, settings Settings, partial bool) []note {
 	}
 	var short []Case // precision not reached
 	for _, c := range p.Results {
-		if c.Stats != nil && c.Stats.Regimes.Bimodal {
-			g := c.Stats.Regimes
-			switches := "switches"
-			if g.Switches == 1 {
-				switches = "switch"
-			}
-			out = append(out, mattering("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d %s",
-				c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches, switches))
-		}
-		if c.Stats != nil && settings.Precision > 0 && !c.Enough {
-			// From the interval the table shows: the judge between rounds
-			// uses fewer resamples.
-			hw := c.Stats.Of(est).RelativeHalfWidth()
-			if hw > settings.Precision {
-				short = append(short, c)
-			} else {
-				out = append(out, method("%s: ±%s %% after %d samples, within the ±%g %% asked, but not yet confirmed between rounds: %s",
-					c.Name, percent(hw), c.Stats.N, 100*settings.Precision, cause))
-			}
-		}
-		if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
-			o := c.Stats.Outliers
-			var kinds []string
-			for _, k := range []struct {
-				n    int
-				name string
-			}{{o.LowSevere, "low severe"}, {o.LowMild, "low mild"}, {o.HighMild, "high mild"}, {o.HighSevere, "high severe"}} {
-				if k.n > 0 {
-					kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.name))
-				}
-			}
-			out = append(out, note{text: fmt.Sprintf("%s: outliers %s", c.Name, strings.Join(kinds, ", ")), matters: outliersMove(*c.Stats, est)})
-		}
-		for _, e := range c.Effects {
-			out = append(out, method("%s: %s", c.Name, e))
-		}
-		switch changed := fmt.Sprintf("%s: the program changed the frame (%s", c.Name, c.OutputChanges); {
-		case c.OutputFrame != "" && c.Restored:
-			out = append(out, note{matters: true,
-				text: changed + "): measured through the restorer",
-				long: fmt.Sprintf("%s; out: %s): every program and the floor measured through the restorer on this case, each run on a fresh copy of the frame",
-					changed, c.OutputSummary)})
-		case c.Restored:
-			out = append(out, method("%s: measured through the restorer, each run on a fresh copy of the frame (asked for, or another program changes this frame)", c.Name))
-		case c.OutputFrame != "" && c.Single:
-			out = append(out, note{matters: true,
-				text: changed + "): measured one run a call",
-				long: fmt.Sprintf("%s; out: %s): every program and the floor measured one run a call on this case", changed, c.OutputSummary)})
-		case c.OutputFrame != "":
-			out = append(out, note{matters: true,
-				text: fmt.Sprintf("%s: WARNING: the program changed the frame (%s): every run after a call's first saw its own output",
-					c.Name, c.OutputChanges),
-				long: fmt.Sprintf("%s: WARNING: the program changed the frame (%s; out: %s): every run after a call's first saw its own output, so the figure is not of one packet's path",
-					c.Name, c.OutputChanges, c.OutputSummary)})
-		case c.Single:
-			out = append(out, method("%s: measured one run a call, each on a fresh frame (asked for, or another program changes this frame)", c.Name))
-		}
-		out = append(out, contextNotes(c)...)
-		if c.OtherReturns > 0 {
-			out = append(out, mattering("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",
-				c.Name, c.OtherReturns, len(c.Samples), c.OtherAction, c.Action))
-		}
-		if c.Retries > 0 {
-			// The restarted call is timed anew, whole; the interrupted one
-			// is dropped.
-			out = append(out, method("%s: %d sample(s) restarted after a signal (EINTR)", c.Name, c.Retries))
+		n, reached := caseNotes(c, settings, est, cause)
+		out = append(out, n...)
+		if !reached {
+			short = append(short, c)
 		}
 	}
 	if len(short) > 0 {
 		out = append(out, precisionNote(short, est, settings.Precision, cause))
 	}
 	return out
+}
+
+// caseNotes are a case's notes, but for a precision not reached, which
+// notes gives for all cases at once: reached is false then.
+func caseNotes(c Case, settings Settings, est stats.Estimator, cause string) (out []note, reached bool) {
+	reached = true
+	if c.Stats != nil && c.Stats.Regimes.Bimodal {
+		out = append(out, regimesNote(c))
+	}
+	if c.Stats != nil && settings.Precision > 0 && !c.Enough {
+		// From the interval the table shows: the judge between rounds
+		// uses fewer resamples.
+		hw := c.Stats.Of(est).RelativeHalfWidth()
+		if hw > settings.Precision {
+			reached = false
+		} else {
+			out = append(out, method("%s: ±%s %% after %d samples, within the ±%g %% asked, but not yet confirmed between rounds: %s",
+				c.Name, percent(hw), c.Stats.N, 100*settings.Precision, cause))
+		}
+	}
+	if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
+		out = append(out, outliersNote(c, est))
+	}
+	for _, e := range c.Effects {
+		out = append(out, method("%s: %s", c.Name, e))
+	}
+	if n, ok := frameNote(c); ok {
+		out = append(out, n)
+	}
+	out = append(out, contextNotes(c)...)
+	if c.OtherReturns > 0 {
+		out = append(out, mattering("%s: WARNING: %d of %d calls ended with %s, the checking run returned %s: later runs took another path (a changed frame, or maps earlier runs filled)",
+			c.Name, c.OtherReturns, len(c.Samples), c.OtherAction, c.Action))
+	}
+	if c.Retries > 0 {
+		// The restarted call is timed anew, whole; the interrupted one
+		// is dropped.
+		out = append(out, method("%s: %d sample(s) restarted after a signal (EINTR)", c.Name, c.Retries))
+	}
+	return out, reached
+}
+
+// regimesNote describes a case's two regimes of samples.
+func regimesNote(c Case) note {
+	g := c.Stats.Regimes
+	switches := "switches"
+	if g.Switches == 1 {
+		switches = "switch"
+	}
+	return mattering("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d %s",
+		c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches, switches)
+}
+
+// outliersNote counts a case's outliers by kind; it matters where they
+// move the estimate.
+func outliersNote(c Case, est stats.Estimator) note {
+	o := c.Stats.Outliers
+	var kinds []string
+	for _, k := range []struct {
+		n    int
+		name string
+	}{{o.LowSevere, "low severe"}, {o.LowMild, "low mild"}, {o.HighMild, "high mild"}, {o.HighSevere, "high severe"}} {
+		if k.n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.name))
+		}
+	}
+	return note{text: fmt.Sprintf("%s: outliers %s", c.Name, strings.Join(kinds, ", ")), matters: outliersMove(*c.Stats, est)}
+}
+
+// frameNote says how a case was measured when the program changes its
+// frame, or when every run got a fresh one; ok is false otherwise.
+func frameNote(c Case) (n note, ok bool) {
+	switch changed := fmt.Sprintf("%s: the program changed the frame (%s", c.Name, c.OutputChanges); {
+	case c.OutputFrame != "" && c.Restored:
+		return note{matters: true,
+			text: changed + "): measured through the restorer",
+			long: fmt.Sprintf("%s; out: %s): every program and the floor measured through the restorer on this case, each run on a fresh copy of the frame",
+				changed, c.OutputSummary)}, true
+	case c.Restored:
+		return method("%s: measured through the restorer, each run on a fresh copy of the frame (asked for, or another program changes this frame)", c.Name), true
+	case c.OutputFrame != "" && c.Single:
+		return note{matters: true,
+			text: changed + "): measured one run a call",
+			long: fmt.Sprintf("%s; out: %s): every program and the floor measured one run a call on this case", changed, c.OutputSummary)}, true
+	case c.OutputFrame != "":
+		return note{matters: true,
+			text: fmt.Sprintf("%s: WARNING: the program changed the frame (%s): every run after a call's first saw its own output",
+				c.Name, c.OutputChanges),
+			long: fmt.Sprintf("%s: WARNING: the program changed the frame (%s; out: %s): every run after a call's first saw its own output, so the figure is not of one packet's path",
+				c.Name, c.OutputChanges, c.OutputSummary)}, true
+	case c.Single:
+		return method("%s: measured one run a call, each on a fresh frame (asked for, or another program changes this frame)", c.Name), true
+	}
+	return note{}, false
 }
 
 // precisionNote says which cases' precision was not reached, in one note

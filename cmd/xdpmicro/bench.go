@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/object"
@@ -52,9 +53,30 @@ type benchFlags struct {
 func benchCommand() *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
-		Use:   "bench [OBJECT]",
-		Short: "Measure a program on every packet case, or compare two builds",
-		Long: `Measure an XDP, tc or socket-filter program on every packet case and report
+		Use:     "bench [OBJECT]",
+		Short:   "Measure a program on every packet case, or compare two builds",
+		Long:    benchLong(),
+		Example: benchExample,
+		Args:    atMostArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBench(cmd, args, f)
+		},
+		ValidArgsFunction: completeObject,
+	}
+	// Registered by topic, the order help and docs/usage.md list them in:
+	// what to run, the cases, how to sample, the output, comparisons.
+	f.registerProgramFlags(cmd)
+	f.selection.register(cmd, "pcap")
+	f.registerSamplingFlags(cmd.Flags())
+	f.registerOutputFlags(cmd)
+	f.registerComparisonFlags(cmd)
+	return cmd
+}
+
+// benchLong is bench's help text; it names the bundled builds, which are
+// known only at run time.
+func benchLong() string {
+	return `Measure an XDP, tc or socket-filter program on every packet case and report
 the time per run.
 
 OBJECT is a bundled build (` + strings.Join(bundledNames(), ", ") + `; default ` + bpf.Default + `) or the path of
@@ -74,8 +96,10 @@ With --before and --after, both builds are loaded together (each 8 times with
 linear sampling: --placements) and sampled on the same CPU, interleaved
 sample by sample, and each case's change is reported with its confidence
 interval, p-value and verdict. With --baseline, the run is compared with one
-saved earlier by --save-baseline.`,
-		Example: `  # the bundled default (v4), every source-address class, a table
+saved earlier by --save-baseline.`
+}
+
+const benchExample = `  # the bundled default (v4), every source-address class, a table
   sudo xdpmicro bench
 
   # some cases, exactly 100 rounds, on CPU 0, with 99 % intervals
@@ -98,20 +122,21 @@ saved earlier by --save-baseline.`,
   sudo xdpmicro bench suricata-filter.o --type af_packet --map-init drop.yaml
 
   # Go benchmark lines for benchstat, and an HTML page with plots
-  sudo xdpmicro bench --format gobench --report report/ --quiet > new.txt`,
-		Args: atMostArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runBench(cmd, args, f)
-		},
-		ValidArgsFunction: completeObject,
-	}
-	// Registered by topic, the order help and docs/usage.md list them in:
-	// what to run, the cases, how to sample, the output, comparisons.
+  sudo xdpmicro bench --format gobench --report report/ --quiet > new.txt`
+
+// registerProgramFlags adds what to run: the program, its maps and how it
+// is loaded.
+func (f *benchFlags) registerProgramFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	registerProgram(fl, &f.program)
 	registerMapInit(fl, &f.mapInit)
 	f.load.register(cmd)
-	f.selection.register(cmd, "pcap")
+}
+
+// registerSamplingFlags adds how to sample: the mode, the frame between
+// runs, the placements, when to stop, the CPU, the floor, anchoring and
+// the timer.
+func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), fmt.Sprintf("sample in `MODE`, Criterion's: linear (sample i runs i·step times, over %d levels; "+
 		"the slope of wall time over repeat: fractions of a ns) or flat (the kernel's whole ns)", testrun.DefaultLevels))
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame, "+
@@ -137,9 +162,21 @@ saved earlier by --save-baseline.`,
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, where that pays; "+
 		"--anchor=false: every call waits for RCU twice (Linux 6.2+), milliseconds, and sampling is flat")
 	registerTimer(fl, &f.timer)
+}
+
+// registerOutputFlags adds what is written, and where.
+func (f *benchFlags) registerOutputFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.output.registerLowQuantile(fl)
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
+}
+
+// registerComparisonFlags adds the comparisons: two builds, or a
+// baseline, and how a change is judged.
+func (f *benchFlags) registerComparisonFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
 	fl.StringVar(&f.before, "before", "", "compare: the old build `OBJECT`, a bundled build or a file, measured interleaved with the new one on the same CPU")
 	fl.StringVar(&f.after, "after", "", "compare: the new build `OBJECT`, given here or as the argument; needs --before")
 	describeDefault(fl, "after", "OBJECT")
@@ -147,10 +184,8 @@ saved earlier by --save-baseline.`,
 	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under `NAME`")
 	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "save and read baselines in `DIR`")
 	f.comparison.register(fl)
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
 	_ = cmd.RegisterFlagCompletionFunc("after", completeObject)
-	return cmd
 }
 
 // programs turns OBJECT, --before and --after into what to measure.

@@ -55,21 +55,30 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, e
 	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
 		o.Precision, o.Budget = f.precision, f.budget // else exactly --samples rounds
 	}
+	if err := f.readFiles(&o); err != nil {
+		return bench.Options{}, err
+	}
+	return o, nil
+}
+
+// readFiles reads into o the map-init file and the baseline asked for.
+func (f benchFlags) readFiles(o *bench.Options) error {
+	var err error
 	if f.mapInit != "" {
 		if o.MapInit, err = object.ReadMapInit(f.mapInit); err != nil {
-			return bench.Options{}, err
+			return err
 		}
 	}
 	if f.baseline != "" {
 		// Read before measuring: a missing baseline should not cost a run.
 		if o.Baseline, err = report.LoadBaseline(f.dir, f.baseline); errors.Is(err, report.ErrNoBaseline) {
-			return bench.Options{}, fmt.Errorf("%w (save one with --save-baseline %s)", err, f.baseline)
+			return fmt.Errorf("%w (save one with --save-baseline %s)", err, f.baseline)
 		} else if err != nil {
-			return bench.Options{}, err
+			return err
 		}
 		o.BaselineName = report.Baseline + " " + f.baseline
 	}
-	return o, nil
+	return nil
 }
 
 // check refuses, before anything is read or measured, the flags that

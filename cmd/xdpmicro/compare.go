@@ -33,42 +33,7 @@ sampling modes or hosts, or with different repeat counts both given.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := out.checkTargets(); err != nil {
-				return err
-			}
-			statOpts, err := out.statsOptions()
-			if err != nil {
-				return err
-			}
-			est, err := out.estimatorValue("") // the files decide: see report.Against
-			if err != nil {
-				return err
-			}
-			opts, err := cmp.options(statOpts, est, false)
-			if err != nil {
-				return err
-			}
-			before, err := report.Read(args[0])
-			if err != nil {
-				return err
-			}
-			after, err := report.Read(args[1])
-			if err != nil {
-				return err
-			}
-			rep, err := report.Against(before, after, report.Files, opts)
-			if err != nil {
-				return err
-			}
-			for _, w := range rep.Comparison.Warnings {
-				fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
-			}
-			if err := out.write(cmd, rep); err != nil {
-				return err
-			}
-			return cmp.verdict(rep)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return compareFiles(cmd, args, &out, &cmp) },
 	}
 	out.register(cmd.Flags())
 	describeDefault(cmd.Flags(), "estimator", "the one the files were measured for: the new file's, with a warning when they differ")
@@ -76,4 +41,43 @@ sampling modes or hosts, or with different repeat counts both given.`,
 	registerQuiet(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
 	return cmd
+}
+
+// compareFiles compares the two result files args names, writes the
+// comparison, and turns a regression into the exit code asked for.
+func compareFiles(cmd *cobra.Command, args []string, out *outputFlags, cmp *compareFlags) error {
+	if err := out.checkTargets(); err != nil {
+		return err
+	}
+	statOpts, err := out.statsOptions()
+	if err != nil {
+		return err
+	}
+	est, err := out.estimatorValue("") // the files decide: see report.Against
+	if err != nil {
+		return err
+	}
+	opts, err := cmp.options(statOpts, est, false)
+	if err != nil {
+		return err
+	}
+	before, err := report.Read(args[0])
+	if err != nil {
+		return err
+	}
+	after, err := report.Read(args[1])
+	if err != nil {
+		return err
+	}
+	rep, err := report.Against(before, after, report.Files, opts)
+	if err != nil {
+		return err
+	}
+	for _, w := range rep.Comparison.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
+	}
+	if err := out.write(cmd, rep); err != nil {
+		return err
+	}
+	return cmp.verdict(rep)
 }

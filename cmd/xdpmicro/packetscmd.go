@@ -56,21 +56,9 @@ Wireshark (the input capture, if any, is --from-pcap here).`,
 }
 
 func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
-	var prog *testrun.Program
-	defaults := caseDefaults{classes: true, expect: true}
-	if len(args) == 1 {
-		object, build, err := resolveObject(args[0])
-		if err != nil {
-			return err
-		}
-		program := f.program
-		if build != nil && program == "" {
-			program = build.Program
-		}
-		defaults = caseDefaults{classes: build != nil, expect: build != nil && !build.Rung}
-		prog = &testrun.Program{Object: object, Program: program}
-	} else if f.program != "" || f.mapInit != "" {
-		return usageError{fmt.Errorf("--program and --map-init need OBJECT")}
+	prog, defaults, err := f.programToRun(args)
+	if err != nil {
+		return err
 	}
 	if prog != nil && f.out != "" {
 		return usageError{fmt.Errorf("--pcap writes the cases, OBJECT runs them: give one")}
@@ -80,36 +68,95 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if f.out != "" {
-		var buf bytes.Buffer
-		if err := packets.WritePcap(&buf, cases); err != nil {
-			return err
-		}
-		if err := renameio.WriteFile(f.out, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", f.out, err)
-		}
-		_, err := fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d case(s) written to %s\n", len(cases), f.out)
-		return err
+		return writePcapFile(cmd, f.out, cases)
 	}
 	var checked []testrun.CaseResult
 	if prog != nil {
-		var mapInit *object.MapInit
-		if f.mapInit != "" {
-			if mapInit, err = object.ReadMapInit(f.mapInit); err != nil {
-				return err
-			}
-		}
-		res, err := testrun.Check(cmd.Context(), testrun.Config{Programs: []testrun.Program{*prog}, Cases: cases, MapInit: mapInit, CPU: -1,
-			Notice: noticeTo(cmd.ErrOrStderr())})
-		if err != nil {
+		if checked, err = f.runCases(cmd, *prog, cases); err != nil {
 			return err
 		}
-		checked = res.Programs[0].Cases
 	}
 	return writeCases(cmd.OutOrStdout(), cases, checked)
 }
 
+// programToRun is the program OBJECT names, if any, and the cases' defaults
+// for it.
+func (f packetsFlags) programToRun(args []string) (*testrun.Program, caseDefaults, error) {
+	defaults := caseDefaults{classes: true, expect: true}
+	if len(args) != 1 {
+		if f.program != "" || f.mapInit != "" {
+			return nil, defaults, usageError{fmt.Errorf("--program and --map-init need OBJECT")}
+		}
+		return nil, defaults, nil
+	}
+	object, build, err := resolveObject(args[0])
+	if err != nil {
+		return nil, defaults, err
+	}
+	program := f.program
+	if build != nil && program == "" {
+		program = build.Program
+	}
+	defaults = caseDefaults{classes: build != nil, expect: build != nil && !build.Rung}
+	return &testrun.Program{Object: object, Program: program}, defaults, nil
+}
+
+// writePcapFile writes the cases to path as a pcap, atomically.
+func writePcapFile(cmd *cobra.Command, path string, cases []packets.Case) error {
+	var buf bytes.Buffer
+	if err := packets.WritePcap(&buf, cases); err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err := fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d case(s) written to %s\n", len(cases), path)
+	return err
+}
+
+// runCases runs each case once through prog, as bench's checking run
+// does, with the maps filled from --map-init.
+func (f packetsFlags) runCases(cmd *cobra.Command, prog testrun.Program, cases []packets.Case) ([]testrun.CaseResult, error) {
+	var mapInit *object.MapInit
+	if f.mapInit != "" {
+		var err error
+		if mapInit, err = object.ReadMapInit(f.mapInit); err != nil {
+			return nil, err
+		}
+	}
+	res, err := testrun.Check(cmd.Context(), testrun.Config{Programs: []testrun.Program{prog}, Cases: cases, MapInit: mapInit, CPU: -1,
+		Notice: noticeTo(cmd.ErrOrStderr())})
+	if err != nil {
+		return nil, err
+	}
+	return res.Programs[0].Cases, nil
+}
+
 // writeCases lists the cases and, when the program ran them, what it did.
 func writeCases(w io.Writer, cases []packets.Case, checked []testrun.CaseResult) error {
+	if err := writeCaseTable(w, cases, checked); err != nil {
+		return err
+	}
+	// Why each IPv4 source is in its FizzBuzzFibonacci class, as the
+	// bundled v3 and v4 decide it.
+	for _, c := range cases {
+		if c.Source.Is4() {
+			fmt.Fprintf(w, "%s: %s is in class %s: %s\n", c.Name, c.Source, packets.Classify(c.Source), packets.Reason(c.Source))
+		}
+	}
+	for _, c := range cases {
+		if len(c.Context) > 0 {
+			fmt.Fprintf(w, "%s: context %s\n", c.Name, c.Context)
+		}
+	}
+	writeFrames(w, cases, checked)
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// writeCaseTable is the table of the cases, with the program's action and
+// output frame when it ran them.
+func writeCaseTable(w io.Writer, cases []packets.Case, checked []testrun.CaseResult) error {
 	table := tablewriter.NewWriter(w)
 	header := []any{"case", "summary", "source", "bytes", "expect"}
 	if checked != nil {
@@ -133,21 +180,12 @@ func writeCases(w io.Writer, cases []packets.Case, checked []testrun.CaseResult)
 			return err
 		}
 	}
-	if err := table.Render(); err != nil {
-		return err
-	}
-	// Why each IPv4 source is in its FizzBuzzFibonacci class, as the
-	// bundled v3 and v4 decide it.
-	for _, c := range cases {
-		if c.Source.Is4() {
-			fmt.Fprintf(w, "%s: %s is in class %s: %s\n", c.Name, c.Source, packets.Classify(c.Source), packets.Reason(c.Source))
-		}
-	}
-	for _, c := range cases {
-		if len(c.Context) > 0 {
-			fmt.Fprintf(w, "%s: context %s\n", c.Name, c.Context)
-		}
-	}
+	return table.Render()
+}
+
+// writeFrames dumps each case's frame and, when the program ran it, its
+// effects and the frame as the program left it.
+func writeFrames(w io.Writer, cases []packets.Case, checked []testrun.CaseResult) {
 	for i, c := range cases {
 		fmt.Fprintf(w, "\n%s (%d bytes)\n%s", c.Name, len(c.Frame), hex.Dump(c.Frame))
 		if checked == nil {
@@ -160,6 +198,4 @@ func writeCases(w io.Writer, cases []packets.Case, checked []testrun.CaseResult)
 			fmt.Fprintf(w, "%s, as the program left it (%s): %s\n%s", c.Name, checked[i].Action, packets.Summarize(out), hex.Dump(out))
 		}
 	}
-	_, err := fmt.Fprintln(w)
-	return err
 }

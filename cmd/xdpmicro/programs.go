@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/cilium/ebpf"
 
@@ -23,50 +24,62 @@ so that a --map-init file can be written without llvm-objdump.`,
 		Args:              atMostArgs(1),
 		ValidArgsFunction: completeObject,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			table := tablewriter.NewWriter(cmd.OutOrStdout())
 			if len(args) == 0 {
-				table.Header("build", "program", "description")
-				for _, b := range append(bpf.Builds(), bpf.Rungs()...) {
-					name := b.Name
-					if name == bpf.Default {
-						name += " (default)"
-					}
-					if err := table.Append(name, b.Program, b.Description); err != nil {
-						return err
-					}
-				}
-				return table.Render()
+				return listBuilds(cmd.OutOrStdout())
 			}
-			object, _, err := resolveObject(args[0])
-			if err != nil {
-				return err
-			}
-			progs, err := object.Programs()
-			if err != nil {
-				return err
-			}
-			table.Header("program", "type", "section", "measurable")
-			for _, p := range progs {
-				measurable := "yes"
-				switch {
-				case p.Type == ebpf.UnspecifiedProgram:
-					measurable = "with --type" // a section that names no type
-				case p.ForMap() != "":
-					measurable = "with --attach-type xdp" // the kernel test-runs no program for a cpumap or devmap
-				case !p.Supported():
-					measurable = "no"
-				}
-				if err := table.Append(p.Name, p.Type.String(), p.Section, measurable); err != nil {
-					return err
-				}
-			}
-			if err := table.Render(); err != nil {
-				return err
-			}
-			if _, err = fmt.Fprintf(cmd.OutOrStdout(), "%d program(s) in %s\n", len(progs), object.Name); err != nil {
-				return err
-			}
-			return listMapsAndVariables(cmd.OutOrStdout(), object)
+			return listObject(cmd.OutOrStdout(), args[0])
 		},
 	}
+}
+
+// listBuilds lists the bundled builds, then the fine ladder's rungs.
+func listBuilds(w io.Writer) error {
+	table := tablewriter.NewWriter(w)
+	table.Header("build", "program", "description")
+	for _, b := range append(bpf.Builds(), bpf.Rungs()...) {
+		name := b.Name
+		if name == bpf.Default {
+			name += " (default)"
+		}
+		if err := table.Append(name, b.Program, b.Description); err != nil {
+			return err
+		}
+	}
+	return table.Render()
+}
+
+// listObject lists the programs of an object, whether each can be
+// measured, then its maps and global variables.
+func listObject(w io.Writer, arg string) error {
+	object, _, err := resolveObject(arg)
+	if err != nil {
+		return err
+	}
+	progs, err := object.Programs()
+	if err != nil {
+		return err
+	}
+	table := tablewriter.NewWriter(w)
+	table.Header("program", "type", "section", "measurable")
+	for _, p := range progs {
+		measurable := "yes"
+		switch {
+		case p.Type == ebpf.UnspecifiedProgram:
+			measurable = "with --type" // a section that names no type
+		case p.ForMap() != "":
+			measurable = "with --attach-type xdp" // the kernel test-runs no program for a cpumap or devmap
+		case !p.Supported():
+			measurable = "no"
+		}
+		if err := table.Append(p.Name, p.Type.String(), p.Section, measurable); err != nil {
+			return err
+		}
+	}
+	if err := table.Render(); err != nil {
+		return err
+	}
+	if _, err = fmt.Fprintf(w, "%d program(s) in %s\n", len(progs), object.Name); err != nil {
+		return err
+	}
+	return listMapsAndVariables(w, object)
 }

@@ -42,47 +42,56 @@ func newProgressBar(w io.Writer) *progressBar {
 		progressbar.OptionThrottle(100*time.Millisecond),
 	)
 	p.done.Add(1)
-	go func() {
-		defer p.done.Done()
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		measuring := false
-		for {
-			select {
-			case <-p.stop:
-				_ = bar.Clear()
-				return
-			case <-tick.C:
-			}
-			state := p.latest.Load()
-			switch {
-			case state == nil:
-				continue
-			case state.Warmup:
-				bar.Describe("warming up " + state.Case)
-				_ = bar.Set(0)
-			case state.Budget > 0:
-				if !measuring {
-					bar.Reset()
-					bar.ChangeMax(int(state.Budget.Milliseconds()))
-					measuring = true
-				}
-				bar.Describe(fmt.Sprintf("sampling %-10s %d samples, %.1f of at most %.0f s", state.Case, state.Done,
-					state.Elapsed.Seconds(), state.Budget.Seconds()))
-				_ = bar.Set(int(min(state.Elapsed, state.Budget).Milliseconds()))
-			default:
-				if !measuring {
-					// The bar's rate must not count the warm-up.
-					bar.Reset()
-					bar.ChangeMax(state.Total)
-					measuring = true
-				}
-				bar.Describe(fmt.Sprintf("sampling %-10s %d of %d samples", state.Case, state.Done, state.Total))
-				_ = bar.Set(state.Done)
-			}
-		}
-	}()
+	go p.draw(bar)
 	return p
+}
+
+// draw shows the latest state every 100 ms until the bar is stopped.
+func (p *progressBar) draw(bar *progressbar.ProgressBar) {
+	defer p.done.Done()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	measuring := false
+	for {
+		select {
+		case <-p.stop:
+			_ = bar.Clear()
+			return
+		case <-tick.C:
+		}
+		if state := p.latest.Load(); state != nil {
+			measuring = showProgress(bar, state, measuring)
+		}
+	}
+}
+
+// showProgress draws state on bar. measuring says whether the bar counts the
+// sampling yet, rather than the warm-up; it is returned for the next.
+func showProgress(bar *progressbar.ProgressBar, state *testrun.Progress, measuring bool) bool {
+	switch {
+	case state.Warmup:
+		bar.Describe("warming up " + state.Case)
+		_ = bar.Set(0)
+	case state.Budget > 0:
+		if !measuring {
+			bar.Reset()
+			bar.ChangeMax(int(state.Budget.Milliseconds()))
+			measuring = true
+		}
+		bar.Describe(fmt.Sprintf("sampling %-10s %d samples, %.1f of at most %.0f s", state.Case, state.Done,
+			state.Elapsed.Seconds(), state.Budget.Seconds()))
+		_ = bar.Set(int(min(state.Elapsed, state.Budget).Milliseconds()))
+	default:
+		if !measuring {
+			// The bar's rate must not count the warm-up.
+			bar.Reset()
+			bar.ChangeMax(state.Total)
+			measuring = true
+		}
+		bar.Describe(fmt.Sprintf("sampling %-10s %d of %d samples", state.Case, state.Done, state.Total))
+		_ = bar.Set(state.Done)
+	}
+	return measuring
 }
 
 // update records the latest progress; it returns at once.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,28 +66,10 @@ Exit code 1 if a check fails.`,
 }
 
 func validate(cmd *cobra.Command, f validateFlags) error {
-	if f.runs < 1 {
-		return usageError{fmt.Errorf("--runs %d: want at least 1", f.runs)}
-	}
-	if err := f.output.checkTargets(); err != nil {
-		return err
-	}
-	if err := f.cpu.check(); err != nil {
-		return err
-	}
-	opts, err := f.output.statsOptions()
+	o, err := f.options()
 	if err != nil {
 		return err
 	}
-	est, err := f.output.estimatorValue(stats.Slope)
-	if err != nil {
-		return err
-	}
-	o, err := ladderOptions()
-	if err != nil {
-		return err
-	}
-	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = int(f.cpu), testrun.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
 	ctx, stop, caught := signalContext()
 	defer stop()
 	obs, stopProgress := observe(cmd, true)
@@ -106,25 +89,56 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		// then the next run waits for it rather than move.
 		o.CPU = rep.Environment.CPU
 	}
-	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, runs, opts)
+	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, runs, o.Stats)
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
-	if f.json {
-		err = v.WriteJSON(out)
-	} else {
-		err = v.Write(out)
-		env := runs[0].Environment
-		fmt.Fprintf(out, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", est, env.Timer, env.CPU, env.Repeat, env.Kernel)
-	}
-	if err != nil {
+	if err := f.write(cmd.OutOrStdout(), v, o.Estimator, runs[0].Environment); err != nil {
 		return err
 	}
 	if len(v.Failures) > 0 {
 		return fmt.Errorf("%w: %d check(s), see above", errValidation, len(v.Failures))
 	}
 	return nil
+}
+
+// options checks validate's flags and turns them into the options of
+// every run.
+func (f validateFlags) options() (bench.Options, error) {
+	if f.runs < 1 {
+		return bench.Options{}, usageError{fmt.Errorf("--runs %d: want at least 1", f.runs)}
+	}
+	if err := f.output.checkTargets(); err != nil {
+		return bench.Options{}, err
+	}
+	if err := f.cpu.check(); err != nil {
+		return bench.Options{}, err
+	}
+	opts, err := f.output.statsOptions()
+	if err != nil {
+		return bench.Options{}, err
+	}
+	est, err := f.output.estimatorValue(stats.Slope)
+	if err != nil {
+		return bench.Options{}, err
+	}
+	o, err := ladderOptions()
+	if err != nil {
+		return bench.Options{}, err
+	}
+	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = int(f.cpu), testrun.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
+	return o, nil
+}
+
+// write writes the validation's figures, as JSON or as text with a line
+// of how and where they were measured.
+func (f validateFlags) write(out io.Writer, v *report.Validation, est stats.Estimator, env report.Environment) error {
+	if f.json {
+		return v.WriteJSON(out)
+	}
+	err := v.Write(out)
+	fmt.Fprintf(out, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", est, env.Timer, env.CPU, env.Repeat, env.Kernel)
+	return err
 }
 
 // ladderOptions are a validation run's programs and cases: the ladder's
