@@ -8,11 +8,11 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // ErrOptions: options that cannot hold together.
@@ -23,12 +23,12 @@ var ErrOptions = badinput.New("bad options")
 type Options struct {
 	// Programs are what to measure, in the same rounds; with Compared,
 	// two: before, then after, whose change is judged.
-	Programs []testrun.Program
+	Programs []measure.Program
 	Compared bool
 	Cases    []packets.Case
 	MapInit  *object.MapInit
 	Load     object.LoadOptions
-	CPU      int // or testrun.AnyCPU
+	CPU      int // or measure.AnyCPU
 	Warmup   time.Duration
 	// Samples, alone, is the exact number of rounds; with Precision it
 	// is the fewest before precision is judged.
@@ -38,8 +38,8 @@ type Options struct {
 	Precision float64
 	Budget    time.Duration
 	Repeat    uint32
-	Sampling  testrun.SamplingMode // linear when empty
-	Timer     testrun.Timer
+	Sampling  measure.SamplingMode // linear when empty
+	Timer     measure.Timer
 	// Placements loads each build of a comparison that many times: 0
 	// chooses, DefaultPlacements when compared by a fitted estimator.
 	Placements int
@@ -64,7 +64,7 @@ type Options struct {
 // Observer hears of a run while it goes: every sample's progress, on the
 // measuring thread (it must return at once), and notices for a person.
 type Observer interface {
-	Progress(testrun.Progress)
+	Progress(measure.Progress)
 	Notice(string)
 }
 
@@ -110,7 +110,7 @@ func Measure(ctx context.Context, o Options, obs Observer) (report.Measured, err
 }
 
 func (o Options) measure(ctx context.Context, obs Observer) (report.Measured, error) {
-	res, err := testrun.Run(ctx, o.config(o.plan(), obs))
+	res, err := measure.Run(ctx, o.config(o.plan(), obs))
 	if err != nil && !res.Partial {
 		return report.Measured{}, err
 	}
@@ -136,21 +136,21 @@ func (o Options) complete() (Options, error) {
 		return o, fmt.Errorf("%w: sampling to a precision needs a time budget", ErrOptions)
 	}
 	if o.Sampling == "" {
-		o.Sampling = testrun.SamplingLinear
+		o.Sampling = measure.SamplingLinear
 	}
 	if o.Estimator == "" {
 		o.Estimator = stats.Slope
-		if o.Sampling == testrun.SamplingFlat {
+		if o.Sampling == measure.SamplingFlat {
 			o.Estimator = stats.Low
 		}
 	}
-	if o.Estimator.Fitted() && o.Sampling != testrun.SamplingLinear {
+	if o.Estimator.Fitted() && o.Sampling != measure.SamplingLinear {
 		return o, fmt.Errorf("%w: the %s estimator needs linear sampling", ErrOptions, o.Estimator)
 	}
 	if o.Placements == 0 {
 		o.Placements = 1
 		if o.Compared && o.Estimator.Fitted() {
-			o.Placements = testrun.DefaultPlacements
+			o.Placements = measure.DefaultPlacements
 		}
 	}
 	if o.Precision > 0 && o.Estimator == stats.Min {
@@ -163,7 +163,7 @@ func (o Options) complete() (Options, error) {
 // sampling is how many samples to take, or until when.
 type sampling struct {
 	samples int
-	enough  func(int, []testrun.CaseResult) bool
+	enough  func(int, []measure.CaseResult) bool
 	budget  time.Duration
 	minTime time.Duration
 }
@@ -174,18 +174,18 @@ func (o Options) plan() sampling {
 	if o.Precision == 0 {
 		return sampling{samples: o.Samples}
 	}
-	rounds := testrun.MinAdaptiveRounds
+	rounds := measure.MinAdaptiveRounds
 	if o.Samples > 0 {
 		rounds = o.Samples // the fewest, then
 	}
 	rule := stats.StoppingRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
 		Compare: o.Compared, Placements: o.Placements, Threshold: o.Compare.NoiseThreshold}
-	enough := func(_ int, results []testrun.CaseResult) bool { return rule.Enough(sampled(results)) }
-	return sampling{samples: rounds, enough: enough, budget: o.Budget, minTime: min(testrun.MinSamplingTime, o.Budget/2)}
+	enough := func(_ int, results []measure.CaseResult) bool { return rule.Enough(sampled(results)) }
+	return sampling{samples: rounds, enough: enough, budget: o.Budget, minTime: min(measure.MinSamplingTime, o.Budget/2)}
 }
 
-// sampled hands testrun's results so far to the stopping rules of stats.
-func sampled(results []testrun.CaseResult) []stats.Sampled {
+// sampled hands measure's results so far to the stopping rules of stats.
+func sampled(results []measure.CaseResult) []stats.Sampled {
 	out := make([]stats.Sampled, len(results))
 	for i, r := range results {
 		out[i].Samples = r.Samples
@@ -200,9 +200,9 @@ func sampled(results []testrun.CaseResult) []stats.Sampled {
 	return out
 }
 
-// config is testrun's configuration of the run.
-func (o Options) config(plan sampling, obs Observer) testrun.Config {
-	cfg := testrun.Config{
+// config is measure's configuration of the run.
+func (o Options) config(plan sampling, obs Observer) measure.Config {
+	cfg := measure.Config{
 		Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.CPU,
 		Warmup: o.Warmup, Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime,
 		Repeat: o.Repeat, Timer: o.Timer, Sampling: o.Sampling, Placements: o.Placements,
@@ -212,7 +212,7 @@ func (o Options) config(plan sampling, obs Observer) testrun.Config {
 		cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	}
 	if o.NoAnchor {
-		cfg.Anchor = testrun.AnchorNever
+		cfg.Anchor = measure.AnchorNever
 	}
 	if obs != nil {
 		cfg.Progress, cfg.Notice = obs.Progress, obs.Notice

@@ -1,5 +1,5 @@
 // Package bench orchestrates a run: from what to measure and how
-// (Options) to a report, through the packages that measure (testrun, on
+// (Options) to a report, through the packages that measure (measure, on
 // what object loads and host chooses), analyse (stats) and render
 // (report). It chooses what the caller left to it: the estimator for the
 // sampling mode, the placements of a comparison by slope, when adaptive

@@ -4,15 +4,15 @@ import (
 	"encoding/hex"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // ToReport hands a run's results to report in report's own types: the
-// saved schema is report's, and report knows nothing of testrun.
-func ToReport(res testrun.Result) report.Measured {
+// saved schema is report's, and report knows nothing of measure.
+func ToReport(res measure.Result) report.Measured {
 	m := report.Measured{Environment: res.Environment, Partial: res.Partial}
 	for _, p := range res.Programs {
 		m.Programs = append(m.Programs, program(p))
@@ -24,7 +24,7 @@ func ToReport(res testrun.Result) report.Measured {
 	return m
 }
 
-func program(p testrun.ProgramResult) report.Program {
+func program(p measure.ProgramResult) report.Program {
 	prog := report.Program{Label: p.Label, Object: p.Object, Info: report.ProgramInfo{Name: p.Info.Name, Type: p.Info.Type.String(), Section: p.Info.Section}}
 	for _, c := range p.Cases {
 		prog.Results = append(prog.Results, caseOf(p.Info.Type, c))
@@ -35,7 +35,7 @@ func program(p testrun.ProgramResult) report.Program {
 	return prog
 }
 
-func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) report.Case {
+func caseOf(programType ebpf.ProgramType, c measure.CaseResult) report.Case {
 	rc := report.Case{
 		Name: c.Case.Name, Summary: c.Case.Summary, Length: len(c.Case.Frame), Frame: hex.EncodeToString(c.Case.Frame),
 		Return: c.Return, Action: c.Action, Retries: c.Retries, Single: c.Single, Restored: c.Restored,

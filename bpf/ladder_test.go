@@ -1,6 +1,6 @@
 // An external test package, so that it may skip the kernel test the way
 // the rest of the repository does (host.CheckPrivileges) without bpf
-// importing testrun.
+// importing measure.
 package bpf_test
 
 import (

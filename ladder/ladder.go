@@ -6,11 +6,11 @@ import (
 	"slices"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -291,14 +291,14 @@ var FineSteps = bpf.FineSteps[1:]
 // Programs are what a validation run measures: the ladder programs, in the
 // order of bpf.LadderSteps, then the fine rungs, in the order of FineSteps,
 // as Validate expects each run's report.
-func Programs() []testrun.Program {
+func Programs() []measure.Program {
 	object := object.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
-	var progs []testrun.Program
+	var progs []measure.Program
 	for _, steps := range bpf.LadderSteps {
-		progs = append(progs, testrun.Program{Label: fmt.Sprint(steps), Object: object, Program: bpf.LadderProgram(steps)})
+		progs = append(progs, measure.Program{Label: fmt.Sprint(steps), Object: object, Program: bpf.LadderProgram(steps)})
 	}
 	for _, steps := range FineSteps {
-		progs = append(progs, testrun.Program{Label: fmt.Sprintf("fine %d", steps), Object: object, Program: bpf.FineProgram(steps)})
+		progs = append(progs, measure.Program{Label: fmt.Sprintf("fine %d", steps), Object: object, Program: bpf.FineProgram(steps)})
 	}
 	return progs
 }

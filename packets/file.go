@@ -337,7 +337,7 @@ func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
 }
 
 // expect returns the expected action, upper-cased, or "" when absent. It
-// accepts what testrun.ParseExpect may accept for some program type.
+// accepts what object.ParseExpect may accept for some program type.
 func (o *object) expect() (string, error) {
 	s, n, ok, err := o.text("expect")
 	if err != nil || !ok {

@@ -7,9 +7,9 @@ import (
 )
 
 // The saved results' schema, as report owns it: the programs, cases and
-// effects; cmd fills these from testrun's results (see Measured).
+// effects; cmd fills these from measure's results (see Measured).
 
-// The environment's types are results': one definition, which testrun
+// The environment's types are results': one definition, which measure
 // fills and report reads.
 type (
 	Environment = results.Environment

@@ -15,11 +15,11 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 type benchFlags struct {
@@ -39,8 +39,8 @@ type benchFlags struct {
 	save       string
 	dir        string
 	quiet      bool
-	timer      testrun.Timer
-	sampling   testrun.SamplingMode
+	timer      measure.Timer
+	sampling   measure.SamplingMode
 	placements int
 	singleRun  bool
 	restore    bool
@@ -137,26 +137,26 @@ func (f *benchFlags) registerProgramFlags(cmd *cobra.Command) {
 // runs, the placements, when to stop, the CPU, the floor, anchoring and
 // the timer.
 func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
-	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), fmt.Sprintf("sample in `MODE`, Criterion's: linear (sample i runs i·step times, over %d levels; "+
-		"the slope of wall time over repeat: fractions of a ns) or flat (the kernel's whole ns)", testrun.DefaultLevels))
+	fl.StringVar((*string)(&f.sampling), "sampling", string(measure.SamplingLinear), fmt.Sprintf("sample in `MODE`, Criterion's: linear (sample i runs i·step times, over %d levels; "+
+		"the slope of wall time over repeat: fractions of a ns) or flat (the kernel's whole ns)", measure.DefaultLevels))
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame, "+
 		"instead of restoring the frame between repeats (see --restore)")
 	fl.BoolVar(&f.restore, "restore", false, "sample every XDP case through the restorer, which puts the frame back before each run "+
 		"(automatic where the program changes it)")
 	fl.IntVar(&f.placements, "placements", 0, "with --before/--after, load each build `N` times, in turns, and compare over all loads "+
 		"(each JIT-placed apart: loads differ by a few %)")
-	explainDefault(fl, "placements", fmt.Sprintf("%d when compared by slope or ols, else 1", testrun.DefaultPlacements))
+	explainDefault(fl, "placements", fmt.Sprintf("%d when compared by slope or ols, else 1", measure.DefaultPlacements))
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, fmt.Sprintf("sample until every estimate (by slope, every change) is known to ±`P`, relative (0.01: ±1 %%), "+
 		"or --time is spent; judged after %s (or half of --time) and %d rounds",
-		testrun.MinSamplingTime, testrun.MinAdaptiveRounds))
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of calibration, warm-up and sampling, when sampling to --precision")
+		measure.MinSamplingTime, measure.MinAdaptiveRounds))
+	fl.DurationVar(&f.budget, "time", measure.DefaultBudget, "the time budget `D` of calibration, warm-up and sampling, when sampling to --precision")
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (at least %d) instead of sampling to --precision; "+
-		"with --precision or --time also given, the fewest rounds", testrun.MinSamples))
+		"with --precision or --time also given, the fewest rounds", measure.MinSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")
 	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a call (BPF_PROG_TEST_RUN's repeat, 1 to %d): "+
-		"the top of linear sampling's levels, every call of flat sampling", uint32(testrun.MaxRepeat)))
-	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", testrun.TargetSample))
-	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
+		"the top of linear sampling's levels, every call of flat sampling", uint32(measure.MaxRepeat)))
+	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", measure.TargetSample))
+	fl.DurationVar(&f.warmup, "warmup", measure.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, where that pays; "+
@@ -189,7 +189,7 @@ func (f *benchFlags) registerComparisonFlags(cmd *cobra.Command) {
 }
 
 // programs turns OBJECT, --before and --after into what to measure.
-func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, error) {
+func (f benchFlags) programs(args []string) ([]measure.Program, caseDefaults, error) {
 	after := bpf.Default
 	if len(args) == 1 {
 		after = args[0]
@@ -211,7 +211,7 @@ func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, er
 		names = []string{f.before, after}
 		labels = []string{"before", "after"}
 	}
-	var progs []testrun.Program
+	var progs []measure.Program
 	defaults := caseDefaults{classes: true, expect: true}
 	for i, name := range names {
 		object, build, err := resolveObject(name)
@@ -224,7 +224,7 @@ func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, er
 		}
 		defaults.classes = defaults.classes && build != nil
 		defaults.expect = defaults.expect && build != nil && !build.Rung
-		progs = append(progs, testrun.Program{Label: labels[i], Object: object, Program: program})
+		progs = append(progs, measure.Program{Label: labels[i], Object: object, Program: program})
 	}
 	return progs, defaults, nil
 }
@@ -351,9 +351,9 @@ func completeObject(_ *cobra.Command, args []string, _ string) ([]string, cobra.
 	return bundledNames(), cobra.ShellCompDirectiveDefault
 }
 
-func (f benchFlags) anchorPolicy() testrun.AnchorPolicy {
+func (f benchFlags) anchorPolicy() measure.AnchorPolicy {
 	if f.anchor {
-		return testrun.AnchorWherePays
+		return measure.AnchorWherePays
 	}
-	return testrun.AnchorNever
+	return measure.AnchorNever
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/ladder"
+	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // errValidation marks a validation whose checks failed: a failed run.
@@ -23,7 +23,7 @@ type validateFlags struct {
 	cpu       cpuFlag
 	precision float64
 	budget    time.Duration
-	timer     testrun.Timer
+	timer     measure.Timer
 	json      bool
 	output    outputFlags
 }
@@ -58,7 +58,7 @@ Exit code 1 if a check fails.`,
 	fl.IntVar(&f.runs, "runs", 3, "measure the whole ladder in `N` separate runs, each loading everything anew")
 	f.cpu.register(fl)
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
+	fl.DurationVar(&f.budget, "time", measure.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
 	registerTimer(fl, &f.timer)
 	fl.BoolVar(&f.json, "json", false, "the ladder's figures as JSON")
 	f.output.register(fl)
@@ -126,7 +126,7 @@ func (f validateFlags) options() (bench.Options, error) {
 	if err != nil {
 		return bench.Options{}, err
 	}
-	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = int(f.cpu), testrun.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
+	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = int(f.cpu), measure.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
 	return o, nil
 }
 
@@ -148,5 +148,5 @@ func ladderOptions() (bench.Options, error) {
 	if err != nil {
 		return bench.Options{}, err
 	}
-	return bench.Options{Programs: ladder.Programs(), Cases: cases, Sampling: testrun.SamplingLinear, CPU: testrun.AnyCPU}, nil
+	return bench.Options{Programs: ladder.Programs(), Cases: cases, Sampling: measure.SamplingLinear, CPU: measure.AnyCPU}, nil
 }

@@ -1,4 +1,4 @@
-// Package testrun measures BPF programs through the kernel's
+// Package measure measures BPF programs through the kernel's
 // BPF_PROG_TEST_RUN command, without attaching them anywhere.
 //
 // It loads an object, picks the program, runs every packet case once and
@@ -32,4 +32,4 @@
 //
 // The package returns raw samples and the environment they were taken in;
 // it knows nothing of statistics or output formats.
-package testrun
+package measure

@@ -1,4 +1,4 @@
-package testrun
+package measure
 
 import (
 	"context"
@@ -473,7 +473,7 @@ func TestScheduleGivenRepeatPastBudget(t *testing.T) {
 		}
 	}
 	if stats.MinPerLevel != minCallsPerLevel {
-		t.Fatalf("testrun plans %d calls a level at the least, the fit needs %d", minCallsPerLevel, stats.MinPerLevel)
+		t.Fatalf("measure plans %d calls a level at the least, the fit needs %d", minCallsPerLevel, stats.MinPerLevel)
 	}
 	for pi, pr := range r.res.Programs {
 		for ci, c := range pr.Cases {
