@@ -79,8 +79,7 @@ func TestCompareInterleaved(t *testing.T) {
 	if strings.Contains(out, "paired sign-flip") || strings.Contains(out, "+11.14 ns") {
 		t.Errorf("the default table shows the test, or Δ:\n%s", out)
 	}
-	r.Wide, r.Verbose = true, true
-	out = flat(render(t, r, Table))
+	out = flat(renderView(t, r, Table, View{Wide: true, Verbose: true}))
 	for _, want := range []string{"+50.00 %", "+11.14 ns", "paired sign-flip"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("wide, verbose table lacks %q:\n%s", want, out)
@@ -140,7 +139,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.WriteFile(good, JSON); err != nil {
+	if err := r.WriteFile(good, JSON, View{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Read(good); err != nil {
@@ -237,8 +236,7 @@ func TestNetOfFloor(t *testing.T) {
 	if !strings.Contains(out, "net of floor") || !strings.Contains(out, "10.00 ±0.00 ns") || strings.Contains(out, "floor: fizzbuzz") {
 		t.Errorf("table lacks the net figures, or shows the floor's:\n%s", out)
 	}
-	r.Wide, r.Verbose = true, true
-	out = render(t, r, Table)
+	out = renderView(t, r, Table, View{Wide: true, Verbose: true})
 	if !strings.Contains(out, "10.00 [10.00 10.00] ns") || !strings.Contains(out, "floor: fizzbuzz") {
 		t.Errorf("wide, verbose table lacks the net's interval or the floor's figures:\n%s", out)
 	}
@@ -311,7 +309,7 @@ func TestCPULockSaved(t *testing.T) {
 		t.Errorf("the table does not tell the move:\n%s", out)
 	}
 	path := filepath.Join(dir, "new.json")
-	if err := cur.WriteFile(path, JSON); err != nil {
+	if err := cur.WriteFile(path, JSON, View{}); err != nil {
 		t.Fatal(err)
 	}
 	back, err := Read(path)
@@ -327,7 +325,7 @@ func TestCPULockSaved(t *testing.T) {
 		t.Fatal(err)
 	}
 	oldPath := filepath.Join(dir, "old.json")
-	if err := old.WriteFile(oldPath, JSON); err != nil {
+	if err := old.WriteFile(oldPath, JSON, View{}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(oldPath)

@@ -28,8 +28,7 @@ func TestContextNotes(t *testing.T) {
 	if !strings.Contains(table, "fizz: the program changed its context (mark 0x2a -> 0x2b)") || strings.Contains(table, "run with context") {
 		t.Errorf("the default table lacks the context's change, or shows the context asked for:\n%s", table)
 	}
-	r.Verbose = true
-	table = render(t, r, Table)
+	table = renderView(t, r, Table, View{Verbose: true})
 	for _, want := range []string{"fizz: run with context mark=0x2a,cb[0]=1", "fizz: the program changed its context (mark 0x2a -> 0x2b)"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)

@@ -38,11 +38,25 @@ func ParseFormat(name string) (Format, error) {
 	return Format(name), nil
 }
 
-// Write renders the report in the format.
-func (r *Report) Write(w io.Writer, f Format) error {
+// View is how much a table shows; the other formats hold everything
+// either way.
+type View struct {
+	// Wide shows every column: the source address, the second figure,
+	// the standard deviation, outliers and samples, each interval as
+	// [low high]. Without it, the table fits 100 columns.
+	Wide bool
+	// Verbose puts every line under the table: the method (estimator,
+	// levels, clock, anchoring, the floor of each case, ...) and the notes
+	// of every case. Without it, only the lines that matter, and one
+	// short line of where and how long (see lines.go).
+	Verbose bool
+}
+
+// Write renders the report in the format, a table as v shows it.
+func (r *Report) Write(w io.Writer, f Format, v View) error {
 	switch f {
 	case Table:
-		return r.writeTable(w)
+		return tableView{r, v}.write(w)
 	case BMF:
 		return r.writeBMF(w)
 	case JSON:
@@ -55,9 +69,9 @@ func (r *Report) Write(w io.Writer, f Format) error {
 
 // WriteFile renders the report into a file atomically: the file holds the
 // old content or the whole new one, never a part.
-func (r *Report) WriteFile(path string, f Format) error {
+func (r *Report) WriteFile(path string, f Format, v View) error {
 	var buf bytes.Buffer
-	if err := r.Write(&buf, f); err != nil {
+	if err := r.Write(&buf, f, v); err != nil {
 		return err
 	}
 	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {

@@ -29,7 +29,7 @@ func FuzzParse(f *testing.F) {
 		opts := stats.CompareOptions{Options: stats.Options{Confidence: 0.95, Resamples: 100, Seed: 1}, Significance: 0.05, Quantum: 1}
 		if c, err := Against(r, r, Files, opts); err == nil {
 			var buf bytes.Buffer
-			_ = c.Write(&buf, Table)
+			_ = c.Write(&buf, Table, View{})
 		}
 	})
 }

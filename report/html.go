@@ -32,10 +32,8 @@ func (r *Report) WriteHTML(dir string) error {
 		return fmt.Errorf("report directory: %w", err)
 	}
 	// A page has room for every column, and every line under the table.
-	wide := *r
-	wide.Wide, wide.Verbose = true, true
 	var table bytes.Buffer
-	if err := wide.writeTable(&table); err != nil {
+	if err := (tableView{r, View{Wide: true, Verbose: true}}).write(&table); err != nil {
 		return err
 	}
 	page := htmlPage{Title: r.title(), Table: table.String(), Lede: r.lede(), Summary: summaryFile, Header: r.summaryHeader()}

@@ -23,8 +23,7 @@ func TestCompareInstructions(t *testing.T) {
 	if strings.Contains(out, "a helper call counts as one") {
 		t.Errorf("the default table explains insns:\n%s", out)
 	}
-	r.Verbose = true
-	out = flat(render(t, r, Table))
+	out = flat(renderView(t, r, Table, View{Verbose: true}))
 	for _, want := range []string{"│ insns ", "40 → 40", "40 → 39", "with the same 40 instructions", "a helper call counts as one"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

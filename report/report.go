@@ -55,16 +55,6 @@ type Report struct {
 	// Floor is the empty program measured with every case, if it was.
 	Floor      *Program    `json:"floor,omitempty"`
 	Comparison *Comparison `json:"comparison,omitempty"`
-	// Wide makes the table show every column: the source address, the
-	// second figure, the standard deviation, outliers and samples, each
-	// interval as [low high]. Without it, the table fits 100 columns;
-	// JSON holds everything either way.
-	Wide bool `json:"-"`
-	// Verbose puts every line under the table: the method (estimator,
-	// levels, clock, anchoring, the floor of each case, ...) and the notes
-	// of every case. Without it, only the lines that matter, and one
-	// short line of where and how long (see lines.go).
-	Verbose bool `json:"-"`
 }
 
 // Program is one measured program.

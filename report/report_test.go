@@ -69,8 +69,13 @@ func newReport(t *testing.T) *Report {
 
 func render(t *testing.T, r *Report, f Format) string {
 	t.Helper()
+	return renderView(t, r, f, View{})
+}
+
+func renderView(t *testing.T, r *Report, f Format, v View) string {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := r.Write(&buf, f); err != nil {
+	if err := r.Write(&buf, f, v); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -109,16 +114,14 @@ func TestTable(t *testing.T) {
 			t.Errorf("the default table says %q:\n%s", routine, narrow)
 		}
 	}
-	r.Verbose = true
-	verbose := render(t, r, Table)
+	verbose := renderView(t, r, Table, View{Verbose: true})
 	checkWidth(t, verbose) // wrapped
 	for _, want := range []string{"fizz: outliers 1 high severe", "resolution 1 ns", "estimate: low"} {
 		if !strings.Contains(flat(verbose), want) {
 			t.Errorf("--verbose lacks %q:\n%s", want, verbose)
 		}
 	}
-	r.Wide = true
-	out := flat(render(t, r, Table))
+	out := flat(renderView(t, r, Table, View{Wide: true, Verbose: true}))
 	mean := (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 100) / 11.0
 	for _, want := range []string{
 		"fizzbuzz in v4 (bundled) (XDP)",
@@ -219,7 +222,7 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := newReport(t).WriteFile(path, JSON); err != nil {
+	if err := newReport(t).WriteFile(path, JSON, View{}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
@@ -229,7 +232,7 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("%d entries in the directory, want 1: temporary files left", len(entries))
 	}
-	if err := newReport(t).WriteFile(filepath.Join(dir, "no", "such", "dir.json"), JSON); err == nil {
+	if err := newReport(t).WriteFile(filepath.Join(dir, "no", "such", "dir.json"), JSON, View{}); err == nil {
 		t.Error("writing into a missing directory succeeded")
 	}
 }
@@ -296,8 +299,7 @@ func TestFrameChangeWarnings(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	r.Verbose = true
-	if verbose := flat(render(t, r, Table)); !strings.Contains(verbose, "fizz: WARNING: the program changed the frame (bytes 0 differ; out: udp 192.0.2.4:40000 > 198.51.100.1:9, 60 bytes)") {
+	if verbose := flat(renderView(t, r, Table, View{Verbose: true})); !strings.Contains(verbose, "fizz: WARNING: the program changed the frame (bytes 0 differ; out: udp 192.0.2.4:40000 > 198.51.100.1:9, 60 bytes)") {
 		t.Errorf("--verbose lacks the output frame:\n%s", verbose)
 	}
 	if strings.Contains(table, "short: WARNING") {

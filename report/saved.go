@@ -74,7 +74,7 @@ func (r *Report) SaveBaseline(dir, name string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("baseline directory: %w", err)
 	}
-	return path, r.WriteFile(path, JSON)
+	return path, r.WriteFile(path, JSON, View{})
 }
 
 // LoadBaseline reads the baseline of that name from dir.

@@ -14,10 +14,16 @@ import (
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// writeTable writes the tables, then the lines under them: by default
-// those that matter and one line of where and how long, with Verbose every
-// one (see lines.go for which matter).
-func (r *Report) writeTable(w io.Writer) error {
+// tableView is a report as a table shows it.
+type tableView struct {
+	*Report
+	View
+}
+
+// write writes the tables, then the lines under them: by default those
+// that matter and one line of where and how long, with Verbose every one
+// (see lines.go for which matter).
+func (r tableView) write(w io.Writer) error {
 	l := lines{w: w, verbose: r.Verbose}
 	if r.Comparison != nil {
 		if err := r.Comparison.writeTable(w, l, r.Settings.Confidence, r.Wide); err != nil {
@@ -262,7 +268,7 @@ func singles(p Program) bool {
 }
 
 // samplesCell is a case's samples, with their repeats in a wide table.
-func (r *Report) samplesCell(n int, c Case) string {
+func (r tableView) samplesCell(n int, c Case) string {
 	if r.Wide {
 		return fmt.Sprintf("%d × %s", n, repeatsOf(r.Environment, c))
 	}
@@ -333,7 +339,7 @@ func (r *Report) quantile() float64 {
 	return stats.DefaultLowQuantile
 }
 
-func (r *Report) writeProgramTables(w io.Writer, l lines) error {
+func (r tableView) writeProgramTables(w io.Writer, l lines) error {
 	allSingle, _ := r.singleCases()
 	for _, p := range r.Programs {
 		if err := r.writeProgramTable(w, l, p, allSingle); err != nil {
@@ -345,7 +351,7 @@ func (r *Report) writeProgramTables(w io.Writer, l lines) error {
 
 // writeProgramTable writes a program's title, its table, the notes under
 // it, and its times by frame size.
-func (r *Report) writeProgramTable(w io.Writer, l lines, p Program, allSingle bool) error {
+func (r tableView) writeProgramTable(w io.Writer, l lines, p Program, allSingle bool) error {
 	title := p.Info.Name + " in " + p.Object
 	if p.Label != "" {
 		title = p.Label + ": " + title
@@ -388,7 +394,7 @@ func otherEstimator(est stats.Estimator) (stats.Estimator, string) {
 }
 
 // programHeader is a program table's columns' alignment and header.
-func (r *Report) programHeader(est stats.Estimator, otherName string) ([]tw.Align, []any) {
+func (r tableView) programHeader(est stats.Estimator, otherName string) ([]tw.Align, []any) {
 	aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
 	estHeader := fmt.Sprintf("%s [%g%% CI]", r.shownEstimator(), 100*r.Settings.Confidence)
 	if est == stats.Min {
@@ -414,7 +420,7 @@ func (r *Report) programHeader(est stats.Estimator, otherName string) ([]tw.Alig
 }
 
 // caseRow is a case's row of a program table.
-func (r *Report) caseRow(c Case, est, other stats.Estimator, allSingle bool) []string {
+func (r tableView) caseRow(c Case, est, other stats.Estimator, allSingle bool) []string {
 	row := []string{c.Name, c.Action, insns(c)}
 	if r.Wide {
 		row = []string{c.Name, c.Source, c.Action, insns(c)}
@@ -453,7 +459,7 @@ func (r *Report) caseRow(c Case, est, other stats.Estimator, allSingle bool) []s
 
 // estimateCell is an estimate as the table shows it: with its interval as
 // [low high] in a wide table, as ± its relative half-width otherwise.
-func (r *Report) estimateCell(e stats.Estimate, mark string, interval bool) string {
+func (r tableView) estimateCell(e stats.Estimate, mark string, interval bool) string {
 	switch {
 	case !interval:
 		return fmt.Sprintf("%s%s ns", ns(e.Point), mark)
@@ -467,7 +473,7 @@ func (r *Report) estimateCell(e stats.Estimate, mark string, interval bool) stri
 
 // netCell is a case's time net of the floor: its interval's half-width in
 // ns, as a net near zero has no useful relative one.
-func (r *Report) netCell(e stats.Estimate) string {
+func (r tableView) netCell(e stats.Estimate) string {
 	if r.Wide {
 		return r.estimateCell(e, "", true)
 	}

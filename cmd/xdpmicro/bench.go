@@ -252,8 +252,7 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 	case rep.Partial:
 		// Never put a partial report where a complete one is expected.
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output or saved")
-		rep.Wide, rep.Verbose = f.output.wide, f.output.verbose
-		_ = rep.Write(cmd.OutOrStdout(), report.Table)
+		_ = rep.Write(cmd.OutOrStdout(), report.Table, f.output.view())
 		return interrupted{signal: int(caught())}
 	}
 	return f.finish(cmd, rep)

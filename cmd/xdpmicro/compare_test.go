@@ -170,7 +170,7 @@ func TestCompareFiles(t *testing.T) {
 		}
 	}
 	slowerPath := filepath.Join(dir, "slower.json")
-	if err := slower.WriteFile(slowerPath, report.JSON); err != nil {
+	if err := slower.WriteFile(slowerPath, report.JSON, report.View{}); err != nil {
 		t.Fatal(err)
 	}
 	if code, stdout, _ := xdpmicro("compare", cur, slowerPath, "--fail-on-regression"); code != exitRegression {
@@ -179,7 +179,7 @@ func TestCompareFiles(t *testing.T) {
 	// Another environment is compared, with a warning.
 	rep := readReport(t, old)
 	rep.Environment.Kernel = "0.0.0-elsewhere"
-	if err := rep.WriteFile(old, report.JSON); err != nil {
+	if err := rep.WriteFile(old, report.JSON, report.View{}); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := xdpmicro("compare", old, cur); code != 0 || !strings.Contains(stderr, "warning: kernels differ") {
@@ -201,8 +201,8 @@ func TestLowQuantile(t *testing.T) {
 		t.Fatalf("low quantile %g, want 0.25", got)
 	}
 	var buf bytes.Buffer
-	rep.Verbose = true // the estimator's words are the method's
-	if err := rep.Write(&buf, report.Table); err != nil {
+	// The estimator's words are the method's: --verbose.
+	if err := rep.Write(&buf, report.Table, report.View{Verbose: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(flat(buf.String()), "Harrell–Davis 0.25-quantile") {

@@ -111,24 +111,27 @@ func (o *outputFlags) checkTargets() error {
 // write puts a complete report where it was asked for. If a file cannot
 // be written after all, the table still reaches standard output: the
 // measurement is not lost with the file.
+// view is how much --wide and --verbose have a table show.
+func (o *outputFlags) view() report.View { return report.View{Wide: o.wide, Verbose: o.verbose} }
+
 func (o *outputFlags) write(cmd *cobra.Command, rep *report.Report) error {
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return err
 	}
-	rep.Wide, rep.Verbose = o.wide, o.verbose
+	view := o.view()
 	if o.output == "" {
-		if err := rep.Write(cmd.OutOrStdout(), format); err != nil {
+		if err := rep.Write(cmd.OutOrStdout(), format, view); err != nil {
 			return err
 		}
-	} else if err := rep.WriteFile(o.output, format); err != nil {
-		_ = rep.Write(cmd.OutOrStdout(), report.Table)
+	} else if err := rep.WriteFile(o.output, format, view); err != nil {
+		_ = rep.Write(cmd.OutOrStdout(), report.Table, view)
 		return err
 	}
 	if o.html != "" {
 		if err := rep.WriteHTML(o.html); err != nil {
 			if o.output != "" {
-				_ = rep.Write(cmd.OutOrStdout(), report.Table)
+				_ = rep.Write(cmd.OutOrStdout(), report.Table, view)
 			}
 			return err
 		}
