@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -54,11 +55,11 @@ type Options struct {
 	Stats     stats.Options
 	// Compare judges a comparison: against the first program, or Baseline.
 	Compare  stats.CompareOptions
-	Baseline *report.Report
+	Baseline *results.Report
 	// BaselineName labels Baseline's side of the comparison.
 	BaselineName string
 	// Settings are recorded in the report as given; Run fills what it chose.
-	Settings report.Settings
+	Settings results.Settings
 }
 
 // Observer hears of a run while it goes: every sample's progress, on the
@@ -75,7 +76,7 @@ const partialResamples = 1000
 // Run measures, analyses and, for two programs or a baseline, compares.
 // When ctx is cancelled mid-run it returns the report of what was
 // measured, marked Partial, with ctx's error.
-func Run(ctx context.Context, o Options, obs Observer) (*report.Report, error) {
+func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) {
 	o, err := o.complete()
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func Run(ctx context.Context, o Options, obs Observer) (*report.Report, error) {
 		opts.Resamples = min(opts.Resamples, partialResamples)
 		settings.Resamples = opts.Resamples
 	}
-	rep, err := report.New(settings, m, opts)
+	rep, err := analysis.New(settings, m, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -101,18 +102,18 @@ func Run(ctx context.Context, o Options, obs Observer) (*report.Report, error) {
 
 // Measure measures as Run does, and returns what was measured, raw: for
 // callers that analyse it their own way.
-func Measure(ctx context.Context, o Options, obs Observer) (report.Measured, error) {
+func Measure(ctx context.Context, o Options, obs Observer) (results.Measured, error) {
 	o, err := o.complete()
 	if err != nil {
-		return report.Measured{}, err
+		return results.Measured{}, err
 	}
 	return o.measure(ctx, obs)
 }
 
-func (o Options) measure(ctx context.Context, obs Observer) (report.Measured, error) {
+func (o Options) measure(ctx context.Context, obs Observer) (results.Measured, error) {
 	res, err := measure.Run(ctx, o.config(o.plan(), obs))
 	if err != nil && !res.Partial {
-		return report.Measured{}, err
+		return results.Measured{}, err
 	}
 	return ToReport(res), err
 }
@@ -221,7 +222,7 @@ func (o Options) config(plan sampling, obs Observer) measure.Config {
 }
 
 // settings are the report's record of the run.
-func (o Options) settings() report.Settings {
+func (o Options) settings() results.Settings {
 	s := o.Settings
 	s.Estimator = o.Estimator
 	s.Confidence, s.Resamples = o.Stats.Confidence, o.Stats.Resamples
@@ -239,14 +240,14 @@ func (o Options) settings() report.Settings {
 
 // compare judges the change between the two programs, or from the
 // baseline, when there is one to judge.
-func (o Options) compare(rep *report.Report) (*report.Report, error) {
+func (o Options) compare(rep *results.Report) (*results.Report, error) {
 	switch {
 	case o.Compared:
-		if err := rep.CompareInterleaved(o.Compare); err != nil {
+		if err := analysis.CompareInterleaved(rep, o.Compare); err != nil {
 			return nil, err
 		}
 	case o.Baseline != nil:
-		return report.Against(o.Baseline, rep, o.BaselineName, o.Compare)
+		return analysis.Against(o.Baseline, rep, o.BaselineName, o.Compare)
 	}
 	return rep, nil
 }

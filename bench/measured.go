@@ -7,13 +7,13 @@ import (
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // ToReport hands a run's results to report in report's own types: the
 // saved schema is report's, and report knows nothing of measure.
-func ToReport(res measure.Result) report.Measured {
-	m := report.Measured{Environment: res.Environment, Partial: res.Partial}
+func ToReport(res measure.Result) results.Measured {
+	m := results.Measured{Environment: res.Environment, Partial: res.Partial}
 	for _, p := range res.Programs {
 		m.Programs = append(m.Programs, program(p))
 	}
@@ -24,8 +24,8 @@ func ToReport(res measure.Result) report.Measured {
 	return m
 }
 
-func program(p measure.ProgramResult) report.Program {
-	prog := report.Program{Label: p.Label, Object: p.Object, Info: report.ProgramInfo{Name: p.Info.Name, Type: p.Info.Type.String(), Section: p.Info.Section}}
+func program(p measure.ProgramResult) results.Program {
+	prog := results.Program{Label: p.Label, Object: p.Object, Info: results.ProgramInfo{Name: p.Info.Name, Type: p.Info.Type.String(), Section: p.Info.Section}}
 	for _, c := range p.Cases {
 		prog.Results = append(prog.Results, caseOf(p.Info.Type, c))
 	}
@@ -35,8 +35,8 @@ func program(p measure.ProgramResult) report.Program {
 	return prog
 }
 
-func caseOf(programType ebpf.ProgramType, c measure.CaseResult) report.Case {
-	rc := report.Case{
+func caseOf(programType ebpf.ProgramType, c measure.CaseResult) results.Case {
+	rc := results.Case{
 		Name: c.Case.Name, Summary: c.Case.Summary, Length: len(c.Case.Frame), Frame: hex.EncodeToString(c.Case.Frame),
 		Return: c.Return, Action: c.Action, Retries: c.Retries, Single: c.Single, Restored: c.Restored,
 		OtherReturns: c.OtherReturns, Instructions: c.Instructions, NoCount: c.NoCount,
@@ -47,10 +47,10 @@ func caseOf(programType ebpf.ProgramType, c measure.CaseResult) report.Case {
 		rc.Source = c.Case.Source.String()
 	}
 	for _, e := range c.Effects {
-		rc.Effects = append(rc.Effects, report.Effect(e))
+		rc.Effects = append(rc.Effects, results.Effect(e))
 	}
 	for _, ch := range c.ContextChanges {
-		rc.ContextChanges = append(rc.ContextChanges, report.ContextChange(ch))
+		rc.ContextChanges = append(rc.ContextChanges, results.ContextChange(ch))
 	}
 	if c.Output != nil {
 		rc.OutputFrame = hex.EncodeToString(c.Output)

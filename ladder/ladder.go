@@ -5,11 +5,13 @@ import (
 	"math"
 	"slices"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"gonum.org/v1/gonum/stat"
 )
@@ -38,7 +40,7 @@ const (
 // reproducible. The limits follow the runs' own intervals, so that a
 // noisy machine widens them, but a wrong tool (a clock that does not
 // tick, programs measured under another's name) still fails them.
-func Validate(steps []int, fineBase int, fineSteps []int, runs []*report.Report, opts stats.Options) (*report.Validation, error) {
+func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report, opts stats.Options) (*report.Validation, error) {
 	v := &report.Validation{Steps: steps, BaseSteps: bpf.LadderBase, MaxSpread: MaxSpread, MinR2: MinR2}
 	for _, s := range steps {
 		v.Names = append(v.Names, bpf.LadderProgram(s))
@@ -88,7 +90,7 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*report.Report,
 
 // readRun reads one run's ladder programs: each estimate, its net of the
 // floor, and its paired difference from the rung below.
-func readRun(r *report.Report, steps []int, opts stats.Options) (report.ValidationRun, error) {
+func readRun(r *results.Report, steps []int, opts stats.Options) (report.ValidationRun, error) {
 	est := estimatorOf(r)
 	var run report.ValidationRun
 	for i, p := range r.Programs[:len(steps)] {
@@ -101,7 +103,7 @@ func readRun(r *report.Report, steps []int, opts stats.Options) (report.Validati
 		var d stats.Estimate
 		if i > 0 {
 			var err error
-			if d, err = report.PairedDifference(r.Programs[i-1].Results[0], c, est, opts); err != nil {
+			if d, err = analysis.PairedDifference(r.Programs[i-1].Results[0], c, est, opts); err != nil {
 				return run, fmt.Errorf("%s: %w", p.Info.Name, err)
 			}
 		}
@@ -174,7 +176,7 @@ func spreadFailures(v *report.Validation) []string {
 }
 
 // validateFine measures the fine rungs against their base, run by run.
-func validateFine(steps []int, base int, fineSteps []int, runs []*report.Report, opts stats.Options, timerResolution float64) (*report.FineValidation, error) {
+func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report, opts stats.Options, timerResolution float64) (*report.FineValidation, error) {
 	bi := slices.Index(steps, base)
 	if bi < 0 {
 		return nil, fmt.Errorf("the fine rungs' base, %s, is not on the ladder", bpf.LadderProgram(base))
@@ -192,11 +194,11 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*report.Report,
 		var diffs, neighbours []stats.Estimate
 		for i, fs := range fineSteps {
 			rung := r.Programs[len(steps)+i]
-			d, err := report.PairedDifference(base, rung.Results[0], est, opts)
+			d, err := analysis.PairedDifference(base, rung.Results[0], est, opts)
 			if err != nil {
 				return nil, fmt.Errorf("run %d, %s: %w", ri+1, rung.Info.Name, err)
 			}
-			n, err := report.PairedDifference(below, rung.Results[0], est, opts)
+			n, err := analysis.PairedDifference(below, rung.Results[0], est, opts)
 			if err != nil {
 				return nil, fmt.Errorf("run %d, %s: %w", ri+1, rung.Info.Name, err)
 			}
@@ -277,7 +279,7 @@ func medianOf(xs []float64) float64 {
 }
 
 // estimatorOf is the estimator a run's report was made for.
-func estimatorOf(r *report.Report) stats.Estimator {
+func estimatorOf(r *results.Report) stats.Estimator {
 	if r.Settings.Estimator == "" {
 		return stats.DefaultEstimator
 	}

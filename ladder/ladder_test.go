@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -41,7 +42,7 @@ const testBase = 8
 // steps beyond hidden, of testBase+steps) and whose fine rungs cost
 // perFine more per fine step than ladder_16, each sample with up to jitter
 // ns of noise added, at the timer quantum q.
-func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *report.Report {
+func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *results.Report {
 	t.Helper()
 	cases, err := packets.Select([]string{packets.None})
 	if err != nil {
@@ -55,16 +56,16 @@ func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *re
 		}
 		return s
 	}
-	program := func(name string, cost float64) report.Program {
+	program := func(name string, cost float64) results.Program {
 		c := cases[0]
-		return report.Program{
-			Object: "ladder", Info: report.ProgramInfo{Name: name, Type: "XDP"},
-			Results: []report.Case{{Name: c.Name, Frame: hex.EncodeToString(c.Frame), Return: 2, Action: "XDP_PASS", Samples: samples(cost)}},
+		return results.Program{
+			Object: "ladder", Info: results.ProgramInfo{Name: name, Type: "XDP"},
+			Results: []results.Case{{Name: c.Name, Frame: hex.EncodeToString(c.Frame), Return: 2, Action: "XDP_PASS", Samples: samples(cost)}},
 		}
 	}
 	scale := func(ns float64) float64 { return ns * max(l.scale, 1) }
 	cost := func(steps int) float64 { return scale(floor + l.perStep*float64(max(testBase+steps-l.hidden, 0))) }
-	res := report.Measured{Environment: report.Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
+	res := results.Measured{Environment: results.Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
 	for _, s := range testSteps {
 		c := cost(s)
 		if s == 32 {
@@ -85,7 +86,7 @@ func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *re
 	}
 	floorResult := program("empty_xdp", scale(floor))
 	res.Floor = &floorResult
-	r, err := report.New(report.Settings{Estimator: stats.Low, Confidence: 0.95, Resamples: 500}, res, stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Estimator: stats.Low, Confidence: 0.95, Resamples: 500}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestValidateLadder(t *testing.T) {
 		{"a base the harness hides", synthetic{perStep: 1, perFine: 0.25, hidden: 20}, 0.001, "ladder_0 costs", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var runs []*report.Report
+			var runs []*results.Report
 			for range 2 {
 				runs = append(runs, ladderRun(t, rng, tt.ladder, 0.05, tt.q))
 			}
@@ -146,7 +147,7 @@ func TestValidateLadder(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Validate(testSteps, 4, testFineSteps, []*report.Report{ladderRun(t, rng, synthetic{perStep: 1, perFine: 0.25}, 0.05, 1)}, opts); err == nil {
+	if _, err := Validate(testSteps, 4, testFineSteps, []*results.Report{ladderRun(t, rng, synthetic{perStep: 1, perFine: 0.25}, 0.05, 1)}, opts); err == nil {
 		t.Error("fine rungs on a base not on the ladder: no error")
 	}
 }
@@ -168,7 +169,7 @@ func TestValidateSpread(t *testing.T) {
 		{"a slow phase", slow, ""},
 		{"one program moved", skewed, "ladder_32: estimates spread"},
 	} {
-		runs := []*report.Report{ladderRun(t, rng, l, 0.05, 0.001), ladderRun(t, rng, tt.second, 0.05, 0.001)}
+		runs := []*results.Report{ladderRun(t, rng, l, 0.05, 0.001), ladderRun(t, rng, tt.second, 0.05, 0.001)}
 		v, err := Validate(testSteps, 16, testFineSteps, runs, opts)
 		if err != nil {
 			t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // loadTest loads one program of a bpf/testdata object for the test.
@@ -233,9 +233,9 @@ func TestContextInEverySample(t *testing.T) {
 			if c.Return != tc.want || c.OtherReturns != 0 || len(c.Samples) != MinSamples {
 				t.Errorf("returned %d, %d samples ended otherwise (%d); want %d every time", c.Return, c.OtherReturns, c.OtherReturn, tc.want)
 			}
-			var words []report.ContextChange // as the table words them
+			var words []results.ContextChange // as the table words them
 			for _, ch := range c.ContextChanges {
-				words = append(words, report.ContextChange(ch))
+				words = append(words, results.ContextChange(ch))
 			}
 			if got := fmt.Sprint(words); tc.changes != "" && got != tc.changes || c.Single != (tc.single || tc.changes != "") {
 				t.Errorf("context changes %s, single %v", got, c.Single)

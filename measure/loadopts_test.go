@@ -13,7 +13,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // tcpTo is a TCP SYN to port, and udpTo a UDP datagram.
@@ -60,7 +60,7 @@ func runQuick(t *testing.T, cfg Config) map[string]CaseResult {
 func effectStrings(c CaseResult) string {
 	var s []string
 	for _, e := range c.Effects {
-		s = append(s, report.Effect(e).String()) // as the table words it
+		s = append(s, results.Effect(e).String()) // as the table words it
 	}
 	return strings.Join(s, "; ")
 }

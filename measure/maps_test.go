@@ -8,7 +8,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // The checking run reports what each case changed in the maps.
@@ -24,7 +24,7 @@ func TestEffects(t *testing.T) {
 		t.Fatal(err)
 	}
 	fizz, none := res.Programs[0].Cases[0].Effects, res.Programs[0].Cases[1].Effects
-	if len(fizz) != 1 || report.Effect(fizz[0]).String() != "map verdicts: pushed FIZZ" || len(none) != 0 {
+	if len(fizz) != 1 || results.Effect(fizz[0]).String() != "map verdicts: pushed FIZZ" || len(none) != 0 {
 		t.Errorf("fizz: %v, none: %v; want one FIZZ pushed for fizz and nothing for none", fizz, none)
 	}
 
@@ -46,7 +46,7 @@ func TestEffects(t *testing.T) {
 		c := res.Programs[0].Cases[0]
 		var effects []string
 		for _, e := range c.Effects {
-			effects = append(effects, report.Effect(e).String())
+			effects = append(effects, results.Effect(e).String())
 		}
 		got := strings.Join(effects, "; ")
 		want, action := "map .bss: [0] set {packets: 1}", "XDP_PASS"

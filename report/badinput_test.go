@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 func TestBadInput(t *testing.T) {
-	for _, err := range []error{ErrFormat, ErrBadResult, ErrNoBaseline, ErrBaselineName, ErrNotComparable} {
+	for _, err := range []error{ErrFormat, results.ErrBadResult, results.ErrNoBaseline, results.ErrBaselineName, analysis.ErrNotComparable} {
 		if !errors.Is(fmt.Errorf("x: %w", err), badinput.Err) {
 			t.Errorf("%v is not bad input", err)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -18,7 +20,7 @@ func compareOpts() stats.CompareOptions {
 }
 
 // derived is a copy of p labelled label, every sample passed through f.
-func derived(p Program, label string, f func(float64) float64) Program {
+func derived(p results.Program, label string, f func(float64) float64) results.Program {
 	out := p
 	out.Label = label
 	out.Results = nil
@@ -35,13 +37,13 @@ func derived(p Program, label string, f func(float64) float64) Program {
 
 // interleaved is the report of res, its two programs compared as sampled
 // together.
-func interleaved(t *testing.T, res Measured, opts stats.Options) *Report {
+func interleaved(t *testing.T, res results.Measured, opts stats.Options) *results.Report {
 	t.Helper()
-	r, err := New(Settings{Confidence: 0.95}, res, opts)
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.CompareInterleaved(compareOpts()); err != nil {
+	if err := analysis.CompareInterleaved(r, compareOpts()); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -49,7 +51,7 @@ func interleaved(t *testing.T, res Measured, opts stats.Options) *Report {
 
 // twoBuilds is a before/after run where every after sample is 1.5 times
 // its before sample.
-func twoBuilds(t *testing.T) Measured {
+func twoBuilds(t *testing.T) results.Measured {
 	t.Helper()
 	res := sampleResult(t)
 	after := derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
@@ -61,7 +63,7 @@ func twoBuilds(t *testing.T) Measured {
 func TestCompareInterleaved(t *testing.T) {
 	r := interleaved(t, twoBuilds(t), stats.DefaultOptions())
 	c := r.Comparison
-	if !c.Regressed() || c.Mode != Interleaved || c.Test != stats.PairedTest || len(c.Cases) != 2 {
+	if !c.Regressed() || c.Mode != results.Interleaved || c.Test != stats.PairedTest || len(c.Cases) != 2 {
 		t.Fatalf("comparison: %+v", c)
 	}
 	for _, cc := range c.Cases {
@@ -95,18 +97,18 @@ func TestCompareInterleaved(t *testing.T) {
 }
 
 func TestAgainstWarnsAcrossEnvironments(t *testing.T) {
-	base, err := New(Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
+	base, err := analysis.New(results.Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := sampleResult(t)
 	res.Environment.CPU = 0
 	res.Environment.Repeat = 5
-	cur, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	cur, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Against(base, cur, Files, compareOpts())
+	r, err := analysis.Against(base, cur, results.Files, compareOpts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,10 +118,10 @@ func TestAgainstWarnsAcrossEnvironments(t *testing.T) {
 	}
 	// A repeat xdpmicro chose differs by design: no word of it.
 	res.Environment.RepeatChosen = true
-	if cur, err = New(Settings{Confidence: 0.95}, res, stats.DefaultOptions()); err != nil {
+	if cur, err = analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
-	if r, err = Against(base, cur, Files, compareOpts()); err != nil {
+	if r, err = analysis.Against(base, cur, results.Files, compareOpts()); err != nil {
 		t.Fatal(err)
 	}
 	if w := strings.Join(r.Comparison.Warnings, "\n"); strings.Contains(w, "repeat differs") {
@@ -135,14 +137,14 @@ func TestAgainstWarnsAcrossEnvironments(t *testing.T) {
 func TestReadRejectsBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
-	r, err := New(Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.WriteFile(good, JSON, View{}); err != nil {
+	if err := WriteFile(good, r, JSON, View{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(good); err != nil {
+	if _, err := results.Read(good); err != nil {
 		t.Fatalf("a saved report: %v", err)
 	}
 	for name, content := range map[string]string{
@@ -155,15 +157,15 @@ func TestReadRejectsBadFiles(t *testing.T) {
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Read(path); !errors.Is(err, ErrBadResult) {
-			t.Errorf("%s: %v, want ErrBadResult", name, err)
+		if _, err := results.Read(path); !errors.Is(err, results.ErrBadResult) {
+			t.Errorf("%s: %v, want results.ErrBadResult", name, err)
 		}
 	}
 }
 
 func TestBaselines(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".xdpmicro")
-	r, err := New(Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,15 +173,15 @@ func TestBaselines(t *testing.T) {
 	if err != nil || path != filepath.Join(dir, "main.json") {
 		t.Fatalf("saved to %q: %v", path, err)
 	}
-	back, err := LoadBaseline(dir, "main")
+	back, err := results.LoadBaseline(dir, "main")
 	if err != nil || back.Environment.Kernel != "6.1.0-test" {
 		t.Fatalf("loaded %+v: %v", back, err)
 	}
-	if _, err := LoadBaseline(dir, "other"); !errors.Is(err, ErrNoBaseline) {
+	if _, err := results.LoadBaseline(dir, "other"); !errors.Is(err, results.ErrNoBaseline) {
 		t.Errorf("missing baseline: %v", err)
 	}
 	for _, bad := range []string{"", "../up", "a/b", ".hidden"} {
-		if _, err := BaselinePath(dir, bad); !errors.Is(err, ErrBaselineName) {
+		if _, err := results.BaselinePath(dir, bad); !errors.Is(err, results.ErrBaselineName) {
 			t.Errorf("baseline name %q accepted", bad)
 		}
 	}
@@ -218,7 +220,7 @@ func TestNetOfFloor(t *testing.T) {
 	res := sampleResult(t)
 	floor := derived(res.Programs[0], "floor", func(s float64) float64 { return s - 10 })
 	res.Floor = &floor
-	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,7 @@ func TestNetOfFloor(t *testing.T) {
 // levels' low quantiles and the fitted line, its slope in the legend.
 func TestWriteHTMLLinear(t *testing.T) {
 	res := sampleResult(t)
-	res.Environment.Sampling = Sampling{Mode: samplingLinear, Step: 100, Levels: 2}
+	res.Environment.Sampling = results.Sampling{Mode: results.SamplingLinear, Step: 100, Levels: 2}
 	for i := range res.Programs[0].Results {
 		c := &res.Programs[0].Results[i]
 		c.Runs, c.Wall = nil, nil
@@ -256,7 +258,7 @@ func TestWriteHTMLLinear(t *testing.T) {
 			c.Wall = append(c.Wall, 900+c.Samples[j]*float64(runs))
 		}
 	}
-	r, err := New(Settings{Confidence: 0.95, Estimator: stats.Slope}, res, stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,8 +302,8 @@ func TestCPULockSaved(t *testing.T) {
 	res := sampleResult(t)
 	res.Environment.CPU = 0
 	res.Environment.CPUChoice = "moved from CPU 1 (only allowed CPU other than 0), which another xdpmicro run held"
-	res.Environment.CPULock = &CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}}
-	cur, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	res.Environment.CPULock = &results.CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}}
+	cur, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,10 +311,10 @@ func TestCPULockSaved(t *testing.T) {
 		t.Errorf("the table does not tell the move:\n%s", out)
 	}
 	path := filepath.Join(dir, "new.json")
-	if err := cur.WriteFile(path, JSON, View{}); err != nil {
+	if err := WriteFile(path, cur, JSON, View{}); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Read(path)
+	back, err := results.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,12 +322,12 @@ func TestCPULockSaved(t *testing.T) {
 		t.Errorf("cpu_lock read back as %+v", l)
 	}
 
-	old, err := New(Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
+	old, err := analysis.New(results.Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	oldPath := filepath.Join(dir, "old.json")
-	if err := old.WriteFile(oldPath, JSON, View{}); err != nil {
+	if err := WriteFile(oldPath, old, JSON, View{}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(oldPath)
@@ -335,14 +337,14 @@ func TestCPULockSaved(t *testing.T) {
 	if strings.Contains(string(data), "cpu_lock") {
 		t.Fatalf("a result without a lock saves cpu_lock:\n%s", data)
 	}
-	base, err := Read(oldPath)
+	base, err := results.Read(oldPath)
 	if err != nil {
 		t.Fatalf("a result saved before CPU locks: %v", err)
 	}
 	if base.Environment.CPULock != nil {
 		t.Errorf("no cpu_lock read as %+v", base.Environment.CPULock)
 	}
-	r, err := Against(base, back, Files, compareOpts())
+	r, err := analysis.Against(base, back, results.Files, compareOpts())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,13 @@ package report
 
 import (
 	"strings"
+
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // contextNotes say what context a case was run with, which it was asked
 // to, and what its program changed of it, which matters (see lines.go).
-func contextNotes(c Case) []note {
+func contextNotes(c results.Case) []note {
 	var out []note
 	if c.Context != "" {
 		out = append(out, method("%s: run with context %s", c.Name, c.Context))

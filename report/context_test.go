@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -18,8 +20,8 @@ func TestContextNotes(t *testing.T) {
 	}
 	c := &res.Programs[0].Results[0]
 	c.Context = ctx.String()
-	c.ContextChanges = []ContextChange{{Field: "mark", In: 0x2a, Out: 0x2b}}
-	r, err := New(Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
+	c.ContextChanges = []results.ContextChange{{Field: "mark", In: 0x2a, Out: 0x2b}}
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

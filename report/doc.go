@@ -1,11 +1,10 @@
-// Package report turns a run's samples into what people and tools read:
-// a table for the terminal, Bencher Metric Format for CI dashboards, a
-// JSON document holding everything (configuration, environment, packets,
-// raw samples, estimates, outliers, comparisons) for later comparison and
-// as baselines, Go benchmark lines for benchstat, a static HTML page with
-// plots, and the progress bar drawn while measuring.
+// Package report renders a run's findings (results.Report) for people and
+// tools: a table for the terminal, as wide and verbose as its View asks,
+// Bencher Metric Format for CI dashboards, the saved schema's JSON, Go
+// benchmark lines for benchstat, a static HTML page with plots, and the
+// ladder's validation.
 //
-// It computes statistics with package stats and presents them; it knows
+// It computes nothing of the findings: package analysis does. It knows
 // nothing of how the samples were taken. Files are written atomically, so
 // an interrupted run never leaves half a report.
 package report

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // Format is an output format.
@@ -52,8 +53,22 @@ type View struct {
 	Verbose bool
 }
 
+// doc is a report as this package renders it.
+type doc struct{ *results.Report }
+
+// comparison is a report's comparison as this package renders it.
+type comparison struct{ *results.Comparison }
+
 // Write renders the report in the format, a table as v shows it.
-func (r *Report) Write(w io.Writer, f Format, v View) error {
+func Write(w io.Writer, r *results.Report, f Format, v View) error { return doc{r}.write(w, f, v) }
+
+// WriteFile renders the report into a file atomically: the file holds the
+// old content or the whole new one, never a part.
+func WriteFile(path string, r *results.Report, f Format, v View) error {
+	return doc{r}.writeFile(path, f, v)
+}
+
+func (r doc) write(w io.Writer, f Format, v View) error {
 	switch f {
 	case Table:
 		return tableView{r, v}.write(w)
@@ -67,11 +82,9 @@ func (r *Report) Write(w io.Writer, f Format, v View) error {
 	return fmt.Errorf("%w %q", ErrFormat, f)
 }
 
-// WriteFile renders the report into a file atomically: the file holds the
-// old content or the whole new one, never a part.
-func (r *Report) WriteFile(path string, f Format, v View) error {
+func (r doc) writeFile(path string, f Format, v View) error {
 	var buf bytes.Buffer
-	if err := r.Write(&buf, f, v); err != nil {
+	if err := r.write(&buf, f, v); err != nil {
 		return err
 	}
 	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -102,14 +115,14 @@ type bmfCount struct {
 // build of a comparison. Benchmarks are named <program>/<case>; the
 // measures are Bencher's built-in latency, in nanoseconds, and
 // instructions, the BPF instructions the case executed, where counted.
-func (r *Report) writeBMF(w io.Writer) error {
+func (r doc) writeBMF(w io.Writer) error {
 	out := map[string]map[string]any{}
 	if len(r.Programs) > 0 {
 		p := r.Programs[len(r.Programs)-1]
 		for _, c := range p.Results {
 			measures := map[string]any{}
 			if c.Stats != nil {
-				e := c.Stats.Of(r.Settings.estimator())
+				e := c.Stats.Of(r.Settings.ChosenEstimator())
 				measures["latency"] = bmfMetric{Value: e.Point, Lower: e.Lower, Upper: e.Upper}
 			}
 			if c.Instructions > 0 {

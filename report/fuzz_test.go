@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -12,24 +14,24 @@ import (
 func FuzzParse(f *testing.F) {
 	// Files of today's schema, flat and linear, reach the comparison; an
 	// older schema is refused.
-	f.Add([]byte(`{"schema": "` + Schema + `", "programs": [{"program": {"name": "p", "type": "XDP"}, "cases": [{"name": "a", "samples_ns": [20,21,20,22,20,21,20,20,23,20,21]}]}]}`))
-	f.Add([]byte(`{"schema": "` + Schema + `", "config": {"estimator": "slope"}, "programs": [{"program": {"name": "p", "type": "XDP"}, "cases": [{"name": "a",
+	f.Add([]byte(`{"schema": "` + results.Schema + `", "programs": [{"program": {"name": "p", "type": "XDP"}, "cases": [{"name": "a", "samples_ns": [20,21,20,22,20,21,20,20,23,20,21]}]}]}`))
+	f.Add([]byte(`{"schema": "` + results.Schema + `", "config": {"estimator": "slope"}, "programs": [{"program": {"name": "p", "type": "XDP"}, "cases": [{"name": "a",
 		"samples_ns": [20,20,20,20,20,20,20,20,20,20], "runs": [100,200,100,200,100,200,100,200,100,200],
 		"wall_ns": [3000,5000,3010,5020,3000,5000,2990,5010,3000,5000]}]}]}`))
 	f.Add([]byte(`{"schema": "xdpmicro.bench/v1", "programs": [{"cases": [{"name": "a", "samples_ns": [1,2,3]}]}]}`))
 	f.Add([]byte(`not json`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := Parse("fuzz.json", data)
+		r, err := results.Parse("fuzz.json", data)
 		if err != nil {
 			return
 		}
-		if r.Schema != Schema || len(r.Programs) == 0 {
+		if r.Schema != results.Schema || len(r.Programs) == 0 {
 			t.Fatalf("accepted a report with schema %q and %d programs", r.Schema, len(r.Programs))
 		}
 		opts := stats.CompareOptions{Options: stats.Options{Confidence: 0.95, Resamples: 100, Seed: 1}, Significance: 0.05, Quantum: 1}
-		if c, err := Against(r, r, Files, opts); err == nil {
+		if c, err := analysis.Against(r, r, results.Files, opts); err == nil {
 			var buf bytes.Buffer
-			_ = c.Write(&buf, Table, View{})
+			_ = Write(&buf, c, Table, View{})
 		}
 	})
 }

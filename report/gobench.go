@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/xdpmicro/xdpmicro/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -16,7 +17,7 @@ import (
 // its programs with the configuration key "build" (`benchstat -col build`).
 // Only keys that should match between runs are written, since benchstat
 // puts results whose configurations differ in separate tables.
-func (r *Report) writeGoBench(w io.Writer) error {
+func (r doc) writeGoBench(w io.Writer) error {
 	bw := benchfmt.NewWriter(w)
 	env := r.Environment
 	for _, p := range r.Programs {
@@ -77,7 +78,7 @@ func benchmarkName(program string) string {
 // "3:ip6/41 ...", would break all three. White space and '/' become '_',
 // the '-' of a trailing -<digits> becomes '_', and a name that this makes
 // equal to an earlier one gets #01, #02, ... as Go's testing package does.
-func goBenchNames(base string, cases []Case, sized bool) []string {
+func goBenchNames(base string, cases []results.Case, sized bool) []string {
 	names := make([]string, len(cases))
 	seen := make(map[string]bool)
 	for i, c := range cases {

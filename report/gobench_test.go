@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
@@ -34,21 +36,21 @@ func TestGoBenchCaptureNames(t *testing.T) {
 		}
 		cases = append(cases, padded)
 	}
-	var results []Case
+	var measured []results.Case
 	for _, c := range cases {
 		samples := make([]float64, 10)
 		for i := range samples {
 			samples[i] = float64(20 + i)
 		}
-		results = append(results, fixture(c, 2, "XDP_PASS", samples))
+		measured = append(measured, fixture(c, 2, "XDP_PASS", samples))
 	}
-	res := Measured{
-		Environment: Environment{Kernel: "6.18", Repeat: 1000, Resolution: 1},
-		Programs:    []Program{{Object: "prog.o", Info: ProgramInfo{Name: "xdp_pass", Type: "XDP"}, Results: results}},
+	res := results.Measured{
+		Environment: results.Environment{Kernel: "6.18", Repeat: 1000, Resolution: 1},
+		Programs:    []results.Program{{Object: "prog.o", Info: results.ProgramInfo{Name: "xdp_pass", Type: "XDP"}, Results: measured}},
 	}
 	opts := stats.DefaultOptions()
 	opts.Resamples = 100
-	r, err := New(Settings{Confidence: 0.95, Sizes: []int{128, 256}}, res, opts)
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Sizes: []int{128, 256}}, res, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

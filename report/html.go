@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -27,7 +28,10 @@ import (
 // and, with linear sampling, Criterion's regression figure; the sides of
 // a comparison are overlaid. Sections are open for a few cases and
 // collapsed for many. Every file is written atomically.
-func (r *Report) WriteHTML(dir string) error {
+// WriteHTML writes the report's page and plots into dir.
+func WriteHTML(dir string, r *results.Report) error { return doc{r}.writeHTML(dir) }
+
+func (r doc) writeHTML(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report directory: %w", err)
 	}
@@ -106,7 +110,7 @@ const (
 	openSections = 12
 )
 
-func (r *Report) title() string {
+func (r doc) title() string {
 	if c := r.Comparison; c != nil {
 		return "xdpmicro: " + c.Before + " → " + c.After
 	}
@@ -115,7 +119,7 @@ func (r *Report) title() string {
 }
 
 // lede says in a line what the page shows.
-func (r *Report) lede() string {
+func (r doc) lede() string {
 	n := len(r.Programs[0].Results)
 	how := "sampled flat: one figure per run of each call"
 	if r.linear() {
@@ -129,8 +133,8 @@ func (r *Report) lede() string {
 
 // caseEstimator is the estimator the report's figures stand by: a slope
 // needs linear samples.
-func (r *Report) caseEstimator() stats.Estimator {
-	est := r.Settings.estimator()
+func (r doc) caseEstimator() stats.Estimator {
+	est := r.Settings.ChosenEstimator()
 	if est.Fitted() && !r.linear() {
 		return stats.Low
 	}
@@ -139,7 +143,7 @@ func (r *Report) caseEstimator() stats.Estimator {
 
 // linear says the run was sampled linearly: its cases have calls of
 // several repeats.
-func (r *Report) linear() bool {
+func (r doc) linear() bool {
 	for _, p := range r.Programs {
 		for _, c := range p.Results {
 			if len(c.Runs) > 0 {
@@ -152,7 +156,7 @@ func (r *Report) linear() bool {
 
 // summaryRows are the summary figure's rows, one per case: its change
 // in a comparison, its time per run (and the floor's) otherwise.
-func (r *Report) summaryRows() []summaryRow {
+func (r doc) summaryRows() []summaryRow {
 	var rows []summaryRow
 	if c := r.Comparison; c != nil {
 		for _, cc := range c.Cases {
@@ -177,7 +181,7 @@ func (r *Report) summaryRows() []summaryRow {
 
 // estimateOf is a case's estimate as the table gives it: the low one of a
 // case sampled one run a call.
-func (r *Report) estimateOf(c Case) stats.Estimate {
+func (r doc) estimateOf(c results.Case) stats.Estimate {
 	if c.Single {
 		return c.Stats.Of(stats.Low)
 	}
@@ -185,11 +189,11 @@ func (r *Report) estimateOf(c Case) stats.Estimate {
 }
 
 // floorOf is the floor's case of that name, if the floor was measured.
-func (r *Report) floorOf(name string) *Case {
+func (r doc) floorOf(name string) *results.Case {
 	if r.Floor == nil {
 		return nil
 	}
-	i := slices.IndexFunc(r.Floor.Results, func(c Case) bool { return c.Name == name })
+	i := slices.IndexFunc(r.Floor.Results, func(c results.Case) bool { return c.Name == name })
 	if i < 0 {
 		return nil
 	}
@@ -197,13 +201,13 @@ func (r *Report) floorOf(name string) *Case {
 }
 
 // summaryCells are a case's cells in the page's summary table.
-func (r *Report) summaryCells(i int) []htmlCell {
+func (r doc) summaryCells(i int) []htmlCell {
 	name := r.Programs[0].Results[i].Name
 	interval := func(e stats.Estimate) string {
 		return fmt.Sprintf("%s [%s %s] ns", ns(e.Point), ns(e.Lower), ns(e.Upper))
 	}
 	if c := r.Comparison; c != nil {
-		j := slices.IndexFunc(c.Cases, func(cc ComparedCase) bool { return cc.Name == name })
+		j := slices.IndexFunc(c.Cases, func(cc results.ComparedCase) bool { return cc.Name == name })
 		if j < 0 {
 			return []htmlCell{{Text: "not compared"}}
 		}
@@ -222,7 +226,7 @@ func (r *Report) summaryCells(i int) []htmlCell {
 		}
 	}
 	p := r.Programs[len(r.Programs)-1]
-	j := slices.IndexFunc(p.Results, func(c Case) bool { return c.Name == name })
+	j := slices.IndexFunc(p.Results, func(c results.Case) bool { return c.Name == name })
 	if j < 0 || p.Results[j].Stats == nil {
 		return []htmlCell{{Text: "too few samples"}}
 	}
@@ -252,7 +256,7 @@ func headline(row []htmlCell, compared bool) string {
 
 // reading says how to read a case's figures: bins and curves say
 // whether some distributions were drawn as histograms, some as curves.
-func (r *Report) reading(bins, curves bool) string {
+func (r doc) reading(bins, curves bool) string {
 	var parts []string
 	switch {
 	case r.linear():
@@ -277,7 +281,7 @@ func (r *Report) reading(bins, curves bool) string {
 }
 
 // summaryHeader names the summary table's columns after the case's.
-func (r *Report) summaryHeader() []string {
+func (r doc) summaryHeader() []string {
 	if c := r.Comparison; c != nil {
 		return []string{"before (" + c.Estimator + ")", "after (" + c.Estimator + ")",
 			fmt.Sprintf("change [%g %% CI]", 100*r.Settings.Confidence), "Δ", "p", "verdict"}
@@ -290,7 +294,7 @@ func (r *Report) summaryHeader() []string {
 }
 
 // seriesSides are the programs' series by frame size, for --size.
-func (r *Report) seriesSides() []seriesSide {
+func (r doc) seriesSides() []seriesSide {
 	var out []seriesSide
 	for i, p := range r.Programs {
 		if len(p.Series) > 0 {
@@ -304,7 +308,7 @@ func (r *Report) seriesSides() []seriesSide {
 // when several were measured, and nothing for a lone program: legends
 // name the case and the side, never the program, whose name can be a
 // case's ("fizzbuzz").
-func (r *Report) sideName(i int) string {
+func (r doc) sideName(i int) string {
 	switch {
 	case r.Comparison != nil && len(r.Programs) == 2:
 		return []string{"before", "after"}[i]
@@ -358,12 +362,12 @@ type caseFigures struct {
 
 // caseFigures gathers the case of index i in every program that has it;
 // ok is false when none has statistics.
-func (r *Report) caseFigures(i int) (caseFigures, bool) {
+func (r doc) caseFigures(i int) (caseFigures, bool) {
 	name := r.Programs[0].Results[i].Name
 	cf := caseFigures{name: name}
 	linear, loads := false, 1
 	for pi, p := range r.Programs {
-		j := slices.IndexFunc(p.Results, func(c Case) bool { return c.Name == name })
+		j := slices.IndexFunc(p.Results, func(c results.Case) bool { return c.Name == name })
 		if j < 0 || p.Results[j].Stats == nil {
 			continue
 		}
@@ -420,18 +424,18 @@ func (r *Report) caseFigures(i int) (caseFigures, bool) {
 	}
 	cf.lattice = latticeOf(sets, cf.quantity.resolution)
 	cf.span = bulkSpan(sets, cf.lattice, marks...)
-	if f := r.floorOf(name); f != nil && f.Stats != nil && f.Stats.Fit != nil && (r.Comparison == nil || r.Comparison.Mode == Interleaved) {
+	if f := r.floorOf(name); f != nil && f.Stats != nil && f.Stats.Fit != nil && (r.Comparison == nil || r.Comparison.Mode == results.Interleaved) {
 		cf.floor = &side{name: "floor (the empty program)", color: floorColor, runs: f.Runs, wall: f.Wall, fit: f.Stats.Fit}
 	}
 	return cf, true
 }
 
 // comparedCase is the comparison's case of that name, if any.
-func (r *Report) comparedCase(name string) *ComparedCase {
+func (r doc) comparedCase(name string) *results.ComparedCase {
 	if r.Comparison == nil {
 		return nil
 	}
-	i := slices.IndexFunc(r.Comparison.Cases, func(cc ComparedCase) bool { return cc.Name == name })
+	i := slices.IndexFunc(r.Comparison.Cases, func(cc results.ComparedCase) bool { return cc.Name == name })
 	if i < 0 {
 		return nil
 	}

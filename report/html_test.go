@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -20,14 +22,14 @@ import (
 // xdp_prog_main: each case's runs mostly take 19.2 ns plus i/10, a third
 // of them up to 3 ns more, and one call 170 ns a run (a machine hiccup). Flat: the kernel's whole ns of each sample; linear: calls of
 // 100 to 1000 runs costing 900 ns beyond them, and the kernel's figures.
-func spikeRun(t *testing.T, n int, linear bool) Measured {
+func spikeRun(t *testing.T, n int, linear bool) results.Measured {
 	t.Helper()
 	base, err := packets.Select([]string{packets.Fizz})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(uint64(n), 1))
-	prog := Program{Object: "test.o", Info: ProgramInfo{Name: "xdp_prog_main", Type: "XDP"}}
+	prog := results.Program{Object: "test.o", Info: results.ProgramInfo{Name: "xdp_prog_main", Type: "XDP"}}
 	for i := range n {
 		c := fixture(base[0], 2, "XDP_PASS", nil)
 		c.Name = fmt.Sprintf("c%02d", i)
@@ -48,16 +50,16 @@ func spikeRun(t *testing.T, n int, linear bool) Measured {
 		}
 		prog.Results = append(prog.Results, c)
 	}
-	env := Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1, Timer: "kernel"}
+	env := results.Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1, Timer: "kernel"}
 	if linear {
-		env.Sampling = Sampling{Mode: samplingLinear, Step: 100, Levels: 10}
+		env.Sampling = results.Sampling{Mode: results.SamplingLinear, Step: 100, Levels: 10}
 		env.Resolution = 0.001
 	}
-	return Measured{Environment: env, Programs: []Program{prog}}
+	return results.Measured{Environment: env, Programs: []results.Program{prog}}
 }
 
 // withFloor adds a floor 5 ns a run below every case, in the same rounds.
-func withFloor(res Measured) Measured {
+func withFloor(res results.Measured) results.Measured {
 	floor := derived(res.Programs[0], "", func(s float64) float64 { return s - 5 })
 	floor.Info.Name = "empty_xdp"
 	for i := range floor.Results {
@@ -74,8 +76,8 @@ func withFloor(res Measured) Measured {
 }
 
 // settingsFor are bench's: the slope stands for a case sampled linearly.
-func settingsFor(linear bool) Settings {
-	s := Settings{Confidence: 0.95}
+func settingsFor(linear bool) results.Settings {
+	s := results.Settings{Confidence: 0.95}
 	if linear {
 		s.Estimator = stats.Slope
 	}
@@ -90,10 +92,10 @@ func htmlOptions() stats.Options {
 
 // writePage writes r's page into a new directory and returns it with the
 // page's text.
-func writePage(t *testing.T, r *Report) (string, string) {
+func writePage(t *testing.T, r *results.Report) (string, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "report")
-	if err := r.WriteHTML(dir); err != nil {
+	if err := WriteHTML(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	return dir, readText(t, filepath.Join(dir, "index.html"))
@@ -175,7 +177,7 @@ func numbers(svg string) []float64 {
 func TestHTMLClippedAxes(t *testing.T) {
 	for _, linear := range []bool{false, true} {
 		t.Run(fmt.Sprintf("linear=%v", linear), func(t *testing.T) {
-			r, err := New(settingsFor(linear), spikeRun(t, 1, linear), htmlOptions())
+			r, err := analysis.New(settingsFor(linear), spikeRun(t, 1, linear), htmlOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +217,7 @@ func TestHTMLClippedAxes(t *testing.T) {
 // sampling's continuous times per run as a curve of the bandwidth named.
 func TestHTMLDensityKind(t *testing.T) {
 	for _, linear := range []bool{false, true} {
-		r, err := New(settingsFor(linear), spikeRun(t, 1, linear), htmlOptions())
+		r, err := analysis.New(settingsFor(linear), spikeRun(t, 1, linear), htmlOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +236,7 @@ func TestHTMLDensityKind(t *testing.T) {
 // A lone program's summary gives each case's time, split at the floor,
 // and the regression figure draws the floor's line.
 func TestHTMLFloor(t *testing.T) {
-	r, err := New(Settings{Confidence: 0.95, Estimator: stats.Slope}, withFloor(spikeRun(t, 2, true)), htmlOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, withFloor(spikeRun(t, 2, true)), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +259,7 @@ func TestHTMLFloor(t *testing.T) {
 // Fifty cases: every one linked from the table, the sections collapsed,
 // the summary figure tall enough for a row each.
 func TestHTMLManyCases(t *testing.T) {
-	r, err := New(Settings{Confidence: 0.95}, spikeRun(t, 50, false), htmlOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, spikeRun(t, 50, false), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +279,7 @@ func TestHTMLManyCases(t *testing.T) {
 		}
 	}
 	// A few cases' sections are open.
-	r, err = New(Settings{Confidence: 0.95}, spikeRun(t, 3, false), htmlOptions())
+	r, err = analysis.New(results.Settings{Confidence: 0.95}, spikeRun(t, 3, false), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +354,7 @@ func TestHTMLPartial(t *testing.T) {
 	res := spikeRun(t, 2, false)
 	res.Partial = true
 	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:5]
-	r, err := New(Settings{Confidence: 0.95}, res, htmlOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +362,7 @@ func TestHTMLPartial(t *testing.T) {
 		t.Errorf("page of a partial run:\n%s", page)
 	}
 	res.Programs[0].Results[0].Samples = res.Programs[0].Results[0].Samples[:5]
-	if r, err = New(Settings{Confidence: 0.95}, res, htmlOptions()); err != nil {
+	if r, err = analysis.New(results.Settings{Confidence: 0.95}, res, htmlOptions()); err != nil {
 		t.Fatal(err)
 	}
 	writePage(t, r)

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -453,7 +454,7 @@ func rowY(i, n int) float64 { return float64(n - i) }
 // changeFigure is a comparison's summary: each case's change with its
 // interval, coloured by verdict, with the band of changes too small to
 // count (the noise threshold).
-func changeFigure(c *Comparison, rows []summaryRow, confidence float64) *figure {
+func changeFigure(c *results.Comparison, rows []summaryRow, confidence float64) *figure {
 	f := newFigure(fmt.Sprintf("change of the %s per case, with its %g %% interval", c.Estimator, 100*confidence))
 	f.width, f.height = summarySize(len(rows))
 	p := f.plot
@@ -586,7 +587,7 @@ func seriesFigure(programs []seriesSide, what stats.Estimator) *figure {
 // seriesSide is one program's series, named by its side.
 type seriesSide struct {
 	side   string
-	series []Series
+	series []results.Series
 }
 
 // addRowLabels writes a summary's labels right of each row's interval.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -13,7 +14,7 @@ const insnsNote = "insns: the BPF instructions each case's checking run executed
 	"exact and the same on every machine; a helper call counts as one, so time remains the measure of helpers and memory"
 
 // insns is a case's instruction count as the table shows it.
-func insns(c Case) string {
+func insns(c results.Case) string {
 	if c.Instructions == 0 {
 		return "—"
 	}
@@ -21,9 +22,9 @@ func insns(c Case) string {
 }
 
 // counted says whether any case of any program has an instruction count.
-func (r *Report) counted() bool {
+func (r doc) counted() bool {
 	for _, p := range r.Programs {
-		if slices.ContainsFunc(p.Results, func(c Case) bool { return c.Instructions > 0 }) {
+		if slices.ContainsFunc(p.Results, func(c results.Case) bool { return c.Instructions > 0 }) {
 			return true
 		}
 	}
@@ -32,7 +33,7 @@ func (r *Report) counted() bool {
 
 // noCountNotes gives each distinct reason why a program's cases have no
 // instruction count, once, with the cases it applies to when not all.
-func noCountNotes(p Program) []string {
+func noCountNotes(p results.Program) []string {
 	var reasons []string
 	cases := map[string][]string{}
 	for _, c := range p.Results {
@@ -55,36 +56,9 @@ func noCountNotes(p Program) []string {
 	return out
 }
 
-// InsnsCounted says both sides of the case have an instruction count.
-func (cc ComparedCase) InsnsCounted() bool { return cc.InsnsBefore > 0 && cc.InsnsAfter > 0 }
-
-// InsnsRegressed says the case executed more instructions after than
-// before: exact, so no threshold applies.
-func (cc ComparedCase) InsnsRegressed() bool {
-	return cc.InsnsCounted() && cc.InsnsAfter > cc.InsnsBefore
-}
-
-// InsnsRegressed reports whether any case executed more instructions
-// after than before, or returned another action.
-func (c *Comparison) InsnsRegressed() bool {
-	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.InsnsRegressed() || cc.ActionChanged() })
-}
-
-// Uncounted names the cases that lack an instruction count on either
-// side.
-func (c *Comparison) Uncounted() []string {
-	var out []string
-	for _, cc := range c.Cases {
-		if !cc.InsnsCounted() {
-			out = append(out, cc.Name)
-		}
-	}
-	return out
-}
-
 // insnsChange is the case's instruction counts as the comparison table
 // shows them: before → after.
-func (cc ComparedCase) insnsChange() string {
+func insnsChange(cc results.ComparedCase) string {
 	count := func(n uint64) string {
 		if n == 0 {
 			return "—"
@@ -96,8 +70,8 @@ func (cc ComparedCase) insnsChange() string {
 
 // insnsNotes say where the instruction counts and the times disagree, and
 // what that means: one note per kind of disagreement, naming its cases.
-func (c *Comparison) insnsNotes() []note {
-	var same, hidden []ComparedCase
+func (c comparison) insnsNotes() []note {
+	var same, hidden []results.ComparedCase
 	for _, cc := range c.Cases {
 		if !cc.InsnsCounted() {
 			continue
@@ -138,16 +112,4 @@ func (c *Comparison) insnsNotes() []note {
 		out = append(out, mattering("instructions changed, but not the time beyond the noise: %s: %s", strings.Join(cases, ", "), hiddenWhy))
 	}
 	return out
-}
-
-// InsnsRegressedCases names the cases that executed more instructions
-// after than before, or returned another action.
-func (c *Comparison) InsnsRegressedCases() []string {
-	var names []string
-	for _, cc := range c.Cases {
-		if cc.InsnsRegressed() || cc.ActionChanged() {
-			names = append(names, cc.Name)
-		}
-	}
-	return names
 }

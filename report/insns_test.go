@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -56,7 +58,7 @@ func TestNoCountNote(t *testing.T) {
 	for i := range res.Programs[0].Results {
 		res.Programs[0].Results[i].NoCount = "not counted: the verifier said no"
 	}
-	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"golang.org/x/perf/benchfmt"
 )
@@ -18,7 +20,7 @@ import (
 // sampleResult is a run as cmd hands it to report, with samples chosen so
 // that the statistics are known: fizz is 10..19 ns (mean 14.5) plus one
 // high severe outlier at 100 ns.
-func sampleResult(t *testing.T) Measured {
+func sampleResult(t *testing.T) results.Measured {
 	t.Helper()
 	cases, err := packets.Select([]string{packets.Fizz, packets.Short})
 	if err != nil {
@@ -31,12 +33,12 @@ func sampleResult(t *testing.T) Measured {
 	}
 	fizz = append(fizz, 100)
 	short = append(short, 5)
-	return Measured{
-		Environment: Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1},
-		Programs: []Program{{
+	return results.Measured{
+		Environment: results.Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1},
+		Programs: []results.Program{{
 			Object: "v4 (bundled)",
-			Info:   ProgramInfo{Name: "fizzbuzz", Type: "XDP"},
-			Results: []Case{
+			Info:   results.ProgramInfo{Name: "fizzbuzz", Type: "XDP"},
+			Results: []results.Case{
 				withRetries(fixture(cases[0], 2, "XDP_PASS", fizz), 2),
 				fixture(cases[1], 0, "XDP_ABORTED", short),
 			},
@@ -45,37 +47,37 @@ func sampleResult(t *testing.T) Measured {
 }
 
 // fixture is a packet case's samples as cmd hands them to report.
-func fixture(c packets.Case, ret uint32, action string, samples []float64) Case {
-	rc := Case{Name: c.Name, Summary: c.Summary, Length: len(c.Frame), Frame: hex.EncodeToString(c.Frame), Return: ret, Action: action, Samples: samples}
+func fixture(c packets.Case, ret uint32, action string, samples []float64) results.Case {
+	rc := results.Case{Name: c.Name, Summary: c.Summary, Length: len(c.Frame), Frame: hex.EncodeToString(c.Frame), Return: ret, Action: action, Samples: samples}
 	if c.Source.IsValid() {
 		rc.Source = c.Source.String()
 	}
 	return rc
 }
 
-func withRetries(c Case, n int) Case {
+func withRetries(c results.Case, n int) results.Case {
 	c.Retries = n
 	return c
 }
 
-func newReport(t *testing.T) *Report {
+func newReport(t *testing.T) *results.Report {
 	t.Helper()
-	r, err := New(Settings{Confidence: 0.95, Resamples: 1000}, sampleResult(t), stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000}, sampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func render(t *testing.T, r *Report, f Format) string {
+func render(t *testing.T, r *results.Report, f Format) string {
 	t.Helper()
 	return renderView(t, r, f, View{})
 }
 
-func renderView(t *testing.T, r *Report, f Format, v View) string {
+func renderView(t *testing.T, r *results.Report, f Format, v View) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := r.Write(&buf, f, v); err != nil {
+	if err := Write(&buf, r, f, v); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -140,7 +142,7 @@ func TestTable(t *testing.T) {
 
 // Outliers matter where they move the estimate shown: the mean's.
 func TestOutliersUnderMean(t *testing.T) {
-	r, err := New(Settings{Confidence: 0.95, Resamples: 1000, Estimator: stats.Mean}, sampleResult(t), stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: stats.Mean}, sampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +192,7 @@ func TestBMF(t *testing.T) {
 
 func TestJSONRoundTrip(t *testing.T) {
 	r := newReport(t)
-	var back Report
+	var back results.Report
 	if err := json.Unmarshal([]byte(render(t, r, JSON)), &back); err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +206,7 @@ func TestPartialReportSkipsThinCases(t *testing.T) {
 	res := sampleResult(t)
 	res.Partial = true
 	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:3]
-	r, err := New(Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +224,7 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := newReport(t).WriteFile(path, JSON, View{}); err != nil {
+	if err := WriteFile(path, newReport(t), JSON, View{}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
@@ -232,7 +234,7 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("%d entries in the directory, want 1: temporary files left", len(entries))
 	}
-	if err := newReport(t).WriteFile(filepath.Join(dir, "no", "such", "dir.json"), JSON, View{}); err == nil {
+	if err := WriteFile(filepath.Join(dir, "no", "such", "dir.json"), newReport(t), JSON, View{}); err == nil {
 		t.Error("writing into a missing directory succeeded")
 	}
 }
@@ -251,7 +253,7 @@ func TestParseFormat(t *testing.T) {
 // Go benchmark format: one line per sample, read back by benchfmt as
 // benchstat would read it.
 func TestGoBench(t *testing.T) {
-	r, err := New(Settings{Confidence: 0.95}, twoBuilds(t), stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, twoBuilds(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +291,7 @@ func TestFrameChangeWarnings(t *testing.T) {
 	c.OutputSummary, c.OutputChanges = "udp 192.0.2.4:40000 > 198.51.100.1:9, 60 bytes", "bytes 0 differ"
 	c.Return, c.Action = 3, "XDP_TX"
 	c.OtherReturns, c.OtherAction = 7, "XDP_PASS"
-	r, err := New(Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,13 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // tableView is a report as a table shows it.
 type tableView struct {
-	*Report
+	doc
 	View
 }
 
@@ -26,7 +27,7 @@ type tableView struct {
 func (r tableView) write(w io.Writer) error {
 	l := lines{w: w, verbose: r.Verbose}
 	if r.Comparison != nil {
-		if err := r.Comparison.writeTable(w, l, r.Settings.Confidence, r.Wide); err != nil {
+		if err := (comparison{r.Comparison}).writeTable(w, l, r.Settings.Confidence, r.Wide); err != nil {
 			return err
 		}
 	} else if err := r.writeProgramTables(w, l); err != nil {
@@ -41,7 +42,7 @@ func (r tableView) write(w io.Writer) error {
 
 // summaryLine is the one line of where and how long a default table keeps
 // of its footer.
-func (r *Report) summaryLine() string {
+func (r doc) summaryLine() string {
 	env := r.Environment
 	cpu := fmt.Sprintf("CPU %d of %d", env.CPU, env.CPUs)
 	if env.CPUModel != "" {
@@ -52,7 +53,7 @@ func (r *Report) summaryLine() string {
 
 // cpuMoved says the run measured on another CPU than it would have, or
 // waited for one, because other xdpmicro runs held them.
-func cpuMoved(env Environment) bool {
+func cpuMoved(env results.Environment) bool {
 	if l := env.CPULock; l != nil {
 		return l.Preferred != env.CPU || l.Waited > 0
 	}
@@ -61,7 +62,7 @@ func cpuMoved(env Environment) bool {
 }
 
 // footer is the lines under every table: where and how the run measured.
-func (r *Report) footer() []note {
+func (r doc) footer() []note {
 	var out []note
 	if r.Partial {
 		out = append(out, mattering("PARTIAL: the run was interrupted; figures above use the samples taken so far."))
@@ -77,8 +78,8 @@ func (r *Report) footer() []note {
 }
 
 // floorNote gives the floor's own figures, which every net is of.
-func (r *Report) floorNote() note {
-	f, est := r.Floor, r.Settings.estimator()
+func (r doc) floorNote() note {
+	f, est := r.Floor, r.Settings.ChosenEstimator()
 	var figures []string
 	for _, c := range f.Results {
 		if c.Stats != nil {
@@ -91,7 +92,7 @@ func (r *Report) floorNote() note {
 
 // machineNotes say where the run measured: the kernel and the CPU, why
 // that CPU, the XDP dispatcher, and what the machine noted or warned of.
-func (r *Report) machineNotes() []note {
+func (r doc) machineNotes() []note {
 	env := r.Environment
 	out := []note{method("kernel %s · %s · CPU %d of %d (%s) · warm-up %s · wall %s, of which %s timed by the kernel",
 		env.Kernel, env.Arch, env.CPU, env.CPUs, env.CPUModel, env.Warmup,
@@ -119,7 +120,7 @@ func (r *Report) machineNotes() []note {
 
 // samplingNotes say how the run sampled, what the estimate is and how the
 // time per run was taken.
-func (r *Report) samplingNotes() []note {
+func (r doc) samplingNotes() []note {
 	env := r.Environment
 	var out []note
 	if env.Sampling.PastBudget != "" {
@@ -133,7 +134,7 @@ func (r *Report) samplingNotes() []note {
 		// No repeat levels were sampled: say what was.
 		return append(out, r.singleRunNotes()...)
 	}
-	est := r.Settings.estimator()
+	est := r.Settings.ChosenEstimator()
 	repeat := r.repeatText()
 	sampling := fmt.Sprintf("%s, %d samples per case", repeat, env.Samples)
 	if r.Settings.Precision > 0 {
@@ -154,10 +155,10 @@ func (r *Report) samplingNotes() []note {
 
 // repeatText is the samples' repeat: one count, or linear sampling's
 // levels; and whether it was chosen.
-func (r *Report) repeatText() string {
+func (r doc) repeatText() string {
 	env := r.Environment
 	repeat := fmt.Sprintf("repeat %d", env.Repeat)
-	if l := env.Sampling; l.Mode == samplingLinear {
+	if l := env.Sampling; l.Mode == results.SamplingLinear {
 		first, last := l.Range()
 		repeat = fmt.Sprintf("linear sampling: repeats %d…%d in steps of %d (%d levels), in shuffled rounds", first, last, l.Step, l.Levels)
 	}
@@ -169,7 +170,7 @@ func (r *Report) repeatText() string {
 
 // singleRunNotes say how a run that sampled every case one run a call
 // sampled, and what its figures are.
-func (r *Report) singleRunNotes() []note {
+func (r doc) singleRunNotes() []note {
 	env := r.Environment
 	sampling := fmt.Sprintf("one run a call, %d calls a sample, on a fresh frame each", env.Sampling.SingleCalls)
 	if r.Settings.Precision > 0 {
@@ -184,14 +185,14 @@ func (r *Report) singleRunNotes() []note {
 }
 
 // timingNote says how the time per run was taken, and its resolution.
-func (r *Report) timingNote(est stats.Estimator) note {
+func (r doc) timingNote(est stats.Estimator) note {
 	env := r.Environment
 	if est.Fitted() {
 		return method("time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
 			"resolution %.2g ns; intervals are %d-resample bootstrap percentiles over the calls of each level",
 			env.Sampling.Clock, r.intercept(), env.Resolution, r.Settings.Resamples)
 	}
-	if env.Timer == timerStats {
+	if env.Timer == results.TimerStats {
 		return method("time per run from BPF_ENABLE_STATS: the growth of the program's run_time_ns over its run_cnt in each sample, "+
 			"which holds the kernel's two clock reads around every run (resolution %.2g ns); intervals are %d-resample bootstrap percentiles",
 			env.Resolution, r.Settings.Resamples)
@@ -202,7 +203,7 @@ func (r *Report) timingNote(est stats.Estimator) note {
 
 // singleCases says whether every case, or some, was sampled one run a
 // call.
-func (r *Report) singleCases() (all, some bool) {
+func (r doc) singleCases() (all, some bool) {
 	all = true
 	for _, p := range r.Programs {
 		for _, c := range p.Results {
@@ -215,15 +216,15 @@ func (r *Report) singleCases() (all, some bool) {
 
 // shownEstimator is the estimate the figures are: the chosen one, or low
 // when every case was sampled one run a call and no slope was fitted.
-func (r *Report) shownEstimator() stats.Estimator {
+func (r doc) shownEstimator() stats.Estimator {
 	if all, _ := r.singleCases(); all {
 		return stats.Low
 	}
-	return r.Settings.estimator()
+	return r.Settings.ChosenEstimator()
 }
 
 // outliers says whether any case of p has outliers.
-func outliers(p Program) bool {
+func outliers(p results.Program) bool {
 	for _, c := range p.Results {
 		if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
 			return true
@@ -243,7 +244,7 @@ const restoredNote = "restored cases: repeats through xdpmicro's restorer (bpf/r
 	"so the net leaves the restoring out; a program's loads of bytes just written back cost more (1-3 ns measured here)"
 
 // restoredCases says whether any case was sampled through the restorer.
-func (r *Report) restoredCases() bool {
+func (r doc) restoredCases() bool {
 	for _, p := range r.Programs {
 		for _, c := range p.Results {
 			if c.Restored {
@@ -258,7 +259,7 @@ func (r *Report) restoredCases() bool {
 const singleMark = "†"
 
 // singles says whether any case of p was sampled one run a call.
-func singles(p Program) bool {
+func singles(p results.Program) bool {
 	for _, c := range p.Results {
 		if c.Single {
 			return true
@@ -268,7 +269,7 @@ func singles(p Program) bool {
 }
 
 // samplesCell is a case's samples, with their repeats in a wide table.
-func (r tableView) samplesCell(n int, c Case) string {
+func (r tableView) samplesCell(n int, c results.Case) string {
 	if r.Wide {
 		return fmt.Sprintf("%d × %s", n, repeatsOf(r.Environment, c))
 	}
@@ -277,7 +278,7 @@ func (r tableView) samplesCell(n int, c Case) string {
 
 // repeatsOf is the repeats of a case's samples: one run in each of several
 // calls for a case sampled one run a call.
-func repeatsOf(env Environment, c Case) string {
+func repeatsOf(env results.Environment, c results.Case) string {
 	if c.Single {
 		return fmt.Sprintf("%d calls × 1", env.Sampling.SingleCalls)
 	}
@@ -285,8 +286,8 @@ func repeatsOf(env Environment, c Case) string {
 }
 
 // repeats is the repeat of every sample, or linear sampling's range.
-func repeats(env Environment) string {
-	if l := env.Sampling; l.Mode == samplingLinear {
+func repeats(env results.Environment) string {
+	if l := env.Sampling; l.Mode == results.SamplingLinear {
 		first, last := l.Range()
 		return fmt.Sprintf("%d…%d", first, last)
 	}
@@ -295,7 +296,7 @@ func repeats(env Environment) string {
 
 // intercept is the range of the fits' intercepts: what a call costs
 // beyond its runs.
-func (r *Report) intercept() string {
+func (r doc) intercept() string {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range r.Programs {
 		for _, c := range p.Results {
@@ -328,7 +329,7 @@ func describeEstimator(e stats.Estimator, quantile float64) string {
 }
 
 // quantile is the low estimator's quantile, as the statistics recorded it.
-func (r *Report) quantile() float64 {
+func (r doc) quantile() float64 {
 	for _, p := range r.Programs {
 		for _, c := range p.Results {
 			if c.Stats != nil && c.Stats.Estimates.LowQuantile > 0 {
@@ -351,13 +352,13 @@ func (r tableView) writeProgramTables(w io.Writer, l lines) error {
 
 // writeProgramTable writes a program's title, its table, the notes under
 // it, and its times by frame size.
-func (r tableView) writeProgramTable(w io.Writer, l lines, p Program, allSingle bool) error {
+func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, allSingle bool) error {
 	title := p.Info.Name + " in " + p.Object
 	if p.Label != "" {
 		title = p.Label + ": " + title
 	}
 	fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
-	est := r.Settings.estimator()
+	est := r.Settings.ChosenEstimator()
 	other, otherName := otherEstimator(est)
 	aligns, header := r.programHeader(est, otherName)
 	table := newTable(w, aligns...)
@@ -378,7 +379,7 @@ func (r tableView) writeProgramTable(w io.Writer, l lines, p Program, allSingle 
 		l.note("  ", method("outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb", r.shownEstimator()))
 	}
 	fmt.Fprintln(w)
-	return writeSeries(w, p.Series, r.Settings.estimator())
+	return writeSeries(w, p.Series, r.Settings.ChosenEstimator())
 }
 
 // otherEstimator is the second figure a wide table shows beside the
@@ -420,7 +421,7 @@ func (r tableView) programHeader(est stats.Estimator, otherName string) ([]tw.Al
 }
 
 // caseRow is a case's row of a program table.
-func (r tableView) caseRow(c Case, est, other stats.Estimator, allSingle bool) []string {
+func (r tableView) caseRow(c results.Case, est, other stats.Estimator, allSingle bool) []string {
 	row := []string{c.Name, c.Action, insns(c)}
 	if r.Wide {
 		row = []string{c.Name, c.Source, c.Action, insns(c)}
@@ -483,7 +484,7 @@ func (r tableView) netCell(e stats.Estimate) string {
 // writeTable shows each case's change in Criterion's words: in a wide
 // table every figure, by default the estimates, the change with its
 // interval and the verdict within 100 columns.
-func (c *Comparison) writeTable(w io.Writer, l lines, confidence float64, wide bool) error {
+func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bool) error {
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
 	est := c.Estimator
 	if est == "" {
@@ -503,7 +504,7 @@ func (c *Comparison) writeTable(w io.Writer, l lines, confidence float64, wide b
 		m := cc.Change
 		var row []string
 		if wide {
-			row = []string{cc.Name, cc.insnsChange(),
+			row = []string{cc.Name, insnsChange(cc),
 				fmt.Sprintf("%s ns ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
 				fmt.Sprintf("%s ns ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
 				fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
@@ -512,7 +513,7 @@ func (c *Comparison) writeTable(w io.Writer, l lines, confidence float64, wide b
 				verdictText(cc.Verdict, wide),
 			}
 		} else {
-			row = []string{cc.Name, cc.insnsChange(),
+			row = []string{cc.Name, insnsChange(cc),
 				fmt.Sprintf("%s ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
 				fmt.Sprintf("%s ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
 				fmt.Sprintf("%+.2f [%+.2f %+.2f] %%", 100*m.Point, 100*m.Lower, 100*m.Upper),
@@ -528,7 +529,7 @@ func (c *Comparison) writeTable(w io.Writer, l lines, confidence float64, wide b
 	}
 	l.note("  ", mattering("%s (by %s; noise threshold ±%g %%)", c.Tally(), est, 100*c.NoiseThreshold))
 	how := "measured interleaved, sample by sample on one CPU"
-	if c.Mode != Interleaved {
+	if c.Mode != results.Interleaved {
 		how = "measured at different times (" + c.Mode + ")"
 	}
 	l.note("  ", method("%s; p from the %s; a change counts beyond ±%g %% and one quantum (%.2g ns)",
@@ -549,7 +550,7 @@ func (c *Comparison) writeTable(w io.Writer, l lines, confidence float64, wide b
 
 // unsettledNote names the cases whose change's interval crosses the
 // noise threshold, in one note rather than a line or two each.
-func (c *Comparison) unsettledNote() note {
+func (c comparison) unsettledNote() note {
 	var cases []string
 	for _, cc := range c.Cases {
 		if m := cc.Change; !stats.Decided(m, c.NoiseThreshold) {
@@ -583,7 +584,7 @@ func newTable(w io.Writer, columns ...tw.Align) *tablewriter.Table {
 }
 
 // writeSeries shows each case's time per run by frame size.
-func writeSeries(w io.Writer, series []Series, est stats.Estimator) error {
+func writeSeries(w io.Writer, series []results.Series, est stats.Estimator) error {
 	if len(series) == 0 {
 		return nil
 	}
@@ -615,19 +616,19 @@ func writeSeries(w io.Writer, series []Series, est stats.Estimator) error {
 // what the checking run changed in maps, frames and contexts changed,
 // other returns, restarted samples; each marked whether it matters (see
 // lines.go).
-func notes(p Program, settings Settings, partial bool) []note {
+func notes(p results.Program, settings results.Settings, partial bool) []note {
 	var out []note
 	for _, n := range noCountNotes(p) {
 		out = append(out, mattering("%s", n)) // says what a "—" means
 	}
-	est := settings.estimator()
+	est := settings.ChosenEstimator()
 	// The cause sampling ended for, when a case's precision was not
 	// reached or not confirmed.
 	cause := "the " + settings.Budget + " budget (--time) was spent first"
 	if partial {
 		cause = "interrupted first"
 	}
-	var short []Case // precision not reached
+	var short []results.Case // precision not reached
 	for _, c := range p.Results {
 		n, reached := caseNotes(c, settings, est, cause)
 		out = append(out, n...)
@@ -643,7 +644,7 @@ func notes(p Program, settings Settings, partial bool) []note {
 
 // caseNotes are a case's notes, but for a precision not reached, which
 // notes gives for all cases at once: reached is false then.
-func caseNotes(c Case, settings Settings, est stats.Estimator, cause string) (out []note, reached bool) {
+func caseNotes(c results.Case, settings results.Settings, est stats.Estimator, cause string) (out []note, reached bool) {
 	reached = true
 	if c.Stats != nil && c.Stats.Regimes.Bimodal {
 		out = append(out, regimesNote(c))
@@ -682,7 +683,7 @@ func caseNotes(c Case, settings Settings, est stats.Estimator, cause string) (ou
 }
 
 // regimesNote describes a case's two regimes of samples.
-func regimesNote(c Case) note {
+func regimesNote(c results.Case) note {
 	g := c.Stats.Regimes
 	switches := "switches"
 	if g.Switches == 1 {
@@ -694,7 +695,7 @@ func regimesNote(c Case) note {
 
 // outliersNote counts a case's outliers by kind; it matters where they
 // move the estimate.
-func outliersNote(c Case, est stats.Estimator) note {
+func outliersNote(c results.Case, est stats.Estimator) note {
 	o := c.Stats.Outliers
 	var kinds []string
 	for _, k := range []struct {
@@ -710,7 +711,7 @@ func outliersNote(c Case, est stats.Estimator) note {
 
 // frameNote says how a case was measured when the program changes its
 // frame, or when every run got a fresh one; ok is false otherwise.
-func frameNote(c Case) (n note, ok bool) {
+func frameNote(c results.Case) (n note, ok bool) {
 	switch changed := fmt.Sprintf("%s: the program changed the frame (%s", c.Name, c.OutputChanges); {
 	case c.OutputFrame != "" && c.Restored:
 		return note{matters: true,
@@ -737,7 +738,7 @@ func frameNote(c Case) (n note, ok bool) {
 
 // precisionNote says which cases' precision was not reached, in one note
 // rather than a line or two for every case.
-func precisionNote(cases []Case, est stats.Estimator, asked float64, cause string) note {
+func precisionNote(cases []results.Case, est stats.Estimator, asked float64, cause string) note {
 	c := cases[0]
 	if len(cases) == 1 {
 		return mattering("%s: precision not reached: ±%s %% after %d samples, asked ±%g %%: %s",

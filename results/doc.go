@@ -1,5 +1,7 @@
-// Package results is the saved schema of a run: where and how it
-// measured (the environment), defined once, filled by the packages that
-// measure (package measure, host) and read by those that analyse and render it.
-// Its JSON keys are the schema's.
+// Package results is the saved schema of a run, defined once: where and
+// how it measured (the environment, filled by packages measure and host),
+// what it measured (Measured, handed over by package bench), and what was
+// found (Report: summaries, nets, comparisons, filled by package
+// analysis, rendered by package report). Its JSON keys are the schema's;
+// it reads saved results and baselines and writes them atomically.
 package results

@@ -19,6 +19,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -252,7 +253,7 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 	case rep.Partial:
 		// Never put a partial report where a complete one is expected.
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output or saved")
-		_ = rep.Write(cmd.OutOrStdout(), report.Table, f.output.view())
+		_ = report.Write(cmd.OutOrStdout(), rep, report.Table, f.output.view())
 		return interrupted{signal: int(caught())}
 	}
 	return f.finish(cmd, rep)
@@ -260,7 +261,7 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 
 // finish saves the baseline asked for, writes the report, and turns a
 // regression into the exit code asked for.
-func (f benchFlags) finish(cmd *cobra.Command, rep *report.Report) error {
+func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
 	if f.output.format != string(report.Table) || f.output.output != "" {
 		printNotes(cmd, rep.Environment.Notes) // the table's footer has them
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -49,7 +49,7 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, e
 		Samples: f.samples, Repeat: f.repeat, Sampling: f.sampling, Timer: f.timer, Placements: f.placements,
 		SingleRun: f.singleRun, Restore: f.restore, NoFloor: !f.floor, NoAnchor: !f.anchor,
 		Estimator: est, Stats: statOpts, Compare: compareOpts,
-		Settings: report.Settings{Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: int(f.cpu),
+		Settings: results.Settings{Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: int(f.cpu),
 			Samples: f.samples, Repeat: f.repeat, Warmup: f.warmup.String()},
 	}
 	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
@@ -71,12 +71,12 @@ func (f benchFlags) readFiles(o *bench.Options) error {
 	}
 	if f.baseline != "" {
 		// Read before measuring: a missing baseline should not cost a run.
-		if o.Baseline, err = report.LoadBaseline(f.dir, f.baseline); errors.Is(err, report.ErrNoBaseline) {
+		if o.Baseline, err = results.LoadBaseline(f.dir, f.baseline); errors.Is(err, results.ErrNoBaseline) {
 			return fmt.Errorf("%w (save one with --save-baseline %s)", err, f.baseline)
 		} else if err != nil {
 			return err
 		}
-		o.BaselineName = report.Baseline + " " + f.baseline
+		o.BaselineName = results.Baseline + " " + f.baseline
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func (f benchFlags) check(cmd *cobra.Command) error {
 		if err := checkDirTarget("baseline-dir", f.dir); err != nil {
 			return err
 		}
-		if _, err := report.BaselinePath(f.dir, f.save); err != nil {
+		if _, err := results.BaselinePath(f.dir, f.save); err != nil {
 			return err
 		}
 	}

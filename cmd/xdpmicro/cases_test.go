@@ -9,7 +9,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 func writeFile(t *testing.T, name, content string) string {
@@ -108,7 +108,7 @@ func TestBenchOwnPackets(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep report.Report
+	var rep results.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestBenchPcap(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep report.Report
+	var rep results.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestBenchFloor(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep report.Report
+	var rep results.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestDefaultProtocolMix(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
 		}
-		var rep report.Report
+		var rep results.Report
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestBenchContext(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep report.Report
+	var rep results.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 func compareCommand() *cobra.Command {
@@ -53,7 +55,7 @@ func compareFiles(cmd *cobra.Command, args []string, out *outputFlags, cmp *comp
 	if err != nil {
 		return err
 	}
-	est, err := out.estimatorValue("") // the files decide: see report.Against
+	est, err := out.estimatorValue("") // the files decide: see analysis.Against
 	if err != nil {
 		return err
 	}
@@ -61,15 +63,15 @@ func compareFiles(cmd *cobra.Command, args []string, out *outputFlags, cmp *comp
 	if err != nil {
 		return err
 	}
-	before, err := report.Read(args[0])
+	before, err := results.Read(args[0])
 	if err != nil {
 		return err
 	}
-	after, err := report.Read(args[1])
+	after, err := results.Read(args[1])
 	if err != nil {
 		return err
 	}
-	rep, err := report.Against(before, after, report.Files, opts)
+	rep, err := analysis.Against(before, after, results.Files, opts)
 	if err != nil {
 		return err
 	}

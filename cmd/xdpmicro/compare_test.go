@@ -10,6 +10,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -19,9 +20,9 @@ import (
 // the anchors, whose SCHED_IDLE time slices add up with 17 of them.
 var measured = []string{"--samples", "40", "--repeat", "10000", "--warmup", "0", "--resamples", "2000"}
 
-func readReport(t *testing.T, path string) *report.Report {
+func readReport(t *testing.T, path string) *results.Report {
 	t.Helper()
-	r, err := report.Read(path)
+	r, err := results.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 	}
 	c := rep.Comparison
 	// Linear sampling by default: each build loaded in several placements.
-	if c.Mode != report.Interleaved || c.Test != stats.PlacedTest || c.Estimator != string(stats.Slope) ||
+	if c.Mode != results.Interleaved || c.Test != stats.PlacedTest || c.Estimator != string(stats.Slope) ||
 		len(rep.Programs[0].Placements) != 7 || len(rep.Programs[1].Placements) != 7 {
 		t.Errorf("mode %q, test %q, estimator %q, %d and %d placements beside the first", c.Mode, c.Test, c.Estimator,
 			len(rep.Programs[0].Placements), len(rep.Programs[1].Placements))
@@ -99,7 +100,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("against baseline: exit %d: %s", code, stderr)
 	}
-	var rep report.Report
+	var rep results.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Comparison == nil {
 		t.Fatalf("no comparison in the output: %v", err)
 	}
@@ -170,7 +171,7 @@ func TestCompareFiles(t *testing.T) {
 		}
 	}
 	slowerPath := filepath.Join(dir, "slower.json")
-	if err := slower.WriteFile(slowerPath, report.JSON, report.View{}); err != nil {
+	if err := report.WriteFile(slowerPath, slower, report.JSON, report.View{}); err != nil {
 		t.Fatal(err)
 	}
 	if code, stdout, _ := xdpmicro("compare", cur, slowerPath, "--fail-on-regression"); code != exitRegression {
@@ -179,7 +180,7 @@ func TestCompareFiles(t *testing.T) {
 	// Another environment is compared, with a warning.
 	rep := readReport(t, old)
 	rep.Environment.Kernel = "0.0.0-elsewhere"
-	if err := rep.WriteFile(old, report.JSON, report.View{}); err != nil {
+	if err := report.WriteFile(old, rep, report.JSON, report.View{}); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := xdpmicro("compare", old, cur); code != 0 || !strings.Contains(stderr, "warning: kernels differ") {
@@ -202,7 +203,7 @@ func TestLowQuantile(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	// The estimator's words are the method's: --verbose.
-	if err := rep.Write(&buf, report.Table, report.View{Verbose: true}); err != nil {
+	if err := report.Write(&buf, rep, report.Table, report.View{Verbose: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(flat(buf.String()), "Harrell–Davis 0.25-quantile") {

@@ -2,6 +2,6 @@
 // and reports Criterion-style statistics per packet case.
 //
 // This package only wires the others together: flags become a
-// measure.Config, its result becomes a report.Report, written in the asked
+// measure.Config, its result becomes a results.Report, written in the asked
 // format. Run `xdpmicro help` for the commands and their flags.
 package main

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -114,24 +115,24 @@ func (o *outputFlags) checkTargets() error {
 // view is how much --wide and --verbose have a table show.
 func (o *outputFlags) view() report.View { return report.View{Wide: o.wide, Verbose: o.verbose} }
 
-func (o *outputFlags) write(cmd *cobra.Command, rep *report.Report) error {
+func (o *outputFlags) write(cmd *cobra.Command, rep *results.Report) error {
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return err
 	}
 	view := o.view()
 	if o.output == "" {
-		if err := rep.Write(cmd.OutOrStdout(), format, view); err != nil {
+		if err := report.Write(cmd.OutOrStdout(), rep, format, view); err != nil {
 			return err
 		}
-	} else if err := rep.WriteFile(o.output, format, view); err != nil {
-		_ = rep.Write(cmd.OutOrStdout(), report.Table, view)
+	} else if err := report.WriteFile(o.output, rep, format, view); err != nil {
+		_ = report.Write(cmd.OutOrStdout(), rep, report.Table, view)
 		return err
 	}
 	if o.html != "" {
-		if err := rep.WriteHTML(o.html); err != nil {
+		if err := report.WriteHTML(o.html, rep); err != nil {
 			if o.output != "" {
-				_ = rep.Write(cmd.OutOrStdout(), report.Table, view)
+				_ = report.Write(cmd.OutOrStdout(), rep, report.Table, view)
 			}
 			return err
 		}
@@ -220,7 +221,7 @@ const (
 // verdict turns a regression into exit code 3 when asked to. Judged by
 // instructions, a case without counts on both sides fails the run: an
 // exact gate must not pass by default.
-func (c *compareFlags) verdict(rep *report.Report) error {
+func (c *compareFlags) verdict(rep *results.Report) error {
 	cmp := rep.Comparison
 	if !c.failOnRegression && len(c.failOn) == 0 || cmp == nil {
 		return nil

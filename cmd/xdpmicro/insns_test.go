@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/report"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -117,7 +116,7 @@ func TestFailOnInstructions(t *testing.T) {
 	for i := range old.Programs[0].Results {
 		old.Programs[0].Results[i].Instructions = 0
 	}
-	if err := old.WriteFile(paths["v3"], "json", report.View{}); err != nil {
+	if err := old.WriteFile(paths["v3"]); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := xdpmicro("compare", paths["v3"], paths["v4"], "--fail-on", "insns"); code != exitFailed || !strings.Contains(stderr, "no instruction count") {

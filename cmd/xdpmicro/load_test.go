@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 const (
@@ -125,7 +125,7 @@ func TestBenchPortFilter(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr)
 			}
 		}
-		var rep report.Report
+		var rep results.Report
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestBenchProgramsForMaps(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := bench()
-	var rep report.Report
+	var rep results.Report
 	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || rep.Programs[0].Info.Name != "spread" {
 		t.Errorf("no --program: exit %d, stderr %q; want spread measured", code, stderr)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 func xdpmicro(args ...string) (code int, stdout, stderr string) {
@@ -120,11 +120,11 @@ func TestBenchJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep report.Report
+	var rep results.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("output is not JSON: %v", err)
 	}
-	if rep.Schema != report.Schema || len(rep.Programs) != 1 {
+	if rep.Schema != results.Schema || len(rep.Programs) != 1 {
 		t.Fatalf("schema %q, %d programs", rep.Schema, len(rep.Programs))
 	}
 	cases := rep.Programs[0].Results

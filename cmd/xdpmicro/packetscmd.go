@@ -12,7 +12,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 type packetsFlags struct {
@@ -192,7 +192,7 @@ func writeFrames(w io.Writer, cases []packets.Case, checked []measure.CaseResult
 			continue
 		}
 		for _, e := range checked[i].Effects {
-			fmt.Fprintf(w, "%s: %s\n", c.Name, report.Effect(e)) // report words effects
+			fmt.Fprintf(w, "%s: %s\n", c.Name, results.Effect(e)) // report words effects
 		}
 		if out := checked[i].Output; out != nil {
 			fmt.Fprintf(w, "%s, as the program left it (%s): %s\n%s", c.Name, checked[i].Action, packets.Summarize(out), hex.Dump(out))

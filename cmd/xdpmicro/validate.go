@@ -12,6 +12,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/ladder"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -74,7 +75,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	defer stop()
 	obs, stopProgress := observe(cmd, true)
 	defer stopProgress()
-	var runs []*report.Report
+	var runs []*results.Report
 	for i := range f.runs {
 		rep, err := bench.Run(ctx, o, obs)
 		if caught() != 0 && bench.Interrupted(err) {
@@ -132,7 +133,7 @@ func (f validateFlags) options() (bench.Options, error) {
 
 // write writes the validation's figures, as JSON or as text with a line
 // of how and where they were measured.
-func (f validateFlags) write(out io.Writer, v *report.Validation, est stats.Estimator, env report.Environment) error {
+func (f validateFlags) write(out io.Writer, v *report.Validation, est stats.Estimator, env results.Environment) error {
 	if f.json {
 		return v.WriteJSON(out)
 	}

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/ladder"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -91,11 +93,11 @@ func TestValidationFailsWrongTool(t *testing.T) {
 	}
 	opts := stats.DefaultOptions()
 	opts.Resamples = 1000
-	validateMeasured := func(runs ...report.Measured) *report.Validation {
+	validateMeasured := func(runs ...results.Measured) *report.Validation {
 		t.Helper()
-		var reps []*report.Report
+		var reps []*results.Report
 		for _, m := range runs {
-			rep, err := report.New(report.Settings{Estimator: stats.Slope, Confidence: opts.Confidence, Resamples: opts.Resamples}, m, opts)
+			rep, err := analysis.New(results.Settings{Estimator: stats.Slope, Confidence: opts.Confidence, Resamples: opts.Resamples}, m, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,13 +137,13 @@ func hasFailure(v *report.Validation, s string) bool {
 }
 
 // clone copies m deeply, through its JSON.
-func clone(t *testing.T, m report.Measured) report.Measured {
+func clone(t *testing.T, m results.Measured) results.Measured {
 	t.Helper()
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c report.Measured
+	var c results.Measured
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package report
+package analysis
 
 import (
 	"fmt"
@@ -6,101 +6,16 @@ import (
 	"slices"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
-
-// How the two sides of a comparison were measured.
-const (
-	Interleaved = "interleaved" // one run, samples of both builds alternating
-	Baseline    = "baseline"    // a run against a baseline saved earlier
-	Files       = "files"       // two saved results
-)
-
-// Comparison holds a before/after comparison of every case.
-type Comparison struct {
-	Mode           string         `json:"mode"`
-	Before         string         `json:"before"`
-	After          string         `json:"after"`
-	Test           string         `json:"test"`
-	Significance   float64        `json:"significance"`
-	NoiseThreshold float64        `json:"noise_threshold"`
-	Quantum        float64        `json:"quantum_ns"`
-	Estimator      string         `json:"estimator"`
-	Cases          []ComparedCase `json:"cases"`
-	// Warnings say why the two sides may not be comparable.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// ComparedCase is one case's comparison: the estimated time per run of
-// each side, and the change with its verdict.
-type ComparedCase struct {
-	Name   string         `json:"name"`
-	Source string         `json:"source,omitempty"`
-	Before stats.Estimate `json:"before"`
-	After  stats.Estimate `json:"after"`
-	// Placements is how many loads of each build were compared, and
-	// PlacementSpread the largest relative difference between two loads
-	// of one build (max/min - 1); zero for one load each.
-	Placements      int     `json:"placements,omitempty"`
-	PlacementSpread float64 `json:"placement_spread,omitempty"`
-	// ActionBefore and ActionAfter are the checking runs' actions, when
-	// they differ: the builds treat the packet differently, which is more
-	// than a change of speed.
-	ActionBefore string `json:"action_before,omitempty"`
-	ActionAfter  string `json:"action_after,omitempty"`
-	// InsnsBefore and InsnsAfter are the BPF instructions each side's
-	// checking run executed, where counted: an exact change, which no
-	// noise threshold applies to.
-	InsnsBefore uint64 `json:"instructions_before,omitempty"`
-	InsnsAfter  uint64 `json:"instructions_after,omitempty"`
-	stats.Comparison
-}
-
-// ActionChanged says the builds returned different actions for the case.
-func (cc ComparedCase) ActionChanged() bool { return cc.ActionBefore != cc.ActionAfter }
-
-// Regressed reports whether any case regressed in time, or returned
-// another action after than before.
-func (c *Comparison) Regressed() bool {
-	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.Verdict == stats.Regressed || cc.ActionChanged() })
-}
-
-// RegressedCases names the cases that regressed or changed action.
-func (c *Comparison) RegressedCases() []string {
-	var names []string
-	for _, cc := range c.Cases {
-		if cc.Verdict == stats.Regressed || cc.ActionChanged() {
-			names = append(names, cc.Name)
-		}
-	}
-	return names
-}
-
-// Tally counts the cases by verdict in a line: "2 improved, 0 regressed,
-// 3 no change".
-func (c *Comparison) Tally() string {
-	count := map[stats.Verdict]int{}
-	actions := 0
-	for _, cc := range c.Cases {
-		count[cc.Verdict]++
-		if cc.ActionChanged() {
-			actions++
-		}
-	}
-	s := fmt.Sprintf("%d improved, %d regressed, %d no change, %d within noise", count[stats.Improved], count[stats.Regressed],
-		count[stats.NoChange], count[stats.WithinNoise])
-	if actions > 0 {
-		s += fmt.Sprintf("; %d changed action", actions)
-	}
-	return s
-}
 
 // ErrNotComparable is returned when two results share no case.
 var ErrNotComparable = badinput.New("results not comparable")
 
 // CompareInterleaved compares the two programs of a run that measured them
 // together, pairing their samples round by round.
-func (r *Report) CompareInterleaved(opts stats.CompareOptions) error {
+func CompareInterleaved(r *results.Report, opts stats.CompareOptions) error {
 	if len(r.Programs) != 2 {
 		return fmt.Errorf("%w: a before/after run holds 2 programs, this one %d", ErrNotComparable, len(r.Programs))
 	}
@@ -112,7 +27,7 @@ func (r *Report) CompareInterleaved(opts stats.CompareOptions) error {
 	if err != nil {
 		return err
 	}
-	c.Mode = Interleaved
+	c.Mode = results.Interleaved
 	r.Comparison = c
 	return nil
 }
@@ -122,7 +37,7 @@ func (r *Report) CompareInterleaved(opts stats.CompareOptions) error {
 // case by case, by name. Samples taken at different times cannot be
 // paired, so the comparison uses the unpaired test, and warns when the two
 // were taken in different environments.
-func Against(base, current *Report, mode string, opts stats.CompareOptions) (*Report, error) {
+func Against(base, current *results.Report, mode string, opts stats.CompareOptions) (*results.Report, error) {
 	if len(base.Programs) == 0 || len(current.Programs) == 0 {
 		return nil, fmt.Errorf("%w: a result holds no program", ErrNotComparable)
 	}
@@ -131,8 +46,8 @@ func Against(base, current *Report, mode string, opts stats.CompareOptions) (*Re
 	var warnings []string
 	if opts.Estimator == "" {
 		// The files decide: the estimator they were measured for.
-		opts.Estimator = current.Settings.estimator()
-		if b := base.Settings.estimator(); b != opts.Estimator {
+		opts.Estimator = current.Settings.ChosenEstimator()
+		if b := base.Settings.ChosenEstimator(); b != opts.Estimator {
 			warnings = append(warnings, fmt.Sprintf("estimators differ: %s before, %s after: compared by %s", b, opts.Estimator, opts.Estimator))
 		}
 	}
@@ -147,19 +62,19 @@ func Against(base, current *Report, mode string, opts stats.CompareOptions) (*Re
 	c.Warnings = append(c.Warnings, warnings...)
 	c.Warnings = append(c.Warnings, environmentDiffers(base.Environment, current.Environment)...)
 	out := *current
-	out.Programs = []Program{before, after}
+	out.Programs = []results.Program{before, after}
 	out.Comparison = c
 	return &out, nil
 }
 
-func compare(before, after Program, opts stats.CompareOptions) (*Comparison, error) {
-	c := &Comparison{
+func compare(before, after results.Program, opts stats.CompareOptions) (*results.Comparison, error) {
+	c := &results.Comparison{
 		Before: describe(before), After: describe(after),
 		Significance: opts.Significance, NoiseThreshold: opts.NoiseThreshold, Quantum: opts.Quantum,
 		Estimator: string(opts.Estimator),
 	}
 	for _, b := range before.Results {
-		i := slices.IndexFunc(after.Results, func(a Case) bool { return a.Name == b.Name })
+		i := slices.IndexFunc(after.Results, func(a results.Case) bool { return a.Name == b.Name })
 		if i < 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s only measured before", b.Name))
 			continue
@@ -189,10 +104,10 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 		if caseOpts.Estimator != "" {
 			c.Estimator = string(caseOpts.Estimator)
 		}
-		cc := ComparedCase{Name: b.Name, Source: b.Source, Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator)}
+		cc := results.ComparedCase{Name: b.Name, Source: b.Source, Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator)}
 		var err error
 		if caseOpts.Estimator.Fitted() {
-			bs, as := before.placementsOf(b.Name), after.placementsOf(a.Name)
+			bs, as := placementsOf(before, b.Name), placementsOf(after, a.Name)
 			var fc stats.FitChange
 			cc.Comparison, fc, err = compareLinear(bs, as, caseOpts)
 			if len(bs) > 1 || len(as) > 1 {
@@ -212,7 +127,7 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 		c.Cases = append(c.Cases, cc)
 	}
 	for _, a := range after.Results {
-		if !slices.ContainsFunc(before.Results, func(b Case) bool { return b.Name == a.Name }) {
+		if !slices.ContainsFunc(before.Results, func(b results.Case) bool { return b.Name == a.Name }) {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s only measured after", a.Name))
 		}
 	}
@@ -225,7 +140,7 @@ func compare(before, after Program, opts stats.CompareOptions) (*Comparison, err
 // compareLinear compares one case's fits, given by its placements' cases
 // on each side: from the fits' own resamples when they drew alike (the
 // same rounds), else anew from the calls of the rounds all have.
-func compareLinear(bs, as []Case, opts stats.CompareOptions) (stats.Comparison, stats.FitChange, error) {
+func compareLinear(bs, as []results.Case, opts stats.CompareOptions) (stats.Comparison, stats.FitChange, error) {
 	b, a := bs[0], as[0]
 	if fb, fa := fitsOf(bs), fitsOf(as); fb != nil && fa != nil {
 		c, fc, ok, err := stats.CompareLinearFitted(fb, fa, b.Samples, a.Samples, opts)
@@ -239,10 +154,10 @@ func compareLinear(bs, as []Case, opts stats.CompareOptions) (stats.Comparison, 
 			n = min(n, len(c.Runs))
 		}
 	}
-	side := func(cases []Case) []stats.Timings {
+	side := func(cases []results.Case) []stats.Timings {
 		var ts []stats.Timings
 		for _, c := range cases {
-			ts = append(ts, c.timings(min(n, len(c.Runs))))
+			ts = append(ts, caseTimings(c, min(n, len(c.Runs))))
 		}
 		return ts
 	}
@@ -250,7 +165,7 @@ func compareLinear(bs, as []Case, opts stats.CompareOptions) (stats.Comparison, 
 }
 
 // fitsOf returns the cases' fits, or nil if one has none.
-func fitsOf(cases []Case) []*stats.Fit {
+func fitsOf(cases []results.Case) []*stats.Fit {
 	var fits []*stats.Fit
 	for _, c := range cases {
 		if c.Stats == nil || c.Stats.Fit == nil {
@@ -263,25 +178,25 @@ func fitsOf(cases []Case) []*stats.Fit {
 
 // placementsOf returns the case of that name in every placement of p, the
 // first load's first; the placements that lack it are left out.
-func (p Program) placementsOf(name string) []Case {
-	var cases []Case
-	for _, q := range append([]Program{p}, p.Placements...) {
-		if i := slices.IndexFunc(q.Results, func(c Case) bool { return c.Name == name }); i >= 0 && len(q.Results[i].Runs) > 0 {
+func placementsOf(p results.Program, name string) []results.Case {
+	var cases []results.Case
+	for _, q := range append([]results.Program{p}, p.Placements...) {
+		if i := slices.IndexFunc(q.Results, func(c results.Case) bool { return c.Name == name }); i >= 0 && len(q.Results[i].Runs) > 0 {
 			cases = append(cases, q.Results[i])
 		}
 	}
 	return cases
 }
 
-func bothLinear(b, a Case) bool { return len(b.Runs) > 0 && len(a.Runs) > 0 }
+func bothLinear(b, a results.Case) bool { return len(b.Runs) > 0 && len(a.Runs) > 0 }
 
-func describe(p Program) string {
+func describe(p results.Program) string {
 	return p.Info.Name + " in " + p.Object
 }
 
 // environmentDiffers lists what makes two environments' figures
 // incomparable: another kernel, CPU model, CPU or repeat count.
-func environmentDiffers(a, b Environment) []string {
+func environmentDiffers(a, b results.Environment) []string {
 	var w []string
 	if a.Kernel != b.Kernel {
 		w = append(w, fmt.Sprintf("kernels differ: %s before, %s after", a.Kernel, b.Kernel))
@@ -297,7 +212,7 @@ func environmentDiffers(a, b Environment) []string {
 	}
 	// A repeat xdpmicro chose, or linear sampling's range, differs by
 	// design from run to run; only two repeats both given are worth a word.
-	if a.Repeat != b.Repeat && !a.RepeatChosen && !b.RepeatChosen && a.Sampling.Mode != samplingLinear && b.Sampling.Mode != samplingLinear {
+	if a.Repeat != b.Repeat && !a.RepeatChosen && !b.RepeatChosen && a.Sampling.Mode != results.SamplingLinear && b.Sampling.Mode != results.SamplingLinear {
 		w = append(w, fmt.Sprintf("repeat differs: %d before, %d after", a.Repeat, b.Repeat))
 	}
 	if a.Sampling.Mode != b.Sampling.Mode {
@@ -313,7 +228,7 @@ func environmentDiffers(a, b Environment) []string {
 // a choice.
 func orFlat(mode string) string {
 	if mode == "" {
-		return samplingFlat
+		return results.SamplingFlat
 	}
 	return mode
 }

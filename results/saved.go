@@ -1,13 +1,16 @@
-package report
+package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 
+	"github.com/google/renameio/v2"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
@@ -74,7 +77,7 @@ func (r *Report) SaveBaseline(dir, name string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("baseline directory: %w", err)
 	}
-	return path, r.WriteFile(path, JSON, View{})
+	return path, r.WriteFile(path)
 }
 
 // LoadBaseline reads the baseline of that name from dir.
@@ -87,4 +90,24 @@ func LoadBaseline(dir, name string) (*Report, error) {
 		return nil, fmt.Errorf("%w %q in %s", ErrNoBaseline, name, dir)
 	}
 	return Read(path)
+}
+
+// WriteFile saves the report as JSON, atomically: the file holds the old
+// content or the whole new one, never a part.
+func (r *Report) WriteFile(path string) error {
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteJSON writes the report as the saved schema's JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }

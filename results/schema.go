@@ -1,23 +1,6 @@
-package report
+package results
 
-import (
-	"fmt"
-
-	"github.com/xdpmicro/xdpmicro/results"
-)
-
-// The saved results' schema, as report owns it: the programs, cases and
-// effects; cmd fills these from measure's results (see Measured).
-
-// The environment's types are results': one definition, which measure
-// fills and report reads.
-type (
-	Environment = results.Environment
-	CPULock     = results.CPULock
-	Sampling    = results.Sampling
-	Dispatcher  = results.Dispatcher
-	MachineLoad = results.MachineLoad
-)
+import "fmt"
 
 // ProgramInfo describes a program inside an object.
 type ProgramInfo struct {
@@ -67,9 +50,9 @@ func (c ContextChange) String() string {
 
 // The names of the sampling modes and timers, as saved results hold them.
 const (
-	samplingLinear = "linear"
-	samplingFlat   = "flat"
-	timerStats     = "stats"
+	SamplingLinear = "linear"
+	SamplingFlat   = "flat"
+	TimerStats     = "stats"
 )
 
 // Measured is a run's raw results, as report takes them: where and how it

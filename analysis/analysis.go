@@ -1,0 +1,190 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"golang.org/x/sync/errgroup"
+)
+
+// New computes the statistics of every case of a run.
+func New(settings results.Settings, m results.Measured, opts stats.Options) (*results.Report, error) {
+	r := &results.Report{Schema: results.Schema, Settings: settings, Environment: m.Environment, Partial: m.Partial}
+	if settings.ChosenEstimator().Fitted() && m.Environment.Sampling.Mode != results.SamplingLinear {
+		// Linear sampling was refused (the footer says why): the kernel's
+		// figures stand for the cases.
+		r.Settings.Estimator, settings.Estimator = stats.Low, stats.Low
+	}
+	// Every load flat, the floor first, each program's placements after it.
+	var loads []results.Program
+	if m.Floor != nil {
+		loads = append(loads, *m.Floor)
+	}
+	for _, p := range m.Programs {
+		loads = append(loads, p)
+		loads = append(loads, p.Placements...)
+	}
+	for i := range loads {
+		loads[i].Results = slices.Clone(loads[i].Results)
+		loads[i].Placements = nil
+	}
+	if err := summarize(loads, m.Partial, opts); err != nil {
+		return nil, err
+	}
+	for i := range loads {
+		if len(settings.Sizes) > 0 {
+			loads[i].Series = series(loads[i].Results, settings.ChosenEstimator())
+		}
+	}
+	if m.Floor != nil {
+		r.Floor, loads = &loads[0], loads[1:]
+	}
+	for _, p := range m.Programs {
+		prog := loads[0]
+		prog.Placements, loads = loads[1:1+len(p.Placements)], loads[1+len(p.Placements):]
+		r.Programs = append(r.Programs, prog)
+	}
+	if r.Floor != nil {
+		if err := subtractFloor(r.Programs, *r.Floor, settings.ChosenEstimator(), opts); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// summarize computes the summary of every case of every program, in
+// place. The bootstraps of thousands of samples take tens of milliseconds
+// each: one per core, over all programs, as a validation has one case per
+// program. A case a cancelled run left with too few samples has none.
+func summarize(programs []results.Program, partial bool, opts stats.Options) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range programs {
+		for j := range programs[i].Results {
+			c := &programs[i].Results[j]
+			if partial && len(c.Samples) < stats.MinSamples {
+				continue
+			}
+			g.Go(func() error {
+				s, err := stats.Summarize(c.Samples, opts)
+				if err != nil {
+					return fmt.Errorf("case %s: %w", c.Name, err)
+				}
+				if len(c.Runs) > 0 {
+					fit, err := stats.FitLinear(timings(c.Runs, c.Wall), stats.FitOptions{Options: opts})
+					if partial && errors.Is(err, stats.ErrTimings) {
+						return nil // too few calls of some level: as too few samples
+					}
+					if err != nil {
+						return fmt.Errorf("case %s: %w", c.Name, err)
+					}
+					s.Fit = &fit
+				}
+				c.Stats = &s
+				return nil
+			})
+		}
+	}
+	return g.Wait()
+}
+
+// subtractFloor sets each case's time net of the floor's in the same
+// rounds, one case per core.
+func subtractFloor(programs []results.Program, floor results.Program, est stats.Estimator, opts stats.Options) error {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for p := range programs {
+		for i := range programs[p].Results {
+			c, f := &programs[p].Results[i], floor.Results[i]
+			n := min(len(c.Samples), len(f.Samples)) // an interrupted round
+			if c.Stats == nil || n < stats.MinSamples {
+				continue
+			}
+			g.Go(func() error {
+				net, err := netOf(*c, f, n, est, opts)
+				if errors.Is(err, stats.ErrTimings) && n < len(c.Samples) {
+					// A cancelled run that sampled the case but not the
+					// floor in its last rounds: too few of those to fit.
+					return nil
+				}
+				if err != nil {
+					return fmt.Errorf("case %s net of the floor: %w", c.Name, err)
+				}
+				c.Net = &net
+				return nil
+			})
+		}
+	}
+	return g.Wait()
+}
+
+// netOf is the difference of c's estimate from the floor's f over the
+// first n rounds, paired by round.
+func netOf(c, f results.Case, n int, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+	switch {
+	case c.Single:
+		return stats.PairedDifference(f.Samples[:n], c.Samples[:n], stats.Low, opts)
+	case !est.Fitted():
+		return stats.PairedDifference(f.Samples[:n], c.Samples[:n], est, opts)
+	}
+	return fitDifference(f, c, n, est, opts)
+}
+
+// PairedDifference is after's estimate less before's, paired by round
+// over the rounds both have samples of: of their slopes when est is one.
+func PairedDifference(before, after results.Case, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+	n := min(len(before.Samples), len(after.Samples))
+	if !est.Fitted() {
+		return stats.PairedDifference(before.Samples[:n], after.Samples[:n], est, opts)
+	}
+	return fitDifference(before, after, n, est, opts)
+}
+
+// fitDifference is the paired difference of two cases' slopes over their
+// first n rounds: from the fits' own resamples when they drew alike.
+func fitDifference(before, after results.Case, n int, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+	if before.Stats != nil && after.Stats != nil && before.Stats.Fit != nil && after.Stats.Fit != nil {
+		if d, ok := after.Stats.Fit.Minus(before.Stats.Fit, est == stats.OLS, opts.Confidence); ok {
+			return d, nil
+		}
+	}
+	fc, err := stats.CompareFits(caseTimings(before, n), caseTimings(after, n), est == stats.OLS, stats.FitOptions{Options: opts})
+	return fc.Difference, err
+}
+
+// caseTimings are the first n of a case's linear samples.
+func caseTimings(c results.Case, n int) stats.Timings { return timings(c.Runs[:n], c.Wall[:n]) }
+
+func timings(runs []uint32, wall []float64) stats.Timings {
+	t := stats.Timings{Runs: make([]float64, len(runs)), Total: wall}
+	for i, r := range runs {
+		t.Runs[i] = float64(r)
+	}
+	return t
+}
+
+// series groups cases padded to several sizes, named <case>@<size>, by
+// case, in the order they first appear.
+func series(cases []results.Case, est stats.Estimator) []results.Series {
+	var out []results.Series
+	index := map[string]int{}
+	for _, c := range cases {
+		base, _, found := strings.Cut(c.Name, "@")
+		if !found || c.Stats == nil {
+			continue
+		}
+		i, ok := index[base]
+		if !ok {
+			i = len(out)
+			index[base] = i
+			out = append(out, results.Series{Case: base})
+		}
+		out[i].Points = append(out[i].Points, results.SeriesPoint{Size: c.Length, Estimate: c.Stats.Of(est)})
+	}
+	return out
+}

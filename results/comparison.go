@@ -1,0 +1,133 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// How the two sides of a comparison were measured.
+const (
+	Interleaved = "interleaved" // one run, samples of both builds alternating
+	Baseline    = "baseline"    // a run against a baseline saved earlier
+	Files       = "files"       // two saved results
+)
+
+// Comparison holds a before/after comparison of every case.
+type Comparison struct {
+	Mode           string         `json:"mode"`
+	Before         string         `json:"before"`
+	After          string         `json:"after"`
+	Test           string         `json:"test"`
+	Significance   float64        `json:"significance"`
+	NoiseThreshold float64        `json:"noise_threshold"`
+	Quantum        float64        `json:"quantum_ns"`
+	Estimator      string         `json:"estimator"`
+	Cases          []ComparedCase `json:"cases"`
+	// Warnings say why the two sides may not be comparable.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ComparedCase is one case's comparison: the estimated time per run of
+// each side, and the change with its verdict.
+type ComparedCase struct {
+	Name   string         `json:"name"`
+	Source string         `json:"source,omitempty"`
+	Before stats.Estimate `json:"before"`
+	After  stats.Estimate `json:"after"`
+	// Placements is how many loads of each build were compared, and
+	// PlacementSpread the largest relative difference between two loads
+	// of one build (max/min - 1); zero for one load each.
+	Placements      int     `json:"placements,omitempty"`
+	PlacementSpread float64 `json:"placement_spread,omitempty"`
+	// ActionBefore and ActionAfter are the checking runs' actions, when
+	// they differ: the builds treat the packet differently, which is more
+	// than a change of speed.
+	ActionBefore string `json:"action_before,omitempty"`
+	ActionAfter  string `json:"action_after,omitempty"`
+	// InsnsBefore and InsnsAfter are the BPF instructions each side's
+	// checking run executed, where counted: an exact change, which no
+	// noise threshold applies to.
+	InsnsBefore uint64 `json:"instructions_before,omitempty"`
+	InsnsAfter  uint64 `json:"instructions_after,omitempty"`
+	stats.Comparison
+}
+
+// ActionChanged says the builds returned different actions for the case.
+func (cc ComparedCase) ActionChanged() bool { return cc.ActionBefore != cc.ActionAfter }
+
+// Regressed reports whether any case regressed in time, or returned
+// another action after than before.
+func (c *Comparison) Regressed() bool {
+	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.Verdict == stats.Regressed || cc.ActionChanged() })
+}
+
+// RegressedCases names the cases that regressed or changed action.
+func (c *Comparison) RegressedCases() []string {
+	var names []string
+	for _, cc := range c.Cases {
+		if cc.Verdict == stats.Regressed || cc.ActionChanged() {
+			names = append(names, cc.Name)
+		}
+	}
+	return names
+}
+
+// Tally counts the cases by verdict in a line: "2 improved, 0 regressed,
+// 3 no change".
+func (c *Comparison) Tally() string {
+	count := map[stats.Verdict]int{}
+	actions := 0
+	for _, cc := range c.Cases {
+		count[cc.Verdict]++
+		if cc.ActionChanged() {
+			actions++
+		}
+	}
+	s := fmt.Sprintf("%d improved, %d regressed, %d no change, %d within noise", count[stats.Improved], count[stats.Regressed],
+		count[stats.NoChange], count[stats.WithinNoise])
+	if actions > 0 {
+		s += fmt.Sprintf("; %d changed action", actions)
+	}
+	return s
+}
+
+// InsnsCounted says both sides of the case have an instruction count.
+func (cc ComparedCase) InsnsCounted() bool { return cc.InsnsBefore > 0 && cc.InsnsAfter > 0 }
+
+// InsnsRegressed says the case executed more instructions after than
+// before: exact, so no threshold applies.
+func (cc ComparedCase) InsnsRegressed() bool {
+	return cc.InsnsCounted() && cc.InsnsAfter > cc.InsnsBefore
+}
+
+// InsnsRegressed reports whether any case executed more instructions
+// after than before, or returned another action.
+func (c *Comparison) InsnsRegressed() bool {
+	return slices.ContainsFunc(c.Cases, func(cc ComparedCase) bool { return cc.InsnsRegressed() || cc.ActionChanged() })
+}
+
+// Uncounted names the cases that lack an instruction count on either
+// side.
+func (c *Comparison) Uncounted() []string {
+	var out []string
+	for _, cc := range c.Cases {
+		if !cc.InsnsCounted() {
+			out = append(out, cc.Name)
+		}
+	}
+	return out
+}
+
+// InsnsRegressedCases names the cases that executed more instructions
+// after than before, or returned another action.
+func (c *Comparison) InsnsRegressedCases() []string {
+	var names []string
+	for _, cc := range c.Cases {
+		if cc.InsnsRegressed() || cc.ActionChanged() {
+			names = append(names, cc.Name)
+		}
+	}
+	return names
+}

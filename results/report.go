@@ -1,0 +1,129 @@
+package results
+
+import "github.com/xdpmicro/xdpmicro/stats"
+
+// Schema identifies the JSON document's layout; bump it when a field's
+// meaning changes, so that a reader of saved results can refuse old ones.
+const Schema = "xdpmicro.bench/v2"
+
+// Settings are the choices the run was made with, echoed into reports.
+type Settings struct {
+	Object     string   `json:"object"`
+	Before     string   `json:"before,omitempty"` // the old build of a before/after run
+	Program    string   `json:"program,omitempty"`
+	Cases      []string `json:"cases"`
+	Sizes      []int    `json:"sizes,omitempty"` // frame sizes every case was padded to
+	CPU        int      `json:"cpu"`             // as asked; -1 for the tool's choice
+	Samples    int      `json:"samples"`
+	Repeat     uint32   `json:"repeat"`
+	Warmup     string   `json:"warmup"`
+	Confidence float64  `json:"confidence"`
+	Resamples  int      `json:"resamples"`
+	// Estimator is the statistic that stands for each case.
+	Estimator stats.Estimator `json:"estimator"`
+	// Precision and Budget are adaptive sampling's target (relative
+	// half-width of the estimator's interval) and time limit; zero when
+	// the number of samples was fixed.
+	Precision float64 `json:"precision,omitempty"`
+	Budget    string  `json:"time_budget,omitempty"`
+}
+
+// ChosenEstimator is the report's estimator: the default where none was
+// recorded.
+func (s Settings) ChosenEstimator() stats.Estimator {
+	if s.Estimator == "" {
+		return stats.DefaultEstimator
+	}
+	return s.Estimator
+}
+
+// Report is everything one bench run found.
+type Report struct {
+	Schema      string      `json:"schema"`
+	Settings    Settings    `json:"config"`
+	Environment Environment `json:"environment"`
+	Partial     bool        `json:"partial,omitempty"`
+	Programs    []Program   `json:"programs"`
+	// Floor is the empty program measured with every case, if it was.
+	Floor      *Program    `json:"floor,omitempty"`
+	Comparison *Comparison `json:"comparison,omitempty"`
+}
+
+// Program is one measured program.
+type Program struct {
+	Label   string      `json:"label,omitempty"`
+	Object  string      `json:"object"`
+	Info    ProgramInfo `json:"program"`
+	Results []Case      `json:"cases"`
+	// Placements are the program's other loads, measured in the same
+	// rounds: comparisons of builds use them all.
+	Placements []Program `json:"placements,omitempty"`
+	// Series holds each case's mean by frame size, when --size was given.
+	Series []Series `json:"series,omitempty"`
+}
+
+// Series is the cost of one case at each frame size.
+type Series struct {
+	Case   string        `json:"case"`
+	Points []SeriesPoint `json:"points"`
+}
+
+// SeriesPoint is the estimated time per run at one frame size.
+type SeriesPoint struct {
+	Size     int            `json:"size"`
+	Estimate stats.Estimate `json:"estimate"`
+}
+
+// Case is one packet case's measurement and its statistics.
+type Case struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	Source  string `json:"source,omitempty"`
+	Length  int    `json:"frame_length"`
+	Frame   string `json:"frame_hex"`
+	Return  uint32 `json:"return"`
+	Action  string `json:"action"`
+	Retries int    `json:"retries"`
+	// Effects are the changes the checking run made to maps.
+	Effects []Effect `json:"effects,omitempty"`
+	// Single says the case was sampled one run a call, on a fresh frame
+	// each, as its program changes the frame: its estimate is the low one
+	// of the kernel's figures, whatever the estimator.
+	Single bool `json:"single_run,omitempty"`
+	// Restored says the case was sampled as repeats through xdpmicro's
+	// restorer, every run on a fresh copy of the frame: its samples, and
+	// the floor's, hold the restoring, which the net leaves out.
+	Restored bool `json:"restored,omitempty"`
+	// OutputFrame is the frame as the checking run left it, in hex, when
+	// the program changed it: every later run of a call saw that instead.
+	OutputFrame string `json:"output_frame_hex,omitempty"`
+	// OutputSummary describes that frame in a line, OutputChanges how it
+	// differs from the input.
+	OutputSummary string `json:"output_frame_summary,omitempty"`
+	OutputChanges string `json:"output_changes,omitempty"`
+	// OtherReturns counts the samples whose call ended with another action
+	// than the checking run's, OtherAction the first of them.
+	OtherReturns int    `json:"other_returns,omitempty"`
+	OtherAction  string `json:"other_action,omitempty"`
+	// Instructions is the number of BPF instructions the checking run
+	// executed; zero when not counted, and NoCount says why.
+	Instructions uint64    `json:"instructions,omitempty"`
+	NoCount      string    `json:"instructions_unknown,omitempty"`
+	Samples      []float64 `json:"samples_ns"`
+	// Runs and Wall are linear sampling's repeat and wall time (ns) of
+	// each sample's call.
+	Runs []uint32  `json:"runs,omitempty"`
+	Wall []float64 `json:"wall_ns,omitempty"`
+	// Net is the estimated time per run less the floor's, sampled in the
+	// same rounds, with its paired bootstrap interval; nil without a floor.
+	Net *stats.Estimate `json:"net,omitempty"`
+	// Enough says adaptive sampling reached the asked precision.
+	Enough bool `json:"enough,omitempty"`
+	// Stats is nil when a cancelled run left too few samples.
+	Stats *stats.Summary `json:"stats"`
+
+	// Context is the context the case's runs were given, "mark=0x2a,...";
+	// ContextChanges what the checking run's program changed of it.
+	Context        string          `json:"context,omitempty"`
+	ContextChanges []ContextChange `json:"context_changes,omitempty"`
+}
