@@ -1,7 +1,6 @@
 package report
 
 import (
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -93,97 +92,6 @@ func TestCompareInterleaved(t *testing.T) {
 	// BMF tracks the after build.
 	if bmf := render(t, r, BMF); !strings.Contains(bmf, `"value": 7.5`) {
 		t.Errorf("BMF does not report the after build (short: 5 ns × 1.5):\n%s", bmf)
-	}
-}
-
-func TestAgainstWarnsAcrossEnvironments(t *testing.T) {
-	base, err := analysis.New(results.Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := sampleResult(t)
-	res.Environment.CPU = 0
-	res.Environment.Repeat = 5
-	cur, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := analysis.Against(base, cur, results.Files, compareOpts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := strings.Join(r.Comparison.Warnings, "\n")
-	if !strings.Contains(w, "CPU 1 before, CPU 0 after") || !strings.Contains(w, "repeat differs") {
-		t.Errorf("warnings: %q", w)
-	}
-	// A repeat xdpmicro chose differs by design: no word of it.
-	res.Environment.RepeatChosen = true
-	if cur, err = analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions()); err != nil {
-		t.Fatal(err)
-	}
-	if r, err = analysis.Against(base, cur, results.Files, compareOpts()); err != nil {
-		t.Fatal(err)
-	}
-	if w := strings.Join(r.Comparison.Warnings, "\n"); strings.Contains(w, "repeat differs") {
-		t.Errorf("a chosen repeat warned of: %q", w)
-	}
-	for _, cc := range r.Comparison.Cases {
-		if cc.Verdict == stats.Regressed || cc.Verdict == stats.Improved || r.Comparison.Test != stats.BootstrapTest { // the files were measured for the low estimate
-			t.Errorf("%s: the same samples compared as %s by %s", cc.Name, cc.Verdict, r.Comparison.Test)
-		}
-	}
-}
-
-func TestReadRejectsBadFiles(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "good.json")
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFile(good, r, JSON, View{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := results.Read(good); err != nil {
-		t.Fatalf("a saved report: %v", err)
-	}
-	for name, content := range map[string]string{
-		"truncated": `{"schema": "xdpmicro.bench/v1", "programs": [{`,
-		"schema":    `{"schema": "xdpmicro.bench/v0", "programs": [{}]}`,
-		"empty":     `{"schema": "xdpmicro.bench/v1", "programs": []}`,
-		"partial":   `{"schema": "xdpmicro.bench/v1", "partial": true, "programs": [{}]}`,
-	} {
-		path := filepath.Join(dir, name+".json")
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := results.Read(path); !errors.Is(err, results.ErrBadResult) {
-			t.Errorf("%s: %v, want results.ErrBadResult", name, err)
-		}
-	}
-}
-
-func TestBaselines(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), ".xdpmicro")
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	path, err := r.SaveBaseline(dir, "main")
-	if err != nil || path != filepath.Join(dir, "main.json") {
-		t.Fatalf("saved to %q: %v", path, err)
-	}
-	back, err := results.LoadBaseline(dir, "main")
-	if err != nil || back.Environment.Kernel != "6.1.0-test" {
-		t.Fatalf("loaded %+v: %v", back, err)
-	}
-	if _, err := results.LoadBaseline(dir, "other"); !errors.Is(err, results.ErrNoBaseline) {
-		t.Errorf("missing baseline: %v", err)
-	}
-	for _, bad := range []string{"", "../up", "a/b", ".hidden"} {
-		if _, err := results.BaselinePath(dir, bad); !errors.Is(err, results.ErrBaselineName) {
-			t.Errorf("baseline name %q accepted", bad)
-		}
 	}
 }
 

@@ -1,0 +1,74 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// measured is a run of one program on two cases, ten samples each of the
+// kernel's figures, in the environment env.
+func measured(env results.Environment) results.Measured {
+	var fizz, none []float64
+	for i := range 10 {
+		fizz, none = append(fizz, float64(10+i)), append(none, 5)
+	}
+	return results.Measured{
+		Environment: env,
+		Programs: []results.Program{{Object: "v4 (bundled)", Info: results.ProgramInfo{Name: "fizzbuzz", Type: "XDP"},
+			Results: []results.Case{
+				{Name: "fizz", Frame: "00", Action: "XDP_PASS", Samples: fizz},
+				{Name: "none", Frame: "01", Action: "XDP_PASS", Samples: none},
+			}}},
+	}
+}
+
+func analyse(t *testing.T, m results.Measured) *results.Report {
+	t.Helper()
+	opts := stats.DefaultOptions()
+	opts.Resamples = 1000
+	r, err := New(results.Settings{Confidence: 0.95, Estimator: stats.Low}, m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// Results measured apart compare unpaired, by the estimator they were
+// measured for, and warn of what differs between their environments; a
+// repeat xdpmicro chose differs by design and is not worth a word.
+func TestAgainst(t *testing.T) {
+	env := results.Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1}
+	base := analyse(t, measured(env))
+	moved := env
+	moved.CPU, moved.Repeat = 0, 5
+	opts := stats.CompareOptions{Options: stats.Options{Confidence: 0.95, Resamples: 1000, Seed: 1}, Significance: 0.05, NoiseThreshold: 0.02}
+	r, err := Against(base, analyse(t, measured(moved)), results.Files, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(r.Comparison.Warnings, "\n")
+	if !strings.Contains(w, "CPU 1 before, CPU 0 after") || !strings.Contains(w, "repeat differs") {
+		t.Errorf("warnings: %q", w)
+	}
+	if r.Comparison.Mode != results.Files || r.Comparison.Estimator != string(stats.Low) || len(r.Comparison.Cases) != 2 {
+		t.Errorf("comparison %+v", r.Comparison)
+	}
+	for _, cc := range r.Comparison.Cases {
+		if cc.Verdict == stats.Regressed || cc.Verdict == stats.Improved {
+			t.Errorf("%s: the same samples compared as %s", cc.Name, cc.Verdict)
+		}
+	}
+	moved.RepeatChosen = true
+	if r, err = Against(base, analyse(t, measured(moved)), results.Files, opts); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(r.Comparison.Warnings, "\n"); strings.Contains(w, "repeat differs") {
+		t.Errorf("a chosen repeat warned of: %q", w)
+	}
+	if _, err := Against(base, &results.Report{}, results.Files, opts); err == nil {
+		t.Error("a result without programs compared")
+	}
+}
