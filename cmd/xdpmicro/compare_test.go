@@ -212,7 +212,7 @@ func TestLowQuantile(t *testing.T) {
 }
 
 // savedBefore is a result saved by xdpmicro as it was before its packages
-// moved (commit 2c8bdbc: bench --samples 10 --format json, v4 bundled, on
+// moved (commit 2c8bdbc: bench --samples 20 --format json, v4 bundled, on
 // this project's machine): today's compare must read it.
 const savedBefore = "testdata/saved-2c8bdbc.json"
 
