@@ -158,7 +158,16 @@ func (s *sampler) planRounds(perRun []float64) {
 	s.minRounds, s.warmRepeat = MinSamples, MaxRepeat
 	mean := float64(s.repeat)
 	if s.linear != nil {
-		s.minRounds = max(MinSamples, s.linear.levels*minCallsPerLevel)
+		// A comparison over placements judges the spread of their slopes:
+		// from five 50 ms calls a level (repeat 1000000) they spread by
+		// 2-3 % on a host with fast and slow phases, and v3 -> v4 read 5,
+		// 3 and 2 of its 5 changes improved in three runs; with ten calls
+		// a level, 5, 5 and 4.
+		perLevel := minCallsPerLevel
+		if s.cfg.Placements > 1 {
+			perLevel = callsPerLevel
+		}
+		s.minRounds = max(MinSamples, s.linear.levels*perLevel)
 		mean = s.linear.meanRepeat()
 	}
 	if sum := floats.Sum(perRun); sum > 0 {

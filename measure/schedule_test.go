@@ -492,7 +492,14 @@ func TestScheduleGivenRepeatPastBudget(t *testing.T) {
 		}
 	}
 
-	cfg.Budget, cfg.Repeat = time.Hour, 1000
+	// Compared over placements, each placement's slope takes ten calls a
+	// level.
+	cfg.Placements = 2
+	if r = newStubRun(t, context.Background(), cfg, 2, 3); r.s.minRounds != 2*callsPerLevel {
+		t.Errorf("compared over placements: %d rounds at the least, want %d", r.s.minRounds, 2*callsPerLevel)
+	}
+
+	cfg.Budget, cfg.Repeat, cfg.Placements = time.Hour, 1000, 0
 	r = newStubRun(t, context.Background(), cfg, 2, 3)
 	if r.s.sampling.PastBudget != "" || r.s.linear.levels != DefaultLevels {
 		t.Errorf("a budget that holds the rounds: plan %+v, want %d levels and nothing past the budget", r.s.sampling, DefaultLevels)
