@@ -124,37 +124,43 @@ func subtractFloor(programs []results.Program, floor results.Program, est stats.
 }
 
 // netOf is the difference of c's estimate from the floor's f over the
-// first n rounds, paired by round.
+// first n rounds, paired by round; a case sampled one run a call stands
+// for its low estimate, whatever the estimator.
 func netOf(c, f results.Case, n int, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
-	switch {
-	case c.Single:
-		return stats.PairedDifference(f.Samples[:n], c.Samples[:n], stats.Low, opts)
-	case !est.Fitted():
-		return stats.PairedDifference(f.Samples[:n], c.Samples[:n], est, opts)
+	if c.Single {
+		est = stats.Low
 	}
-	return fitDifference(f, c, n, est, opts)
+	return est.Method().Difference(sideOf([]results.Case{f}, n), sideOf([]results.Case{c}, n), opts)
 }
 
 // PairedDifference is after's estimate less before's, paired by round
 // over the rounds both have samples of: of their slopes when est is one.
 func PairedDifference(before, after results.Case, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
 	n := min(len(before.Samples), len(after.Samples))
-	if !est.Fitted() {
-		return stats.PairedDifference(before.Samples[:n], after.Samples[:n], est, opts)
-	}
-	return fitDifference(before, after, n, est, opts)
+	return est.Method().Difference(sideOf([]results.Case{before}, n), sideOf([]results.Case{after}, n), opts)
 }
 
-// fitDifference is the paired difference of two cases' slopes over their
-// first n rounds: from the fits' own resamples when they drew alike.
-func fitDifference(before, after results.Case, n int, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
-	if before.Stats != nil && after.Stats != nil && before.Stats.Fit != nil && after.Stats.Fit != nil {
-		if d, ok := after.Stats.Fit.Minus(before.Stats.Fit, est == stats.OLS, opts.Confidence); ok {
-			return d, nil
+// sideOf is a case's placements as stats judges them: the first's
+// kernel figures and every placement's calls, each over the first n
+// rounds it has, and their fits where every placement has one.
+func sideOf(placements []results.Case, n int) stats.Side {
+	first := placements[0]
+	s := stats.Side{Samples: first.Samples[:min(n, len(first.Samples))]}
+	fitted := true
+	for _, c := range placements {
+		if len(c.Runs) > 0 {
+			s.Timings = append(s.Timings, caseTimings(c, min(n, len(c.Runs))))
+		}
+		if c.Stats != nil && c.Stats.Fit != nil {
+			s.Fits = append(s.Fits, c.Stats.Fit)
+		} else {
+			fitted = false
 		}
 	}
-	fc, err := stats.CompareFits(caseTimings(before, n), caseTimings(after, n), est == stats.OLS, stats.FitOptions{Options: opts})
-	return fc.Difference, err
+	if !fitted {
+		s.Fits = nil
+	}
+	return s
 }
 
 // caseTimings are the first n of a case's linear samples.

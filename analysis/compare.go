@@ -114,7 +114,7 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 				cc.Before, cc.After, cc.Placements, cc.PlacementSpread = fc.Before, fc.After, min(len(bs), len(as)), fc.Spread
 			}
 		} else {
-			cc.Comparison, err = stats.Compare(b.Samples, a.Samples, caseOpts)
+			cc.Comparison, _, err = caseOpts.Estimator.Method().Compare(stats.Side{Samples: b.Samples}, stats.Side{Samples: a.Samples}, caseOpts)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", b.Name, err)
@@ -137,43 +137,16 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 	return c, nil
 }
 
-// compareLinear compares one case's fits, given by its placements' cases
-// on each side: from the fits' own resamples when they drew alike (the
-// same rounds), else anew from the calls of the rounds all have.
+// compareLinear compares one case's slopes, given by its placements'
+// cases on each side, over the rounds all have when they were paired.
 func compareLinear(bs, as []results.Case, opts stats.CompareOptions) (stats.Comparison, stats.FitChange, error) {
-	b, a := bs[0], as[0]
-	if fb, fa := fitsOf(bs), fitsOf(as); fb != nil && fa != nil {
-		c, fc, ok, err := stats.CompareLinearFitted(fb, fa, b.Samples, a.Samples, opts)
-		if ok || err != nil {
-			return c, fc, err
-		}
-	}
 	n := math.MaxInt
 	if opts.Paired {
 		for _, c := range append(slices.Clone(bs), as...) {
 			n = min(n, len(c.Runs))
 		}
 	}
-	side := func(cases []results.Case) []stats.Timings {
-		var ts []stats.Timings
-		for _, c := range cases {
-			ts = append(ts, caseTimings(c, min(n, len(c.Runs))))
-		}
-		return ts
-	}
-	return stats.CompareLinear(side(bs), side(as), b.Samples[:min(n, len(b.Samples))], a.Samples[:min(n, len(a.Samples))], opts)
-}
-
-// fitsOf returns the cases' fits, or nil if one has none.
-func fitsOf(cases []results.Case) []*stats.Fit {
-	var fits []*stats.Fit
-	for _, c := range cases {
-		if c.Stats == nil || c.Stats.Fit == nil {
-			return nil
-		}
-		fits = append(fits, c.Stats.Fit)
-	}
-	return fits
+	return opts.Estimator.Method().Compare(sideOf(bs, n), sideOf(as, n), opts)
 }
 
 // placementsOf returns the case of that name in every placement of p, the

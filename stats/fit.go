@@ -312,17 +312,17 @@ func drawsOf(runs []float64, opts FitOptions) uint64 {
 	return h.Sum64()
 }
 
-// Minus is the paired difference f - base of the slopes (or, with ols,
-// least squares) of two fits of timings taken in the same rounds, with
+// Minus is the paired difference f - base of the slopes e names (Slope,
+// or OLS for least squares) of two fits of timings taken in the same rounds, with
 // the percentile interval of the resamples both drew alike, at confidence.
 // It says false when the fits did not draw alike (other rounds or
-// options, or read back from a file): use CompareFits then.
-func (f *Fit) Minus(base *Fit, ols bool, confidence float64) (Estimate, bool) {
+// options, or read back from a file): use comparePairedFits then.
+func (f *Fit) Minus(base *Fit, e Estimator, confidence float64) (Estimate, bool) {
 	if f.draws == 0 || f.draws != base.draws || len(f.slopes) != len(base.slopes) {
 		return Estimate{}, false
 	}
 	a, b, pa, pb := f.slopes, base.slopes, f.Slope.Point, base.Slope.Point
-	if ols {
+	if e == OLS {
 		a, b, pa, pb = f.olsSlopes, base.olsSlopes, f.OLS.Point, base.OLS.Point
 	}
 	diffs := make([]float64, len(a))
@@ -354,15 +354,15 @@ type FitChange struct {
 	p       float64
 }
 
-// CompareFits estimates the change of the robust slope (or, with ols, of
+// comparePairedFits estimates the change of the robust slope (or, with ols, of
 // least squares) from before to after, for timings of the same rounds:
 // it resamples whole rounds within each level, so that what a round's
 // calls shared stays shared.
-func CompareFits(before, after Timings, ols bool, opts FitOptions) (FitChange, error) {
-	return ComparePlacedFits([]Timings{before}, []Timings{after}, ols, opts)
+func comparePairedFits(before, after Timings, ols bool, opts FitOptions) (FitChange, error) {
+	return comparePlacedFits([]Timings{before}, []Timings{after}, ols, opts)
 }
 
-// ComparePlacedFits is CompareFits for sides measured in several
+// comparePlacedFits is comparePairedFits for sides measured in several
 // placements each (loads of one program at different addresses), all in
 // the same rounds. Each side's slope is the mean of its placements'. Two
 // loads of a program with branches differed here by up to 5 %, each
@@ -371,7 +371,7 @@ func CompareFits(before, after Timings, ols bool, opts FitOptions) (FitChange, e
 // a side, the interval and p of the difference are Welch's t over the
 // placements' slopes, whose spread holds the placement's effect and each
 // slope's own noise; the bootstrap gives each side's interval.
-func ComparePlacedFits(before, after []Timings, ols bool, opts FitOptions) (FitChange, error) {
+func comparePlacedFits(before, after []Timings, ols bool, opts FitOptions) (FitChange, error) {
 	if err := opts.Validate(); err != nil {
 		return FitChange{}, err
 	}
@@ -417,10 +417,10 @@ func ComparePlacedFits(before, after []Timings, ols bool, opts FitOptions) (FitC
 	return placedChange(points, resampled, len(before), opts.Options)
 }
 
-// ComparePlacedFitted is ComparePlacedFits of fits already made: fits of
+// comparePlacedFitted is comparePlacedFits of fits already made: fits of
 // the same rounds drew alike, so each placement's slope of every resample
 // is already known. It says false when the fits did not draw alike.
-func ComparePlacedFitted(before, after []*Fit, ols bool, opts Options) (FitChange, bool, error) {
+func comparePlacedFitted(before, after []*Fit, ols bool, opts Options) (FitChange, bool, error) {
 	all := append(slices.Clone(before), after...)
 	if len(before) == 0 || len(after) == 0 {
 		return FitChange{}, false, nil
@@ -522,7 +522,7 @@ func spread(xs []float64) float64 {
 // resampled on its own.
 func compareFits(before, after Timings, ols, paired bool, opts FitOptions) (FitChange, error) {
 	if paired {
-		return CompareFits(before, after, ols, opts)
+		return comparePairedFits(before, after, ols, opts)
 	}
 	if err := opts.Validate(); err != nil {
 		return FitChange{}, err
@@ -588,18 +588,18 @@ func (s Summary) Of(e Estimator) Estimate {
 	return s.Fit.Slope
 }
 
-// The tests of CompareLinear: with one placement a side, and with more.
+// The tests of compareLinear: with one placement a side, and with more.
 const (
 	LinearTest = "bootstrap test on the change of the slope, resampling calls within each repeat level"
 	PlacedTest = "Welch t-test over the slopes of each build's placements (loads at different addresses)"
 )
 
-// CompareLinear compares two cases of linear sampling by the slope
+// compareLinear compares two cases of linear sampling by the slope
 // opts.Estimator names (Slope or OLS), each side given by its placements'
-// timings (one or more; see ComparePlacedFits, which needs opts.Paired).
+// timings (one or more; see comparePlacedFits, which needs opts.Paired).
 // Mean and Median are the changes of the kernel's figures per run of the
 // first placements (beforeRuns, afterRuns), as Compare gives them.
-func CompareLinear(before, after []Timings, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, FitChange, error) {
+func compareLinear(before, after []Timings, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, FitChange, error) {
 	est := opts.estimator()
 	if !est.Fitted() {
 		return Comparison{}, FitChange{}, fmt.Errorf("%w: estimator %s is not a slope", ErrCompare, est)
@@ -611,7 +611,7 @@ func CompareLinear(before, after []Timings, beforeRuns, afterRuns []float64, opt
 	var fc FitChange
 	var err error
 	if opts.Paired {
-		fc, err = ComparePlacedFits(before, after, est == OLS, fo)
+		fc, err = comparePlacedFits(before, after, est == OLS, fo)
 	} else {
 		fc, err = compareFits(before[0], after[0], est == OLS, false, fo)
 	}
@@ -622,14 +622,14 @@ func CompareLinear(before, after []Timings, beforeRuns, afterRuns []float64, opt
 	return c, fc, err
 }
 
-// CompareLinearFitted is CompareLinear, paired, of fits already made of the
-// same rounds (see ComparePlacedFitted); it says false when they were not.
-func CompareLinearFitted(before, after []*Fit, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, FitChange, bool, error) {
+// compareLinearFitted is compareLinear, paired, of fits already made of the
+// same rounds (see comparePlacedFitted); it says false when they were not.
+func compareLinearFitted(before, after []*Fit, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, FitChange, bool, error) {
 	est := opts.estimator()
 	if !est.Fitted() || !opts.Paired {
 		return Comparison{}, FitChange{}, false, nil
 	}
-	fc, ok, err := ComparePlacedFitted(before, after, est == OLS, opts.Options)
+	fc, ok, err := comparePlacedFitted(before, after, est == OLS, opts.Options)
 	if !ok || err != nil {
 		return Comparison{}, FitChange{}, ok, err
 	}
@@ -656,9 +656,9 @@ func linearComparison(fc FitChange, beforeRuns, afterRuns []float64, opts Compar
 	return c, nil
 }
 
-// SlopeOf is the robust slope of timings (or, with ols, least squares),
+// slopeOf is the robust slope of timings (or, with ols, least squares),
 // without intervals: what a judgement between rounds can afford.
-func SlopeOf(t Timings, ols bool, opts FitOptions) (float64, error) {
+func slopeOf(t Timings, ols bool, opts FitOptions) (float64, error) {
 	if err := checkTimings(t); err != nil {
 		return 0, err
 	}
@@ -672,10 +672,10 @@ func SlopeOf(t Timings, ols bool, opts FitOptions) (float64, error) {
 	return d.robust(d.arrange(t), nil, nil).slope, nil
 }
 
-// WelchChange is the change from the mean of before's placements' slopes
+// welchChange is the change from the mean of before's placements' slopes
 // to the mean of after's, with Welch's interval at confidence; each side
 // needs two placements or more.
-func WelchChange(before, after []float64, confidence float64) (FitChange, error) {
+func welchChange(before, after []float64, confidence float64) (FitChange, error) {
 	if len(before) < 2 || len(after) < 2 {
 		return FitChange{}, fmt.Errorf("%w: Welch's test needs two placements a side, not %d and %d", ErrTimings, len(before), len(after))
 	}

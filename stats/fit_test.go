@@ -85,7 +85,7 @@ func TestCompareFits(t *testing.T) {
 	for i, y := range before.Total {
 		shifted.Total = append(shifted.Total, y+0.5*before.Runs[i])
 	}
-	c, err := CompareFits(before, shifted, false, fitOptions())
+	c, err := comparePairedFits(before, shifted, false, fitOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestCompareFits(t *testing.T) {
 		t.Errorf("difference %+v, want exactly 0.5", c.Difference)
 	}
 	after := linearCalls(r, 1000, 10, 500, 800, 60.06)
-	c, err = CompareFits(before, after, false, fitOptions())
+	c, err = comparePairedFits(before, after, false, fitOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestCompareLinearAA(t *testing.T) {
 			}
 			return out
 		}
-		c, _, err := CompareLinear([]Timings{b}, []Timings{a}, perRun(b), perRun(a), opts)
+		c, _, err := compareLinear([]Timings{b}, []Timings{a}, perRun(b), perRun(a), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func TestFitLinearRefuses(t *testing.T) {
 	}
 	a := Timings{Runs: []float64{1, 1, 1, 1, 1, 2, 2, 2, 2, 2}, Total: []float64{1, 1, 1, 1, 1, 2, 2, 2, 2, 2}}
 	b := Timings{Runs: []float64{2, 2, 2, 2, 2, 1, 1, 1, 1, 1}, Total: a.Total}
-	if _, err := CompareFits(a, b, false, fitOptions()); !errors.Is(err, ErrTimings) {
+	if _, err := comparePairedFits(a, b, false, fitOptions()); !errors.Is(err, ErrTimings) {
 		t.Errorf("paired timings of different repeats: %v, want ErrTimings", err)
 	}
 }
@@ -211,14 +211,14 @@ func TestComparePlacedFits(t *testing.T) {
 		return ts
 	}
 	spread := []float64{-1, 0, 1}
-	same, err := ComparePlacedFits(placed(spread, 0), placed([]float64{1, -1, 0}, 0), false, fitOptions())
+	same, err := comparePlacedFits(placed(spread, 0), placed([]float64{1, -1, 0}, 0), false, fitOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !same.Placed || same.P() < 0.05 || same.Difference.Upper-same.Difference.Lower < 1 || same.Spread < 0.02 {
 		t.Errorf("the same placements: %+v, p %v; want no difference, an interval over 1 ns wide", same, same.P())
 	}
-	slower, err := ComparePlacedFits(placed(spread, 0), placed(spread, 5), false, fitOptions())
+	slower, err := comparePlacedFits(placed(spread, 0), placed(spread, 5), false, fitOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestComparePlacedFits(t *testing.T) {
 }
 
 // Fits of the same rounds drew the same resamples: their difference from
-// those resamples is CompareFits' own, to the last bit; fits of other
+// those resamples is comparePairedFits' own, to the last bit; fits of other
 // rounds say so.
 func TestFitMinus(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
@@ -242,11 +242,12 @@ func TestFitMinus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ols := range []bool{false, true} {
-		got, ok := fb.Minus(&fa, ols, opts.Confidence)
-		want, err := CompareFits(a, b, ols, opts)
+	for _, e := range []Estimator{Slope, OLS} {
+		ols := e == OLS
+		got, ok := fb.Minus(&fa, e, opts.Confidence)
+		want, err := comparePairedFits(a, b, ols, opts)
 		if err != nil || !ok || got != want.Difference {
-			t.Errorf("ols %v: Minus %+v (%v), CompareFits %+v (%v)", ols, got, ok, want.Difference, err)
+			t.Errorf("ols %v: Minus %+v (%v), comparePairedFits %+v (%v)", ols, got, ok, want.Difference, err)
 		}
 	}
 	other := linearCalls(r, 390, 10, 500, 800, 60)
@@ -254,7 +255,7 @@ func TestFitMinus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := fo.Minus(&fa, false, opts.Confidence); ok {
+	if _, ok := fo.Minus(&fa, Slope, opts.Confidence); ok {
 		t.Error("fits of other rounds subtracted as if paired")
 	}
 }
@@ -278,11 +279,11 @@ func TestComparePlacedFitted(t *testing.T) {
 		}
 		timings, fits = append(timings, tm), append(fits, &f)
 	}
-	want, err := ComparePlacedFits(timings[:3], timings[3:], false, opts)
+	want, err := comparePlacedFits(timings[:3], timings[3:], false, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := ComparePlacedFitted(fits[:3], fits[3:], false, opts.Options)
+	got, ok, err := comparePlacedFitted(fits[:3], fits[3:], false, opts.Options)
 	if err != nil || !ok {
 		t.Fatalf("%v, %v", ok, err)
 	}
@@ -305,24 +306,24 @@ func TestSlopeOfAndWelchChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := SlopeOf(tm, false, opts)
+		s, err := slopeOf(tm, false, opts)
 		if err != nil || s != f.Slope.Point {
-			t.Fatalf("SlopeOf %v (%v), fit %v", s, err, f.Slope.Point)
+			t.Fatalf("slopeOf %v (%v), fit %v", s, err, f.Slope.Point)
 		}
 		ts, slopes = append(ts, tm), append(slopes, s)
 	}
 	for i := range ts[1:] {
 		ts[i+1].Runs = ts[0].Runs
 	}
-	want, err := ComparePlacedFits(ts[:2], ts[2:], false, opts)
+	want, err := comparePlacedFits(ts[:2], ts[2:], false, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := WelchChange(slopes[:2], slopes[2:], opts.Confidence)
+	got, err := welchChange(slopes[:2], slopes[2:], opts.Confidence)
 	if err != nil || got.Change != want.Change || got.P() != want.P() {
 		t.Errorf("Welch %+v (%v), placed %+v", got.Change, err, want.Change)
 	}
-	if _, err := WelchChange(slopes[:1], slopes[2:], 0.95); !errors.Is(err, ErrTimings) {
+	if _, err := welchChange(slopes[:1], slopes[2:], 0.95); !errors.Is(err, ErrTimings) {
 		t.Errorf("one placement: %v", err)
 	}
 }

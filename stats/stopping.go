@@ -92,11 +92,11 @@ func PreciseChange(est Estimator, precision, threshold float64, placements int, 
 			return false
 		}
 		var err error
-		if slopes[i], err = SlopeOf(s.Timings, est == OLS, FitOptions{Options: opts}); err != nil {
+		if slopes[i], err = slopeOf(s.Timings, est == OLS, FitOptions{Options: opts}); err != nil {
 			return false
 		}
 	}
-	fc, err := WelchChange(slopes[:placements], slopes[placements:], opts.Confidence)
+	fc, err := welchChange(slopes[:placements], slopes[placements:], opts.Confidence)
 	if err != nil {
 		return false
 	}
