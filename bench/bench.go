@@ -115,7 +115,7 @@ func (o Options) measure(ctx context.Context, obs Observer) (results.Measured, e
 	if err != nil && !res.Partial {
 		return results.Measured{}, err
 	}
-	return ToReport(res), err
+	return measuredOf(res), err
 }
 
 // complete checks the options and fills what they leave to Run.

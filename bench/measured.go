@@ -10,9 +10,10 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// ToReport hands a run's results to report in report's own types: the
-// saved schema is report's, and report knows nothing of measure.
-func ToReport(res measure.Result) results.Measured {
+// measuredOf turns what package measure returns into the saved schema:
+// what analysis takes and results save, in their own words (hex frames,
+// action names, summaries of the frames a program left).
+func measuredOf(res measure.Result) results.Measured {
 	m := results.Measured{Environment: res.Environment, Partial: res.Partial}
 	for _, p := range res.Programs {
 		m.Programs = append(m.Programs, program(p))

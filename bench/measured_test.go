@@ -34,7 +34,7 @@ func TestToReport(t *testing.T) {
 			Placements: []measure.ProgramResult{{Label: "after"}}}},
 		Floor: &measure.ProgramResult{Label: "floor"},
 	}
-	m := ToReport(res)
+	m := measuredOf(res)
 	c := m.Programs[0].Results[0]
 	switch {
 	case m.Environment.Sampling.Step != 100 || !m.Environment.Dispatcher.Anchored || m.Environment.MachineLoad.Preemptions != 3:
