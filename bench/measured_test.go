@@ -13,9 +13,9 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// toReport carries everything report shows: the frame a program left,
+// measuredOf carries everything report shows: the frame a program left,
 // the other action of later runs, map effects, the environment's parts.
-func TestToReport(t *testing.T) {
+func TestMeasuredOf(t *testing.T) {
 	cases, err := packets.Select([]string{packets.Fizz})
 	if err != nil {
 		t.Fatal(err)
