@@ -128,9 +128,9 @@ func (o Options) complete() (Options, error) {
 	case o.Compared && o.Baseline != nil:
 		return o, fmt.Errorf("%w: compare two programs or against a baseline, not both", ErrOptions)
 	case o.Placements < 0:
-		return o, fmt.Errorf("%w: %d placements", ErrOptions, o.Placements)
-	case o.Placements > 1 && !o.Compared:
-		return o, fmt.Errorf("%w: placements compare builds: they need two programs", ErrOptions)
+		return o, fmt.Errorf("%w: %d placements: want a positive count, or 0 for the default", ErrOptions, o.Placements)
+	case o.Placements > 0 && !o.Compared:
+		return o, fmt.Errorf("%w: placements compare builds: they need a build before and one after", ErrOptions)
 	case o.Precision < 0 || o.Precision >= 1:
 		return o, fmt.Errorf("%w: precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", ErrOptions, o.Precision)
 	case o.Precision > 0 && o.Budget <= 0:
