@@ -4,7 +4,8 @@
 // benchmark lines for benchstat, a static HTML page with plots, and the
 // ladder's validation.
 //
-// It computes nothing of the findings: package analysis does. It knows
-// nothing of how the samples were taken. Files are written atomically, so
+// It computes nothing of the findings: package analysis does, and gives
+// the plots the bulk and the density of a sample. It imports no
+// statistics and knows nothing of how the samples were taken. Files are written atomically, so
 // an interrupted run never leaves half a report.
 package report

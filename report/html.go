@@ -14,7 +14,6 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // WriteHTML writes a static page into dir: index.html and an SVG per
@@ -133,10 +132,10 @@ func (r doc) lede() string {
 
 // caseEstimator is the estimator the report's figures stand by: a slope
 // needs linear samples.
-func (r doc) caseEstimator() stats.Estimator {
+func (r doc) caseEstimator() results.Estimator {
 	est := r.Settings.ChosenEstimator()
 	if est.Fitted() && !r.linear() {
-		return stats.Low
+		return results.Low
 	}
 	return est
 }
@@ -181,9 +180,9 @@ func (r doc) summaryRows() []summaryRow {
 
 // estimateOf is a case's estimate as the table gives it: the low one of a
 // case sampled one run a call.
-func (r doc) estimateOf(c results.Case) stats.Estimate {
+func (r doc) estimateOf(c results.Case) results.Estimate {
 	if c.Single {
-		return c.Stats.Of(stats.Low)
+		return c.Stats.Of(results.Low)
 	}
 	return c.Stats.Of(r.caseEstimator())
 }
@@ -203,7 +202,7 @@ func (r doc) floorOf(name string) *results.Case {
 // summaryCells are a case's cells in the page's summary table.
 func (r doc) summaryCells(i int) []htmlCell {
 	name := r.Programs[0].Results[i].Name
-	interval := func(e stats.Estimate) string {
+	interval := func(e results.Estimate) string {
 		return fmt.Sprintf("%s [%s %s] ns", ns(e.Point), ns(e.Lower), ns(e.Upper))
 	}
 	if c := r.Comparison; c != nil {
@@ -215,7 +214,7 @@ func (r doc) summaryCells(i int) []htmlCell {
 		verdict := htmlCell{Text: verdictText(cc.Verdict, false), Class: "verdict " + string(cc.Verdict)}
 		if cc.ActionChanged() {
 			verdict.Text += "; ACTION CHANGED: " + cc.ActionBefore + " → " + cc.ActionAfter
-			verdict.Class = "verdict " + string(stats.Regressed)
+			verdict.Class = "verdict " + string(results.Regressed)
 		}
 		return []htmlCell{
 			{Text: interval(cc.Before), Class: "num"}, {Text: interval(cc.After), Class: "num"},
@@ -327,13 +326,13 @@ type side struct {
 	// values are what the distribution and the samples figures draw, in
 	// the order taken.
 	values []float64
-	what   stats.Estimator
-	est    stats.Estimate
+	what   results.Estimator
+	est    results.Estimate
 	color  color.NRGBA
 	// runs and wall are linear sampling's calls, fit their fit.
 	runs []uint32
 	wall []float64
-	fit  *stats.Fit
+	fit  *results.Fit
 }
 
 // quantity says what a case's values are.
@@ -378,7 +377,7 @@ func (r doc) caseFigures(i int) (caseFigures, bool) {
 			s.what = cc.Estimator
 		}
 		if c.Single || (s.what.Fitted() && s.fit == nil) {
-			s.what = stats.Low
+			s.what = results.Low
 		}
 		s.est = c.Stats.Of(s.what)
 		if s.what.Fitted() {

@@ -2,12 +2,10 @@ package report
 
 import (
 	"math"
-	"slices"
 	"strconv"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"gonum.org/v1/plot"
-
-	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // evenTicks labels an axis at steps of 1, 2 or 5 times a power of ten,
@@ -96,30 +94,19 @@ func (s span) beyond(values []float64) (below, above int) {
 	return below, above
 }
 
-// bulkSpan is the range that shows the bulk of every set of values: out
-// to Tukey's outer fences of each (a quartile ∓ 3 IQR, where the table's
-// "severe" outliers begin) or to its 5th and 95th percentiles, whichever
-// is wider, no wider than the values themselves; joined over the sets,
-// and widened to hold marks (the estimates and their intervals). One
-// machine hiccup of 170 ns no longer squeezes a 19 ns spike into a line,
-// a clean sample's tails are never cut, and a tail the machine made
-// heavy keeps at least 95 % of the values in view; what lies beyond is
-// counted and marked at the edge. The IQR is at least the quantum, so
-// that samples mostly on one whole nanosecond keep their neighbours in
-// view.
+// bulkSpan is the range that shows the bulk of every set of values
+// (analysis.Bulk), joined over the sets, widened to hold marks (the
+// estimates and their intervals), with a margin. One machine hiccup of
+// 170 ns no longer squeezes a 19 ns spike into a line; what lies beyond
+// is counted and marked at the edge.
 func bulkSpan(sets [][]float64, quantum float64, marks ...float64) span {
 	s := span{lo: math.Inf(1), hi: math.Inf(-1)}
 	for _, values := range sets {
 		if len(values) == 0 {
 			continue
 		}
-		sorted := slices.Sorted(slices.Values(values))
-		q1, q3 := stats.Quantile(sorted, 0.25), stats.Quantile(sorted, 0.75)
-		iqr := max(q3-q1, quantum)
-		lo := min(q1-3*iqr, stats.Quantile(sorted, 0.05))
-		hi := max(q3+3*iqr, stats.Quantile(sorted, 0.95))
-		s.lo = min(s.lo, max(sorted[0], lo))
-		s.hi = max(s.hi, min(sorted[len(sorted)-1], hi))
+		lo, hi := analysis.Bulk(values, quantum)
+		s.lo, s.hi = min(s.lo, lo), max(s.hi, hi)
 	}
 	for _, m := range marks {
 		if !math.IsNaN(m) && !math.IsInf(m, 0) {

@@ -15,8 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // Colours of the sides of a comparison (or of a lone program), and of the
@@ -26,13 +26,13 @@ var (
 	floorColor = color.NRGBA{R: 150, G: 150, B: 150, A: 255}
 	bandAlpha  = uint8(50)
 
-	verdictColors = map[stats.Verdict]color.NRGBA{
-		stats.Improved:    {R: 44, G: 160, B: 44, A: 255},
-		stats.Regressed:   {R: 214, G: 39, B: 40, A: 255},
-		stats.NoChange:    {R: 110, G: 110, B: 110, A: 255},
-		stats.WithinNoise: {R: 230, G: 145, B: 0, A: 255},
+	verdictColors = map[results.Verdict]color.NRGBA{
+		results.Improved:    {R: 44, G: 160, B: 44, A: 255},
+		results.Regressed:   {R: 214, G: 39, B: 40, A: 255},
+		results.NoChange:    {R: 110, G: 110, B: 110, A: 255},
+		results.WithinNoise: {R: 230, G: 145, B: 0, A: 255},
 	}
-	verdictOrder = []stats.Verdict{stats.Improved, stats.Regressed, stats.NoChange, stats.WithinNoise}
+	verdictOrder = []results.Verdict{results.Improved, results.Regressed, results.NoChange, results.WithinNoise}
 )
 
 func withAlpha(c color.NRGBA, a uint8) color.NRGBA {
@@ -204,7 +204,7 @@ func beyondText(below, above, n int, s span, unit string) string {
 }
 
 // estimateText is a legend's "slope 19.20 ns [19.19 19.21]".
-func estimateText(what stats.Estimator, e stats.Estimate) string {
+func estimateText(what results.Estimator, e results.Estimate) string {
 	return fmt.Sprintf("%s %s ns [%s %s]", what, ns(e.Point), ns(e.Lower), ns(e.Upper))
 }
 
@@ -232,19 +232,12 @@ func distributionFigure(c caseFigures) *figure {
 			}
 			f.add(sd.name+": "+estimateText(sd.what, sd.est), boxThumb{withAlpha(sd.color, 110)})
 		} else {
-			var inside []float64
-			for _, v := range sorted {
-				if s.contains(v) {
-					inside = append(inside, v)
-				}
-			}
-			h := stats.Bandwidth(inside, c.quantity.resolution)
 			const points = 400
 			xs := make([]float64, points+1)
 			for i := range xs {
 				xs[i] = s.lo + (s.hi-s.lo)*float64(i)/points
 			}
-			d := stats.Density(sorted, xs, h)
+			d, h := analysis.Density(sorted, xs, s.lo, s.hi, c.quantity.resolution)
 			xys := make(plotter.XYs, len(xs))
 			for i := range xs {
 				xys[i] = plotter.XY{X: xs[i], Y: d[i]}
@@ -425,14 +418,14 @@ func regressionFigure(c caseFigures) *figure {
 type summaryRow struct {
 	name string
 	// A comparison's row: the relative change and its verdict.
-	change        stats.Estimate
-	diff          stats.Estimate
-	verdict       stats.Verdict
+	change        results.Estimate
+	diff          results.Estimate
+	verdict       results.Verdict
 	actionChanged bool
 	// A program's row: the estimate, and the floor's and the net, if
 	// measured.
-	est        stats.Estimate
-	floor, net *stats.Estimate
+	est        results.Estimate
+	floor, net *results.Estimate
 }
 
 // summarySize is a summary figure's size for rows rows.
@@ -501,7 +494,7 @@ func changeFigure(c *results.Comparison, rows []summaryRow, confidence float64) 
 // with its interval, from zero; where the floor was measured, the bar is
 // split at it, the floor grey and the case's own time, net of it, in
 // colour.
-func estimateFigure(rows []summaryRow, what stats.Estimator, confidence float64) *figure {
+func estimateFigure(rows []summaryRow, what results.Estimator, confidence float64) *figure {
 	f := newFigure(fmt.Sprintf("%s per case, with its %g %% interval", what, 100*confidence))
 	f.width, f.height = summarySize(len(rows))
 	p := f.plot
@@ -554,7 +547,7 @@ func estimateFigure(rows []summaryRow, what stats.Estimator, confidence float64)
 }
 
 // seriesFigure draws each case's estimate by frame size, for --size.
-func seriesFigure(programs []seriesSide, what stats.Estimator) *figure {
+func seriesFigure(programs []seriesSide, what results.Estimator) *figure {
 	f := newFigure(fmt.Sprintf("%s by frame size", what))
 	f.width, f.height = 24*vg.Centimeter, 10*vg.Centimeter
 	p := f.plot

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // insnsNote says, under a table, what the insns column counts.
@@ -76,7 +75,7 @@ func (c comparison) insnsNotes() []note {
 		if !cc.InsnsCounted() {
 			continue
 		}
-		timeChanged := cc.Verdict == stats.Improved || cc.Verdict == stats.Regressed
+		timeChanged := cc.Verdict == results.Improved || cc.Verdict == results.Regressed
 		switch {
 		case timeChanged && cc.InsnsBefore == cc.InsnsAfter:
 			same = append(same, cc)

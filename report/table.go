@@ -12,7 +12,6 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // tableView is a report as a table shows it.
@@ -176,7 +175,7 @@ func (r doc) singleRunNotes() []note {
 	if r.Settings.Precision > 0 {
 		sampling += fmt.Sprintf("; sampled until ±%g %% or %s", 100*r.Settings.Precision, r.Settings.Budget)
 	}
-	out := []note{method("estimate: %s · %s", describeEstimator(stats.Low, r.quantile()), sampling)}
+	out := []note{method("estimate: %s · %s", describeEstimator(results.Low, r.quantile()), sampling)}
 	if env.TLBFlushedOnEntry {
 		out = append(out, mattering("%s", tlbNote))
 	}
@@ -185,7 +184,7 @@ func (r doc) singleRunNotes() []note {
 }
 
 // timingNote says how the time per run was taken, and its resolution.
-func (r doc) timingNote(est stats.Estimator) note {
+func (r doc) timingNote(est results.Estimator) note {
 	env := r.Environment
 	if est.Fitted() {
 		return method("time per run from the wall time of each call, %s; a call's fixed cost is the intercept, %s; "+
@@ -216,9 +215,9 @@ func (r doc) singleCases() (all, some bool) {
 
 // shownEstimator is the estimate the figures are: the chosen one, or low
 // when every case was sampled one run a call and no slope was fitted.
-func (r doc) shownEstimator() stats.Estimator {
+func (r doc) shownEstimator() results.Estimator {
 	if all, _ := r.singleCases(); all {
-		return stats.Low
+		return results.Low
 	}
 	return r.Settings.ChosenEstimator()
 }
@@ -312,17 +311,17 @@ func (r doc) intercept() string {
 }
 
 // describeEstimator says in words what the estimate is.
-func describeEstimator(e stats.Estimator, quantile float64) string {
+func describeEstimator(e results.Estimator, quantile float64) string {
 	switch e {
-	case stats.Slope:
+	case results.Slope:
 		return fmt.Sprintf("slope of each call's wall time over its repeat, through each repeat level's Harrell–Davis %g-quantile: the time per run when the machine adds nothing", quantile)
-	case stats.OLS:
+	case results.OLS:
 		return "least-squares slope of each call's wall time over its repeat, through every call"
-	case stats.Low:
+	case results.Low:
 		return fmt.Sprintf("low = Harrell–Davis %g-quantile of the samples: the time when the machine adds nothing", quantile)
-	case stats.Median:
+	case results.Median:
 		return "median of the samples"
-	case stats.Min:
+	case results.Min:
 		return "minimum of the samples"
 	}
 	return "mean of the samples"
@@ -337,7 +336,7 @@ func (r doc) quantile() float64 {
 			}
 		}
 	}
-	return stats.DefaultLowQuantile
+	return results.DefaultLowQuantile
 }
 
 func (r tableView) writeProgramTables(w io.Writer, l lines) error {
@@ -371,11 +370,11 @@ func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, al
 	if err := table.Render(); err != nil {
 		return err
 	}
-	if singles(p) && est != stats.Low && !allSingle {
+	if singles(p) && est != results.Low && !allSingle {
 		l.note("  ", mattering("%s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)", singleMark))
 	}
 	l.notes("  ", notes(p, r.Settings, r.Partial))
-	if outliers(p) && (est == stats.Low || est == stats.Slope) {
+	if outliers(p) && (est == results.Low || est == results.Slope) {
 		l.note("  ", method("outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb", r.shownEstimator()))
 	}
 	fmt.Fprintln(w)
@@ -384,21 +383,21 @@ func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, al
 
 // otherEstimator is the second figure a wide table shows beside the
 // estimate, and its column's name: with a slope, the kernel's own.
-func otherEstimator(est stats.Estimator) (stats.Estimator, string) {
+func otherEstimator(est results.Estimator) (results.Estimator, string) {
 	switch {
 	case est.Fitted():
-		return stats.Low, "kernel (low)"
-	case est == stats.Mean:
-		return stats.Median, string(stats.Median)
+		return results.Low, "kernel (low)"
+	case est == results.Mean:
+		return results.Median, string(results.Median)
 	}
-	return stats.Mean, string(stats.Mean)
+	return results.Mean, string(results.Mean)
 }
 
 // programHeader is a program table's columns' alignment and header.
-func (r tableView) programHeader(est stats.Estimator, otherName string) ([]tw.Align, []any) {
+func (r tableView) programHeader(est results.Estimator, otherName string) ([]tw.Align, []any) {
 	aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
 	estHeader := fmt.Sprintf("%s [%g%% CI]", r.shownEstimator(), 100*r.Settings.Confidence)
-	if est == stats.Min {
+	if est == results.Min {
 		// The bootstrap's minima bound no true minimum: no interval,
 		// as adaptive sampling refuses to bring one to a precision.
 		estHeader = string(est)
@@ -421,7 +420,7 @@ func (r tableView) programHeader(est stats.Estimator, otherName string) ([]tw.Al
 }
 
 // caseRow is a case's row of a program table.
-func (r tableView) caseRow(c results.Case, est, other stats.Estimator, allSingle bool) []string {
+func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSingle bool) []string {
 	row := []string{c.Name, c.Action, insns(c)}
 	if r.Wide {
 		row = []string{c.Name, c.Source, c.Action, insns(c)}
@@ -439,10 +438,10 @@ func (r tableView) caseRow(c results.Case, est, other stats.Estimator, allSingle
 	s := c.Stats
 	e := s.Of(est)
 	mark := ""
-	if c.Single && est != stats.Low && !allSingle {
+	if c.Single && est != results.Low && !allSingle {
 		mark = singleMark // not the estimator the header names
 	}
-	row = append(row, r.estimateCell(e, mark, est != stats.Min))
+	row = append(row, r.estimateCell(e, mark, est != results.Min))
 	if r.Floor != nil {
 		net := "—"
 		if c.Net != nil {
@@ -460,7 +459,7 @@ func (r tableView) caseRow(c results.Case, est, other stats.Estimator, allSingle
 
 // estimateCell is an estimate as the table shows it: with its interval as
 // [low high] in a wide table, as ± its relative half-width otherwise.
-func (r tableView) estimateCell(e stats.Estimate, mark string, interval bool) string {
+func (r tableView) estimateCell(e results.Estimate, mark string, interval bool) string {
 	switch {
 	case !interval:
 		return fmt.Sprintf("%s%s ns", ns(e.Point), mark)
@@ -474,7 +473,7 @@ func (r tableView) estimateCell(e stats.Estimate, mark string, interval bool) st
 
 // netCell is a case's time net of the floor: its interval's half-width in
 // ns, as a net near zero has no useful relative one.
-func (r tableView) netCell(e stats.Estimate) string {
+func (r tableView) netCell(e results.Estimate) string {
 	if r.Wide {
 		return r.estimateCell(e, "", true)
 	}
@@ -488,7 +487,7 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
 	est := c.Estimator
 	if est == "" {
-		est = string(stats.Mean)
+		est = string(results.Mean)
 	}
 	var table *tablewriter.Table
 	if wide {
@@ -553,7 +552,7 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 func (c comparison) unsettledNote() note {
 	var cases []string
 	for _, cc := range c.Cases {
-		if m := cc.Change; !stats.Decided(m, c.NoiseThreshold) {
+		if m := cc.Change; !c.Settled(cc) {
 			cases = append(cases, fmt.Sprintf("%s [%+.2f %% %+.2f %%]", cc.Name, 100*m.Lower, 100*m.Upper))
 		}
 	}
@@ -584,7 +583,7 @@ func newTable(w io.Writer, columns ...tw.Align) *tablewriter.Table {
 }
 
 // writeSeries shows each case's time per run by frame size.
-func writeSeries(w io.Writer, series []results.Series, est stats.Estimator) error {
+func writeSeries(w io.Writer, series []results.Series, est results.Estimator) error {
 	if len(series) == 0 {
 		return nil
 	}
@@ -644,7 +643,7 @@ func notes(p results.Program, settings results.Settings, partial bool) []note {
 
 // caseNotes are a case's notes, but for a precision not reached, which
 // notes gives for all cases at once: reached is false then.
-func caseNotes(c results.Case, settings results.Settings, est stats.Estimator, cause string) (out []note, reached bool) {
+func caseNotes(c results.Case, settings results.Settings, est results.Estimator, cause string) (out []note, reached bool) {
 	reached = true
 	if c.Stats != nil && c.Stats.Regimes.Bimodal {
 		out = append(out, regimesNote(c))
@@ -695,7 +694,7 @@ func regimesNote(c results.Case) note {
 
 // outliersNote counts a case's outliers by kind; it matters where they
 // move the estimate.
-func outliersNote(c results.Case, est stats.Estimator) note {
+func outliersNote(c results.Case, est results.Estimator) note {
 	o := c.Stats.Outliers
 	var kinds []string
 	for _, k := range []struct {
@@ -738,7 +737,7 @@ func frameNote(c results.Case) (n note, ok bool) {
 
 // precisionNote says which cases' precision was not reached, in one note
 // rather than a line or two for every case.
-func precisionNote(cases []results.Case, est stats.Estimator, asked float64, cause string) note {
+func precisionNote(cases []results.Case, est results.Estimator, asked float64, cause string) note {
 	c := cases[0]
 	if len(cases) == 1 {
 		return mattering("%s: precision not reached: ±%s %% after %d samples, asked ±%g %%: %s",
@@ -769,8 +768,8 @@ func precisionNote(cases []results.Case, est stats.Estimator, asked float64, cau
 // the bottom of the kernel's figures, where whole-ns figures with a narrow
 // spread make many "outliers" of a value 1 ns away, and slope fits each
 // level's low quantile of the calls' wall times, not these figures.
-func outliersMove(s stats.Summary, est stats.Estimator) bool {
-	return (est == stats.Mean || est == stats.OLS) && s.Outliers.Total() > 0
+func outliersMove(s results.Summary, est results.Estimator) bool {
+	return (est == results.Mean || est == results.OLS) && s.Outliers.Total() > 0
 }
 
 // ns formats nanoseconds with a precision fitting their size.
@@ -818,7 +817,7 @@ func pValue(p, significance float64) string {
 }
 
 // verdictText is Criterion's sentence in a wide table, its gist otherwise.
-func verdictText(v stats.Verdict, wide bool) string {
+func verdictText(v results.Verdict, wide bool) string {
 	if wide {
 		return v.Sentence()
 	}

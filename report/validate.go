@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/olekukonko/tablewriter/tw"
-	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // Validation is what a ladder of programs of known relative cost says
@@ -70,8 +70,8 @@ type FineValidation struct {
 	// Differences holds, per run, each rung's paired difference from the
 	// base program, and Neighbours from the rung below (the base for the
 	// first).
-	Differences [][]stats.Estimate `json:"differences"`
-	Neighbours  [][]stats.Estimate `json:"neighbour_differences"`
+	Differences [][]results.Estimate `json:"differences"`
+	Neighbours  [][]results.Estimate `json:"neighbour_differences"`
 	// PerStep fits difference = PerStep·steps over all runs (least squares
 	// through the origin).
 	PerStep float64 `json:"ns_per_fine_step"`
@@ -89,11 +89,11 @@ type FineValidation struct {
 
 // ValidationRun is one run of the ladder.
 type ValidationRun struct {
-	Estimates []stats.Estimate `json:"estimates"`
-	Net       []stats.Estimate `json:"net"`
+	Estimates []results.Estimate `json:"estimates"`
+	Net       []results.Estimate `json:"net"`
 	// Steps holds the paired difference of each program from the one
 	// before it on the ladder (the first is empty).
-	Steps []stats.Estimate `json:"differences"`
+	Steps []results.Estimate `json:"differences"`
 }
 
 // Write shows the ladder as a table and the checks' figures.
