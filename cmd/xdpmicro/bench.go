@@ -138,30 +138,27 @@ func (f *benchFlags) registerProgramFlags(cmd *cobra.Command) {
 // runs, the placements, when to stop, the CPU, the floor, anchoring and
 // the timer.
 func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
-	fl.StringVar((*string)(&f.sampling), "sampling", string(measure.SamplingLinear), fmt.Sprintf("sample in `MODE`, Criterion's: linear (sample i runs i·step times, over %d levels; "+
-		"the slope of wall time over repeat: fractions of a ns) or flat (the kernel's whole ns)", measure.DefaultLevels))
+	fl.StringVar((*string)(&f.sampling), "sampling", string(measure.SamplingLinear), "sample in `MODE`: linear (sample i runs i·step times; time per run is the slope) "+
+		"or flat (the kernel's whole ns)")
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame, "+
 		"instead of restoring the frame between repeats (see --restore)")
 	fl.BoolVar(&f.restore, "restore", false, "sample every XDP case through the restorer, which puts the frame back before each run "+
 		"(automatic where the program changes it)")
-	fl.IntVar(&f.placements, "placements", 0, "with --before/--after, load each build `N` times, in turns, and compare over all loads "+
-		"(each JIT-placed apart: loads differ by a few %)")
+	fl.IntVar(&f.placements, "placements", 0, "with --before/--after, compare over `N` loads of each build, in turns")
 	explainDefault(fl, "placements", fmt.Sprintf("%d when compared by slope or ols, else 1", measure.DefaultPlacements))
-	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, fmt.Sprintf("sample until every estimate (by slope, every change) is known to ±`P`, relative (0.01: ±1 %%), "+
-		"or --time is spent; judged after %s (or half of --time) and %d rounds",
-		measure.MinSamplingTime, measure.MinAdaptiveRounds))
+	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample until every estimate (comparing: every change) is known to ±`P`, relative (0.01: ±1 %), "+
+		"or --time is spent")
 	fl.DurationVar(&f.budget, "time", measure.DefaultBudget, "the time budget `D` of calibration, warm-up and sampling, when sampling to --precision")
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (at least %d) instead of sampling to --precision; "+
 		"with --precision or --time also given, the fewest rounds", measure.MinSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")
-	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a call (BPF_PROG_TEST_RUN's repeat, 1 to %d): "+
-		"the top of linear sampling's levels, every call of flat sampling", uint32(measure.MaxRepeat)))
+	fl.Uint32Var(&f.repeat, "repeat", 0, "run the program `N` times a call (linear sampling: its top level)")
 	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", measure.TargetSample))
 	fl.DurationVar(&f.warmup, "warmup", measure.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
-	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the kernel's XDP dispatcher while sampling, where that pays; "+
-		"--anchor=false: every call waits for RCU twice (Linux 6.2+), milliseconds, and sampling is flat")
+	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the XDP dispatcher while sampling, where that pays; "+
+		"off: calls wait for RCU, sampling is flat")
 	registerTimer(fl, &f.timer)
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,8 +23,7 @@ type caseFlags struct {
 func (c *caseFlags) register(cmd *cobra.Command, pcapFlag string) {
 	fl := cmd.Flags()
 	c.pcapFlag = pcapFlag
-	fl.StringSliceVar(&c.classes, "class", nil, "the built-in packet cases `NAME,...`: "+strings.Join(packets.Names(), ", ")+
-		", or the groups "+packets.GroupClasses+" and "+packets.GroupMix+" (docs/packets.md)")
+	fl.StringSliceVar(&c.classes, "class", nil, "the built-in cases or groups `NAME,...`")
 	describeDefault(fl, "class", "the classes for a bundled build, else the mix; none with --packets or a capture")
 	fl.StringVar(&c.packetFile, "packets", "", "packet cases described in a YAML or JSON `FILE` (format: docs/packets.md)")
 	fl.StringVar(&c.pcap, pcapFlag, "", "packet cases from a pcap or pcapng `FILE`, one per distinct packet")
@@ -33,10 +31,10 @@ func (c *caseFlags) register(cmd *cobra.Command, pcapFlag string) {
 	explainDefault(fl, "pcap-limit", "all")
 	fl.IntSliceVar(&c.sizes, "size", nil, "pad every case to each frame size `BYTES,...` (e.g. 64,512,1500), as cases named case@size; "+
 		"a size below a case's own frame is refused")
-	fl.StringVar(&c.context, "ctx", "", "run every case with the context `FIELD=VALUE,...` (e.g. mark=0x2a,priority=3; fields: docs/packets.md); "+
+	fl.StringVar(&c.context, "ctx", "", "run every case with the context `FIELD=VALUE,...` (e.g. mark=0x2a); "+
 		"a packet file's ctx: overrides it field by field")
-	fl.StringVar(&c.expect, "expect", "", "fail the run unless every case returns `ACTION`, a name (XDP_DROP, TC_ACT_SHOT, …) or a number")
-	describeDefault(fl, "expect", "a packet file's own; on a FizzBuzz build, the built-in cases' own")
+	fl.StringVar(&c.expect, "expect", "", "fail unless every case returns `ACTION`, a name or number")
+	describeDefault(fl, "expect", "a packet file's own; on a FizzBuzz build, the built-in cases'")
 	_ = cmd.RegisterFlagCompletionFunc("class", fixedCompletion(append(packets.Names(), packets.GroupClasses, packets.GroupMix)))
 	_ = cmd.RegisterFlagCompletionFunc("expect", fixedCompletion([]string{"XDP_PASS", "XDP_DROP", "XDP_TX", "XDP_REDIRECT", "XDP_ABORTED", "TC_ACT_OK", "TC_ACT_SHOT"}))
 }

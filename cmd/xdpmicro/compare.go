@@ -38,7 +38,7 @@ sampling modes or hosts, or with different repeat counts both given.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return compareFiles(cmd, args, &out, &cmp) },
 	}
 	out.register(cmd.Flags())
-	describeDefault(cmd.Flags(), "estimator", "the one the files were measured for: the new file's, with a warning when they differ")
+	describeDefault(cmd.Flags(), "estimator", "the new file's, warning if they differ")
 	cmp.register(cmd.Flags())
 	registerQuiet(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))

@@ -27,7 +27,7 @@ func TestHelpFlags(t *testing.T) {
 	entries, order := helpEntries(flags)
 	text := strings.Join(strings.Fields(flags), " ")
 	for _, want := range []string{
-		"--program NAME", "(default the only XDP, tc or socket-filter program in the object; a bundled build's own)",
+		"--program NAME", "(default the object's only measurable program; a bundled build's own)",
 		"--repeat N", "(default 0: chosen so that a sample lasts about 200µs)",
 		"--after OBJECT", "(default OBJECT)",
 		"--output FILE", "--pcap-limit N", "(default 0: all)",
@@ -55,7 +55,7 @@ func TestHelpFlags(t *testing.T) {
 
 	// compare describes its own default where bench's would be wrong.
 	_, stdout, _ = xdpmicro("compare", "--help")
-	if text := strings.Join(strings.Fields(stdout), " "); !strings.Contains(text, "(default the one the files were measured for") {
+	if text := strings.Join(strings.Fields(stdout), " "); !strings.Contains(text, "(default the new file's, warning if they differ)") {
 		t.Errorf("compare help does not say whose estimator it compares by:\n%s", stdout)
 	}
 }

@@ -34,20 +34,20 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.format, "format", string(report.Table), "write the report in `FORMAT`: "+formatList())
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into `DIR`")
-	fl.BoolVar(&o.wide, "wide", false, "every column (source address, the kernel's figure, std dev, outliers, samples; Δ and p in comparisons) "+
+	fl.BoolVar(&o.wide, "wide", false, "every column (source address, the kernel's figure, std dev, …) "+
 		"and Criterion's verdict sentences; else the table fits 100 columns")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "the method (estimator, levels, clock, anchoring, floor, insns) and every note under the table; "+
 		"else only the notes that matter")
-	fl.StringVar(&o.estimator, "estimator", "", "estimate, compare and bring to --precision by `NAME`: slope, ols, "+
-		"or of the kernel's figures low, mean, median, min (no interval: give --samples)")
+	fl.StringVar(&o.estimator, "estimator", "", "estimate by `NAME`: slope, ols, "+
+		"or of the kernel's figures low, mean, median, min")
 	describeDefault(fl, "estimator", "slope with linear sampling, low with flat")
 }
 
 // formatNotes say what a format is for, where its name does not.
 var formatNotes = map[string]string{
-	string(report.BMF):     "Bencher Metric Format",
-	string(report.JSON):    "everything, for compare and baselines",
-	string(report.GoBench): "Go benchmark lines, for benchstat",
+	string(report.BMF):     "for Bencher",
+	string(report.JSON):    "everything, for compare",
+	string(report.GoBench): "for benchstat",
 }
 
 // formatList lists report's formats, with what each is for.
@@ -152,12 +152,12 @@ func (c *compareFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&c.significance, "significance", 0.05, "the p-value `A` below which a change is distinguishable from none")
 	c.noiseThreshold = autoThreshold
 	fl.Var(&c.noiseThreshold, "noise-threshold", fmt.Sprintf(
-		"relative change `T` a change's whole interval must exceed to count (0.03: 3 %%); "+
-			"auto: %s interleaved by slope or ols, %s by others, %s across runs",
+		"relative change `T` (0.03: 3 %%) a change's whole interval must exceed; "+
+			"auto: %s or %s interleaved, else %s",
 		percent(stats.InterleavedSlopeNoiseThreshold), percent(stats.InterleavedNoiseThreshold), percent(stats.AcrossRunsNoiseThreshold)))
 	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit 3 when any case regressed, or changed action; stderr names the cases")
 	fl.StringSliceVar(&c.failOn, "fail-on", nil, "judge regressions by `J`, implying --fail-on-regression: time (the verdicts), "+
-		"insns (more BPF instructions, exact; a case not counted on both sides fails), or time,insns")
+		"insns (more instructions), or time,insns")
 	describeDefault(fl, "fail-on", judgeTime)
 }
 
@@ -251,14 +251,14 @@ type cpuFlag int
 
 func (c *cpuFlag) register(fl *pflag.FlagSet) {
 	*c = cpuFlag(measure.AnyCPU)
-	fl.IntVar((*int)(c), "cpu", measure.AnyCPU, "pin the measuring threads to CPU `N`, waiting while another xdpmicro run measures there; "+
+	fl.IntVar((*int)(c), "cpu", measure.AnyCPU, "pin the measuring threads to CPU `N`, waiting out another xdpmicro run there; "+
 		"-1 picks a quiet one and says why")
 }
 
 // registerTimer adds --timer, the same for every command that measures.
 func registerTimer(fl *pflag.FlagSet, timer *measure.Timer) {
 	fl.StringVar((*string)(timer), "timer", string(measure.TimerKernel), "time runs with `TIMER`: kernel (BPF_PROG_TEST_RUN's figure) "+
-		"or stats (BPF_ENABLE_STATS: finer, timing every run, no anchors)")
+		"or stats (BPF_ENABLE_STATS: finer, timing every run)")
 }
 
 func (c cpuFlag) check() error {

@@ -23,16 +23,15 @@ type loadFlags struct {
 
 func (l *loadFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&l.programType, "type", "", "program `TYPE` where the section names none: "+strings.Join(object.TypeNames, ", ")+
-		" (a socket filter seeing the Ethernet header)")
+	fl.StringVar(&l.programType, "type", "", "program `TYPE` where the section names none: "+strings.Join(object.TypeNames, ", "))
 	describeDefault(fl, "type", "from the section")
-	fl.StringVar(&l.attachType, "attach-type", "", "load a cpumap or devmap program (section xdp/cpumap, xdp/devmap, xdp.frags/…), "+
-		"which the kernel will not test-run, as `TYPE` "+strings.Join(object.AttachTypeNames, ", ")+": plain XDP")
+	fl.StringVar(&l.attachType, "attach-type", "", "load a cpumap or devmap program, which the kernel will not test-run, "+
+		"as `TYPE` "+strings.Join(object.AttachTypeNames, ", ")+": plain XDP")
 	describeDefault(fl, "attach-type", "the section's, refused")
-	fl.StringArrayVar(&l.set, "set", nil, "set the global variable `NAME=VALUE` of .rodata, .data or .bss before loading, "+
+	fl.StringArrayVar(&l.set, "set", nil, "set the global variable `NAME=VALUE` before loading, "+
 		"VALUE as in a --map-init file (XDP_TX, 42, true, an address, YAML); repeatable")
-	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "size a map before loading, `NAME=N` giving map NAME N entries; repeatable")
-	describeDefault(fl, "max-entries", "as declared; without max_entries, one per possible CPU (a ring buffer 64 pages), noted")
+	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "give map NAME N entries, `NAME=N`; repeatable")
+	describeDefault(fl, "max-entries", "as declared; if none, one per possible CPU, a ring buffer 64 pages")
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(object.TypeNames))
 	_ = cmd.RegisterFlagCompletionFunc("attach-type", fixedCompletion(object.AttachTypeNames))
 }
@@ -40,8 +39,8 @@ func (l *loadFlags) register(cmd *cobra.Command) {
 // registerProgram adds --program, the same for every command that runs a
 // program.
 func registerProgram(fl *pflag.FlagSet, program *string) {
-	fl.StringVar(program, "program", "", "the program to run: its function `NAME`; an unknown name lists the object's programs")
-	describeDefault(fl, "program", "the only XDP, tc or socket-filter program in the object; a bundled build's own")
+	fl.StringVar(program, "program", "", "the program to run, by function `NAME`; an unknown name lists them")
+	describeDefault(fl, "program", "the object's only measurable program; a bundled build's own")
 }
 
 // registerMapInit adds --map-init, the same for every command that runs a
