@@ -28,8 +28,9 @@ func packetsCommand() *cobra.Command {
 		Use:   "packets [OBJECT]",
 		Short: "Show the packet cases bench would use, what a program does to them, or write them as a pcap",
 		Long: `Show the packet cases that bench would use with the same selection flags:
-name, summary, source address, size, expected return, why each IPv4 source
-is in its FizzBuzzFibonacci class, and each frame in hex.
+name, summary, source address, size, expected return, each frame in hex,
+and, for the bundled FizzBuzzFibonacci builds, why each IPv4 source is in
+its class.
 
 Given OBJECT (a bundled build or an ELF object file), also run each case
 once through the program, as bench's checking run does, and show what the
@@ -76,7 +77,9 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	return writeCases(cmd.OutOrStdout(), cases, checked)
+	// The FizzBuzzFibonacci classes explain the bundled builds' cases
+	// only: the listing without OBJECT, and a bundled FizzBuzz build.
+	return writeCases(cmd.OutOrStdout(), cases, checked, defaults.expect)
 }
 
 // programToRun is the program OBJECT names, if any, and the cases' defaults
@@ -132,15 +135,15 @@ func (f packetsFlags) runCases(cmd *cobra.Command, prog measure.Program, cases [
 	return res.Programs[0].Cases, nil
 }
 
-// writeCases lists the cases and, when the program ran them, what it did.
-func writeCases(w io.Writer, cases []packets.Case, checked []measure.CaseResult) error {
+// writeCases lists the cases and, when the program ran them, what it did;
+// with classes, why each IPv4 source is in its FizzBuzzFibonacci class, as
+// the bundled v3 and v4 decide it.
+func writeCases(w io.Writer, cases []packets.Case, checked []measure.CaseResult, classes bool) error {
 	if err := writeCaseTable(w, cases, checked); err != nil {
 		return err
 	}
-	// Why each IPv4 source is in its FizzBuzzFibonacci class, as the
-	// bundled v3 and v4 decide it.
 	for _, c := range cases {
-		if c.Source.Is4() {
+		if classes && c.Source.Is4() {
 			fmt.Fprintf(w, "%s: %s is in class %s: %s\n", c.Name, c.Source, packets.Classify(c.Source), packets.Reason(c.Source))
 		}
 	}

@@ -15,6 +15,10 @@ func TestPacketsShowsOutputFrame(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	// Another program's cases are not FizzBuzzFibonacci's to explain.
+	if strings.Contains(stdout, "is in class") {
+		t.Errorf("rewrite.o's cases explained as FizzBuzzFibonacci classes:\n%s", stdout)
+	}
 	// swap_macs exchanges the addresses 02:00:00:00:00:02 and 02:00:00:00:00:01.
 	for _, want := range []string{"XDP_TX", "bytes 5, 11 differ", "fizz, as the program left it (XDP_TX): udp 192.0.2.4:40000 > 198.51.100.1:9, 60 bytes",
 		"00000000  02 00 00 00 00 01 02 00  00 00 00 02 08 00"} {
@@ -28,6 +32,7 @@ func TestPacketsShowsOutputFrame(t *testing.T) {
 		t.Fatalf("v4: exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stdout, "fizz: map verdicts: pushed FIZZ") || strings.Contains(stdout, "none: map") ||
+		!strings.Contains(stdout, "fizz: 192.0.2.4 is in class fizz: ") ||
 		strings.Contains(stdout, "as the program left it") || strings.Count(stdout, "unchanged") != 2 {
 		t.Errorf("v4 changes no frame and pushes for fizz only:\n%s", stdout)
 	}
