@@ -58,7 +58,9 @@ type Options struct {
 	Baseline *results.Report
 	// BaselineName labels Baseline's side of the comparison.
 	BaselineName string
-	// Settings are recorded in the report as given; Run fills what it chose.
+	// Settings records, in the report, what the options do not say: the
+	// program and the frame sizes as the caller gave them; Run fills the
+	// rest from the options and what it chose.
 	Settings results.Settings
 }
 
@@ -224,6 +226,10 @@ func (o Options) config(plan sampling, obs Observer) measure.Config {
 // settings are the report's record of the run.
 func (o Options) settings() results.Settings {
 	s := o.Settings
+	s.Cases, s.CPU, s.Samples, s.Repeat, s.Warmup = nil, o.CPU, o.Samples, o.Repeat, o.Warmup.String()
+	for _, c := range o.Cases {
+		s.Cases = append(s.Cases, c.Name)
+	}
 	s.Estimator = o.Estimator
 	s.Confidence, s.Resamples = o.Stats.Confidence, o.Stats.Resamples
 	if s.Object == "" {

@@ -17,7 +17,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
-	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -278,14 +277,6 @@ func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
 		return err
 	}
 	return f.comparison.verdict(rep)
-}
-
-func caseNames(cases []packets.Case) []string {
-	names := make([]string, len(cases))
-	for i, c := range cases {
-		names[i] = c.Name
-	}
-	return names
 }
 
 // resolveObject finds a bundled build by name, else reads a file; the

@@ -49,8 +49,7 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, e
 		Samples: f.samples, Repeat: f.repeat, Sampling: f.sampling, Timer: f.timer, Placements: f.placements,
 		SingleRun: f.singleRun, Restore: f.restore, NoFloor: !f.floor, NoAnchor: !f.anchor,
 		Estimator: est, Stats: statOpts, Compare: compareOpts,
-		Settings: results.Settings{Program: f.program, Cases: caseNames(cases), Sizes: f.selection.sizes, CPU: int(f.cpu),
-			Samples: f.samples, Repeat: f.repeat, Warmup: f.warmup.String()},
+		Settings: results.Settings{Program: f.program, Sizes: f.selection.sizes},
 	}
 	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
 		o.Precision, o.Budget = f.precision, f.budget // else exactly --samples rounds
