@@ -77,15 +77,6 @@ func expand(arg string) ([]string, error) {
 	return matches, nil
 }
 
-// ReadRaw reads a raw frame file as one case; see ParseRaw.
-func ReadRaw(path string) (Case, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Case{}, fmt.Errorf("%w: %w", ErrPacketFile, err)
-	}
-	return ParseRaw(path, data)
-}
-
 // ParseRaw makes a raw frame, the bytes of one Ethernet frame without FCS
 // as `bpftool prog run ... data_in FILE` takes them, one case: named after
 // the file without its extension (fizz.bin: fizz), summarized as a
