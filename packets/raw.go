@@ -20,7 +20,7 @@ import (
 // is expanded here, its matches sorted, so that it works quoted; one that
 // matches nothing is an error. Each file is a packet case file or a raw
 // frame, as IsCaseFile tells. A raw frame is one case named after its
-// file (see ReadRaw); two frames of one name are an error. Errors wrap
+// file (see ParseRaw); two frames of one name are an error. Errors wrap
 // ErrPacketFile.
 func ReadFiles(args []string) ([]Case, error) {
 	var cases []Case
