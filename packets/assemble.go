@@ -16,10 +16,12 @@ type Selection struct {
 	// BundledExpect makes built-in cases expect what the bundled builds
 	// return (see BundledExpect): only when those are measured.
 	BundledExpect bool
-	// File and Pcap add the cases of a packet file and of a capture, at
-	// most PcapLimit of the capture's (0: all).
-	File, Pcap string
-	PcapLimit  int
+	// Files add the cases of packet case files and raw frames, or of
+	// globs of them (see ReadFiles); Pcap those of a capture, at most
+	// PcapLimit of them (0: all).
+	Files     []string
+	Pcap      string
+	PcapLimit int
 	// Context is given to every case's runs, under a file's own ctx:.
 	Context Context
 	// Expect, if set, is every case's expected action.
@@ -28,7 +30,7 @@ type Selection struct {
 	Sizes []int
 }
 
-// Assemble builds the selected cases, in order: built-in, file, capture;
+// Assemble builds the selected cases, in order: built-in, files, capture;
 // each padded to every size, when sizes are given. Names must be unique.
 func Assemble(s Selection) ([]Case, error) {
 	var cases []Case
@@ -51,8 +53,8 @@ func Assemble(s Selection) ([]Case, error) {
 		}
 		cases = append(cases, builtin...)
 	}
-	if s.File != "" {
-		fromFile, err := ReadFile(s.File)
+	if len(s.Files) > 0 {
+		fromFile, err := ReadFiles(s.Files)
 		if err != nil {
 			return nil, err
 		}

@@ -30,7 +30,7 @@ func TestAssemble(t *testing.T) {
 			[]string{"short:XDP_DROP", "arp:XDP_DROP"}, nil},
 		{"padded to each size", Selection{Builtin: true, Names: []string{"fizz"}, Sizes: []int{64, 128}},
 			[]string{"fizz@64:", "fizz@128:"}, nil},
-		{"a file's cases after the built-in ones", Selection{Builtin: true, Names: []string{"fizz"}, File: "testdata/example.yaml"}, nil, nil},
+		{"a file's cases after the built-in ones", Selection{Builtin: true, Names: []string{"fizz"}, Files: []string{"testdata/example.yaml"}}, nil, nil},
 		{"nothing built in twice", Selection{Builtin: true, Names: []string{"fizz", "fizz"}}, nil, ErrDuplicateCase},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,7 +41,7 @@ func TestAssemble(t *testing.T) {
 			if tc.want != nil && !slices.Equal(names(got), tc.want) {
 				t.Errorf("got %v, want %v", names(got), tc.want)
 			}
-			if tc.sel.File != "" && (len(got) < 2 || got[0].Name != "fizz") {
+			if len(tc.sel.Files) > 0 && (len(got) < 2 || got[0].Name != "fizz") {
 				t.Errorf("file cases: %v", names(got))
 			}
 		})

@@ -10,14 +10,14 @@ import (
 
 // caseFlags select the packet cases, the same for bench and packets.
 type caseFlags struct {
-	classes    []string
-	packetFile string
-	pcap       string
-	pcapFlag   string // the flag's name: "pcap" in bench, "from-pcap" in packets
-	pcapLimit  int
-	sizes      []int
-	expect     string
-	context    string
+	classes     []string
+	packetFiles []string
+	pcap        string
+	pcapFlag    string // the flag's name: "pcap" in bench, "from-pcap" in packets
+	pcapLimit   int
+	sizes       []int
+	expect      string
+	context     string
 }
 
 func (c *caseFlags) register(cmd *cobra.Command, pcapFlag string) {
@@ -25,7 +25,8 @@ func (c *caseFlags) register(cmd *cobra.Command, pcapFlag string) {
 	c.pcapFlag = pcapFlag
 	fl.StringSliceVar(&c.classes, "class", nil, "the built-in cases or groups `NAME,...`")
 	describeDefault(fl, "class", "the classes for a bundled build, else the mix; none with --packets or a capture")
-	fl.StringVar(&c.packetFile, "packets", "", "packet cases described in a YAML or JSON `FILE` (format: docs/packets.md)")
+	fl.StringSliceVar(&c.packetFiles, "packets", nil, "YAML or JSON case files, or raw frames as bpftool's data_in "+
+		"(a case per frame): `FILE,...`, repeatable, or a glob (docs/packets.md)")
 	fl.StringVar(&c.pcap, pcapFlag, "", "packet cases from a pcap or pcapng `FILE`, one per distinct packet")
 	fl.IntVar(&c.pcapLimit, "pcap-limit", 0, "at most `N` cases from the capture")
 	explainDefault(fl, "pcap-limit", "all")
@@ -49,9 +50,9 @@ type caseDefaults struct {
 // cases turns the flags into a selection of packets and builds it.
 func (c *caseFlags) cases(fl *pflag.FlagSet, defaults caseDefaults) ([]packets.Case, error) {
 	sel := packets.Selection{
-		Builtin: fl.Changed("class") || c.packetFile == "" && c.pcap == "",
+		Builtin: fl.Changed("class") || len(c.packetFiles) == 0 && c.pcap == "",
 		Classes: defaults.classes, BundledExpect: defaults.expect,
-		File: c.packetFile, Pcap: c.pcap, PcapLimit: c.pcapLimit,
+		Files: c.packetFiles, Pcap: c.pcap, PcapLimit: c.pcapLimit,
 		Expect: c.expect, Sizes: c.sizes,
 	}
 	if fl.Changed("class") {

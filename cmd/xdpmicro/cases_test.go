@@ -68,11 +68,21 @@ func TestCaseSelectionBadInput(t *testing.T) {
 	dup := writeFile(t, "dup.yaml", "cases:\n  - name: fizz\n    ipv4: {src: 192.0.2.3, dst: 198.51.100.1}\n")
 	bad := writeFile(t, "bad.yaml", "cases:\n  - name: x\n    ipv4: {src: 192.0.2.300, dst: 198.51.100.1}\n")
 	notPcap := writeFile(t, "not.pcap", "hello, this is not a capture")
+	empty := writeFile(t, "empty.bin", "")
+	fizz, _ := packets.Select([]string{"fizz"})
+	frame := writeFile(t, "fizz.bin", string(fizz[0].Frame))
+	sameName := writeFile(t, "fizz.raw", string(fizz[0].Frame))
 	for _, args := range [][]string{
 		{"bench", "--packets", bad},
 		{"bench", "--packets", "no/such.yaml"},
 		{"bench", "--packets", dup, "--class", "fizz"},
 		{"bench", "--pcap", notPcap},
+		{"bench", "--packets", empty},
+		{"bench", "--packets", frame + "," + sameName},
+		{"bench", "--packets", frame, "--packets", sameName},
+		{"bench", "--packets", frame, "--class", "fizz"},
+		{"bench", "--packets", filepath.Join(t.TempDir(), "*.bin")},
+		{"packets", "--packets", frame + "," + sameName},
 		{"bench", "--size", "10"},
 		{"bench", "--expect", "XDP_MAYBE"},
 		{"bench", "--map-init", "no/such.yaml"},
@@ -118,6 +128,40 @@ func TestBenchOwnPackets(t *testing.T) {
 	}
 	if len(p.Series) != 2 || p.Series[0].Case != "dns" || len(p.Series[0].Points) != 2 || p.Series[0].Points[1].Size != 1500 {
 		t.Errorf("series: %+v", p.Series)
+	}
+}
+
+// Raw frame files, as bpftool's data_in takes them, by a glob: a case
+// each, named after its file, expecting nothing.
+func TestBenchRawFrames(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	dir := t.TempDir()
+	builtin, err := packets.Select([]string{"short", "fizz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range builtin {
+		if err := os.WriteFile(filepath.Join(dir, c.Name+".bin"), c.Frame, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := xdpmicro(append([]string{"bench", "v4", "--packets", filepath.Join(dir, "*.bin"), "--format", "json"}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep results.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range rep.Programs[0].Results {
+		got = append(got, c.Name+":"+c.Action)
+	}
+	if want := []string{"fizz:XDP_PASS", "short:XDP_ABORTED"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("cases %v, want %v", got, want)
+	}
+	if res := rep.Programs[0].Results[0]; len(res.Effects) != 1 || res.Effects[0].Value != "FIZZ" {
+		t.Errorf("the fizz frame's effect: %+v", res.Effects)
 	}
 }
 

@@ -42,6 +42,7 @@ Wireshark (the input capture, if any, is --from-pcap here).`,
 		Example: `  xdpmicro packets
   xdpmicro packets --class fizz,short --size 64,1500
   sudo xdpmicro packets ./prog.o --packets cases.yaml       # what the program does to each
+  xdpmicro packets --packets 'frames/*.bin'                 # raw frames, as bpftool's data_in
   xdpmicro packets --packets cases.yaml --pcap cases.pcap && tcpdump -nr cases.pcap`,
 		Args:              atMostArgs(1),
 		ValidArgsFunction: completeObject,
