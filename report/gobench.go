@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -28,7 +29,7 @@ var goBenchUnits = []struct{ unit, metadata string }{
 // puts results whose configurations differ in separate tables.
 //
 // A line's ns/op is its sample's time per run: with linear sampling that
-// call's own, from the wall clock (callTimes), fractional, with the call's
+// call's own, from the wall clock (callTimes), to 0.0001 ns, with the call's
 // repeat as the line's iterations; with flat sampling, or one run a call,
 // the kernel's whole-ns figure. The kernel's figures of a linear case are
 // not written beside it (as, say, kernel-ns/op): benchstat would make a
@@ -58,7 +59,10 @@ func (r doc) writeGoBench(w io.Writer) error {
 		for i, c := range p.Results {
 			perRun, calls := c.Samples, callTimes(c)
 			if calls != nil {
-				perRun = calls
+				perRun = make([]float64, len(calls))
+				for k, v := range calls {
+					perRun[k] = roundNs(v)
+				}
 			}
 			for k, s := range perRun {
 				iters := int(env.Repeat)
@@ -84,6 +88,10 @@ func (r doc) writeGoBench(w io.Writer) error {
 	}
 	return nil
 }
+
+// roundNs rounds a time per run from the wall clock to 0.0001 ns, which
+// keeps digits far below any figure's noise and none of the float's own.
+func roundNs(ns float64) float64 { return math.Round(ns*1e4) / 1e4 }
 
 // callTimes is each call's time per run from the wall clock: the call's
 // wall time less the fitted cost of a call (the fit's intercept), over

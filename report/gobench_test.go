@@ -149,8 +149,8 @@ func gobenchRead(t *testing.T, out string) (map[string][]benchfmt.Result, benchf
 
 // gobench declares its units once, before the benchmark lines: insns/op
 // exact, both lower the better. A linear case's ns/op is each call's own
-// time per run from the wall clock, fractional, its iterations the call's
-// repeat; a flat case keeps the kernel's whole ns.
+// time per run from the wall clock, fractional (to 0.0001 ns), its
+// iterations the call's repeat; a flat case keeps the kernel's whole ns.
 func TestGoBenchUnits(t *testing.T) {
 	for _, linear := range []bool{true, false} {
 		res := spikeRun(t, 2, linear)
@@ -188,7 +188,7 @@ func TestGoBenchUnits(t *testing.T) {
 				ns, ok := nsPerOp(line)
 				want, iters := c.Samples[k], 1000
 				if linear {
-					want = (c.Wall[k] - c.Stats.Fit.Intercept.Point) / float64(c.Runs[k])
+					want = math.Round((c.Wall[k]-c.Stats.Fit.Intercept.Point)/float64(c.Runs[k])*1e4) / 1e4
 					iters = int(c.Runs[k])
 				}
 				if !ok || ns != want || line.Iters != iters { // %v round-trips a float64
