@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -11,13 +12,37 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
+// goBenchUnits are the units' metadata, written once before the
+// benchmark lines in the form benchfmt reads (a key=value pair or several
+// after the unit): an instruction count is exact, so benchstat shows it
+// without a spread or a test, and for both units lower is better.
+var goBenchUnits = []struct{ unit, metadata string }{
+	{"insns/op", "assume=exact better=lower"},
+	{"ns/op", "better=lower"},
+}
+
 // writeGoBench writes Go benchmark result lines, one per sample, that
 // benchstat reads: `benchstat old.txt new.txt`. Each line carries the
 // case's BPF instruction count too, as insns/op, where it was counted. A before/after run labels
 // its programs with the configuration key "build" (`benchstat -col build`).
 // Only keys that should match between runs are written, since benchstat
 // puts results whose configurations differ in separate tables.
+//
+// A line's ns/op is its sample's time per run: with linear sampling that
+// call's own, from the wall clock (callTimes), to 0.0001 ns, with the call's
+// repeat as the line's iterations; with flat sampling, or one run a call,
+// the kernel's whole-ns figure. The kernel's figures of a linear case are
+// not written beside it (as, say, kernel-ns/op): benchstat would make a
+// second table of time per run from them, of whole ns over repeats that
+// differ call to call, which could disagree with the first, and the
+// default view is better for one table of time and one of instructions.
+// The JSON output keeps them.
 func (r doc) writeGoBench(w io.Writer) error {
+	for _, u := range goBenchUnits {
+		if _, err := fmt.Fprintf(w, "Unit %s %s\n", u.unit, u.metadata); err != nil {
+			return err
+		}
+	}
 	bw := benchfmt.NewWriter(w)
 	env := r.Environment
 	for _, p := range r.Programs {
@@ -32,16 +57,27 @@ func (r doc) writeGoBench(w io.Writer) error {
 		}
 		names := goBenchNames(benchmarkName(p.Info.Name), p.Results, len(r.Settings.Sizes) > 0)
 		for i, c := range p.Results {
-			for _, s := range c.Samples {
+			perRun, calls := c.Samples, callTimes(c)
+			if calls != nil {
+				perRun = make([]float64, len(calls))
+				for k, v := range calls {
+					perRun[k] = roundNs(v)
+				}
+			}
+			for k, s := range perRun {
+				iters := int(env.Repeat)
+				if calls != nil {
+					iters = int(c.Runs[k])
+				}
 				values := []benchfmt.Value{{Value: s, Unit: "ns/op"}}
 				if c.Instructions > 0 {
-					// The same on every line: benchstat shows it exact.
+					// The same on every line: exact (goBenchUnits).
 					values = append(values, benchfmt.Value{Value: float64(c.Instructions), Unit: "insns/op"})
 				}
 				err := bw.Write(&benchfmt.Result{
 					Config: config,
 					Name:   benchfmt.Name(names[i]),
-					Iters:  int(env.Repeat),
+					Iters:  iters,
 					Values: values,
 				})
 				if err != nil {
@@ -51,6 +87,25 @@ func (r doc) writeGoBench(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// roundNs rounds a time per run from the wall clock to 0.0001 ns, which
+// keeps digits far below any figure's noise and none of the float's own.
+func roundNs(ns float64) float64 { return math.Round(ns*1e4) / 1e4 }
+
+// callTimes is each call's time per run from the wall clock: the call's
+// wall time less the fitted cost of a call (the fit's intercept), over
+// its repeat. Continuous, and centred where the slope is. Nil for a case
+// without them: sampled flat, one run a call, or without a fit.
+func callTimes(c results.Case) []float64 {
+	if c.Single || c.Stats == nil || c.Stats.Fit == nil || len(c.Runs) == 0 || len(c.Wall) != len(c.Runs) {
+		return nil
+	}
+	values := make([]float64, len(c.Runs))
+	for k, runs := range c.Runs {
+		values[k] = (c.Wall[k] - c.Stats.Fit.Intercept.Point) / float64(runs)
+	}
+	return values
 }
 
 // benchmarkName turns a program name into a Go benchmark name, to which

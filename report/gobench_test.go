@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 )
 
@@ -65,6 +67,9 @@ func TestGoBenchCaptureNames(t *testing.T) {
 	lines := map[string]int{} // full name: result lines
 	keys := map[benchproc.Key]string{}
 	for reader.Scan() {
+		if _, ok := reader.Result().(*benchfmt.UnitMetadata); ok {
+			continue // TestGoBenchUnits
+		}
 		res, ok := reader.Result().(*benchfmt.Result)
 		if !ok {
 			t.Fatalf("line not read as a result: %v", reader.Result())
@@ -119,4 +124,97 @@ func TestGoBenchCaptureNames(t *testing.T) {
 			t.Errorf("no line for Benchmark%s", want)
 		}
 	}
+}
+
+// gobenchRead reads gobench output as benchstat does: its results by
+// name, and the units' metadata.
+func gobenchRead(t *testing.T, out string) (map[string][]benchfmt.Result, benchfmt.UnitMetadataMap) {
+	t.Helper()
+	reader := benchfmt.NewReader(strings.NewReader(out), "gobench.txt")
+	byName := map[string][]benchfmt.Result{}
+	for reader.Scan() {
+		switch rec := reader.Result().(type) {
+		case *benchfmt.Result:
+			res := *rec.Clone()
+			byName[res.Name.String()] = append(byName[res.Name.String()], res)
+		case *benchfmt.SyntaxError:
+			t.Errorf("gobench: %v", rec)
+		}
+	}
+	if err := reader.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return byName, reader.Units()
+}
+
+// gobench declares its units once, before the benchmark lines: insns/op
+// exact, both lower the better. A linear case's ns/op is each call's own
+// time per run from the wall clock, fractional (to 0.0001 ns), its
+// iterations the call's repeat; a flat case keeps the kernel's whole ns.
+func TestGoBenchUnits(t *testing.T) {
+	for _, linear := range []bool{true, false} {
+		res := spikeRun(t, 2, linear)
+		for i := range res.Programs[0].Results {
+			res.Programs[0].Results[i].Instructions = uint64(40 + i)
+		}
+		opts := stats.DefaultOptions()
+		opts.Resamples = 100
+		r, err := analysis.New(settingsFor(linear), res, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := render(t, r, GoBench)
+		lines := strings.Split(out, "\n")
+		if lines[0] != "Unit insns/op assume=exact better=lower" || lines[1] != "Unit ns/op better=lower" {
+			t.Errorf("linear %v: output opens\n%s\n%s", linear, lines[0], lines[1])
+		}
+		if n := strings.Count(out, "Unit "); n != 2 {
+			t.Errorf("linear %v: %d Unit lines, want 2", linear, n)
+		}
+		byName, units := gobenchRead(t, out)
+		if units.GetAssumption("insns/op") != benchmath.AssumeExact || units.GetAssumption("ns/op") != benchmath.AssumeNothing {
+			t.Errorf("linear %v: assumptions %v, %v", linear, units.GetAssumption("insns/op"), units.GetAssumption("ns/op"))
+		}
+		if units.GetBetter("insns/op") != -1 || units.GetBetter("ns/op") != -1 {
+			t.Errorf("linear %v: better %d, %d", linear, units.GetBetter("insns/op"), units.GetBetter("ns/op"))
+		}
+		for i, c := range r.Programs[0].Results {
+			got := byName["Xdp_prog_main/case="+c.Name]
+			if len(got) != len(c.Samples) {
+				t.Fatalf("linear %v: %s: %d lines, want %d", linear, c.Name, len(got), len(c.Samples))
+			}
+			fractional := 0
+			for k, line := range got {
+				ns, ok := nsPerOp(line)
+				want, iters := c.Samples[k], 1000
+				if linear {
+					want = math.Round((c.Wall[k]-c.Stats.Fit.Intercept.Point)/float64(c.Runs[k])*1e4) / 1e4
+					iters = int(c.Runs[k])
+				}
+				if !ok || ns != want || line.Iters != iters { // %v round-trips a float64
+					t.Errorf("linear %v: %s line %d: %v ns/op (%v), %d iterations; want %v, %d", linear, c.Name, k, ns, ok, line.Iters, want, iters)
+				}
+				if ns != math.Trunc(ns) {
+					fractional++
+				}
+				if insns, ok := line.Value("insns/op"); !ok || insns != float64(40+i) {
+					t.Errorf("linear %v: %s line %d: insns/op %v (%v)", linear, c.Name, k, insns, ok)
+				}
+			}
+			if linear && fractional < len(got)/2 || !linear && fractional > 0 {
+				t.Errorf("linear %v: %s: %d of %d ns/op fractional", linear, c.Name, fractional, len(got))
+			}
+		}
+	}
+}
+
+// nsPerOp is a line's ns/op as written, before benchfmt tidies it to
+// sec/op.
+func nsPerOp(res benchfmt.Result) (float64, bool) {
+	for _, v := range res.Values {
+		if v.OrigUnit == "ns/op" {
+			return v.OrigValue, true
+		}
+	}
+	return 0, false
 }

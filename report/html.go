@@ -384,10 +384,7 @@ func (r doc) caseFigures(i int) (caseFigures, bool) {
 			// Each call's time per run, less the call's fitted fixed
 			// cost: continuous, and centred where the slope is.
 			linear = true
-			s.values = make([]float64, len(c.Runs))
-			for k, runs := range c.Runs {
-				s.values[k] = (c.Wall[k] - s.fit.Intercept.Point) / float64(runs)
-			}
+			s.values = callTimes(c)
 		} else {
 			s.values = c.Samples
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 )
 
 // Every output carries each case's instruction count: a column in the
@@ -121,5 +122,41 @@ func TestFailOnInstructions(t *testing.T) {
 	}
 	if code, _, stderr := xdpmicro("compare", paths["v3"], paths["v4"], "--fail-on", "insns"); code != exitFailed || !strings.Contains(stderr, "no instruction count") {
 		t.Errorf("without counts: exit %d, want %d: %s", code, exitFailed, stderr)
+	}
+}
+
+// gobench of a linear run: the units declared (insns/op exact), each
+// line's ns/op its call's time per run from the wall clock, fractional,
+// over that call's repeat.
+func TestGoBenchLinear(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	args := append([]string{"bench", "v3", "--class", "fizz", "--sampling", "linear", "--format", "gobench", "-q"}, quick...)
+	code, stdout, stderr := xdpmicro(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "Unit insns/op assume=exact better=lower\nUnit ns/op better=lower\n") {
+		t.Errorf("gobench opens without its units:\n%.200s", stdout)
+	}
+	r := benchfmt.NewReader(strings.NewReader(stdout), "gobench")
+	lines, fractional, repeats := 0, 0, map[int]bool{}
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		lines++
+		repeats[res.Iters] = true
+		for _, v := range res.Values {
+			if v.OrigUnit == "ns/op" && v.OrigValue != float64(int64(v.OrigValue)) {
+				fractional++
+			}
+		}
+	}
+	if a := r.Units().GetAssumption("insns/op"); a != benchmath.AssumeExact {
+		t.Errorf("insns/op assumed %v", a)
+	}
+	if lines != 10 || fractional < 5 || len(repeats) < 2 {
+		t.Errorf("%d lines, %d of fractional ns/op, %d repeats; want 10 lines, mostly fractional, over repeats that differ:\n%s", lines, fractional, len(repeats), stdout)
 	}
 }
