@@ -338,10 +338,3 @@ func completeObject(_ *cobra.Command, args []string, _ string) ([]string, cobra.
 	}
 	return bundledNames(), cobra.ShellCompDirectiveDefault
 }
-
-func (f benchFlags) anchorPolicy() measure.AnchorPolicy {
-	if f.anchor {
-		return measure.AnchorWherePays
-	}
-	return measure.AnchorNever
-}
