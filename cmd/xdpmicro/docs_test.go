@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -394,21 +395,33 @@ var (
 	codeSpan   = regexp.MustCompile("`[^`]*`")
 )
 
+// proseLines yields a markdown text's lines outside fenced code blocks,
+// numbered from 1.
+func proseLines(text string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		fenced := false
+		for i, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				fenced = !fenced
+				continue
+			}
+			if !fenced && !yield(i+1, line) {
+				return
+			}
+		}
+	}
+}
+
 // markdownLinks returns the link and image targets of a markdown text,
 // outside code blocks and code spans.
 func markdownLinks(text string) []link {
 	var links []link
-	fenced := false
-	for i, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			fenced = !fenced
-			continue
-		}
-		if fenced || strings.HasPrefix(line, "    ") {
+	for n, line := range proseLines(text) {
+		if strings.HasPrefix(line, "    ") {
 			continue
 		}
 		for _, m := range linkTarget.FindAllStringSubmatch(codeSpan.ReplaceAllString(line, ""), -1) {
-			links = append(links, link{line: i + 1, target: m[1]})
+			links = append(links, link{line: n, target: m[1]})
 		}
 	}
 	return links
@@ -422,13 +435,8 @@ func isExternal(target string) bool {
 // headings: lower case, punctuation dropped, spaces as hyphens.
 func headingAnchors(text string) []string {
 	var anchors []string
-	fenced := false
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			fenced = !fenced
-			continue
-		}
-		if fenced || !strings.HasPrefix(line, "#") {
+	for _, line := range proseLines(text) {
+		if !strings.HasPrefix(line, "#") {
 			continue
 		}
 		heading := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
