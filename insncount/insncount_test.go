@@ -103,23 +103,23 @@ func TestInstrumentShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rw.Blocks != 3 || rw.Added != 9 || rw.Saves != 0 {
-		t.Errorf("%d blocks, %d added, %d saves; want 3, 9, 0", rw.Blocks, rw.Added, rw.Saves)
+	if want := []Block{{0, 2}, {2, 3}, {3, 4}}; !slices.Equal(rw.Blocks, want) || rw.Added != 9 || rw.Saves != 0 {
+		t.Errorf("blocks %v, %d added, %d saves; want %v, 9, 0", rw.Blocks, rw.Added, rw.Saves, want)
 	}
 	got := rw.Insns
 	if got[0].Symbol() != "main" || !got[0].IsLoadFromMap() || got[0].Reference() != CounterMap {
 		t.Errorf("first instruction %v: want the counter's address, with the symbol main", got[0])
 	}
-	if got[1].Constant != 2 || got[2].OpCode != asm.StoreXAddOp(asm.DWord) {
-		t.Errorf("the entry block's update %v %v: want 2 added", got[1], got[2])
+	if got[0].Constant>>32 != 0 || got[1].Constant != 1 || got[2].OpCode != asm.StoreXAddOp(asm.DWord) {
+		t.Errorf("the entry block's update %v %v %v: want 1 added to the first counter", got[0], got[1], got[2])
 	}
 	jump := got[4]
 	if jump.Offset != -1 || jump.Reference() == "" {
 		t.Fatalf("jump %v: want a symbolic target", jump)
 	}
 	i := slices.IndexFunc(got, func(ins asm.Instruction) bool { return ins.Symbol() == jump.Reference() })
-	if i < 0 || !got[i].IsLoadFromMap() || got[i+1].Constant != 1 || got[i+3].OpCode.JumpOp() != asm.Exit {
-		t.Errorf("the jump lands on %d: want the exit block's update of 1", i)
+	if i < 0 || !got[i].IsLoadFromMap() || got[i].Constant>>32 != 16 || got[i+1].Constant != 1 || got[i+3].OpCode.JumpOp() != asm.Exit {
+		t.Errorf("the jump lands on %d: want the exit block's update of its counter, the third", i)
 	}
 	if err := got.Marshal(discard{}, binary.LittleEndian); err != nil {
 		t.Errorf("marshal: %v", err)

@@ -10,7 +10,8 @@ import (
 )
 
 // CounterMap is the name of the map the instrumented copy counts in: an
-// array of one 64-bit value.
+// array of one entry whose value holds a 64-bit execution count for each
+// basic block, in block order.
 const CounterMap = "xdpmicro_insns"
 
 // errNeedStackDepths: some block has fewer than two free registers, and
@@ -30,10 +31,48 @@ type options struct {
 // Rewrite is an instrumented copy of a program's instructions, and what
 // the rewriting added.
 type Rewrite struct {
-	Insns  asm.Instructions
-	Blocks int // basic blocks, each of which got a counter update
+	Insns asm.Instructions
+	// Blocks are the original program's basic blocks, each of which got
+	// a counter of its own, in the order of the counters.
+	Blocks []Block
 	Saves  int // blocks that save registers to the stack around it
 	Added  int // instructions added, counting a 64-bit load as one
+}
+
+// Block is a basic block of the original program: its instructions
+// Start..End-1, as indexes of the program's asm.Instructions (a 64-bit
+// load is one).
+type Block struct {
+	Start, End int
+}
+
+// Len is the number of instructions the block executes each time.
+func (b Block) Len() int { return b.End - b.Start }
+
+// Total is the number of instructions executed, given each block's
+// execution count.
+func (rw Rewrite) Total(counts []uint64) uint64 {
+	var n uint64
+	for i, c := range counts {
+		n += c * uint64(rw.Blocks[i].Len())
+	}
+	return n
+}
+
+// PerInstruction spreads each block's execution count over its
+// instructions: how many times each instruction of the original program
+// ran.
+func (rw Rewrite) PerInstruction(counts []uint64) []uint64 {
+	if len(rw.Blocks) == 0 {
+		return nil
+	}
+	out := make([]uint64, rw.Blocks[len(rw.Blocks)-1].End)
+	for i, c := range counts {
+		for j := rw.Blocks[i].Start; j < rw.Blocks[i].End; j++ {
+			out[j] = c
+		}
+	}
+	return out
 }
 
 // scratchSlot is where the n-th saved register of a function of the given
@@ -44,7 +83,7 @@ func scratchSlot(depth, n int) int16 {
 }
 
 // instrument returns a copy of insns in which every basic block begins by
-// adding its length to the counter map's value.
+// adding one to its own slot of the counter map's value.
 func instrument(insns asm.Instructions, counter string, opt options) (Rewrite, error) {
 	p, err := analyze(insns)
 	if err != nil {
@@ -73,10 +112,11 @@ func instrument(insns asm.Instructions, counter string, opt options) (Rewrite, e
 		taken[s] = true
 		symbol[b.start] = s
 	}
-	rw := Rewrite{Blocks: len(p.blocks)}
+	rw := Rewrite{Blocks: make([]Block, len(p.blocks))}
 	out := make(asm.Instructions, 0, len(insns)+8*len(p.blocks))
-	for _, b := range p.blocks {
-		pro, saves, err := prologue(b, counter, opt)
+	for n, b := range p.blocks {
+		rw.Blocks[n] = Block{Start: b.start, End: b.end}
+		pro, saves, err := prologue(b, n, counter, opt)
 		if err != nil {
 			return Rewrite{}, fmt.Errorf("instruction %d: %w", b.start, err)
 		}
@@ -115,10 +155,10 @@ func instrument(insns asm.Instructions, counter string, opt options) (Rewrite, e
 	return rw, nil
 }
 
-// prologue is the counter update at the start of block b: two scratch
-// registers, saved first if the program may read them later, take the
-// counter's address and the block's length, and add the one to the other.
-func prologue(b block, counter string, opt options) (asm.Instructions, int, error) {
+// prologue is the counter update at the start of block b, the n-th: two
+// scratch registers, saved first if the program may read them later, take
+// the address of the block's counter and one, and add the one to the other.
+func prologue(b block, n int, counter string, opt options) (asm.Instructions, int, error) {
 	free := allRegs &^ b.liveIn
 	savable := b.initIn & b.liveIn
 	var scratch []asm.Register
@@ -155,22 +195,21 @@ func prologue(b block, counter string, opt options) (asm.Instructions, int, erro
 		return nil, saves, fmt.Errorf("%w: the verifier reported %d functions' stack depths, the program has more", ErrUnsupported, len(opt.depths))
 	}
 	var pre, post asm.Instructions
-	n := 0
+	saved := 0
 	for i, r := range scratch {
 		if save[i] {
-			slot := scratchSlot(opt.depths[b.fn], n)
-			n++
+			slot := scratchSlot(opt.depths[b.fn], saved)
+			saved++
 			pre = append(pre, asm.StoreMem(asm.RFP, slot, r, asm.DWord))
 			post = append(post, asm.LoadMem(r, asm.RFP, slot, asm.DWord))
 		}
 	}
-	length := b.end - b.start
-	if length > math.MaxInt32 {
-		return nil, 0, fmt.Errorf("%w: a block of %d instructions", ErrUnsupported, length)
+	if 8*n > math.MaxInt32 {
+		return nil, 0, fmt.Errorf("%w: %d blocks", ErrUnsupported, n)
 	}
 	update := asm.Instructions{
-		asm.LoadMapValue(scratch[0], 0, 0).WithReference(counter),
-		asm.Mov.Imm(scratch[1], int32(length)),
+		asm.LoadMapValue(scratch[0], 0, uint32(8*n)).WithReference(counter),
+		asm.Mov.Imm(scratch[1], 1),
 		asm.StoreXAdd(scratch[0], scratch[1], asm.DWord),
 	}
 	return append(append(pre, update...), post...), saves, nil

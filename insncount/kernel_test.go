@@ -112,6 +112,17 @@ func TestCopyBehavesAsProgram(t *testing.T) {
 						t.Fatal(err)
 					}
 					counts = append(counts, n)
+					blocks, err := cp.Counts(nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var spread uint64
+					for _, k := range cp.Rewrite.PerInstruction(blocks) {
+						spread += k
+					}
+					if blocks[0] != 1 || spread != n {
+						t.Errorf("%s: the entry block ran %d times, the instructions %d in all; want 1, and %d", c.Name, blocks[0], spread, n)
+					}
 				}
 				if counts[0] == 0 || counts[0] != counts[1] {
 					t.Errorf("%s: counted %v: want the same, not zero, both ways", c.Name, counts)

@@ -1,6 +1,7 @@
 package insncount
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 )
 
 // Program is an instrumented copy of a program, loaded with its own maps.
@@ -17,6 +19,11 @@ type Program struct {
 	Program    *ebpf.Program
 	Rewrite    Rewrite
 	counter    *ebpf.Map
+	// memory maps the counters into this process, so that reading and
+	// clearing them takes no system call: a search runs the copy many
+	// thousand times a second.
+	memory *ebpf.Memory
+	buf    []byte
 }
 
 // Load instruments the named program of spec and loads the copy with
@@ -45,7 +52,13 @@ func load(spec *ebpf.CollectionSpec, program string, opt options) (*Program, err
 	case err != nil:
 		return nil, fmt.Errorf("load the instrumented copy: %w", err)
 	}
-	return &Program{Collection: coll, Program: coll.Programs[program], Rewrite: rw, counter: coll.Maps[CounterMap]}, nil
+	p := &Program{Collection: coll, Program: coll.Programs[program], Rewrite: rw, counter: coll.Maps[CounterMap]}
+	p.buf = make([]byte, 8*len(rw.Blocks))
+	if p.memory, err = p.counter.Memory(); err != nil {
+		coll.Close()
+		return nil, fmt.Errorf("map the instruction counters: %w", err)
+	}
+	return p, nil
 }
 
 // instrumentSpec copies spec with only the named program, instruments it
@@ -70,23 +83,40 @@ func instrumentSpec(spec *ebpf.CollectionSpec, program string, opt options) (*eb
 		// the program measured, or with whoever else pinned it.
 		m.Pinning = ebpf.PinNone
 	}
-	cs.Maps[CounterMap] = &ebpf.MapSpec{Name: CounterMap, Type: ebpf.Array, KeySize: 4, ValueSize: 8, MaxEntries: 1}
+	cs.Maps[CounterMap] = &ebpf.MapSpec{
+		Name: CounterMap, Type: ebpf.Array, KeySize: 4,
+		ValueSize: uint32(8 * len(rw.Blocks)), MaxEntries: 1,
+		Flags: unix.BPF_F_MMAPABLE,
+	}
 	return cs, rw, nil
 }
 
-// Count returns the instructions counted since the last Reset.
+// Count returns the instructions executed since the last Reset.
 func (p *Program) Count() (uint64, error) {
-	var n uint64
-	if err := p.counter.Lookup(uint32(0), &n); err != nil {
-		return 0, fmt.Errorf("read the instruction counter: %w", err)
+	counts, err := p.Counts(nil)
+	if err != nil {
+		return 0, err
 	}
-	return n, nil
+	return p.Rewrite.Total(counts), nil
 }
 
-// Reset sets the count to zero.
+// Counts returns how many times each block of Rewrite.Blocks ran since the
+// last Reset, appended to dst.
+func (p *Program) Counts(dst []uint64) ([]uint64, error) {
+	if _, err := p.memory.ReadAt(p.buf, 0); err != nil {
+		return nil, fmt.Errorf("read the instruction counters: %w", err)
+	}
+	for i := range p.Rewrite.Blocks {
+		dst = append(dst, binary.NativeEndian.Uint64(p.buf[8*i:]))
+	}
+	return dst, nil
+}
+
+// Reset sets every count to zero.
 func (p *Program) Reset() error {
-	if err := p.counter.Put(uint32(0), uint64(0)); err != nil {
-		return fmt.Errorf("reset the instruction counter: %w", err)
+	clear(p.buf)
+	if _, err := p.memory.WriteAt(p.buf, 0); err != nil {
+		return fmt.Errorf("reset the instruction counters: %w", err)
 	}
 	return nil
 }
