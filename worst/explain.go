@@ -1,0 +1,163 @@
+package worst
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+
+	"github.com/xdpmicro/xdpmicro/insncount"
+)
+
+// What makes a packet costly, said in the program's own source lines
+// where its BTF has them: the lines it reaches that cheaper packets do
+// not, and those it runs more often than any of them.
+
+// blockInfo is a basic block and the source line it belongs to.
+type blockInfo struct {
+	start, end int
+	line       *btf.Line // nil without line information
+}
+
+// blockInfos gives each block the line of its first instruction, or of
+// the nearest instruction before it that has one: BTF marks only where a
+// line's code begins.
+func blockInfos(insns asm.Instructions, blocks []insncount.Block) []blockInfo {
+	out := make([]blockInfo, len(blocks))
+	var current *btf.Line
+	lineAt := make([]*btf.Line, len(insns))
+	for i := range insns {
+		if l, ok := insns[i].Source().(*btf.Line); ok && l.LineNumber() > 0 {
+			current = l
+		}
+		lineAt[i] = current
+	}
+	for i, b := range blocks {
+		out[i] = blockInfo{start: b.Start, end: b.End}
+		if b.Start < len(lineAt) {
+			out[i].line = lineAt[b.Start]
+		}
+	}
+	return out
+}
+
+// Reason is one thing a packet does that cheaper packets do not: reach a
+// line (Cheaper 0), or run it more times.
+type Reason struct {
+	// Line and Source are the line in the program's source and its text;
+	// zero and empty without line information, and Block names the block
+	// by its instructions instead.
+	File   string `json:"file,omitempty"`
+	Line   uint32 `json:"line,omitempty"`
+	Source string `json:"source,omitempty"`
+	Block  string `json:"block,omitempty"`
+	// Count is how many times the packet ran it; Cheaper how many times
+	// the cheaper packet it is compared with did (0: never).
+	Count   uint64 `json:"count"`
+	Cheaper uint64 `json:"cheaper"`
+	// Instructions are what it costs more than the cheaper packets.
+	Instructions uint64 `json:"extra_instructions"`
+}
+
+func (r Reason) String() string {
+	where := r.Block
+	switch {
+	case r.Line > 0 && strings.TrimSpace(r.Source) != "":
+		where = fmt.Sprintf("line %d %q", r.Line, shorten(r.Source, 28))
+	case r.Line > 0:
+		where = fmt.Sprintf("line %d", r.Line)
+	}
+	if r.Cheaper == 0 {
+		if r.Count > 1 {
+			return fmt.Sprintf("reaches %s, %d×", where, r.Count)
+		}
+		return "reaches " + where
+	}
+	return fmt.Sprintf("runs %s %d× (not %d×)", where, r.Count, r.Cheaper)
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// maxReasons are the reasons given a packet: the costliest.
+const maxReasons = 3
+
+// Explain says, for each packet of counts in the order given (the
+// costliest first), what it reaches, or runs more often, than the packet
+// after it whose path is most like its own: the difference that makes
+// it the costlier. The index of that packet comes with the reasons; the
+// last packet has none to be compared with (-1).
+func (r *Result) Explain(counts [][]uint64) (reasons [][]Reason, versus []int) {
+	reasons, versus = make([][]Reason, len(counts)), make([]int, len(counts))
+	for k := range counts {
+		versus[k] = -1
+		best := uint64(0)
+		for j := k + 1; j < len(counts); j++ {
+			if d := r.distance(counts[k], counts[j]); versus[k] < 0 || d < best {
+				versus[k], best = j, d
+			}
+		}
+		if versus[k] >= 0 {
+			reasons[k] = r.explain(counts[k], counts[versus[k]])
+		}
+	}
+	return reasons, versus
+}
+
+// distance is how many instructions two paths do not share.
+func (r *Result) distance(a, b []uint64) uint64 {
+	var d uint64
+	for i := range min(len(a), len(b), len(r.blocks)) {
+		n := r.blocks[i].end - r.blocks[i].start
+		if a[i] > b[i] {
+			d += (a[i] - b[i]) * uint64(n)
+		} else {
+			d += (b[i] - a[i]) * uint64(n)
+		}
+	}
+	return d
+}
+
+// explain lists the lines mine runs more often than cheaper, by the
+// instructions that adds, most first.
+func (r *Result) explain(mine, cheaper []uint64) []Reason {
+	byLine := map[string]*Reason{}
+	var order []string
+	for b, n := range mine {
+		if b >= len(r.blocks) || b >= len(cheaper) || n <= cheaper[b] {
+			continue
+		}
+		bi, most := r.blocks[b], cheaper[b]
+		extra := (n - most) * uint64(bi.end-bi.start)
+		key := fmt.Sprintf("block %d–%d", bi.start, bi.end-1)
+		reason := Reason{Block: key, Count: n, Cheaper: most, Instructions: extra}
+		if bi.line != nil && bi.line.LineNumber() > 0 {
+			key = fmt.Sprintf("%s:%d", bi.line.FileName(), bi.line.LineNumber())
+			reason.File, reason.Line, reason.Source, reason.Block = filepath.Base(bi.line.FileName()), bi.line.LineNumber(), strings.TrimSpace(bi.line.Line()), ""
+		}
+		if have, ok := byLine[key]; ok {
+			// One line, several blocks: the most run stands for it.
+			have.Instructions += extra
+			if n > have.Count {
+				have.Count, have.Cheaper = n, most
+			}
+			continue
+		}
+		byLine[key], order = &reason, append(order, key)
+	}
+	var reasons []Reason
+	for _, key := range order {
+		reasons = append(reasons, *byLine[key])
+	}
+	slices.SortStableFunc(reasons, func(a, b Reason) int { return cmp.Compare(b.Instructions, a.Instructions) })
+	return reasons[:min(len(reasons), maxReasons)]
+}
