@@ -51,6 +51,8 @@ import (
 //	    # an Ethernet header of its own)
 //	    encap: {type: vxlan, src: 10.0.0.1, dst: 10.0.0.2, ttl: 64, sport: 40000, dport: 4789, vni: 42}
 //	    payload: {size: 18}    # size zero bytes, or hex: "48656c6c6f" (spaces allowed); at most 9000 bytes
+//	    # or, instead of the layers, the whole frame in hex, as it is (WriteFile writes such)
+//	    frame: "02000000000202000000000108004500..."
 //
 // TCP flags are fin, syn, rst, psh, ack, urg, ece, cwr and ns; window
 // defaults to 65535. Without a transport, the IP protocol is 59 (no next
@@ -300,7 +302,7 @@ var (
 )
 
 func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
-	o, err := p.object(n, path, "name", "expect", "ctx", "eth", "ipv4", "ipv6", "arp", "udp", "tcp", "icmp", "encap", "payload")
+	o, err := p.object(n, path, "name", "expect", "ctx", "frame", "eth", "ipv4", "ipv6", "arp", "udp", "tcp", "icmp", "encap", "payload")
 	if err != nil {
 		return Case{}, err
 	}
@@ -318,6 +320,9 @@ func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
 	ctx, err := o.context()
 	if err != nil {
 		return Case{}, err
+	}
+	if o.has("frame") {
+		return p.frameCase(o, name, expect, ctx)
 	}
 	var f frame
 	for _, step := range []func(*object) error{f.network, f.transport, f.encap, f.link, f.payload} {
