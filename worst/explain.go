@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
@@ -21,6 +22,7 @@ import (
 type blockInfo struct {
 	start, end int
 	line       *btf.Line // nil without line information
+	calls      []string  // the helpers, kfuncs and functions it calls
 }
 
 // blockInfos gives each block the line of its first instruction, or of
@@ -41,8 +43,35 @@ func blockInfos(insns asm.Instructions, blocks []insncount.Block) []blockInfo {
 		if b.Start < len(lineAt) {
 			out[i].line = lineAt[b.Start]
 		}
+		for j := b.Start; j < b.End && j < len(insns); j++ {
+			if name := callee(&insns[j]); name != "" {
+				out[i].calls = append(out[i].calls, name)
+			}
+		}
 	}
 	return out
+}
+
+// callee names what ins calls: a helper as its C name (FnMapPushElem
+// is bpf_map_push_elem), a kfunc or a function by its symbol; "" for
+// an instruction that calls nothing.
+func callee(ins *asm.Instruction) string {
+	switch {
+	case ins.IsBuiltinCall():
+		name := strings.TrimPrefix(asm.BuiltinFunc(ins.Constant).String(), "Fn")
+		var b strings.Builder
+		b.WriteString("bpf")
+		for _, r := range name {
+			if unicode.IsUpper(r) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+		}
+		return b.String()
+	case ins.IsKfuncCall(), ins.IsFunctionCall():
+		return ins.Reference()
+	}
+	return ""
 }
 
 // Reason is one thing a packet does that cheaper packets do not: reach a
@@ -61,6 +90,9 @@ type Reason struct {
 	Cheaper uint64 `json:"cheaper"`
 	// Instructions are what it costs more than the cheaper packets.
 	Instructions uint64 `json:"extra_instructions"`
+	// Calls are the helpers, kfuncs and functions called there: a helper
+	// counts as one instruction, whatever it costs.
+	Calls []string `json:"calls,omitempty"`
 }
 
 func (r Reason) String() string {
@@ -71,13 +103,17 @@ func (r Reason) String() string {
 	case r.Line > 0:
 		where = fmt.Sprintf("line %d", r.Line)
 	}
+	calls := ""
+	if len(r.Calls) > 0 {
+		calls = ", calls " + strings.Join(r.Calls, ", ")
+	}
 	if r.Cheaper == 0 {
 		if r.Count > 1 {
-			return fmt.Sprintf("reaches %s, %d×", where, r.Count)
+			return fmt.Sprintf("reaches %s %d×%s", where, r.Count, calls)
 		}
-		return "reaches " + where
+		return "reaches " + where + calls
 	}
-	return fmt.Sprintf("runs %s %d× (not %d×)", where, r.Count, r.Cheaper)
+	return fmt.Sprintf("runs %s %d× (not %d×)%s", where, r.Count, r.Cheaper, calls)
 }
 
 func shorten(s string, n int) string {
@@ -139,7 +175,7 @@ func (r *Result) explain(mine, cheaper []uint64) []Reason {
 		bi, most := r.blocks[b], cheaper[b]
 		extra := (n - most) * uint64(bi.end-bi.start)
 		key := fmt.Sprintf("block %d–%d", bi.start, bi.end-1)
-		reason := Reason{Block: key, Count: n, Cheaper: most, Instructions: extra}
+		reason := Reason{Block: key, Count: n, Cheaper: most, Instructions: extra, Calls: bi.calls}
 		if bi.line != nil && bi.line.LineNumber() > 0 {
 			key = fmt.Sprintf("%s:%d", bi.line.FileName(), bi.line.LineNumber())
 			reason.File, reason.Line, reason.Source, reason.Block = filepath.Base(bi.line.FileName()), bi.line.LineNumber(), strings.TrimSpace(bi.line.Line()), ""
@@ -147,6 +183,11 @@ func (r *Result) explain(mine, cheaper []uint64) []Reason {
 		if have, ok := byLine[key]; ok {
 			// One line, several blocks: the most run stands for it.
 			have.Instructions += extra
+			for _, c := range bi.calls {
+				if !slices.Contains(have.Calls, c) {
+					have.Calls = append(have.Calls, c)
+				}
+			}
 			if n > have.Count {
 				have.Count, have.Cheaper = n, most
 			}

@@ -190,12 +190,10 @@ func (s *shape) ipProtocol() uint8 {
 	return uint8(layers.IPProtocolNoNextHeader)
 }
 
-// builder serializes shapes, reusing its buffer.
-type builder struct {
-	buf gopacket.SerializeBuffer
-}
+// builder serializes shapes.
+type builder struct{}
 
-func newBuilder() *builder { return &builder{buf: gopacket.NewSerializeBuffer()} }
+func newBuilder() *builder { return &builder{} }
 
 // build serializes s with valid lengths and checksums, padded to s.size;
 // the bytes are a copy, the caller's to keep.
@@ -207,9 +205,10 @@ func (b *builder) build(s *shape) ([]byte, error) {
 	if len(s.payload) > 0 {
 		stack = append(stack, gopacket.Payload(s.payload))
 	}
-	if err := b.buf.Clear(); err != nil {
-		return nil, err
-	}
+	// A new buffer each time: gopacket leaves unwritten bytes (IPv4
+	// options' padding) as the buffer held them, and a reused buffer
+	// would make one shape two frames.
+	buf := gopacket.NewSerializeBuffer()
 	var net gopacket.NetworkLayer
 	for _, l := range stack {
 		if n, ok := l.(gopacket.NetworkLayer); ok {
@@ -224,10 +223,10 @@ func (b *builder) build(s *shape) ([]byte, error) {
 		}
 	}
 	opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-	if err := gopacket.SerializeLayers(b.buf, opts, stack...); err != nil {
+	if err := gopacket.SerializeLayers(buf, opts, stack...); err != nil {
 		return nil, fmt.Errorf("build a frame: %w", err)
 	}
-	frame := b.buf.Bytes()
+	frame := buf.Bytes()
 	out := make([]byte, max(len(frame), min(s.size, maxFrame)))
 	copy(out, frame)
 	return out, nil

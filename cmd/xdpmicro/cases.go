@@ -22,22 +22,34 @@ type caseFlags struct {
 
 func (c *caseFlags) register(cmd *cobra.Command, pcapFlag string) {
 	fl := cmd.Flags()
-	c.pcapFlag = pcapFlag
 	fl.StringSliceVar(&c.classes, "class", nil, "the built-in cases or groups `NAME,...`")
 	describeDefault(fl, "class", "the classes for a bundled build, else the mix; none with --packets or a capture")
+	c.registerFiles(cmd, pcapFlag)
+	fl.IntSliceVar(&c.sizes, "size", nil, "pad every case to each frame size `BYTES,...` (e.g. 64,512,1500), as cases named case@size; "+
+		"a size below a case's own frame is refused")
+	c.registerContext(cmd)
+	fl.StringVar(&c.expect, "expect", "", "fail unless every case returns `ACTION`, a name or number")
+	describeDefault(fl, "expect", "a packet file's own; on a FizzBuzz build, the built-in cases'")
+	_ = cmd.RegisterFlagCompletionFunc("class", fixedCompletion(append(packets.Names(), packets.GroupClasses, packets.GroupMix)))
+	_ = cmd.RegisterFlagCompletionFunc("expect", fixedCompletion([]string{"XDP_PASS", "XDP_DROP", "XDP_TX", "XDP_REDIRECT", "XDP_ABORTED", "TC_ACT_OK", "TC_ACT_SHOT"}))
+}
+
+// registerFiles adds the cases read from files: packet files, raw
+// frames, a capture.
+func (c *caseFlags) registerFiles(cmd *cobra.Command, pcapFlag string) {
+	fl := cmd.Flags()
+	c.pcapFlag = pcapFlag
 	fl.StringSliceVar(&c.packetFiles, "packets", nil, "YAML or JSON case files, or raw frames as bpftool's data_in "+
 		"(a case per frame): `FILE,...`, repeatable, or a glob (docs/packets.md)")
 	fl.StringVar(&c.pcap, pcapFlag, "", "packet cases from a pcap or pcapng `FILE`, one per distinct packet")
 	fl.IntVar(&c.pcapLimit, "pcap-limit", 0, "at most `N` cases from the capture")
 	explainDefault(fl, "pcap-limit", "all")
-	fl.IntSliceVar(&c.sizes, "size", nil, "pad every case to each frame size `BYTES,...` (e.g. 64,512,1500), as cases named case@size; "+
-		"a size below a case's own frame is refused")
-	fl.StringVar(&c.context, "ctx", "", "run every case with the context `FIELD=VALUE,...` (e.g. mark=0x2a); "+
+}
+
+// registerContext adds --ctx.
+func (c *caseFlags) registerContext(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.context, "ctx", "", "run every case with the context `FIELD=VALUE,...` (e.g. mark=0x2a); "+
 		"a packet file's ctx: overrides it field by field")
-	fl.StringVar(&c.expect, "expect", "", "fail unless every case returns `ACTION`, a name or number")
-	describeDefault(fl, "expect", "a packet file's own; on a FizzBuzz build, the built-in cases'")
-	_ = cmd.RegisterFlagCompletionFunc("class", fixedCompletion(append(packets.Names(), packets.GroupClasses, packets.GroupMix)))
-	_ = cmd.RegisterFlagCompletionFunc("expect", fixedCompletion([]string{"XDP_PASS", "XDP_DROP", "XDP_TX", "XDP_REDIRECT", "XDP_ABORTED", "TC_ACT_OK", "TC_ACT_SHOT"}))
 }
 
 // caseDefaults say what the programs measured are: the bundled builds
@@ -58,11 +70,30 @@ func (c *caseFlags) cases(fl *pflag.FlagSet, defaults caseDefaults) ([]packets.C
 	if fl.Changed("class") {
 		sel.Names = c.classes
 	}
-	if c.context != "" {
-		var err error
-		if sel.Context, err = packets.ParseContext(c.context); err != nil {
-			return nil, fmt.Errorf("--ctx: %w", err)
-		}
+	if err := c.parseContext(&sel); err != nil {
+		return nil, err
+	}
+	return packets.Assemble(sel)
+}
+
+// parseContext puts --ctx into sel.
+func (c *caseFlags) parseContext(sel *packets.Selection) error {
+	if c.context == "" {
+		return nil
+	}
+	var err error
+	if sel.Context, err = packets.ParseContext(c.context); err != nil {
+		return fmt.Errorf("--ctx: %w", err)
+	}
+	return nil
+}
+
+// seeds are the packets a search starts from: every built-in case, and
+// those of the files and capture given, each with --ctx.
+func (c *caseFlags) seeds() ([]packets.Case, error) {
+	sel := packets.Selection{Builtin: true, Names: packets.Names(), Files: c.packetFiles, Pcap: c.pcap, PcapLimit: c.pcapLimit}
+	if err := c.parseContext(&sel); err != nil {
+		return nil, err
 	}
 	return packets.Assemble(sel)
 }

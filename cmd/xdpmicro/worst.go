@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/measure"
+	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/worst"
+)
+
+type worstFlags struct {
+	program    string
+	mapInit    string
+	load       loadFlags
+	selection  caseFlags
+	budget     time.Duration
+	candidates uint64
+	seed       uint64
+	top        int
+	timing     time.Duration
+	cpu        cpuFlag
+	format     string
+	output     string
+	quiet      bool
+}
+
+func worstCommand() *cobra.Command {
+	var f worstFlags
+	cmd := &cobra.Command{
+		Use:   "worst [OBJECT]",
+		Short: "Search for the packets that cost a program the most, and time the costliest",
+		Long: `Search the space of packets for those that make a program run the most BPF
+instructions, then time the costliest distinct paths as bench does, net of the
+floor, and rank them both ways.
+
+OBJECT and the loading flags are bench's. The search starts from every
+built-in case and from --packets and --pcap, and changes them a field at a time
+(Ethernet, VLAN and QinQ, IPv4 and IPv6 with options and extension headers,
+fragments, TCP with flags and options, UDP, ICMP, ARP, IPIP, GUE and VXLAN,
+frame lengths), built with valid lengths and checksums, or byte by byte. Each
+packet runs once through a copy of the program that counts its basic blocks;
+a packet that reaches a new block, or runs one more often than any before, is
+kept to change further, and fields take the values the program's jumps compare
+against and the keys in its maps. One packet is kept for each distinct path.
+
+Ctrl-C ends the search: the costliest packets so far are shown, and written
+to --output, and xdpmicro exits 130. docs/worst.md explains the output.`,
+		Example: `  # v3's costliest packets, and a file bench takes
+  sudo xdpmicro worst v3 -o found.yaml && sudo xdpmicro bench v3 --packets found.yaml
+
+  # your program, its maps filled, reproducibly: the same seed and number of packets
+  sudo xdpmicro worst prog.o --map-init maps.yaml --seed 7 --candidates 2000000 --format json`,
+		Args:              atMostArgs(1),
+		ValidArgsFunction: completeObject,
+		RunE:              func(cmd *cobra.Command, args []string) error { return runWorst(cmd, args, f) },
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// register adds the flags by topic: what to run, where to start, how
+// long to search, the timing, the output.
+func (f *worstFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	registerProgram(fl, &f.program)
+	registerMapInit(fl, &f.mapInit)
+	f.load.register(cmd)
+	f.selection.registerFiles(cmd, "pcap")
+	f.selection.registerContext(cmd)
+	fl.DurationVar(&f.budget, "time", worst.DefaultBudget, "search for `D`, then time the packets found")
+	fl.Uint64Var(&f.candidates, "candidates", 0, "stop the search after `N` packets, before --time if sooner: with --seed, the same result every run")
+	explainDefault(fl, "candidates", "until --time")
+	fl.Uint64Var(&f.seed, "seed", worst.DefaultSeed, "seed the search with `N`: the same seed tries the same packets in the same order")
+	fl.IntVar(&f.top, "top", worst.DefaultTop, "keep and time the `N` costliest distinct paths")
+	fl.DurationVar(&f.timing, "timing", measure.DefaultBudget, "time the packets found for at most `D`, as bench --time; 0: rank by instructions only")
+	f.cpu.register(fl)
+	fl.StringVar(&f.format, "format", worst.FormatTable, "write the report in `FORMAT`: "+strings.Join(worst.Formats(), ", "))
+	fl.StringVarP(&f.output, "output", "o", "", "also write the packets found to `FILE`, atomically, as a packet file that bench --packets takes")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr (it is only drawn when stderr is a terminal)")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(worst.Formats()))
+}
+
+// check refuses, naming the flag, what cannot run, before anything is
+// read or loaded.
+func (f worstFlags) check() error {
+	switch {
+	case !slices.Contains(worst.Formats(), f.format):
+		return usageError{fmt.Errorf("--format %q: want %s", f.format, strings.Join(worst.Formats(), " or "))}
+	case f.budget <= 0:
+		return usageError{fmt.Errorf("--time %s: want a positive duration, e.g. 20s", f.budget)}
+	case f.top <= 0:
+		return usageError{fmt.Errorf("--top %d: want a positive number", f.top)}
+	case f.timing < 0:
+		return usageError{fmt.Errorf("--timing %s: want a duration, or 0 not to time", f.timing)}
+	}
+	if err := f.cpu.check(); err != nil {
+		return err
+	}
+	if err := f.load.check(); err != nil {
+		return err
+	}
+	return checkFileTarget("output", f.output)
+}
+
+// options turns the flags into bench.Worst's options: the object and
+// the seeds read, the map-init file parsed, nothing loaded.
+func (f worstFlags) options(args []string) (bench.WorstOptions, error) {
+	if err := f.check(); err != nil {
+		return bench.WorstOptions{}, err
+	}
+	name := bpf.Default
+	if len(args) == 1 {
+		name = args[0]
+	}
+	obj, build, err := resolveObject(name)
+	if err != nil {
+		return bench.WorstOptions{}, err
+	}
+	program := f.program
+	if build != nil && program == "" {
+		program = build.Program
+	}
+	seeds, err := f.selection.seeds()
+	if err != nil {
+		return bench.WorstOptions{}, err
+	}
+	var mapInit *object.MapInit
+	if f.mapInit != "" {
+		if mapInit, err = object.ReadMapInit(f.mapInit); err != nil {
+			return bench.WorstOptions{}, err
+		}
+	}
+	search := worst.Options{Object: obj, Program: program, MapInit: mapInit, Load: f.load.options(), Seeds: seeds,
+		Budget: f.budget, Candidates: f.candidates, Seed: f.seed, Top: f.top}
+	timing := bench.Options{CPU: int(f.cpu), Warmup: measure.DefaultWarmup, Precision: stats.DefaultPrecision,
+		Budget: f.timing, Stats: stats.DefaultOptions(), Settings: results.Settings{Program: f.program}}
+	return bench.WorstOptions{Search: search, Time: timing, NoTime: f.timing == 0}, nil
+}
+
+// runWorst searches and times, then writes the report and the packet
+// file: the best found so far when interrupted.
+func runWorst(cmd *cobra.Command, args []string, f worstFlags) error {
+	opts, err := f.options(args)
+	if err != nil {
+		return err
+	}
+	ctx, stop, caught := signalContext()
+	defer stop()
+	obs := newWorstObserver(cmd, f.quiet)
+	rep, err := bench.Worst(ctx, opts, obs)
+	obs.finish()
+	switch {
+	case rep == nil && caught() != 0 && bench.Interrupted(err):
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted before the search began; nothing written")
+		return interrupted{signal: int(caught())}
+	case rep == nil:
+		return f.load.hint(err)
+	case err != nil && caught() != 0 && bench.Interrupted(err):
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; the costliest packets found so far follow")
+		if werr := f.write(cmd, rep); werr != nil {
+			return werr
+		}
+		return interrupted{signal: int(caught())}
+	case err != nil:
+		// The search's findings are not lost with the timing.
+		_ = worst.Write(cmd.OutOrStdout(), rep, f.format)
+		return err
+	}
+	return f.write(cmd, rep)
+}
+
+// write puts the report on standard output and the packets in --output.
+func (f worstFlags) write(cmd *cobra.Command, rep *worst.Report) error {
+	if err := worst.Write(cmd.OutOrStdout(), rep, f.format); err != nil {
+		return err
+	}
+	if f.output == "" {
+		return nil
+	}
+	if len(rep.Packets) == 0 {
+		return errors.New("no packet was found to write to --output")
+	}
+	var buf bytes.Buffer
+	if err := worst.WritePackets(&buf, rep); err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(f.output, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", f.output, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d packets written to %s\n", len(rep.Packets), f.output)
+	return nil
+}
