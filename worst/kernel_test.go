@@ -79,7 +79,6 @@ func mostRuns(r *Result) uint64 {
 // of 64 rounds.
 const expensiveRuns = 64
 
-
 // The packet behind dport == 7777 && URG is found, from the constants
 // the program's jumps compare against; without them, never in the
 // default budget.
