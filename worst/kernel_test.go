@@ -270,3 +270,25 @@ func TestBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSearch runs v3's search for b.N packets and reports the rate,
+// the figure the command prints: at least 20,000 a second is the target.
+func BenchmarkSearch(b *testing.B) {
+	kerneltest.RequireBPF(b)
+	v3, err := bpf.Lookup("v3")
+	if err != nil {
+		b.Fatal(err)
+	}
+	seeds, err := packets.Select(packets.Names())
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds,
+		Candidates: uint64(max(b.N, 100)), Seed: 1}
+	b.ResetTimer()
+	r, err := Search(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(r.Rate(), "candidates/s")
+}
