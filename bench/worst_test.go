@@ -31,7 +31,7 @@ func TestWorstV3Timed(t *testing.T) {
 	}
 	o := WorstOptions{
 		Search: worst.Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds, Candidates: 30_000, Seed: 1, Top: 6},
-		Time: Options{CPU: measure.AnyCPU, Precision: stats.DefaultPrecision, Budget: 2 * time.Second, Stats: stats.DefaultOptions()},
+		Time:   Options{CPU: measure.AnyCPU, Precision: stats.DefaultPrecision, Budget: 2 * time.Second, Stats: stats.DefaultOptions()},
 	}
 	rep, err := Worst(context.Background(), o, nil)
 	if err != nil {

@@ -22,28 +22,32 @@ import (
 type blockInfo struct {
 	start, end int
 	line       *btf.Line // nil without line information
-	calls      []string  // the helpers, kfuncs and functions it calls
+	// after says no instruction of the block has a line of its own:
+	// line is the last one before it.
+	after bool
+	calls []string // the helpers, kfuncs and functions it calls
 }
 
-// blockInfos gives each block the line of its first instruction, or of
-// the nearest instruction before it that has one: BTF marks only where a
-// line's code begins.
+// blockInfos gives each block the first line its instructions have, or
+// the nearest line before it: BTF marks only where a line's code begins.
 func blockInfos(insns asm.Instructions, blocks []insncount.Block) []blockInfo {
 	out := make([]blockInfo, len(blocks))
-	var current *btf.Line
-	lineAt := make([]*btf.Line, len(insns))
-	for i := range insns {
+	own := func(i int) *btf.Line {
 		if l, ok := insns[i].Source().(*btf.Line); ok && l.LineNumber() > 0 {
-			current = l
+			return l
 		}
-		lineAt[i] = current
+		return nil
 	}
+	var current *btf.Line
 	for i, b := range blocks {
-		out[i] = blockInfo{start: b.Start, end: b.End}
-		if b.Start < len(lineAt) {
-			out[i].line = lineAt[b.Start]
-		}
+		out[i] = blockInfo{start: b.Start, end: b.End, line: current, after: true}
 		for j := b.Start; j < b.End && j < len(insns); j++ {
+			if l := own(j); l != nil {
+				if out[i].after {
+					out[i].line, out[i].after = l, false
+				}
+				current = l
+			}
 			if name := callee(&insns[j]); name != "" {
 				out[i].calls = append(out[i].calls, name)
 			}
@@ -79,9 +83,11 @@ func callee(ins *asm.Instruction) string {
 type Reason struct {
 	// Line and Source are the line in the program's source and its text;
 	// zero and empty without line information, and Block names the block
-	// by its instructions instead.
+	// by its instructions instead. After says the code has no line of its
+	// own (inlined, or the compiler's): Line is the last before it.
 	File   string `json:"file,omitempty"`
 	Line   uint32 `json:"line,omitempty"`
+	After  bool   `json:"after_line,omitempty"`
 	Source string `json:"source,omitempty"`
 	Block  string `json:"block,omitempty"`
 	// Count is how many times the packet ran it; Cheaper how many times
@@ -97,11 +103,15 @@ type Reason struct {
 
 func (r Reason) String() string {
 	where := r.Block
+	after := ""
+	if r.After {
+		after = "code after "
+	}
 	switch {
 	case r.Line > 0 && strings.TrimSpace(r.Source) != "":
-		where = fmt.Sprintf("line %d %q", r.Line, shorten(r.Source, 28))
+		where = fmt.Sprintf("%sline %d %q", after, r.Line, shorten(r.Source, 28))
 	case r.Line > 0:
-		where = fmt.Sprintf("line %d", r.Line)
+		where = fmt.Sprintf("%sline %d", after, r.Line)
 	}
 	calls := ""
 	if len(r.Calls) > 0 {
@@ -176,9 +186,10 @@ func (r *Result) explain(mine, cheaper []uint64) []Reason {
 		extra := (n - most) * uint64(bi.end-bi.start)
 		key := fmt.Sprintf("block %d–%d", bi.start, bi.end-1)
 		reason := Reason{Block: key, Count: n, Cheaper: most, Instructions: extra, Calls: bi.calls}
-		if bi.line != nil && bi.line.LineNumber() > 0 {
-			key = fmt.Sprintf("%s:%d", bi.line.FileName(), bi.line.LineNumber())
-			reason.File, reason.Line, reason.Source, reason.Block = filepath.Base(bi.line.FileName()), bi.line.LineNumber(), strings.TrimSpace(bi.line.Line()), ""
+		if bi.line != nil {
+			key = fmt.Sprintf("%s:%d:%v", bi.line.FileName(), bi.line.LineNumber(), bi.after)
+			reason.File, reason.Line, reason.After = filepath.Base(bi.line.FileName()), bi.line.LineNumber(), bi.after
+			reason.Source, reason.Block = strings.TrimSpace(bi.line.Line()), ""
 		}
 		if have, ok := byLine[key]; ok {
 			// One line, several blocks: the most run stands for it.

@@ -169,6 +169,19 @@ func TestV3Worst(t *testing.T) {
 	if !slices.Equal(got, want[:len(got)]) {
 		t.Errorf("the costliest paths run %v instructions, want %v", got, want[:len(got)])
 	}
+	// What makes the longest loop costly is said in its source lines: the
+	// loop's 13 steps, where the most alike cheaper packet took 12.
+	var counts [][]uint64
+	for _, f := range r.Top {
+		counts = append(counts, f.Counts)
+	}
+	reasons, _ := r.Explain(counts)
+	thirteen := func(rs []Reason) bool {
+		return slices.ContainsFunc(rs, func(x Reason) bool { return x.Count == 13 && x.Cheaper == 12 && x.Line > 0 && x.Source != "" })
+	}
+	if !slices.ContainsFunc(reasons, thirteen) {
+		t.Errorf("no packet is said to run a line 13 times where a cheaper one ran it 12: %+v", reasons)
+	}
 }
 
 // exhaustiveV3 runs v3 on a UDP packet from every address 192.0.0.0 +

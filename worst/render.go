@@ -38,6 +38,9 @@ func Write(w io.Writer, r *Report, format string) error {
 	return fmt.Errorf("%w %q: want %s", ErrFormat, format, strings.Join(Formats(), " or "))
 }
 
+// tableReasons are the reasons a row shows; the JSON has them all.
+const tableReasons = 2
+
 // Cell widths: the table should fit a wide terminal.
 const (
 	packetWidth  = 30
@@ -66,7 +69,7 @@ func writeTable(w io.Writer, r *Report) error {
 			byTime = fmt.Sprint(p.ByTime)
 		}
 		var reasons []string
-		for _, c := range p.Costly {
+		for _, c := range p.Costly[:min(len(p.Costly), tableReasons)] {
 			reasons = append(reasons, wrap(c.String(), reasonsWidth))
 		}
 		why := strings.Join(reasons, "\n")
