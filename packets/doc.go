@@ -4,7 +4,8 @@
 // (a non-IPv4 frame, a frame cut short inside the IPv4 header); a protocol
 // mix for other programs (a TCP SYN, a DNS query, a ping, a SYN over IPv6,
 // a VLAN-tagged query, an ARP request); cases described in a YAML file
-// (IP, ARP, QinQ, IPIP/GUE/VXLAN encapsulations); raw frame files, as
+// (IP, ARP, QinQ, IPIP/GUE/VXLAN encapsulations, or a whole frame in hex,
+// as WriteFile writes them); raw frame files, as
 // bpftool's data_in takes them (ReadFiles); and cases read from pcap or
 // pcapng captures, Linux cooked ones (tcpdump -i any) included.
 //
