@@ -187,13 +187,15 @@ func (r *Result) explain(mine, cheaper []uint64) []Reason {
 		key := fmt.Sprintf("block %d–%d", bi.start, bi.end-1)
 		reason := Reason{Block: key, Count: n, Cheaper: most, Instructions: extra, Calls: bi.calls}
 		if bi.line != nil {
-			key = fmt.Sprintf("%s:%d:%v", bi.line.FileName(), bi.line.LineNumber(), bi.after)
+			key = fmt.Sprintf("%s:%d", bi.line.FileName(), bi.line.LineNumber())
 			reason.File, reason.Line, reason.After = filepath.Base(bi.line.FileName()), bi.line.LineNumber(), bi.after
 			reason.Source, reason.Block = strings.TrimSpace(bi.line.Line()), ""
 		}
 		if have, ok := byLine[key]; ok {
-			// One line, several blocks: the most run stands for it.
+			// One line, several blocks: the most run stands for it, and
+			// the line's own code for the code after it.
 			have.Instructions += extra
+			have.After = have.After && reason.After
 			for _, c := range bi.calls {
 				if !slices.Contains(have.Calls, c) {
 					have.Calls = append(have.Calls, c)

@@ -19,6 +19,8 @@ type revert func(d, o *shape)
 // the octets its path needs.
 var reverts = func() []revert {
 	rs := []revert{
+		func(d, o *shape) { d.net, d.etherType = o.net, o.etherType },
+		func(d, o *shape) { d.l4, d.proto = o.l4, o.proto },
 		func(d, o *shape) { d.dst = o.dst },
 		func(d, o *shape) { d.src = o.src },
 		func(d, o *shape) { d.vlans = slices.Clone(o.vlans) },
@@ -52,7 +54,7 @@ var reverts = func() []revert {
 // path; e's counts do not change.
 func (s *searcher) simplify(e *entry) error {
 	p := e.pkt
-	if seed := s.seedShapes[p.seed]; p.shape != nil && seed != nil && seed.net == p.shape.net && seed.l4 == p.shape.l4 {
+	if seed := s.seedShapes[p.seed]; p.shape != nil && seed != nil {
 		for _, r := range reverts {
 			c := &packet{shape: p.shape.clone(), patches: p.patches, seed: p.seed}
 			r(c.shape, seed)
