@@ -22,6 +22,7 @@ type worstObserver struct {
 	cmd     *cobra.Command
 	quiet   bool
 	w       io.Writer // the terminal; nil: draw nothing
+	width   int       // the terminal's: a longer line would wrap, and not be redrawn
 	latest  atomic.Pointer[worst.Progress]
 	stop    chan struct{}
 	done    sync.WaitGroup
@@ -33,7 +34,10 @@ type worstObserver struct {
 func newWorstObserver(cmd *cobra.Command, quiet bool) *worstObserver {
 	o := &worstObserver{cmd: cmd, quiet: quiet, stop: make(chan struct{}), timing: observer{notice: noticeTo(cmd.ErrOrStderr())}, endBar: func() {}}
 	if stderr, ok := cmd.ErrOrStderr().(*os.File); ok && !quiet && term.IsTerminal(int(stderr.Fd())) {
-		o.w = stderr
+		o.w, o.width = stderr, 100
+		if w, _, err := term.GetSize(int(stderr.Fd())); err == nil && w > 1 {
+			o.width = w - 1
+		}
 		o.done.Add(1)
 		go o.draw()
 	}
@@ -52,7 +56,8 @@ func (o *worstObserver) draw() {
 		case <-tick.C:
 		}
 		if p := o.latest.Load(); p != nil {
-			fmt.Fprintf(o.w, "\r\x1b[2K%s", progressLine(*p))
+			line := []rune(progressLine(*p))
+			fmt.Fprintf(o.w, "\r\x1b[2K%s", string(line[:min(len(line), o.width)]))
 		}
 	}
 }
@@ -63,8 +68,8 @@ func progressLine(p worst.Progress) string {
 	if p.Elapsed > 0 {
 		rate = float64(p.Tried) / p.Elapsed.Seconds()
 	}
-	return fmt.Sprintf("searching: %d packets tried (%.0f/s), %d distinct paths, best so far %d instructions, %.1f of %.0f s",
-		p.Tried, rate, p.Paths, p.Best, p.Elapsed.Seconds(), p.Budget.Seconds())
+	return fmt.Sprintf("searching: best so far %d instructions; %d packets tried (%.0f/s), %d distinct paths; %.1f of %.0f s",
+		p.Best, p.Tried, rate, p.Paths, p.Elapsed.Seconds(), p.Budget.Seconds())
 }
 
 // Searching records the search's progress; it returns at once.
