@@ -73,7 +73,10 @@ func writeTable(w io.Writer, r *Report) error {
 			reasons = append(reasons, wrap(c.String(), reasonsWidth))
 		}
 		why := strings.Join(reasons, "\n")
-		if p.Versus != "" && why != "" {
+		switch {
+		case p.Versus != "" && why == "":
+			why = "vs " + p.Versus + ": no block more;\nits time alone"
+		case p.Versus != "":
 			why = "vs " + p.Versus + ":\n" + why
 		}
 		row := []string{byTime, fmt.Sprint(p.ByInstructions), wrap(p.Name+": "+p.Summary, packetWidth), p.Action,

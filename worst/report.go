@@ -112,7 +112,11 @@ func (r *Report) AddTimes(rep *results.Report) {
 	r.Timed, r.TimingPartial, r.Environment = true, rep.Partial, &rep.Environment
 	est := rep.Settings.ChosenEstimator()
 	r.Estimator = string(est)
-	r.Notes = append(r.Notes, rep.Environment.Notes...)
+	for _, n := range rep.Environment.Notes {
+		if !slices.Contains(r.Notes, n) { // loading notes are the search's too
+			r.Notes = append(r.Notes, n)
+		}
+	}
 	for _, c := range rep.Programs[0].Results {
 		i := slices.IndexFunc(r.Packets, func(p Packet) bool { return p.Name == c.Name })
 		if i < 0 {
