@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -49,6 +50,9 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 // count runs every case once through an instrumented copy of l's program
 // and returns the count of each.
 func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) ([]uint64, error) {
+	if l.Object.Prog != nil {
+		return nil, errors.New("not counted: a program its caller loaded has no instructions to instrument; give its CollectionSpec")
+	}
 	counted, err := loadCounted(l.Spec, l.Info.Name)
 	if err != nil {
 		return nil, fmt.Errorf("not counted: %w", err)
