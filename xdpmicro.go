@@ -58,6 +58,9 @@ func File(path, program string) Program {
 // README), which needs no object file: for trying the API out.
 func Build(name string) Program {
 	b, err := bpf.Lookup(name)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", object.ErrBadObject, err)
+	}
 	return Program{object: object.Object{Name: name + " (bundled)", ELF: b.Object}, program: b.Program, bundled: true, err: err}
 }
 

@@ -40,7 +40,7 @@ func BenchmarkFilter(b *testing.B) {
 func BenchmarkLoadedFilter(b *testing.B) {
 	f, err := portfilter.Load(22, 53)
 	if err != nil {
-		b.Skip(err) // without the privileges to load BPF
+		b.Skipf("loading the filter needs root, or CAP_BPF and CAP_NET_ADMIN: %v", err)
 	}
 	defer f.Close()
 	xdpmicro.Benchmark(b, xdpmicro.Loaded(f.Program()), &xdpmicro.Options{Cases: cases(b)})
