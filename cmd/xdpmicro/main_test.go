@@ -48,7 +48,6 @@ func TestBadInput(t *testing.T) {
 		{"bench", "--class", "fizz,nope"},
 		{"bench", "--class", "fizz,fizz"},
 		{"bench", "--program", "nope"},
-		{"bench", "../../bpf/testdata/multi.o"},
 		{"bench", "../../bpf/testdata/multi.o", "--program", "trace_getpid"},
 		{"bench", "--cpu", "4096"},
 		{"bench", "a", "b"},
