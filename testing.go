@@ -31,9 +31,12 @@ var unitLines sync.Once
 // named after it. It skips b, with the reason, where BPF programs cannot
 // be loaded and run; any other failure fails b.
 //
-// The sub-benchmarks do no work of their own: the iterations go test
-// prints are its own, and mean nothing here. -test.benchtime, given as
-// a duration, is the run's time budget when o sets none.
+// go test runs each sub-benchmark -count times: the k-th time reports the
+// k-th run of Measure, so that benchstat sees that many measurements,
+// not one repeated. The sub-benchmarks do no work of their own: the
+// iterations go test prints are its own, and mean nothing here.
+// -test.benchtime, given as a duration, is each run's time budget when o
+// sets none.
 func Benchmark(b *testing.B, p Program, o *Options) {
 	b.Helper()
 	opts := Options{}
@@ -43,7 +46,9 @@ func Benchmark(b *testing.B, p Program, o *Options) {
 	if opts.Time == 0 {
 		opts.Time = benchTime()
 	}
-	rep, err := Measure(b.Context(), p, &opts)
+	ctx := b.Context()
+	runs := &runs{measure: func() (*results.Report, error) { return Measure(ctx, p, &opts) }}
+	rep, err := runs.nth(1)
 	switch {
 	case errors.Is(err, host.ErrPermission):
 		b.Skipf("xdpmicro: %v", err)
@@ -57,10 +62,42 @@ func Benchmark(b *testing.B, p Program, o *Options) {
 	unitLines.Do(func() {
 		fmt.Fprintf(os.Stdout, "Unit %s assume=exact better=lower\n", UnitInsns)
 	})
-	for i := range prog.Results {
-		c := &prog.Results[i]
-		b.Run(c.Name, func(b *testing.B) { reportCase(b, rep, c) })
+	for i, c := range prog.Results {
+		count := 0
+		b.Run(c.Name, func(b *testing.B) {
+			if b.N == 1 { // go test's first call of a -count repetition
+				count++
+			}
+			rep, err := runs.nth(count)
+			if err != nil {
+				b.Fatalf("xdpmicro: %v", err)
+			}
+			prog, err := measured(rep)
+			if err != nil || len(prog.Results) <= i {
+				b.Fatalf("xdpmicro: run %d has no case %s: %v", count, c.Name, err)
+			}
+			reportCase(b, rep, &prog.Results[i])
+		})
 	}
+}
+
+// runs are the runs of Measure a benchmark made, each taken when a
+// sub-benchmark first asks for it.
+type runs struct {
+	measure func() (*results.Report, error)
+	reports []*results.Report
+}
+
+// nth is the n-th run, from 1.
+func (r *runs) nth(n int) (*results.Report, error) {
+	for len(r.reports) < n {
+		rep, err := r.measure()
+		if err != nil {
+			return nil, err
+		}
+		r.reports = append(r.reports, rep)
+	}
+	return r.reports[n-1], nil
 }
 
 // reportCase reports one case's figures as b's metrics.

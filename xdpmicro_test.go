@@ -125,11 +125,12 @@ func TestBadInput(t *testing.T) {
 
 // go test -bench on examples/portfilter prints what benchstat reads: a
 // line per case with fractional ns/op inside lo-ns/op and hi-ns/op,
-// insns/op declared exact, net-ns/op.
+// insns/op declared exact, net-ns/op; with -count 2, two measurements,
+// not one reported twice.
 func TestBenchmarkLines(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(goTool, "test", "-run", "^$", "-bench", "BenchmarkFilter$", "-benchtime", "2s", "./examples/portfilter")
+	cmd := exec.Command(goTool, "test", "-run", "^$", "-bench", "BenchmarkFilter$", "-benchtime", "1s", "-count", "2", "./examples/portfilter")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -137,6 +138,7 @@ func TestBenchmarkLines(t *testing.T) {
 	}
 	r := benchfmt.NewReader(bytes.NewReader(out), "go test")
 	cases, fractional := 0, false
+	times := map[string][]float64{}
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
 		if !ok {
@@ -151,6 +153,7 @@ func TestBenchmarkLines(t *testing.T) {
 			v[val.OrigUnit] = val.OrigValue
 		}
 		ns := v["ns/op"]
+		times[string(res.Name)] = append(times[string(res.Name)], ns)
 		fractional = fractional || ns != math.Trunc(ns)
 		if !(v[xdpmicro.UnitLow] <= ns && ns <= v[xdpmicro.UnitHigh]) || v[xdpmicro.UnitInsns] < 1 || v[xdpmicro.UnitNet] >= ns {
 			t.Errorf("%s: %v", res.Name, v)
@@ -165,7 +168,16 @@ func TestBenchmarkLines(t *testing.T) {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if cases != 9 || !fractional {
-		t.Errorf("%d results, fractional ns/op %v: want portfilter's 9 cases, fractional\n%s", cases, fractional, out)
+	if cases != 18 || len(times) != 9 || !fractional {
+		t.Errorf("%d results of %d cases, fractional ns/op %v: want portfilter's 9 cases twice, fractional\n%s", cases, len(times), fractional, out)
+	}
+	differ := 0
+	for _, ts := range times {
+		if len(ts) == 2 && ts[0] != ts[1] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Errorf("every case read the same twice: one measurement reported for both counts\n%s", out)
 	}
 }
