@@ -156,19 +156,7 @@ func addCalls(calls []HelperCalls, name string, n uint64) []HelperCalls {
 // functionCounts gives each executed function its own count, its callees'
 // with it where it is their only caller, and the times it was entered.
 func (p *Program) functionCounts(perInsn, self []uint64) []FunctionCount {
-	inclusive := slices.Clone(self)
-	// A callee's cost climbs its chain of single callers; BPF has no
-	// recursion, so every chain ends.
-	for f := range p.funcs {
-		for g, depth := f, 0; depth <= len(p.funcs); depth++ {
-			site := p.caller(g)
-			if site < 0 {
-				break
-			}
-			g = p.funcOf[site]
-			inclusive[g] += self[f]
-		}
-	}
+	inclusive := p.inclusive(perInsn)
 	var out []FunctionCount
 	for f, fn := range p.funcs {
 		if perInsn[fn.entry] == 0 && self[f] == 0 {

@@ -38,7 +38,7 @@ func WriteText(w io.Writer, rep *Report, v View) error {
 }
 
 func writeProfile(w *bufio.Writer, p *Profile, v View) {
-	fmt.Fprintf(w, "%s in %s (%s)\n", p.Program, p.Object, p.Type)
+	fmt.Fprintf(w, "%s in %s, %s\n", p.Program, p.Object, p.Type)
 	if p.NoLines != "" {
 		fmt.Fprintf(w, "note: %s\n", p.NoLines)
 	}
