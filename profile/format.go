@@ -18,7 +18,9 @@ const (
 )
 
 // Formats are the formats' names, as the command takes them.
-func Formats() []string { return []string{string(Text), string(Pprof), string(Callgrind), string(JSON)} }
+func Formats() []string {
+	return []string{string(Text), string(Pprof), string(Callgrind), string(JSON)}
+}
 
 // Binary says the format is not for a terminal.
 func (f Format) Binary() bool { return f == Pprof }
