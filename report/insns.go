@@ -110,5 +110,25 @@ func (c comparison) insnsNotes() []note {
 		}
 		out = append(out, mattering("instructions changed, but not the time beyond the noise: %s: %s", strings.Join(cases, ", "), hiddenWhy))
 	}
+	return append(out, c.linesChangedNotes()...)
+}
+
+// linesChangedNotes name, for each case whose instruction count changed,
+// the lines whose counts changed most.
+func (c comparison) linesChangedNotes() []note {
+	var out []note
+	for _, cc := range c.Cases {
+		if len(cc.LinesChanged) == 0 {
+			continue
+		}
+		var lines []string
+		for _, l := range cc.LinesChanged {
+			lines = append(lines, fmt.Sprintf("%s %+d", l.Line, int64(l.After)-int64(l.Before)))
+		}
+		out = append(out, mattering("%s: %s instructions, most changed on %s", cc.Name, insnsChange(cc), strings.Join(lines, ", ")))
+	}
+	if len(out) > 0 {
+		out = append(out, mattering("every line's change, and the machine code: xdpmicro profile --before OLD --after NEW"))
+	}
 	return out
 }
