@@ -41,6 +41,9 @@ type Case struct {
 	Total     uint64          `json:"instructions"`
 	Lines     []LineCount     `json:"lines"`     // the executed lines, in source order
 	Functions []FunctionCount `json:"functions"` // the executed functions, in program order
+	// TailCalls are the tail calls that left the program, by line: the
+	// instructions of the program each entered are not counted.
+	TailCalls []HelperCalls `json:"tail_calls,omitempty"`
 	perInsn   []uint64
 }
 
@@ -132,6 +135,7 @@ func (p *Program) Case(name string, blocks []uint64) (Case, error) {
 		}
 	}
 	p.machineCounts(c.perInsn, lines)
+	c.TailCalls = p.tailCalls(c.perInsn)
 	for i := range lines {
 		lines[i].Line = p.lines[i]
 		if lines[i].Instructions > 0 {
@@ -151,6 +155,19 @@ func addCalls(calls []HelperCalls, name string, n uint64) []HelperCalls {
 		}
 	}
 	return append(calls, HelperCalls{Name: name, Calls: n})
+}
+
+// tailCalls counts the tail calls that did not come back: a call of
+// bpf_tail_call that ran more often than the instruction after it.
+func (p *Program) tailCalls(perInsn []uint64) []HelperCalls {
+	var out []HelperCalls
+	for i, h := range p.helper {
+		if h != "bpf_tail_call" || i+1 >= len(perInsn) || perInsn[i+1] >= perInsn[i] {
+			continue
+		}
+		out = addCalls(out, p.lines[p.lineOf[i]].String(), perInsn[i]-perInsn[i+1])
+	}
+	return out
 }
 
 // functionCounts gives each executed function its own count, its callees'

@@ -51,6 +51,9 @@ func writeProfile(w *bufio.Writer, p *Profile, v View) {
 	}
 	for _, c := range p.Cases {
 		fmt.Fprintf(w, "\n── case %s: %d instructions ──\n", c.Name, c.Total)
+		for _, t := range c.TailCalls {
+			fmt.Fprintf(w, "note: %d tail call(s) at %s entered another program, whose instructions are not counted\n", t.Calls, t.Name)
+		}
 		writeFunctions(w, c)
 		if v.SourceOrder {
 			writeSourceOrder(w, p, c, v, source)
