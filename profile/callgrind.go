@@ -137,12 +137,7 @@ func (p *Program) inclusive(perInsn []uint64) []uint64 {
 	}
 	out := slices.Clone(self)
 	for f := range p.funcs {
-		for g, depth := f, 0; depth <= len(p.funcs); depth++ {
-			site := p.caller(g)
-			if site < 0 {
-				break
-			}
-			g = p.funcOf[site]
+		for g, depth := p.callerFunc(f), 0; g >= 0 && depth <= len(p.funcs); g, depth = p.callerFunc(g), depth+1 {
 			out[g] += self[f]
 		}
 	}

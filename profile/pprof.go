@@ -64,13 +64,21 @@ func (b *pprofBuilder) add(prof *Profile, base uint64, labelBuild bool) uint64 {
 		b.p.Comments = append(b.p.Comments, "note: "+prof.NoLines)
 	}
 	locations := map[int]*pprof.Location{}
+	// A location per instruction at its offset; a calling function as a
+	// whole (-1-g) at its entry, on no line.
 	location := func(i int) *pprof.Location {
 		if l, ok := locations[i]; ok {
 			return l
 		}
-		line := p.lines[p.lineOf[i]]
-		l := &pprof.Location{ID: uint64(len(b.p.Location) + 1), Mapping: m, Address: base + uint64(p.offsets[i])*8,
-			Line: []pprof.Line{{Function: b.function(p.funcs[p.funcOf[i]].name, line.File, prof), Line: int64(line.Number)}}}
+		insn, number := i, int64(0)
+		if i >= 0 {
+			number = int64(p.lines[p.lineOf[i]].Number)
+		} else {
+			insn = p.funcs[-1-i].entry
+		}
+		line := p.lines[p.lineOf[insn]]
+		l := &pprof.Location{ID: uint64(len(b.p.Location) + 1), Mapping: m, Address: base + uint64(p.offsets[insn])*8,
+			Line: []pprof.Line{{Function: b.function(p.funcs[p.funcOf[insn]].name, line.File, prof), Line: number}}}
 		b.p.Location = append(b.p.Location, l)
 		locations[i] = l
 		return l

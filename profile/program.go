@@ -287,18 +287,41 @@ func (p *Program) caller(f int) int {
 	return p.funcs[f].sites[0]
 }
 
-// stack is the chain of call sites from instruction i's function up to a
-// function with no single caller: the callers' lines, innermost first.
+// callerFunc is the function that holds every call site of f, or -1 when
+// none or several do: then f's cost belongs to that function.
+func (p *Program) callerFunc(f int) int {
+	sites := p.funcs[f].sites
+	if len(sites) == 0 {
+		return -1
+	}
+	g := p.funcOf[sites[0]]
+	for _, s := range sites[1:] {
+		if p.funcOf[s] != g {
+			return -1
+		}
+	}
+	return g
+}
+
+// stack is the chain of callers from instruction i's function up to a
+// function with no single calling function, innermost first: a call
+// site's instruction where a callee has one, else -1-g for the calling
+// function g as a whole.
 func (p *Program) stack(i int) []int {
 	var out []int
-	for f := p.funcOf[i]; ; {
-		site := p.caller(f)
-		if site < 0 || len(out) > len(p.funcs) { // BPF has no recursion; a bound all the same
-			return out
+	for f := p.funcOf[i]; len(out) <= len(p.funcs); { // BPF has no recursion; a bound all the same
+		g := p.callerFunc(f)
+		if g < 0 {
+			break
 		}
-		out = append(out, site)
-		f = p.funcOf[site]
+		if site := p.caller(f); site >= 0 {
+			out = append(out, site)
+		} else {
+			out = append(out, -1-g)
+		}
+		f = g
 	}
+	return out
 }
 
 // sourceLine is an instruction's BTF line, when it carries one.
