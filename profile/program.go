@@ -133,7 +133,7 @@ func (p *Program) mapLines() {
 		p.offsets[i] = off
 		off += int(ins.Size() / asm.InstructionSize)
 		if !hasLines {
-			p.lineOf[i] = add(Line{Number: i, Text: fmt.Sprint(*ins)})
+			p.lineOf[i] = add(Line{Number: p.offsets[i], Text: fmt.Sprint(*ins)})
 			continue
 		}
 		if src := ins.Source(); src != nil {
