@@ -45,9 +45,9 @@ mapping is exact, the machine instructions it executed. --format pprof and
 --format callgrind write files that go tool pprof and callgrind_annotate read.
 With --before and --after, show per case the lines and functions whose counts
 changed, the largest change first.`,
-		Example: `  sudo xdpmicro profile v3 --class high                 # where v3's costliest case spends its instructions
-  sudo xdpmicro profile v3 --source --jit               # in source order, with the JIT's code
-  sudo xdpmicro profile --before v3 --after v4          # which lines the fix changed
+		Example: `  sudo xdpmicro profile v3 --class high           # where v3's costliest case runs
+  sudo xdpmicro profile v3 --source --jit         # in source order, with the JIT's code
+  sudo xdpmicro profile --before v3 --after v4    # which lines the fix changed
   sudo xdpmicro profile v4 --format pprof -o v4.pb.gz && go tool pprof -top v4.pb.gz
   sudo xdpmicro profile v4 --format callgrind -o cg.out && callgrind_annotate cg.out`,
 		Args:              atMostArgs(1),
@@ -70,7 +70,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.output, "output", "o", "", "write the profile to `FILE`, atomically, instead of standard output")
 	fl.BoolVar(&f.sourceOrder, "source", false, "list every line in source order, unexecuted ones too, instead of the executed ones hottest first")
 	fl.BoolVar(&f.machine, "jit", false, "show each line's machine code, as the JIT emitted it, and the machine instructions it executed where exact")
-	fl.StringVar(&f.before, "before", "", "compare: the old build `OBJECT`, whose lines' counts the new one's are set against")
+	fl.StringVar(&f.before, "before", "", "compare: the old build `OBJECT`; show per case the lines and functions whose counts changed")
 	fl.StringVar(&f.after, "after", "", "compare: the new build `OBJECT`, given here or as the argument; needs --before")
 	describeDefault(fl, "after", "OBJECT")
 	registerQuiet(cmd)
