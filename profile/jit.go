@@ -89,13 +89,12 @@ func (p *Program) addJIT(info *ebpf.ProgramInfo, lines btf.LineOffsets) error {
 
 // sameRecord says record r of the object is the kernel's record k.
 func (p *Program) sameRecord(r int, k jitRecord) bool {
-	ins := &p.insns[p.records[r].start]
-	l := lineOf(ins.Source())
-	col := uint32(0)
-	if bl, ok := sourceLine(ins); ok {
-		col = bl.LineColumn()
+	bl, ok := sourceLine(&p.insns[p.records[r].start])
+	if !ok {
+		return false
 	}
-	return l.File == k.file && uint32(l.Number) == k.line && col == k.col && l.Text == strings.TrimSpace(k.text)
+	return cleanFile(bl.FileName()) == k.file && bl.LineNumber() == k.line && bl.LineColumn() == k.col &&
+		strings.TrimSpace(bl.Line()) == strings.TrimSpace(k.text)
 }
 
 // jitImage is the JIT's code of every function of a program, as the

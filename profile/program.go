@@ -153,10 +153,18 @@ func (p *Program) mapLines() {
 	}
 }
 
+// noSourceLine is the text of line 0: code the compiler tied to no line
+// (merged tails, spills).
+const noSourceLine = "(line 0: code the compiler tied to no source line)"
+
 // lineOf reads a line from an instruction's source metadata.
 func lineOf(src fmt.Stringer) Line {
 	if l, ok := src.(*btf.Line); ok {
-		return Line{File: cleanFile(l.FileName()), Number: int(l.LineNumber()), Text: strings.TrimSpace(l.Line())}
+		line := Line{File: cleanFile(l.FileName()), Number: int(l.LineNumber()), Text: strings.TrimSpace(l.Line())}
+		if line.Number == 0 && line.Text == "" {
+			line.Text = noSourceLine
+		}
+		return line
 	}
 	return Line{File: "?", Text: strings.TrimSpace(src.String())}
 }
