@@ -83,10 +83,11 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 	if err != nil {
 		return nil, err
 	}
-	m, runErr := o.measure(ctx, obs)
-	if runErr != nil && !m.Partial {
+	res, runErr := o.measureRaw(ctx, obs)
+	if runErr != nil && !res.Partial {
 		return nil, runErr
 	}
+	m := measuredOf(res)
 	settings, opts := o.settings(), o.Stats
 	if m.Partial {
 		opts.Resamples = min(opts.Resamples, partialResamples)
@@ -99,7 +100,13 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 	if m.Partial {
 		return rep, runErr
 	}
-	return o.compare(rep)
+	if rep, err = o.compare(rep); err != nil {
+		return nil, err
+	}
+	if o.Compared {
+		addLineChanges(rep.Comparison, res)
+	}
+	return rep, nil
 }
 
 // Measure measures as Run does, and returns what was measured, raw: for
@@ -113,11 +120,16 @@ func Measure(ctx context.Context, o Options, obs Observer) (results.Measured, er
 }
 
 func (o Options) measure(ctx context.Context, obs Observer) (results.Measured, error) {
-	res, err := measure.Run(ctx, o.config(o.plan(), obs))
+	res, err := o.measureRaw(ctx, obs)
 	if err != nil && !res.Partial {
 		return results.Measured{}, err
 	}
 	return measuredOf(res), err
+}
+
+// measureRaw measures, and returns what package measure found.
+func (o Options) measureRaw(ctx context.Context, obs Observer) (measure.Result, error) {
+	return measure.Run(ctx, o.config(o.plan(), obs))
 }
 
 // complete checks the options and fills what they leave to Run.
@@ -210,6 +222,8 @@ func (o Options) config(plan sampling, obs Observer) measure.Config {
 		Warmup: o.Warmup, Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime,
 		Repeat: o.Repeat, Timer: o.Timer, Sampling: o.Sampling, Placements: o.Placements,
 		SingleRun: o.SingleRun, Restore: o.Restore,
+		// Two builds' block counts name the lines whose counts changed.
+		Profile: o.Compared,
 	}
 	if !o.NoFloor {
 		cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}

@@ -78,6 +78,7 @@ func instrumentSpec(spec *ebpf.CollectionSpec, program string, opt options) (*eb
 	cs := spec.Copy()
 	cs.Programs = map[string]*ebpf.ProgramSpec{program: cs.Programs[program]}
 	cs.Programs[program].Instructions = rw.Insns
+	keepTailCallTargets(spec, cs)
 	for _, m := range cs.Maps {
 		// The copy's maps are its own: a pinned map would be shared with
 		// the program measured, or with whoever else pinned it.

@@ -2,6 +2,9 @@ package measure
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -76,8 +79,18 @@ func TestRunsDoNotShareCPU(t *testing.T) {
 			if tc.cpu != AnyCPU && a.CPULock.Waited == 0 && b.CPULock.Waited == 0 {
 				t.Errorf("both ran on requested CPU %d without a wait", tc.cpu)
 			}
-			if len(notices[0])+len(notices[1]) > 1 {
-				t.Errorf("more than one notice: %q", notices)
+			// Another xdpmicro on the machine (a developer's, a test
+			// elsewhere) may be waited for as well: only the waits for
+			// this process's own other run are counted.
+			own := fmt.Sprintf("(pid %d)", os.Getpid())
+			waits := 0
+			for _, n := range append(notices[0], notices[1]...) {
+				if strings.Contains(n, own) {
+					waits++
+				}
+			}
+			if waits > 1 {
+				t.Errorf("more than one notice of waiting for the other run: %q", notices)
 			}
 		})
 	}

@@ -1,8 +1,13 @@
 package measure
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
 
 	"github.com/xdpmicro/xdpmicro/insncount"
 	"github.com/xdpmicro/xdpmicro/object"
@@ -31,34 +36,53 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 			for c := range pr.Cases {
 				pr.Cases[c].Instructions = res.Programs[j].Cases[c].Instructions
 				pr.Cases[c].NoCount = res.Programs[j].Cases[c].NoCount
+				pr.Cases[c].Blocks = res.Programs[j].Cases[c].Blocks
 			}
+			pr.Counted = res.Programs[j].Counted
 			continue
 		}
 		first[p.programOf[i]] = i
-		counts, err := p.count(l, p.updates[i], pr.Cases)
+		blocks, rw, err := p.count(l, p.updates[i], pr.Cases)
 		for c := range pr.Cases {
 			if err != nil {
 				pr.Cases[c].NoCount = firstLine(err.Error())
 				continue
 			}
-			pr.Cases[c].Instructions = counts[c]
+			pr.Cases[c].Instructions = rw.Total(blocks[c])
+			if p.cfg.Profile {
+				pr.Cases[c].Blocks = blocks[c]
+			}
+		}
+		if err == nil && p.cfg.Profile {
+			pr.Counted = countedOf(l, rw)
 		}
 	}
 }
 
 // count runs every case once through an instrumented copy of l's program
-// and returns the count of each.
-func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) ([]uint64, error) {
+// and returns, for each case, how many times each basic block of the
+// rewrite ran.
+func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) ([][]uint64, insncount.Rewrite, error) {
+	if l.Object.Prog != nil {
+		return nil, insncount.Rewrite{}, errors.New("not counted: a program its caller loaded has no instructions to instrument; give its CollectionSpec")
+	}
 	counted, err := loadCounted(l.Spec, l.Info.Name)
 	if err != nil {
-		return nil, fmt.Errorf("not counted: %w", err)
+		return nil, insncount.Rewrite{}, fmt.Errorf("not counted: %w", err)
 	}
 	defer counted.Close()
+	counts, err := runCounted(l, counted, updates, cases)
+	return counts, counted.Rewrite, err
+}
+
+// runCounted runs every case once through counted, the instrumented copy
+// of l's program, after filling its maps as l's were.
+func runCounted(l *program, counted *insncount.Program, updates []object.Update, cases []CaseResult) ([][]uint64, error) {
 	twin := object.FromCollection(l.Object, l.Info, l.Spec, counted.Collection, counted.Program)
 	if err := twin.Apply(updates); err != nil {
 		return nil, fmt.Errorf("not counted: the instrumented copy's maps: %w", err)
 	}
-	counts := make([]uint64, len(cases))
+	counts := make([][]uint64, len(cases))
 	for i, c := range cases {
 		// As before each checking run: queues and stacks emptied.
 		if _, err := twin.Snapshot(); err != nil {
@@ -82,11 +106,45 @@ func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) ([
 		case object.FrameChanged(l.Info.Type, want, out):
 			return nil, fmt.Errorf("not counted: case %s: the instrumented copy left another frame than the program", c.Case.Name)
 		}
-		if counts[i], err = counted.Count(); err != nil {
+		if counts[i], err = counted.Counts(nil); err != nil {
 			return nil, fmt.Errorf("not counted: %w", err)
 		}
 	}
 	return counts, nil
+}
+
+// Counted is what a program's block counts (CaseResult.Blocks) count, kept
+// with Config.Profile: for profiles that attribute them to source lines.
+type Counted struct {
+	// Instructions are the program as loaded, with its line and function
+	// metadata; Blocks index them.
+	Instructions asm.Instructions
+	Blocks       []insncount.Block
+	// JIT is the kernel's record of the loaded program (its machine code
+	// and the machine address of each line record), and JITLines the line
+	// records, read while the program was loaded (they name its BTF by
+	// an ID that dies with it); nil when the kernel did not give them,
+	// and JITError why.
+	JIT      *ebpf.ProgramInfo
+	JITLines btf.LineOffsets
+	JITError string
+}
+
+// countedOf keeps l's instructions, the blocks of rw, and what the kernel
+// says of the loaded program.
+func countedOf(l *program, rw insncount.Rewrite) *Counted {
+	c := &Counted{Instructions: l.Spec.Programs[l.Info.Name].Instructions, Blocks: rw.Blocks}
+	info, err := l.Prog.Info()
+	if err != nil {
+		c.JITError = fmt.Sprintf("the kernel's program info: %v", err)
+		return c
+	}
+	if c.JITLines, err = info.LineInfos(); err != nil {
+		c.JITError = fmt.Sprintf("the kernel's line info: %v", err)
+		return c
+	}
+	c.JIT = info
+	return c
 }
 
 // firstLine is a reason's first line: a verifier's log follows it.

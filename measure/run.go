@@ -121,6 +121,10 @@ type Config struct {
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
+	// Profile keeps, for every case, how many times each basic block of
+	// the program ran (CaseResult.Blocks), and for every program what the
+	// blocks are of (ProgramResult.Counted): for per-line profiles.
+	Profile bool
 	// Notice, if set, is told in one line what a person waiting for the
 	// run should know at once: that it waits for another xdpmicro run to
 	// free the measuring CPU (cpulock.go), or will take longer than Budget.
@@ -189,6 +193,9 @@ type CaseResult struct {
 	// counted, and NoCount says why.
 	Instructions uint64
 	NoCount      string
+	// Blocks, with Config.Profile, are how many times the checking run
+	// executed each basic block of ProgramResult.Counted.Blocks.
+	Blocks []uint64
 	// ContextChanges are the fields of Case.Context that the checking
 	// run's program changed; such a case is sampled one run a call too.
 	ContextChanges []object.ContextChange
@@ -205,6 +212,9 @@ type ProgramResult struct {
 	// Placements are the results of the program's other loads, sampled
 	// in the same rounds (Config.Placements).
 	Placements []ProgramResult
+	// Counted, with Config.Profile, is what the cases' Blocks count; nil
+	// when the program was not counted.
+	Counted *Counted
 }
 
 // Result is everything a run measured.

@@ -78,6 +78,9 @@ func ChooseByType(obj Object, programType ebpf.ProgramType) (Chosen, error) {
 // attached: closing the file descriptors frees it all.
 func (c Chosen) Load() (*Loaded, error) {
 	obj, info, spec := c.Object, c.Info, c.Spec
+	if obj.Prog != nil {
+		return c.loadPreloaded()
+	}
 	// Kernels before 5.11 charge BPF memory to RLIMIT_MEMLOCK; newer ones
 	// ignore it and this is a no-op.
 	if err := rlimit.RemoveMemlock(); err != nil && !errors.Is(err, unix.EPERM) {

@@ -31,10 +31,18 @@ var (
 	ErrUnexpectedReturn = errors.New("unexpected return code")
 )
 
-// Object is an ELF object holding BPF programs.
+// Object holds BPF programs: as an ELF file's bytes, as a collection its
+// caller parsed (bpf2go's generated loadX functions return one), or as one
+// program its caller loaded. Exactly one of ELF, Spec and Prog is set.
 type Object struct {
 	Name string // as reported: a bundled build's name or a file's path
 	ELF  []byte
+	// Spec is used as it is, copied, in place of ELF.
+	Spec *ebpf.CollectionSpec
+	// Prog is a program already in the kernel, run as it is, with the
+	// maps it holds. Without its instructions it cannot be instrumented:
+	// its cases have no instruction counts, and no map effects are read.
+	Prog *ebpf.Program
 }
 
 // ReadObject reads an object file.
@@ -108,6 +116,15 @@ func attachTypeName(a ebpf.AttachType) string {
 }
 
 func (o Object) spec() (*ebpf.CollectionSpec, error) {
+	switch {
+	case o.Prog != nil:
+		return loadedSpec(o)
+	case o.Spec != nil:
+		if len(o.Spec.Programs) == 0 {
+			return nil, fmt.Errorf("%w: %s holds no BPF program", ErrBadObject, o.Name)
+		}
+		return o.Spec.Copy(), nil
+	}
 	f, err := elf.NewFile(bytes.NewReader(o.ELF))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is not an ELF file", ErrBadObject, o.Name)

@@ -116,7 +116,11 @@ type bmfCount struct {
 // measures are Bencher's built-in latency, in nanoseconds, and
 // instructions, the BPF instructions the case executed, where counted.
 func (r doc) writeBMF(w io.Writer) error {
-	out := map[string]map[string]any{}
+	return writeJSON(w, r.bmf(map[string]map[string]any{}))
+}
+
+// bmf adds the report's benchmarks to out, by program and case.
+func (r doc) bmf(out map[string]map[string]any) map[string]map[string]any {
 	if len(r.Programs) > 0 {
 		p := r.Programs[len(r.Programs)-1]
 		for _, c := range p.Results {
@@ -133,5 +137,5 @@ func (r doc) writeBMF(w io.Writer) error {
 			}
 		}
 	}
-	return writeJSON(w, out)
+	return out
 }

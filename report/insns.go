@@ -110,5 +110,39 @@ func (c comparison) insnsNotes() []note {
 		}
 		out = append(out, mattering("instructions changed, but not the time beyond the noise: %s: %s", strings.Join(cases, ", "), hiddenWhy))
 	}
+	return append(out, c.linesChangedNotes()...)
+}
+
+// linesChangedNotes name, for each case whose instruction count changed,
+// the lines whose counts changed most: by case under --verbose; by
+// default one line for the cases that share their lines, as a change of
+// one piece of code moves the same lines in every case.
+func (c comparison) linesChangedNotes() []note {
+	var out []note
+	var groups []string              // the lines named, in first-seen order
+	casesOf := map[string][]string{} // lines named -> the cases
+	for _, cc := range c.Cases {
+		if len(cc.LinesChanged) == 0 {
+			continue
+		}
+		var changes, named []string
+		for _, l := range cc.LinesChanged {
+			changes = append(changes, fmt.Sprintf("%s %+d", l.Line, int64(l.After)-int64(l.Before)))
+			named = append(named, l.Line)
+		}
+		out = append(out, method("%s: %s instructions, most changed on %s", cc.Name, insnsChange(cc), strings.Join(changes, ", ")))
+		slices.Sort(named)
+		key := strings.Join(named, ", ")
+		if casesOf[key] == nil {
+			groups = append(groups, key)
+		}
+		casesOf[key] = append(casesOf[key], cc.Name)
+	}
+	for _, key := range groups {
+		out = append(out, mattering("instructions changed most on %s: %s (by case: --verbose)", key, strings.Join(casesOf[key], ", ")))
+	}
+	if len(out) > 0 {
+		out = append(out, mattering("every line's change, and the machine code: xdpmicro profile --before OLD --after NEW"))
+	}
 	return out
 }

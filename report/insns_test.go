@@ -70,3 +70,27 @@ func TestNoCountNote(t *testing.T) {
 		t.Errorf("BMF has an instructions measure without counts:\n%s", bmf)
 	}
 }
+
+// Where a case's instruction count changed, a note names the lines whose
+// counts changed most, and the command that gives them all: by default
+// one line for the cases that share them, by case under --verbose.
+func TestLinesChangedNote(t *testing.T) {
+	res := twoBuilds(t)
+	before, after := res.Programs[0].Results, res.Programs[1].Results
+	before[0].Instructions, after[0].Instructions = 206, 44
+	r := interleaved(t, res, stats.DefaultOptions())
+	r.Comparison.Cases[0].LinesChanged = []results.LineChange{{Line: "fizzbuzz.c:72", Before: 147, After: 0}, {Line: "fizzbuzz.c:83", Before: 0, After: 11}}
+	out := flat(render(t, r, Table))
+	for _, want := range []string{"instructions changed most on fizzbuzz.c:72, fizzbuzz.c:83: fizz", "xdpmicro profile --before OLD --after NEW"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	verbose := flat(renderView(t, r, Table, View{Verbose: true}))
+	if want := "fizz: 206 → 44 instructions, most changed on fizzbuzz.c:72 -147, fizzbuzz.c:83 +11"; !strings.Contains(verbose, want) {
+		t.Errorf("--verbose lacks %q:\n%s", want, verbose)
+	}
+	if js := render(t, r, JSON); !strings.Contains(js, `"lines_changed"`) {
+		t.Errorf("JSON lacks the lines changed")
+	}
+}

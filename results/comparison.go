@@ -51,7 +51,17 @@ type ComparedCase struct {
 	// noise threshold applies to.
 	InsnsBefore uint64 `json:"instructions_before,omitempty"`
 	InsnsAfter  uint64 `json:"instructions_after,omitempty"`
+	// LinesChanged are, where the instruction counts differ, the source
+	// lines whose counts changed most (xdpmicro profile gives them all).
+	LinesChanged []LineChange `json:"lines_changed,omitempty"`
 	stats.Comparison
+}
+
+// LineChange is a source line's executed instructions before and after.
+type LineChange struct {
+	Line   string `json:"line"` // file:line
+	Before uint64 `json:"before"`
+	After  uint64 `json:"after"`
 }
 
 // ActionChanged says the builds returned different actions for the case.

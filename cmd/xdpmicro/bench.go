@@ -128,7 +128,7 @@ const benchExample = `  # the bundled default (v4), every source-address class, 
 // is loaded.
 func (f *benchFlags) registerProgramFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	registerProgram(fl, &f.program)
+	registerPrograms(fl, &f.program)
 	registerMapInit(fl, &f.mapInit)
 	f.load.register(cmd)
 }
@@ -232,6 +232,13 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 	opts, err := f.options(cmd, args)
 	if err != nil {
 		return err
+	}
+	names, err := f.programNames(cmd, &opts)
+	if err != nil {
+		return err
+	}
+	if names != nil {
+		return runEach(cmd, f, opts, names)
 	}
 	// Only now that every flag is checked: nothing to stop on a usage error.
 	ctx, stop, caught := signalContext()

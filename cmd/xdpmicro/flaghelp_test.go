@@ -27,7 +27,7 @@ func TestHelpFlags(t *testing.T) {
 	entries, order := helpEntries(flags)
 	text := strings.Join(strings.Fields(flags), " ")
 	for _, want := range []string{
-		"--program NAME", "(default the object's only measurable program; a bundled build's own)",
+		"--program NAME", "(default all the object's measurable ones)",
 		"--repeat N", "(default 0: chosen so that a sample lasts about 200µs)",
 		"--after OBJECT", "(default OBJECT)",
 		"--output FILE", "--pcap-limit N", "(default 0: all)",

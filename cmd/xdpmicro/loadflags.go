@@ -43,6 +43,13 @@ func registerProgram(fl *pflag.FlagSet, program *string) {
 	describeDefault(fl, "program", "the object's only measurable program; a bundled build's own")
 }
 
+// registerPrograms adds bench's --program, which chooses several as go
+// test -bench does.
+func registerPrograms(fl *pflag.FlagSet, program *string) {
+	fl.StringVar(program, "program", "", "the programs to measure, a table each: `NAME`, a comma list, or a glob ('xdp_*')")
+	describeDefault(fl, "program", "all the object's measurable ones")
+}
+
 // registerMapInit adds --map-init, the same for every command that runs a
 // program.
 func registerMapInit(fl *pflag.FlagSet, file *string) {

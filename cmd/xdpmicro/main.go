@@ -149,7 +149,7 @@ Nothing is pinned, attached or left loaded when xdpmicro exits.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(benchCommand(), compareCommand(), packetsCommand(), programsCommand(), validateCommand(), worstCommand())
+	root.AddCommand(benchCommand(), compareCommand(), packetsCommand(), profileCommand(), programsCommand(), validateCommand(), worstCommand())
 	root.SetHelpCommand(helpCommand(root))
 	documentFlags(root)
 	return root

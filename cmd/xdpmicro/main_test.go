@@ -48,7 +48,6 @@ func TestBadInput(t *testing.T) {
 		{"bench", "--class", "fizz,nope"},
 		{"bench", "--class", "fizz,fizz"},
 		{"bench", "--program", "nope"},
-		{"bench", "../../bpf/testdata/multi.o"},
 		{"bench", "../../bpf/testdata/multi.o", "--program", "trace_getpid"},
 		{"bench", "--cpu", "4096"},
 		{"bench", "a", "b"},
@@ -76,6 +75,16 @@ func TestBadInput(t *testing.T) {
 		{"bench", "--ctx", "ingress_ifindex=no-such-device0"},
 		{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_mark", "--ctx", "data=1"},
 		{"packets", "--ctx", "mark"},
+		{"profile", "v9"},
+		{"profile", "--format", "svg"},
+		{"profile", "--class", "nope"},
+		{"profile", "--program", "nope"},
+		{"profile", "--output", "/nonexistent/dir/p.pb.gz"},
+		{"profile", "--output", os.TempDir()},
+		{"profile", "--before", "v3", "--after", "v4", "--format", "pprof"},
+		{"profile", "--after", "v4"},
+		{"profile", "--cpu", "-5"},
+		{"profile", "--set", "novalue"},
 	}
 	for _, args := range tests {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
+)
+
+// programNames are the programs OBJECT's --program chooses when it
+// chooses several, as go test -bench . runs every benchmark; nil when the
+// run measures one, named in opts. A bundled build names its own.
+func (f benchFlags) programNames(cmd *cobra.Command, opts *bench.Options) ([]string, error) {
+	last := &opts.Programs[len(opts.Programs)-1]
+	if last.Program != "" && !object.IsPattern(last.Program) {
+		return nil, nil
+	}
+	settings, err := object.NewSettings(opts.Load, opts.MapInit)
+	if err != nil {
+		return nil, err
+	}
+	names, skipped, err := object.Select(last.Object, last.Program, settings)
+	if err != nil {
+		return nil, f.load.hint(err)
+	}
+	if len(names) == 1 {
+		for i := range opts.Programs {
+			opts.Programs[i].Program = names[0]
+		}
+		return nil, nil
+	}
+	switch {
+	case f.save != "":
+		return nil, usageError{errors.New("--save-baseline saves one program's results: choose it with --program")}
+	case f.baseline != "":
+		return nil, usageError{errors.New("--baseline compares one program: choose it with --program")}
+	case f.output.html != "":
+		return nil, usageError{errors.New("--report draws one program: choose it with --program")}
+	}
+	for _, p := range skipped {
+		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: note: %s (%s) is not measured: %s\n", p.Name, p.Type, notMeasured(p))
+	}
+	return names, nil
+}
+
+// notMeasured says why a program was passed over.
+func notMeasured(p object.ProgramInfo) string {
+	if p.Supported() {
+		return "the kernel will not test-run a " + p.ForMap() + " program (--attach-type xdp loads it as plain XDP)"
+	}
+	return "not a type xdpmicro measures"
+}
+
+// runEach measures each program in turn, a table each, and reports the
+// programs that failed after the others' results: exit 1 if any did.
+func runEach(cmd *cobra.Command, f benchFlags, opts bench.Options, names []string) error {
+	ctx, stop, caught := signalContext()
+	defer stop()
+	outcomes := bench.RunEach(ctx, opts, names, func(string) (bench.Observer, func()) {
+		return observe(cmd, f.quiet)
+	})
+	var reps []*results.Report
+	var failed []string
+	for _, o := range outcomes {
+		switch {
+		case o.Report != nil && o.Report.Partial:
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output")
+			_ = report.WriteAll(cmd.OutOrStdout(), append(reps, o.Report), report.Table, f.output.view())
+			return interrupted{signal: int(caught())}
+		case o.Err != nil && caught() != 0 && bench.Interrupted(o.Err):
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; nothing written")
+			return interrupted{signal: int(caught())}
+		case o.Err != nil:
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: program "+oneLine(f.load.hint(o.Err)))
+			failed = append(failed, o.Program)
+		default:
+			reps = append(reps, o.Report)
+		}
+	}
+	if err := f.writeEach(cmd, reps); err != nil {
+		return err
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d programs failed: %s", len(failed), len(names), strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// writeEach writes the reports as finish writes one, and judges each
+// comparison.
+func (f benchFlags) writeEach(cmd *cobra.Command, reps []*results.Report) error {
+	if len(reps) == 0 {
+		return nil
+	}
+	format, err := report.ParseFormat(f.output.format)
+	if err != nil {
+		return err
+	}
+	for _, r := range reps {
+		if format != report.Table || f.output.output != "" {
+			printNotes(cmd, r.Environment.Notes)
+		}
+		if r.Comparison != nil {
+			for _, w := range r.Comparison.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
+			}
+		}
+	}
+	view := f.output.view()
+	if f.output.output == "" {
+		err = report.WriteAll(cmd.OutOrStdout(), reps, format, view)
+	} else if err = report.WriteAllFile(f.output.output, reps, format, view); err != nil {
+		_ = report.WriteAll(cmd.OutOrStdout(), reps, report.Table, view)
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range reps {
+		if err := f.comparison.verdict(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}

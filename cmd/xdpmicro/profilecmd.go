@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/google/renameio/v2"
+	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro/measure"
+	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/profile"
+)
+
+type profileFlags struct {
+	program     string
+	mapInit     string
+	load        loadFlags
+	selection   caseFlags
+	cpu         cpuFlag
+	before      string
+	after       string
+	format      string
+	output      string
+	sourceOrder bool
+	machine     bool
+}
+
+func profileCommand() *cobra.Command {
+	var f profileFlags
+	cmd := &cobra.Command{
+		Use:   "profile [OBJECT]",
+		Short: "Show on which source lines each case's BPF instructions run, exactly; or how two builds differ",
+		Long: `Run each packet case once through an instrumented copy of the program, as bench
+counts instructions, and attribute every BPF instruction executed to its source
+line (BTF line info) and its function (BTF func info; bpf-to-bpf callees and
+callbacks are functions of their own). Per case: the total, which is bench's
+insns column, its functions, and its lines with their counts and shares, the
+hottest first, as cg_annotate annotates source, with the helpers each line calls.
+Nothing is timed. An object without line info is profiled by instruction index.
+
+--jit adds the machine code the JIT emitted for each line and, where the
+mapping is exact, the machine instructions it executed. --format pprof and
+--format callgrind write files that go tool pprof and callgrind_annotate read.
+With --before and --after, show per case the lines and functions whose counts
+changed, the largest change first.`,
+		Example: `  sudo xdpmicro profile v3 --class high           # where v3's costliest case runs
+  sudo xdpmicro profile v3 --source --jit         # in source order, with the JIT's code
+  sudo xdpmicro profile --before v3 --after v4    # which lines the fix changed
+  sudo xdpmicro profile v4 --format pprof -o v4.pb.gz && go tool pprof -top v4.pb.gz
+  sudo xdpmicro profile v4 --format callgrind -o cg.out && callgrind_annotate cg.out`,
+		Args:              atMostArgs(1),
+		ValidArgsFunction: completeObject,
+		RunE:              func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func (f *profileFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	registerProgram(fl, &f.program)
+	registerMapInit(fl, &f.mapInit)
+	f.load.register(cmd)
+	f.selection.register(cmd, "pcap")
+	f.cpu.register(fl)
+	fl.StringVar(&f.format, "format", string(profile.Text), "write the profile in `FORMAT`: text, pprof (for go tool pprof), "+
+		"callgrind (for callgrind_annotate, KCachegrind), json")
+	fl.StringVarP(&f.output, "output", "o", "", "write the profile to `FILE`, atomically, instead of standard output")
+	fl.BoolVar(&f.sourceOrder, "source", false, "list every line in source order, unexecuted ones too, instead of the executed ones hottest first")
+	fl.BoolVar(&f.machine, "jit", false, "show each line's machine code, as the JIT emitted it, and the machine instructions it executed where exact")
+	fl.StringVar(&f.before, "before", "", "compare: the old build `OBJECT`; show per case the lines and functions whose counts changed")
+	fl.StringVar(&f.after, "after", "", "compare: the new build `OBJECT`, given here or as the argument; needs --before")
+	describeDefault(fl, "after", "OBJECT")
+	registerQuiet(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(profile.Formats()))
+	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
+	_ = cmd.RegisterFlagCompletionFunc("after", completeObject)
+}
+
+// run checks every flag, profiles, and writes the profile: flags to
+// options, nothing more.
+func (f profileFlags) run(cmd *cobra.Command, args []string) error {
+	opts, err := f.options(cmd, args)
+	if err != nil {
+		return err
+	}
+	ctx, stop, _ := signalContext()
+	defer stop()
+	rep, err := bench.Profile(ctx, opts, noticeObserver{noticeTo(cmd.ErrOrStderr())})
+	if err != nil {
+		return f.load.hint(err)
+	}
+	var buf bytes.Buffer
+	view := profile.View{SourceOrder: f.sourceOrder, Machine: f.machine}
+	if err := profile.Write(&buf, rep, profile.Format(f.format), view); err != nil {
+		return err
+	}
+	if f.output == "" {
+		_, err := cmd.OutOrStdout().Write(buf.Bytes())
+		return err
+	}
+	if err := renameio.WriteFile(f.output, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", f.output, err)
+	}
+	return nil
+}
+
+// options checks the flags, naming them, and reads what they name: the
+// objects, the cases, the map-init file.
+func (f profileFlags) options(cmd *cobra.Command, args []string) (bench.ProfileOptions, error) {
+	if !slices.Contains(profile.Formats(), f.format) {
+		return bench.ProfileOptions{}, usageError{fmt.Errorf("--format %q: want one of %v", f.format, profile.Formats())}
+	}
+	if f.before != "" && (f.format == string(profile.Pprof) || f.format == string(profile.Callgrind)) {
+		return bench.ProfileOptions{}, usageError{fmt.Errorf("--format %s holds one build: write each build's profile "+
+			"and compare them there (go tool pprof -diff_base OLD NEW), or leave out --before", f.format)}
+	}
+	if err := checkFileTarget("output", f.output); err != nil {
+		return bench.ProfileOptions{}, err
+	}
+	if err := f.cpu.check(); err != nil {
+		return bench.ProfileOptions{}, err
+	}
+	if err := f.load.check(); err != nil {
+		return bench.ProfileOptions{}, err
+	}
+	progs, defaults, err := benchFlags{program: f.program, before: f.before, after: f.after}.programs(args)
+	if err != nil {
+		return bench.ProfileOptions{}, err
+	}
+	cases, err := f.selection.cases(cmd.Flags(), defaults)
+	if err != nil {
+		return bench.ProfileOptions{}, err
+	}
+	o := bench.ProfileOptions{Programs: progs, Cases: cases, Load: f.load.options(), CPU: int(f.cpu)}
+	if f.mapInit != "" {
+		if o.MapInit, err = object.ReadMapInit(f.mapInit); err != nil {
+			return bench.ProfileOptions{}, err
+		}
+	}
+	return o, nil
+}
+
+// noticeObserver hears only notices: a profile takes no samples.
+type noticeObserver struct{ notice func(string) }
+
+func (noticeObserver) Progress(measure.Progress) {}
+func (o noticeObserver) Notice(line string)      { o.notice(line) }

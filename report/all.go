@@ -1,0 +1,49 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/xdpmicro/xdpmicro/results"
+)
+
+// WriteAll renders the reports of several programs, each measured on its
+// own, as one output: a table each, one after the other; BMF's
+// benchmarks together (they are named by program and case); a JSON array
+// of the reports; Go benchmark lines one report after the other.
+func WriteAll(w io.Writer, reps []*results.Report, f Format, v View) error {
+	switch f {
+	case BMF:
+		out := map[string]map[string]any{}
+		for _, r := range reps {
+			doc{r}.bmf(out)
+		}
+		return writeJSON(w, out)
+	case JSON:
+		return writeJSON(w, reps)
+	}
+	for i, r := range reps {
+		if i > 0 && f == Table {
+			fmt.Fprintln(w)
+		}
+		if err := (doc{r}).write(w, f, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteAllFile is WriteAll into a file, atomically.
+func WriteAllFile(path string, reps []*results.Report, f Format, v View) error {
+	var buf bytes.Buffer
+	if err := WriteAll(&buf, reps, f, v); err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
