@@ -153,7 +153,7 @@ func benchOptions(progs []Program, compared bool, o *Options) (bench.Options, er
 	}
 	opts.Compare = stats.CompareOptions{
 		Options: opts.Stats, Significance: 0.05, Quantum: measure.Resolution,
-		NoiseThreshold: stats.DefaultNoiseThreshold(stats.Slope, compared),
+		NoiseThreshold: stats.DefaultNoiseThreshold(stats.Slope, compared), ThresholdChosen: true,
 	}
 	return opts, nil
 }

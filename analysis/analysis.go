@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -22,18 +23,24 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 	}
 	// Every load flat, the floor first, each program's placements after it.
 	var loads []results.Program
+	var other []bool // a load after a program's first
+	add := func(p results.Program) {
+		loads, other = append(loads, p), append(other, false)
+		for _, q := range p.Placements {
+			loads, other = append(loads, q), append(other, true)
+		}
+	}
 	if m.Floor != nil {
-		loads = append(loads, *m.Floor)
+		add(*m.Floor)
 	}
 	for _, p := range m.Programs {
-		loads = append(loads, p)
-		loads = append(loads, p.Placements...)
+		add(p)
 	}
 	for i := range loads {
 		loads[i].Results = slices.Clone(loads[i].Results)
 		loads[i].Placements = nil
 	}
-	if err := summarize(loads, m.Partial, opts); err != nil {
+	if err := summarize(loads, other, m.Partial, opts); err != nil {
 		return nil, err
 	}
 	for i := range loads {
@@ -42,12 +49,21 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 		}
 	}
 	if m.Floor != nil {
-		r.Floor, loads = &loads[0], loads[1:]
+		floor := loads[0]
+		floor.Placements, loads = loads[1:1+len(m.Floor.Placements)], loads[1+len(m.Floor.Placements):]
+		r.Floor = &floor
 	}
 	for _, p := range m.Programs {
 		prog := loads[0]
 		prog.Placements, loads = loads[1:1+len(p.Placements)], loads[1+len(p.Placements):]
 		r.Programs = append(r.Programs, prog)
+	}
+	est := settings.ChosenEstimator()
+	for i := range r.Programs {
+		overLoads(&r.Programs[i], est, opts.Confidence)
+	}
+	if r.Floor != nil {
+		overLoads(r.Floor, est, opts.Confidence)
 	}
 	if r.Floor != nil {
 		if err := subtractFloor(r.Programs, *r.Floor, settings.ChosenEstimator(), opts); err != nil {
@@ -57,14 +73,58 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 	return r, nil
 }
 
+// overLoads sets, for every case of a program loaded more than once, its
+// estimate over all its loads (stats.OverLoads): what the case stands for
+// from then on. A case sampled one run a call stands for its low estimate.
+func overLoads(p *results.Program, est stats.Estimator, confidence float64) {
+	if len(p.Placements) == 0 {
+		return
+	}
+	for i := range p.Results {
+		c := &p.Results[i]
+		if c.Stats == nil {
+			continue
+		}
+		e := est
+		if c.Single {
+			e = stats.Low
+		}
+		var points, within []float64
+		for _, q := range append([]results.Program{*p}, p.Placements...) {
+			j := slices.IndexFunc(q.Results, func(k results.Case) bool { return k.Name == c.Name })
+			if j < 0 || q.Results[j].Stats == nil {
+				continue
+			}
+			own := q.Results[j].Stats.Own(e)
+			points, within = append(points, own.Point), append(within, own.RelativeHalfWidth())
+		}
+		l, err := stats.OverLoads(points, e, confidence)
+		if err != nil {
+			continue // too few loads sampled (a cancelled run): the first load's stands
+		}
+		slices.Sort(within)
+		l.Within = stats.Quantile(within, 0.5)
+		c.Stats.Loads = &l
+	}
+}
+
+// otherLoadResamples bounds the bootstrap of a program's loads after its
+// first: a case stands for their mean, whose interval is over the loads'
+// points; their own intervals only say how noisy one load is.
+const otherLoadResamples = 1000
+
 // summarize computes the summary of every case of every program, in
 // place. The bootstraps of thousands of samples take tens of milliseconds
 // each: one per core, over all programs, as a validation has one case per
 // program. A case a cancelled run left with too few samples has none.
-func summarize(programs []results.Program, partial bool, opts stats.Options) error {
+func summarize(programs []results.Program, other []bool, partial bool, opts stats.Options) error {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range programs {
+		opts := opts
+		if other[i] {
+			opts.Resamples = min(opts.Resamples, otherLoadResamples)
+		}
 		for j := range programs[i].Results {
 			c := &programs[i].Results[j]
 			if partial && len(c.Samples) < stats.MinSamples {
@@ -105,6 +165,11 @@ func subtractFloor(programs []results.Program, floor results.Program, est stats.
 			if c.Stats == nil || n < stats.MinSamples {
 				continue
 			}
+			if c.Stats.Loads != nil && f.Stats != nil {
+				net := netOverLoads(*c.Stats.Loads, *f.Stats, opts.Confidence)
+				c.Net = &net
+				continue
+			}
 			g.Go(func() error {
 				net, err := netOf(*c, f, n, est, opts)
 				if errors.Is(err, stats.ErrTimings) && n < len(c.Samples) {
@@ -121,6 +186,19 @@ func subtractFloor(programs []results.Program, floor results.Program, est stats.
 		}
 	}
 	return g.Wait()
+}
+
+// netOverLoads is a case's estimate over its loads less the floor's: over
+// the floor's loads too when it has several, by Welch's interval; else less
+// its one load, whose own interval widens the case's.
+func netOverLoads(c stats.Loads, floor stats.Summary, confidence float64) stats.Estimate {
+	if floor.Loads != nil && floor.Loads.Estimator == c.Estimator {
+		return c.Minus(*floor.Loads, confidence)
+	}
+	f, e := floor.Own(c.Estimator), c.Estimate
+	d := e.Point - f.Point
+	half := math.Hypot((e.Upper-e.Lower)/2, (f.Upper-f.Lower)/2)
+	return stats.Estimate{Point: d, Lower: d - half, Upper: d + half}
 }
 
 // netOf is the difference of c's estimate from the floor's f over the

@@ -106,14 +106,27 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 		}
 		cc := results.ComparedCase{Name: b.Name, Source: b.Source, Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator)}
 		var err error
-		if caseOpts.Estimator.Fitted() {
+		bl, al := loadsOf(b, caseOpts.Estimator), loadsOf(a, caseOpts.Estimator)
+		switch {
+		case bl != nil && al != nil && opts.Paired:
+			var fc stats.FitChange
+			cc.Comparison, fc, err = stats.CompareOverLoads(*bl, *al, b.Samples, a.Samples, caseOpts)
+			cc.Before, cc.After, cc.Placements, cc.PlacementSpread = fc.Before, fc.After, min(len(bl.Points), len(al.Points)), fc.Spread
+		case bl != nil && al != nil:
+			if caseOpts.ThresholdChosen {
+				caseOpts.NoiseThreshold = stats.AcrossLoadsNoiseThreshold
+				c.NoiseThreshold = caseOpts.NoiseThreshold
+			}
+			cc.Comparison, err = stats.CompareLoads(*bl, *al, caseOpts)
+			cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
+		case caseOpts.Estimator.Fitted():
 			bs, as := placementsOf(before, b.Name), placementsOf(after, a.Name)
 			var fc stats.FitChange
 			cc.Comparison, fc, err = compareLinear(bs, as, caseOpts)
 			if len(bs) > 1 || len(as) > 1 {
 				cc.Before, cc.After, cc.Placements, cc.PlacementSpread = fc.Before, fc.After, min(len(bs), len(as)), fc.Spread
 			}
-		} else {
+		default:
 			cc.Comparison, _, err = caseOpts.Estimator.Method().Compare(stats.Side{Samples: b.Samples}, stats.Side{Samples: a.Samples}, caseOpts)
 		}
 		if err != nil {
@@ -159,6 +172,14 @@ func placementsOf(p results.Program, name string) []results.Case {
 		}
 	}
 	return cases
+}
+
+// loadsOf is a case's estimate over its loads by e, nil when it has none.
+func loadsOf(c results.Case, e stats.Estimator) *stats.Loads {
+	if c.Stats == nil || c.Stats.Loads == nil || c.Stats.Loads.Estimator != e {
+		return nil
+	}
+	return c.Stats.Loads
 }
 
 func bothLinear(b, a results.Case) bool { return len(b.Runs) > 0 && len(a.Runs) > 0 }

@@ -41,8 +41,9 @@ type Options struct {
 	Repeat    uint32
 	Sampling  measure.SamplingMode // linear when empty
 	Timer     measure.Timer
-	// Placements loads each build of a comparison that many times: 0
-	// chooses, DefaultPlacements when compared by a fitted estimator.
+	// Placements loads each program that many times, sampled in the same
+	// rounds: 0 chooses, DefaultPlacements a build when comparing, else
+	// DefaultLoads. Each case stands for the mean over its loads.
 	Placements int
 	SingleRun  bool
 	Restore    bool
@@ -143,8 +144,6 @@ func (o Options) complete() (Options, error) {
 		return o, fmt.Errorf("%w: compare two programs or against a baseline, not both", ErrOptions)
 	case o.Placements < 0:
 		return o, fmt.Errorf("%w: %d placements: want a positive count, or 0 for the default", ErrOptions, o.Placements)
-	case o.Placements > 0 && !o.Compared:
-		return o, fmt.Errorf("%w: placements compare builds: they need a build before and one after", ErrOptions)
 	case o.Precision < 0 || o.Precision >= 1:
 		return o, fmt.Errorf("%w: precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", ErrOptions, o.Precision)
 	case o.Precision > 0 && o.Budget <= 0:
@@ -163,16 +162,28 @@ func (o Options) complete() (Options, error) {
 		return o, fmt.Errorf("%w: the %s estimator needs linear sampling", ErrOptions, o.Estimator)
 	}
 	if o.Placements == 0 {
-		o.Placements = 1
-		if o.Compared && o.Estimator.Fitted() {
+		o.Placements = measure.DefaultLoads
+		if o.Compared {
 			o.Placements = measure.DefaultPlacements
 		}
+	}
+	if held := o.Placements*len(o.Programs) + o.floorLoads(); held > measure.DispatcherMax {
+		return o, fmt.Errorf("%w: %d loads of %d program(s) and %d of the floor are %d programs, more than the XDP dispatcher holds at once (%d): give fewer --placements",
+			ErrOptions, o.Placements, len(o.Programs), o.floorLoads(), held, measure.DispatcherMax)
 	}
 	if o.Precision > 0 && o.Estimator == stats.Min {
 		return o, fmt.Errorf("%w: the min estimator has no interval to bring to a precision: give a number of samples", ErrOptions)
 	}
 	o.Compare.Estimator = o.Estimator
 	return o, nil
+}
+
+// floorLoads is how many times the floor is loaded: none without one.
+func (o Options) floorLoads() int {
+	if o.NoFloor {
+		return 0
+	}
+	return measure.FloorLoads(o.Placements)
 }
 
 // sampling is how many samples to take, or until when.
@@ -227,6 +238,7 @@ func (o Options) config(plan sampling, obs Observer) measure.Config {
 	}
 	if !o.NoFloor {
 		cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+		cfg.FloorPlacements = o.floorLoads()
 	}
 	if o.NoAnchor {
 		cfg.Anchor = measure.AnchorNever

@@ -27,7 +27,7 @@ var loadCounted = insncount.Load
 func (p *plan) countInstructions(progs []*program, res *Result) {
 	first := map[int]int{} // program index in cfg -> the index of its first load
 	for i, l := range progs {
-		if i == p.floor {
+		if p.isFloor(i) {
 			continue
 		}
 		pr := &res.Programs[i]

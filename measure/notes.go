@@ -12,7 +12,7 @@ import (
 func (p *plan) notes(progs []*program) []string {
 	var objects []string
 	for i, c := range p.picked {
-		if i != p.floor && !slices.Contains(objects, c.Object.Name) {
+		if !p.isFloor(i) && !slices.Contains(objects, c.Object.Name) {
 			objects = append(objects, c.Object.Name)
 		}
 	}
@@ -33,7 +33,7 @@ func (p *plan) notes(progs []*program) []string {
 		}
 	}
 	for i, c := range p.picked {
-		if i == p.floor {
+		if p.isFloor(i) {
 			continue
 		}
 		for _, n := range c.Notes {

@@ -174,13 +174,13 @@ func (p *plan) restore(progs []*program, res *Result) error {
 		changed, ctxChanged := false, false
 		for i, pr := range res.Programs {
 			c := pr.Cases[ci]
-			changed = changed || (i != p.floor && c.Output != nil)
-			ctxChanged = ctxChanged || (i != p.floor && c.ContextChanges != nil)
+			changed = changed || (!p.isFloor(i) && c.Output != nil)
+			ctxChanged = ctxChanged || (!p.isFloor(i) && c.ContextChanges != nil)
 			// A program that moves an end by as much as it moves the
 			// other keeps the length: the restorer, not told to move
 			// them, then fails to reproduce its runs, and the case stays
 			// one run a call.
-			move[ci] = move[ci] || (i != p.floor && c.Output != nil && len(c.Output) != len(c.Case.Frame))
+			move[ci] = move[ci] || (!p.isFloor(i) && c.Output != nil && len(c.Output) != len(c.Case.Frame))
 		}
 		if (changed || p.cfg.Restore) && !ctxChanged {
 			candidates = append(candidates, ci)

@@ -112,7 +112,10 @@ type Config struct {
 	// Floor, if set, is an object of empty programs: the one of the
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.
-	Floor *object.Object
+	// FloorPlacements loads it that many times (0 or 1: once), as
+	// Placements the programs, so that the net holds its placement too.
+	Floor           *object.Object
+	FloorPlacements int
 	// MapInit, if set, fills maps of every program after loading, and sets
 	// variables and map sizes before.
 	MapInit *object.MapInit
@@ -313,7 +316,7 @@ type plan struct {
 	claim     *host.Claim       // the CPU's lock, held until the run returns
 	picked    []object.Chosen   // every placement of every program, the floor last
 	programOf []int             // the index in cfg.Programs of each picked, -1 for the floor
-	floor     int               // index of the floor in picked, or -1
+	floor     int               // index of the floor's first load in picked, or -1; its others follow
 	updates   [][]object.Update // map-init entries per program
 	others    [][]object.Other  // objects loaded beside each program (map-init)
 	linkLayer bool              // frames behind a copy of their Ethernet header
@@ -377,12 +380,14 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 			return nil, err
 		}
 		p.floor = len(p.picked)
-		p.picked, p.programOf = append(p.picked, c), append(p.programOf, -1)
+		for range max(cfg.FloorPlacements, 1) {
+			p.picked, p.programOf = append(p.picked, c), append(p.programOf, -1)
+		}
 	}
 	p.updates, p.others = make([][]object.Update, len(p.picked)), make([][]object.Other, len(p.picked))
 	if cfg.MapInit != nil {
 		for i, c := range p.picked {
-			if i == p.floor {
+			if p.isFloor(i) {
 				continue
 			}
 			if p.updates[i], p.others[i], err = cfg.MapInit.Resolve(c.Spec, c.Programs, settings); err != nil {
@@ -402,6 +407,9 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	p.cpu = p.claim.CPU
 	return p, nil
 }
+
+// isFloor says whether picked[i] is a load of the floor.
+func (p *plan) isFloor(i int) bool { return p.programOf[i] < 0 }
 
 // releaseCPU gives the measuring CPU back to other runs; p may be nil.
 func (p *plan) releaseCPU() {
@@ -438,11 +446,11 @@ func (p *plan) check(progs []*program) (Result, error) {
 	res := Result{Environment: environment(p.cfg, p.claim)}
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.Object.Name, Info: l.Info}
-		if i != p.floor {
+		if !p.isFloor(i) {
 			pr.Label = p.cfg.Programs[p.programOf[i]].Label
 		}
 		for _, c := range p.cfg.Cases {
-			cr, err := p.checkCase(l, c, i == p.floor)
+			cr, err := p.checkCase(l, c, p.isFloor(i))
 			if err != nil {
 				return Result{}, err
 			}
@@ -461,7 +469,7 @@ func (p *plan) check(progs []*program) (Result, error) {
 		single := p.cfg.SingleRun
 		for i := range res.Programs {
 			c := res.Programs[i].Cases[ci]
-			single = single || (i != p.floor && (c.Output != nil || c.ContextChanges != nil))
+			single = single || (!p.isFloor(i) && (c.Output != nil || c.ContextChanges != nil))
 		}
 		for i := range res.Programs {
 			res.Programs[i].Cases[ci].Single = single
@@ -575,6 +583,7 @@ func (p *plan) assemble(res Result) Result {
 	}
 	if p.floor >= 0 && p.floor < len(res.Programs) {
 		floor := res.Programs[p.floor]
+		floor.Placements = slices.Clone(res.Programs[p.floor+1:])
 		res.Floor = &floor
 		res.Programs = slices.Clip(res.Programs[:p.floor])
 	}

@@ -64,6 +64,11 @@ type CompareOptions struct {
 	Quantum float64
 	// Paired says before[i] and after[i] were taken in the same round.
 	Paired bool
+	// ThresholdChosen says NoiseThreshold is the tool's default, not the
+	// caller's: a comparison of separate runs over their loads, which
+	// judges by the runs' own intervals, then takes a finer one
+	// (AcrossLoadsNoiseThreshold).
+	ThresholdChosen bool
 	// Estimator is the statistic whose change decides the verdict; empty
 	// means Mean.
 	Estimator Estimator

@@ -479,10 +479,8 @@ const placementStream = 0x91ace
 // relative change (to before's mean), their intervals and p from Welch's
 // t-test.
 func (fc *FitChange) welch(before, after []float64, confidence float64) {
-	mb, vb := stat.MeanVariance(before, nil)
-	ma, va := stat.MeanVariance(after, nil)
-	vb, va = vb/float64(len(before)), va/float64(len(after))
-	d, se := ma-mb, math.Sqrt(va+vb)
+	mb := stat.Mean(before, nil)
+	d, se, df := welchParts(before, after)
 	fc.Difference, fc.Change = Estimate{d, d, d}, Estimate{d / mb, d / mb, d / mb}
 	fc.p = 1
 	if se == 0 {
@@ -491,7 +489,6 @@ func (fc *FitChange) welch(before, after []float64, confidence float64) {
 		}
 		return
 	}
-	df := (va + vb) * (va + vb) / (vb*vb/float64(len(before)-1) + va*va/float64(len(after)-1))
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 	half := t.Quantile((1+confidence)/2) * se
 	fc.Difference = Estimate{Point: d, Lower: d - half, Upper: d + half}
@@ -573,10 +570,19 @@ func (fc FitChange) P() float64 {
 	return bootstrapP(fc.changes)
 }
 
-// Of returns the estimate of e: a slope from the fit, else from the
-// samples' estimates. Samples without a fit (taken one run a call, or
+// Of returns the estimate of e: over the loads when the program was
+// loaded several times, else a slope from the fit, else from the samples'
+// estimates. Samples without a fit (taken one run a call, or
 // flat) stand for a slope by their low estimate.
 func (s Summary) Of(e Estimator) Estimate {
+	if s.Loads != nil && s.Loads.Estimator == e {
+		return s.Loads.Estimate
+	}
+	return s.Own(e)
+}
+
+// Own is the estimate of e of this load alone, whatever Loads says.
+func (s Summary) Own(e Estimator) Estimate {
 	switch {
 	case !e.Fitted():
 		return s.Estimates.Of(e)

@@ -290,6 +290,10 @@ type Summary struct {
 	Regimes   Regimes   `json:"regimes"`
 	// Fit is linear sampling's slope, when the samples were taken so.
 	Fit *Fit `json:"fit,omitempty"`
+	// Loads, when the program was loaded several times, is the case's
+	// estimate over every load: what Of gives for its estimator. The
+	// rest of the Summary is the first load's.
+	Loads *Loads `json:"loads,omitempty"`
 }
 
 // Summarize returns the Summary of samples. It fails as Bootstrap does.

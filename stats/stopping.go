@@ -10,6 +10,10 @@ const (
 	InterleavedNoiseThreshold      = 0.03
 	InterleavedSlopeNoiseThreshold = 0.0025
 	AcrossRunsNoiseThreshold       = 0.12
+	// AcrossLoadsNoiseThreshold is for separate runs that each measured
+	// several loads: their intervals hold the loads' placement, so that
+	// the threshold need only cover what two runs share no part of.
+	AcrossLoadsNoiseThreshold = 0.01
 )
 
 // DefaultPrecision is the relative half-width adaptive sampling brings
@@ -137,8 +141,53 @@ type StoppingRule struct {
 func (r StoppingRule) Enough(sides []Sampled) bool {
 	opts := r.Options
 	opts.Resamples = JudgeResamples
-	if r.Compare && r.Estimator.Fitted() && r.Placements >= 2 {
+	switch {
+	case r.Compare && r.Estimator.Fitted() && r.Placements >= 2:
 		return PreciseChange(r.Estimator, r.Precision, r.Threshold, r.Placements, opts, sides)
+	case r.Placements >= MinLoads:
+		return PreciseOverLoads(r.Estimator, r.Precision, r.Placements, opts, sides)
 	}
 	return Precise(r.Estimator, r.Precision, opts, sides)
+}
+
+// PreciseOverLoads is adaptive sampling's test for programs loaded
+// placements times each, sides holding each program's loads in turn:
+// every program's estimate over its loads (OverLoads) must be known within
+// ± precision. Each load counts by its point alone: the loads' spread
+// holds its own noise.
+func PreciseOverLoads(est Estimator, precision float64, placements int, opts Options, sides []Sampled) bool {
+	if len(sides) == 0 || len(sides)%placements != 0 {
+		return false
+	}
+	for start := 0; start < len(sides); start += placements {
+		points := make([]float64, placements)
+		for i, s := range sides[start : start+placements] {
+			var err error
+			if points[i], err = pointOf(est, s, opts); err != nil {
+				return false
+			}
+		}
+		l, err := OverLoads(points, est, opts.Confidence)
+		if err != nil || l.Estimate.RelativeHalfWidth() > precision {
+			return false
+		}
+	}
+	return true
+}
+
+// pointOf is one side's estimate by est, without an interval: the slope
+// of its timings, else of its samples est's (the low one for a slope
+// sampled flat).
+func pointOf(est Estimator, s Sampled, opts Options) (float64, error) {
+	if est.Fitted() && len(s.Timings.Runs) > 0 {
+		return slopeOf(s.Timings, est == OLS, FitOptions{Options: opts})
+	}
+	if est.Fitted() {
+		est = Low
+	}
+	sorted, err := prepare(s.Samples, opts)
+	if err != nil {
+		return 0, err
+	}
+	return est.pointSorted(sorted, newHDWeights(len(sorted), opts.lowQuantile())), nil
 }

@@ -153,8 +153,8 @@ func (c *compareFlags) register(fl *pflag.FlagSet) {
 	c.noiseThreshold = autoThreshold
 	fl.Var(&c.noiseThreshold, "noise-threshold", fmt.Sprintf(
 		"relative change `T` (0.03: 3 %%) a change's whole interval must exceed; "+
-			"auto: %s or %s interleaved, else %s",
-		percent(stats.InterleavedSlopeNoiseThreshold), percent(stats.InterleavedNoiseThreshold), percent(stats.AcrossRunsNoiseThreshold)))
+			"auto: %s or %s interleaved, %s between runs over several loads each, else %s",
+		percent(stats.InterleavedSlopeNoiseThreshold), percent(stats.InterleavedNoiseThreshold), percent(stats.AcrossLoadsNoiseThreshold), percent(stats.AcrossRunsNoiseThreshold)))
 	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit 3 when any case regressed, or changed action; stderr names the cases")
 	fl.StringSliceVar(&c.failOn, "fail-on", nil, "judge regressions by `J`, implying --fail-on-regression: time (the verdicts), "+
 		"insns (more instructions), or time,insns")
@@ -178,7 +178,8 @@ func (c *compareFlags) options(base stats.Options, est stats.Estimator, interlea
 			return stats.CompareOptions{}, usageError{fmt.Errorf("--fail-on %q: want %s, %s or both", f, judgeTime, judgeInsns)}
 		}
 	}
-	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: measure.Resolution, Estimator: est}
+	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: measure.Resolution, Estimator: est,
+		ThresholdChosen: c.noiseThreshold == autoThreshold}
 	if err := opts.Validate(); err != nil {
 		return opts, usageError{fmt.Errorf("--significance %g / --noise-threshold %g: %w", c.significance, threshold, err)}
 	}

@@ -1,0 +1,148 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Estimates over loads. Each load of a program is JIT-compiled to its own
+// address, and two loads of one object differ in speed by 1 to 7 %,
+// each consistently: a random effect of the load that more samples of one
+// load do not average away. A run that measured one load knows that load
+// only, and the next run measures another. So a case measured over
+// several loads stands for the mean of their estimates, and its interval
+// is Student's t over them: the loads' spread holds both their placement
+// and each one's own noise, as the next run's loads will.
+
+// MinLoads is the fewest loads an interval over loads takes.
+const MinLoads = 2
+
+// Loads is a case's estimate over several loads of its program.
+type Loads struct {
+	// Estimator is what each load's Points stand for.
+	Estimator Estimator `json:"estimator"`
+	// Estimate is the mean of Points with Student's t interval over them.
+	Estimate Estimate `json:"estimate"`
+	// Points are each load's own estimate, in the order loaded.
+	Points []float64 `json:"points"`
+	// StdDev is the standard deviation of Points.
+	StdDev float64 `json:"std_dev"`
+	// Spread is max/min - 1 of Points.
+	Spread float64 `json:"spread"`
+	// Within is the median relative half-width of one load's own
+	// interval; 0 when unknown. Set apart from StdDev it says what
+	// dominates: the loads' own noise (more time narrows it), or their
+	// placement (only more loads do).
+	Within float64 `json:"within,omitempty"`
+}
+
+// ErrLoads reports loads an interval cannot be drawn over.
+var ErrLoads = fmt.Errorf("%w: loads", ErrTooFewSamples)
+
+// OverLoads is the estimate over loads whose own estimates, by e, are
+// points: their mean, with Student's t interval at confidence.
+func OverLoads(points []float64, e Estimator, confidence float64) (Loads, error) {
+	if len(points) < MinLoads {
+		return Loads{}, fmt.Errorf("%w: %d load(s), need %d", ErrLoads, len(points), MinLoads)
+	}
+	if !(confidence > 0 && confidence < 1) {
+		return Loads{}, ErrConfidence
+	}
+	for _, x := range points {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return Loads{}, fmt.Errorf("%w: a load's estimate is %v", ErrNonFinite, x)
+		}
+	}
+	mean, sd := stat.MeanStdDev(points, nil)
+	half := tQuantile(confidence, float64(len(points)-1)) * sd / math.Sqrt(float64(len(points)))
+	l := Loads{Estimator: e, Points: slices.Clone(points), StdDev: sd,
+		Estimate: Estimate{Point: mean, Lower: mean - half, Upper: mean + half}}
+	if lo := slices.Min(points); lo > 0 {
+		l.Spread = slices.Max(points)/lo - 1
+	}
+	return l, nil
+}
+
+// tQuantile is Student's t two-sided quantile at confidence with df degrees
+// of freedom.
+func tQuantile(confidence, df float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1 + confidence) / 2)
+}
+
+// Minus is l less base, each over its own loads, taken apart (not paired
+// load by load): the difference of the means with Welch's interval at
+// confidence.
+func (l Loads) Minus(base Loads, confidence float64) Estimate {
+	d, se, df := welchParts(base.Points, l.Points)
+	if se == 0 {
+		return Estimate{Point: d, Lower: d, Upper: d}
+	}
+	half := tQuantile(confidence, df) * se
+	return Estimate{Point: d, Lower: d - half, Upper: d + half}
+}
+
+// welchParts is the difference of the means of after and before, its
+// standard error and Welch–Satterthwaite's degrees of freedom.
+func welchParts(before, after []float64) (d, se, df float64) {
+	mb, vb := stat.MeanVariance(before, nil)
+	ma, va := stat.MeanVariance(after, nil)
+	vb, va = vb/float64(len(before)), va/float64(len(after))
+	d, se = ma-mb, math.Sqrt(va+vb)
+	if se == 0 {
+		return d, 0, math.Inf(1)
+	}
+	df = (va + vb) * (va + vb) / (vb*vb/float64(len(before)-1) + va*va/float64(len(after)-1))
+	return d, se, df
+}
+
+// CompareLoads compares two runs' estimates of one case, each over its own
+// loads, taken at different times: Welch's t over the loads' estimates. Its
+// interval holds the loads' placement and each run's noise, so that two
+// separate runs of one build read no change as often as the confidence
+// says, without a blanket noise threshold.
+func CompareLoads(before, after Loads, opts CompareOptions) (Comparison, error) {
+	if err := opts.Validate(); err != nil {
+		return Comparison{}, err
+	}
+	if len(before.Points) < MinLoads || len(after.Points) < MinLoads {
+		return Comparison{}, fmt.Errorf("%w: %d and %d loads: need %d a side", ErrCompare, len(before.Points), len(after.Points), MinLoads)
+	}
+	mb := stat.Mean(before.Points, nil)
+	if !(mb > 0) {
+		return Comparison{}, fmt.Errorf("%w: a relative change needs a positive estimate before, not %v", ErrCompare, mb)
+	}
+	fc, err := welchChange(before.Points, after.Points, opts.Confidence)
+	if err != nil {
+		return Comparison{}, fmt.Errorf("%w: %w", ErrCompare, err)
+	}
+	c := Comparison{Estimator: before.Estimator, Change: fc.Change, Difference: fc.Difference, P: fc.p, Test: LoadsTest}
+	// The kernel's figures of the two runs are not at hand: the change of
+	// the mean and median stand for the estimator's.
+	c.Mean, c.Median = c.Change, c.Change
+	c.Verdict = verdict(c, opts)
+	return c, nil
+}
+
+// LoadsTest names CompareLoads' test.
+const LoadsTest = "Welch t-test over each run's loads (loads at different addresses, runs at different times)"
+
+// CompareOverLoads compares two builds loaded several times each and
+// sampled in the same rounds: the change of the mean over each build's
+// loads, by Welch's t over their estimates, whose spread holds each
+// load's placement and noise. Mean and Median are the changes of the
+// kernel's figures per run of the first loads (beforeRuns, afterRuns),
+// paired by round, as Compare gives them.
+func CompareOverLoads(before, after Loads, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, FitChange, error) {
+	fc, err := welchChange(before.Points, after.Points, opts.Confidence)
+	if err != nil {
+		return Comparison{}, FitChange{}, fmt.Errorf("%w: %w", ErrCompare, err)
+	}
+	fc.Before, fc.After, fc.Spread = before.Estimate, after.Estimate, max(before.Spread, after.Spread)
+	opts.Estimator = before.Estimator
+	c, err := linearComparison(fc, beforeRuns, afterRuns, opts)
+	return c, fc, err
+}
