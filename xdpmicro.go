@@ -140,7 +140,7 @@ func benchOptions(progs []Program, compared bool, o *Options) (bench.Options, er
 		}
 		opts.Programs = append(opts.Programs, measure.Program{Label: label, Object: p.object, Program: p.program})
 		bundled = bundled && p.bundled
-		if p.object.Prog != nil && compared {
+		if p.object.Prog != nil {
 			opts.Placements = 1 // the caller's one load
 		}
 	}

@@ -59,11 +59,13 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 		r.Programs = append(r.Programs, prog)
 	}
 	est := settings.ChosenEstimator()
+	perGroup := m.Environment.LoadsPerGroup
 	for i := range r.Programs {
-		overLoads(&r.Programs[i], est, opts.Confidence)
+		overLoads(&r.Programs[i], est, perGroup, opts.Confidence)
 	}
 	if r.Floor != nil {
-		overLoads(r.Floor, est, opts.Confidence)
+		// The floor's loads come FloorLoads a group.
+		overLoads(r.Floor, est, floorPerGroup(perGroup, len(r.Floor.Placements)+1, m.Environment.Groups), opts.Confidence)
 	}
 	if r.Floor != nil {
 		if err := subtractFloor(r.Programs, *r.Floor, settings.ChosenEstimator(), opts); err != nil {
@@ -76,7 +78,7 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 // overLoads sets, for every case of a program loaded more than once, its
 // estimate over all its loads (stats.OverLoads): what the case stands for
 // from then on. A case sampled one run a call stands for its low estimate.
-func overLoads(p *results.Program, est stats.Estimator, confidence float64) {
+func overLoads(p *results.Program, est stats.Estimator, perGroup int, confidence float64) {
 	if len(p.Placements) == 0 {
 		return
 	}
@@ -98,7 +100,7 @@ func overLoads(p *results.Program, est stats.Estimator, confidence float64) {
 			own := q.Results[j].Stats.Own(e)
 			points, within = append(points, own.Point), append(within, own.RelativeHalfWidth())
 		}
-		l, err := stats.OverLoads(points, e, confidence)
+		l, err := stats.OverGroupedLoads(points, perGroup, e, confidence)
 		if err != nil {
 			continue // too few loads sampled (a cancelled run): the first load's stands
 		}
@@ -112,6 +114,15 @@ func overLoads(p *results.Program, est stats.Estimator, confidence float64) {
 // first: a case stands for their mean, whose interval is over the loads'
 // points; their own intervals only say how noisy one load is.
 const otherLoadResamples = 1000
+
+// floorPerGroup is how many of the floor's loads each group held: its
+// loads split evenly over the groups.
+func floorPerGroup(perGroup, loads, groups int) int {
+	if perGroup == 0 || groups <= 1 {
+		return 0
+	}
+	return loads / groups
+}
 
 // summarize computes the summary of every case of every program, in
 // place. The bootstraps of thousands of samples take tens of milliseconds
@@ -209,6 +220,17 @@ func netOf(c, f results.Case, n int, est stats.Estimator, opts stats.Options) (s
 		est = stats.Low
 	}
 	return est.Method().Difference(sideOf([]results.Case{f}, n), sideOf([]results.Case{c}, n), opts)
+}
+
+// Difference is after's estimate less before's, two programs measured in
+// the same rounds: over their loads, by Welch's interval, when each was
+// loaded several times, so that the interval holds their placement; else
+// PairedDifference.
+func Difference(before, after results.Case, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+	if b, a := loadsOf(before, est), loadsOf(after, est); b != nil && a != nil {
+		return a.Minus(*b, opts.Confidence), nil
+	}
+	return PairedDifference(before, after, est, opts)
 }
 
 // PairedDifference is after's estimate less before's, paired by round

@@ -121,6 +121,12 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 			cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
 		case caseOpts.Estimator.Fitted():
 			bs, as := placementsOf(before, b.Name), placementsOf(after, a.Name)
+			if !opts.Paired && len(bs) > 0 && len(as) > 0 {
+				// Runs at different times, one of them over a single load
+				// (saved before loads were measured, or a loaded program):
+				// each side's first load.
+				bs, as = bs[:1], as[:1]
+			}
 			var fc stats.FitChange
 			cc.Comparison, fc, err = compareLinear(bs, as, caseOpts)
 			if len(bs) > 1 || len(as) > 1 {

@@ -45,6 +45,9 @@ type Options struct {
 	// rounds: 0 chooses, DefaultPlacements a build when comparing, else
 	// DefaultLoads. Each case stands for the mean over its loads.
 	Placements int
+	// GroupLoads is how many loads of each program are measured together,
+	// in one group (groups.go): 0 chooses.
+	GroupLoads int
 	SingleRun  bool
 	Restore    bool
 	// NoFloor leaves out the empty program of the measured type.
@@ -130,7 +133,7 @@ func (o Options) measure(ctx context.Context, obs Observer) (results.Measured, e
 
 // measureRaw measures, and returns what package measure found.
 func (o Options) measureRaw(ctx context.Context, obs Observer) (measure.Result, error) {
-	return measure.Run(ctx, o.config(o.plan(), obs))
+	return o.measureGroups(ctx, obs)
 }
 
 // complete checks the options and fills what they leave to Run.
@@ -167,23 +170,14 @@ func (o Options) complete() (Options, error) {
 			o.Placements = measure.DefaultPlacements
 		}
 	}
-	if held := o.Placements*len(o.Programs) + o.floorLoads(); held > measure.DispatcherMax {
-		return o, fmt.Errorf("%w: %d loads of %d program(s) and %d of the floor are %d programs, more than the XDP dispatcher holds at once (%d): give fewer --placements",
-			ErrOptions, o.Placements, len(o.Programs), o.floorLoads(), held, measure.DispatcherMax)
+	if o.GroupLoads < 0 {
+		return o, fmt.Errorf("%w: %d loads a group: want a positive count, or 0 for the default", ErrOptions, o.GroupLoads)
 	}
 	if o.Precision > 0 && o.Estimator == stats.Min {
 		return o, fmt.Errorf("%w: the min estimator has no interval to bring to a precision: give a number of samples", ErrOptions)
 	}
 	o.Compare.Estimator = o.Estimator
 	return o, nil
-}
-
-// floorLoads is how many times the floor is loaded: none without one.
-func (o Options) floorLoads() int {
-	if o.NoFloor {
-		return 0
-	}
-	return measure.FloorLoads(o.Placements)
 }
 
 // sampling is how many samples to take, or until when.
@@ -238,7 +232,6 @@ func (o Options) config(plan sampling, obs Observer) measure.Config {
 	}
 	if !o.NoFloor {
 		cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
-		cfg.FloorPlacements = o.floorLoads()
 	}
 	if o.NoAnchor {
 		cfg.Anchor = measure.AnchorNever

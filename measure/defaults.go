@@ -32,6 +32,16 @@ const (
 	DispatcherMax = 48
 )
 
+// MostLoads is the most loads of each of programs programs that fit the
+// XDP dispatcher at once beside the floor's (FloorLoads), at least one.
+func MostLoads(programs int) int {
+	k := 1
+	for (k+1)*programs+FloorLoads(k+1) <= DispatcherMax {
+		k++
+	}
+	return k
+}
+
 // FloorLoads is how many times the floor is loaded beside programs loaded
 // placements times each: a quarter as often, at least twice once a program
 // is loaded more than once, so that the net holds the floor's placement.

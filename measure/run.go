@@ -109,6 +109,9 @@ type Config struct {
 	// from passing for the builds' difference. The extra loads come back
 	// in ProgramResult.Placements.
 	Placements int
+	// Grouped says this run is one group of several whose loads are
+	// judged together: its loads need no more calls than any other.
+	Grouped bool
 	// Floor, if set, is an object of empty programs: the one of the
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.

@@ -164,7 +164,7 @@ func (s *sampler) planRounds(perRun []float64) {
 		// 3 and 2 of its 5 changes improved in three runs; with ten calls
 		// a level, 5, 5 and 4.
 		perLevel := minCallsPerLevel
-		if s.cfg.Placements > 1 {
+		if s.cfg.Placements > 1 && !s.cfg.Grouped {
 			perLevel = callsPerLevel
 		}
 		s.minRounds = max(MinSamples, s.linear.levels*perLevel)

@@ -140,6 +140,9 @@ func (r doc) samplingNotes() []note {
 		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
 	}
 	out = append(out, method("estimate: %s · %s", describeEstimator(est, r.quantile()), sampling))
+	if n, ok := r.loadsNote(); ok {
+		out = append(out, n)
+	}
 	if some {
 		out = append(out, method("cases marked %s: one run a call, %d calls a sample, each on a fresh frame; the low of the kernel's figures", singleMark, env.Sampling.SingleCalls))
 	}
@@ -636,7 +639,7 @@ func notes(p results.Program, settings results.Settings, partial bool) []note {
 		}
 	}
 	if len(short) > 0 {
-		out = append(out, precisionNote(short, est, settings.Precision, cause))
+		out = append(out, precisionNote(short, est, settings.Precision, cause+narrowsIt(short)))
 	}
 	return out
 }
@@ -740,26 +743,35 @@ func frameNote(c results.Case) (n note, ok bool) {
 func precisionNote(cases []results.Case, est results.Estimator, asked float64, cause string) note {
 	c := cases[0]
 	if len(cases) == 1 {
-		return mattering("%s: precision not reached: ±%s %% after %d samples, asked ±%g %%: %s",
-			c.Name, percent(c.Stats.Of(est).RelativeHalfWidth()), c.Stats.N, 100*asked, cause)
+		return mattering("%s: precision not reached: ±%s %% %s, asked ±%g %%: %s",
+			c.Name, percent(c.Stats.Of(est).RelativeHalfWidth()), sampledText(c), 100*asked, cause)
 	}
 	same := true
 	for _, o := range cases {
-		same = same && o.Stats.N == c.Stats.N
+		same = same && sampledText(o) == sampledText(c)
 	}
 	var figures []string
 	for _, o := range cases {
 		f := fmt.Sprintf("%s ±%s %%", o.Name, percent(o.Stats.Of(est).RelativeHalfWidth()))
 		if !same {
-			f += fmt.Sprintf(" after %d samples", o.Stats.N)
+			f += " " + sampledText(o)
 		}
 		figures = append(figures, f)
 	}
 	after := ""
 	if same {
-		after = fmt.Sprintf(" after %d samples", c.Stats.N)
+		after = " " + sampledText(c)
 	}
 	return mattering("precision not reached: %s%s, asked ±%g %%: %s", strings.Join(figures, ", "), after, 100*asked, cause)
+}
+
+// sampledText says what a case's figure is over: its samples, or its
+// loads and the samples of each.
+func sampledText(c results.Case) string {
+	if l := c.Stats.Loads; l != nil {
+		return fmt.Sprintf("over %d loads of %d samples", len(l.Points), c.Stats.N)
+	}
+	return fmt.Sprintf("after %d samples", c.Stats.N)
 }
 
 // outliersMove says whether a case's outliers move the estimate shown:

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -85,6 +86,10 @@ type FineValidation struct {
 	// Checked says the order was checked: only a timer finer than the
 	// kernel's 1 ns can see these steps.
 	Checked bool `json:"checked"`
+	// Unresolved are the rungs whose difference, in some run, was known
+	// less finely than its fine steps cost: the loads' placement moves a
+	// rung by more than a cycle or two. They are shown, not judged.
+	Unresolved []string `json:"unresolved,omitempty"`
 }
 
 // ValidationRun is one run of the ladder.
@@ -181,7 +186,11 @@ func (f *FineValidation) write(w io.Writer, runs []ValidationRun) error {
 		fmt.Fprintln(w, "fine steps are below the kernel timer's 1 ns quantum, and its runs overlap: "+
 			"their order is not checked; linear sampling resolves them")
 	} else {
-		fmt.Fprintf(w, "each fine rung must be slower than the one before and within %g %% of its fine steps' cost\n", 100*f.MaxError)
+		fmt.Fprintf(w, "each fine rung must be slower than the one before and within %g %% of its fine steps' cost, where its interval resolves them\n", 100*f.MaxError)
+	}
+	if len(f.Unresolved) > 0 {
+		fmt.Fprintf(w, "not resolved here, shown but not judged: %s (their differences' intervals, which hold the loads' placement, are wider than what their fine steps cost)\n",
+			strings.Join(f.Unresolved, ", "))
 	}
 	return nil
 }

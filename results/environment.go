@@ -14,6 +14,11 @@ type Environment struct {
 	// results saved before runs took CPU locks.
 	CPULock  *CPULock `json:"cpu_lock,omitempty"`
 	CPUs     int      `json:"cpus"`
+	// Groups is how many groups the loads were measured in, each loaded,
+	// anchored and sampled on its own, LoadsPerGroup loads of each program
+	// a group; zero in results saved before loads were grouped.
+	Groups        int `json:"groups,omitempty"`
+	LoadsPerGroup int `json:"loads_per_group,omitempty"`
 	Hostname string   `json:"hostname"`
 	Repeat   uint32   `json:"repeat"`
 	// RepeatChosen says Repeat was chosen by calibration, not given.

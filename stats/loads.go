@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -33,6 +34,9 @@ type Loads struct {
 	StdDev float64 `json:"std_dev"`
 	// Spread is max/min - 1 of Points.
 	Spread float64 `json:"spread"`
+	// PerGroup is how many loads were measured together in each group,
+	// in the order of Points; 0 when all were measured together.
+	PerGroup int `json:"per_group,omitempty"`
 	// Within is the median relative half-width of one load's own
 	// interval; 0 when unknown. Set apart from StdDev it says what
 	// dominates: the loads' own noise (more time narrows it), or their
@@ -46,6 +50,18 @@ var ErrLoads = fmt.Errorf("%w: loads", ErrTooFewSamples)
 // OverLoads is the estimate over loads whose own estimates, by e, are
 // points: their mean, with Student's t interval at confidence.
 func OverLoads(points []float64, e Estimator, confidence float64) (Loads, error) {
+	return OverGroupedLoads(points, 0, e, confidence)
+}
+
+// OverGroupedLoads is OverLoads of loads measured in groups of perGroup,
+// in order (0: one group): each group was loaded, anchored and sampled
+// apart, so that what a group shares (the machine's phase while it ran,
+// the dispatcher's image) moves its loads together. The interval is then
+// the one-way random-effects model's: the mean's variance is the mean
+// square between groups over the loads, with the groups' degrees of
+// freedom, or, where the groups differ less than their loads do, the mean
+// square within, with the loads' (the groups add nothing to see).
+func OverGroupedLoads(points []float64, perGroup int, e Estimator, confidence float64) (Loads, error) {
 	if len(points) < MinLoads {
 		return Loads{}, fmt.Errorf("%w: %d load(s), need %d", ErrLoads, len(points), MinLoads)
 	}
@@ -58,13 +74,58 @@ func OverLoads(points []float64, e Estimator, confidence float64) (Loads, error)
 		}
 	}
 	mean, sd := stat.MeanStdDev(points, nil)
-	half := tQuantile(confidence, float64(len(points)-1)) * sd / math.Sqrt(float64(len(points)))
-	l := Loads{Estimator: e, Points: slices.Clone(points), StdDev: sd,
+	variance, df := sd*sd/float64(len(points)), float64(len(points)-1)
+	if groups := groupsOf(points, perGroup); len(groups) >= MinLoads {
+		variance, df = groupedVariance(groups)
+	}
+	half := tQuantile(confidence, df) * math.Sqrt(variance)
+	l := Loads{Estimator: e, Points: slices.Clone(points), StdDev: sd, PerGroup: perGroup,
 		Estimate: Estimate{Point: mean, Lower: mean - half, Upper: mean + half}}
 	if lo := slices.Min(points); lo > 0 {
 		l.Spread = slices.Max(points)/lo - 1
 	}
 	return l, nil
+}
+
+// groupsOf splits points into groups of perGroup, the last one whatever
+// is left; nil for one group.
+func groupsOf(points []float64, perGroup int) [][]float64 {
+	if perGroup <= 0 || perGroup >= len(points) {
+		return nil
+	}
+	var groups [][]float64
+	for start := 0; start < len(points); start += perGroup {
+		groups = append(groups, points[start:min(start+perGroup, len(points))])
+	}
+	return groups
+}
+
+// groupedVariance is the variance of the mean of grouped loads and its
+// degrees of freedom (see OverGroupedLoads): MSB/N over G-1 degrees, or
+// MSW/N over N-G where MSW is the larger.
+func groupedVariance(groups [][]float64) (variance, df float64) {
+	var n, sum float64
+	for _, g := range groups {
+		n += float64(len(g))
+		sum += floats.Sum(g)
+	}
+	grand := sum / n
+	var ssb, ssw float64
+	for _, g := range groups {
+		m := stat.Mean(g, nil)
+		ssb += float64(len(g)) * (m - grand) * (m - grand)
+		for _, x := range g {
+			ssw += (x - m) * (x - m)
+		}
+	}
+	k := float64(len(groups))
+	msb := ssb / (k - 1)
+	if n > k {
+		if msw := ssw / (n - k); msw > msb {
+			return msw / n, n - k
+		}
+	}
+	return msb / n, k - 1
 }
 
 // tQuantile is Student's t two-sided quantile at confidence with df degrees

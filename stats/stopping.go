@@ -131,7 +131,10 @@ type StoppingRule struct {
 	// to be compared against the noise Threshold.
 	Compare    bool
 	Placements int
-	Threshold  float64
+	// PerGroup is how many loads of each program were measured together
+	// (stats.OverGroupedLoads); 0 for all.
+	PerGroup  int
+	Threshold float64
 	// Options are the intervals' confidence; the rule resamples
 	// JudgeResamples times whatever Options says, to stay cheap.
 	Options Options
@@ -145,7 +148,7 @@ func (r StoppingRule) Enough(sides []Sampled) bool {
 	case r.Compare && r.Estimator.Fitted() && r.Placements >= 2:
 		return PreciseChange(r.Estimator, r.Precision, r.Threshold, r.Placements, opts, sides)
 	case r.Placements >= MinLoads:
-		return PreciseOverLoads(r.Estimator, r.Precision, r.Placements, opts, sides)
+		return PreciseOverLoads(r.Estimator, r.Precision, r.Placements, r.PerGroup, opts, sides)
 	}
 	return Precise(r.Estimator, r.Precision, opts, sides)
 }
@@ -155,7 +158,7 @@ func (r StoppingRule) Enough(sides []Sampled) bool {
 // every program's estimate over its loads (OverLoads) must be known within
 // ± precision. Each load counts by its point alone: the loads' spread
 // holds its own noise.
-func PreciseOverLoads(est Estimator, precision float64, placements int, opts Options, sides []Sampled) bool {
+func PreciseOverLoads(est Estimator, precision float64, placements, perGroup int, opts Options, sides []Sampled) bool {
 	if len(sides) == 0 || len(sides)%placements != 0 {
 		return false
 	}
@@ -167,7 +170,7 @@ func PreciseOverLoads(est Estimator, precision float64, placements int, opts Opt
 				return false
 			}
 		}
-		l, err := OverLoads(points, est, opts.Confidence)
+		l, err := OverGroupedLoads(points, perGroup, est, opts.Confidence)
 		if err != nil || l.Estimate.RelativeHalfWidth() > precision {
 			return false
 		}

@@ -86,16 +86,21 @@ UDP DNS, ICMP echo, IPv6 TCP SYN, VLAN-tagged UDP, ARP; see --class, --packets,
 --pcap). Each case is first run once and its return code checked
 (for the bundled builds: XDP_PASS, or XDP_ABORTED for the short frame) and
 its BPF instructions counted; then the measuring thread is pinned to one CPU,
-warms up, and samples all cases in turn, round after round: by default at
-least 1 s and 30 rounds, then until every estimate is known to --precision
-or --time is spent (--samples N: exactly N rounds). By default each sample's
-repeat is one of 10 levels, and the time per run is the slope of the calls'
-wall time over their repeat (--sampling).
+warms up, and samples all cases in turn, round after round. Each load of a
+program is compiled to its own address, which alone moves its speed by a few
+per cent, so the program is loaded ` + fmt.Sprint(measure.DefaultLoads) + ` times, in groups of ` + fmt.Sprint(bench.DefaultGroupLoads) + ` loaded and sampled
+apart (--placements), and each figure is the mean over the loads, its
+interval Student's t over them: it holds the next run's figure. While an
+estimate is short of --precision and --time allows, more groups add loads
+(--samples N: exactly N rounds a group). By default each sample's repeat is
+one of 10 levels, and the time per run is the slope of the calls' wall time
+over their repeat (--sampling).
 
-With --before and --after, both builds are loaded together (each 8 times with
-linear sampling: --placements) and sampled on the same CPU, interleaved
-sample by sample, and each case's change is reported with its confidence
-interval, p-value and verdict. With --baseline, the run is compared with one
+With --before and --after, both builds are loaded together (each ` + fmt.Sprint(measure.DefaultPlacements) + ` times:
+--placements) and sampled on the same CPU, interleaved sample by sample, and
+each case's change is reported with its confidence interval over the loads,
+p-value and verdict; more groups of loads follow while the change is
+unsettled and --time allows. With --baseline, the run is compared with one
 saved earlier by --save-baseline.`
 }
 
@@ -143,8 +148,8 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 		"instead of restoring the frame between repeats (see --restore)")
 	fl.BoolVar(&f.restore, "restore", false, "sample every XDP case through the restorer, which puts the frame back before each run "+
 		"(automatic where the program changes it)")
-	fl.IntVar(&f.placements, "placements", 0, "with --before/--after, compare over `N` loads of each build, in turns")
-	explainDefault(fl, "placements", fmt.Sprintf("%d when compared by slope or ols, else 1", measure.DefaultPlacements))
+	fl.IntVar(&f.placements, "placements", 0, "load each program at least `N` times, in groups that fit the XDP dispatcher; each figure is the mean over the loads")
+	explainDefault(fl, "placements", fmt.Sprintf("%d, or %d a build with --before/--after", measure.DefaultLoads, measure.DefaultPlacements))
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample until every estimate (comparing: every change) is known to ±`P`, relative (0.01: ±1 %), "+
 		"or --time is spent")
 	fl.DurationVar(&f.budget, "time", measure.DefaultBudget, "the time budget `D` of calibration, warm-up and sampling, when sampling to --precision")

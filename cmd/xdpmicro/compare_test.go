@@ -104,7 +104,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Comparison == nil {
 		t.Fatalf("no comparison in the output: %v", err)
 	}
-	if rep.Comparison.Mode != "baseline main" || rep.Comparison.Test != stats.LinearTest || len(rep.Comparison.Cases) != 1 {
+	if rep.Comparison.Mode != "baseline main" || rep.Comparison.Test != stats.LoadsTest || len(rep.Comparison.Cases) != 1 {
 		t.Errorf("comparison: mode %q, test %q, %d cases", rep.Comparison.Mode, rep.Comparison.Test, len(rep.Comparison.Cases))
 	}
 }
@@ -153,7 +153,7 @@ func TestCompareFiles(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := xdpmicro("compare", old, cur, "--verbose") // which test: the method
-	if code != 0 || !strings.Contains(stdout, "fibonacci") || !strings.Contains(flat(stdout), "bootstrap test") {
+	if code != 0 || !strings.Contains(stdout, "fibonacci") || !strings.Contains(flat(stdout), "Welch t-test over each run's loads") {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr: %s", code, stdout, stderr)
 	}
 	// Separate runs can land in different phases of the machine (see the
@@ -161,12 +161,20 @@ func TestCompareFiles(t *testing.T) {
 	// new run made twice as slow, not on a second measurement.
 	slower := readReport(t, cur)
 	for _, p := range slower.Programs {
-		for _, c := range p.Results {
-			for i := range c.Samples {
-				c.Samples[i] *= 2
-			}
-			for i := range c.Wall {
-				c.Wall[i] *= 2
+		for _, q := range append([]results.Program{p}, p.Placements...) {
+			for _, c := range q.Results {
+				for i := range c.Samples {
+					c.Samples[i] *= 2
+				}
+				for i := range c.Wall {
+					c.Wall[i] *= 2
+				}
+				if l := c.Stats.Loads; l != nil {
+					for i := range l.Points {
+						l.Points[i] *= 2
+					}
+					l.Estimate = stats.Estimate{Point: 2 * l.Estimate.Point, Lower: 2 * l.Estimate.Lower, Upper: 2 * l.Estimate.Upper}
+				}
 			}
 		}
 	}

@@ -149,5 +149,9 @@ func ladderOptions() (bench.Options, error) {
 	if err != nil {
 		return bench.Options{}, err
 	}
-	return bench.Options{Programs: ladder.Programs(), Cases: cases, Sampling: measure.SamplingLinear, CPU: measure.AnyCPU}, nil
+	programs := ladder.Programs()
+	// Every rung over as many loads as the dispatcher holds at once: a
+	// load's placement moves a rung by more than a fine step.
+	return bench.Options{Programs: programs, Cases: cases, Sampling: measure.SamplingLinear, CPU: measure.AnyCPU,
+		Placements: measure.MostLoads(len(programs))}, nil
 }

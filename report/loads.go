@@ -1,0 +1,64 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/xdpmicro/xdpmicro/results"
+)
+
+// loadsNote says how many loads each figure is over and how they were
+// grouped, and how far the loads of each case differ; ok is false for a
+// run of one load.
+func (r doc) loadsNote() (n note, ok bool) {
+	if len(r.Programs) == 0 {
+		return note{}, false
+	}
+	p := r.Programs[len(r.Programs)-1]
+	var spreads []string
+	loads := 0
+	for _, c := range p.Results {
+		if c.Stats == nil || c.Stats.Loads == nil {
+			continue
+		}
+		l := c.Stats.Loads
+		loads = len(l.Points)
+		spreads = append(spreads, fmt.Sprintf("%s %s %%", c.Name, percent(l.StdDev/l.Estimate.Point)))
+	}
+	if loads == 0 {
+		return note{}, false
+	}
+	env := r.Environment
+	grouping := "all measured together"
+	if env.Groups > 1 {
+		grouping = fmt.Sprintf("in %d groups of %d, each loaded, anchored and sampled apart", env.Groups, env.LoadsPerGroup)
+	}
+	return method("loads: each program loaded %d times, %s (each load is compiled to its own address); "+
+		"a %s figure is the mean over its loads, its interval Student's t over them, the groups as random effects; "+
+		"the loads' standard deviation: %s", loads, grouping, r.shownEstimator(), strings.Join(spreads, ", ")), true
+}
+
+// narrowsIt says, for cases short of the precision asked that were
+// measured over several loads, what would narrow their intervals: more
+// loads where the loads differ more than each one's own noise says, else
+// more time; "" for a run of one load.
+func narrowsIt(cases []results.Case) string {
+	placed, noisy := false, false
+	for _, c := range cases {
+		if c.Stats == nil || c.Stats.Loads == nil {
+			continue
+		}
+		placed = true
+		l := c.Stats.Loads
+		// Within is a 95 % half-width: about two of a load's own
+		// standard deviations.
+		noisy = noisy || l.Within/2 > l.StdDev/l.Estimate.Point/2
+	}
+	switch {
+	case !placed:
+		return ""
+	case noisy:
+		return "; each load's own noise is a large part of it: more --time narrows it, and adds groups of loads"
+	}
+	return "; the loads differ more than their own noise: more loads narrow it (--placements N, or more --time, which adds groups of loads), longer sampling of each would not"
+}
