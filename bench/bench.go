@@ -62,6 +62,10 @@ type Options struct {
 	Baseline *results.Report
 	// BaselineName labels Baseline's side of the comparison.
 	BaselineName string
+	// Started is when the caller's clock started (zero: when Run is
+	// called): the budget counts from it, everything after sampling
+	// included, and the report's wall time is the time since.
+	Started time.Time
 	// Settings records, in the report, what the options do not say: the
 	// program and the frame sizes as the caller gave them; Run fills the
 	// rest from the options and what it chose.
@@ -110,6 +114,7 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 	if o.Compared {
 		addLineChanges(rep.Comparison, res)
 	}
+	rep.Environment.Wall = time.Since(o.Started)
 	return rep, nil
 }
 
@@ -151,6 +156,9 @@ func (o Options) complete() (Options, error) {
 		return o, fmt.Errorf("%w: precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", ErrOptions, o.Precision)
 	case o.Precision > 0 && o.Budget <= 0:
 		return o, fmt.Errorf("%w: sampling to a precision needs a time budget", ErrOptions)
+	}
+	if o.Started.IsZero() {
+		o.Started = time.Now()
 	}
 	if o.Sampling == "" {
 		o.Sampling = measure.SamplingLinear

@@ -55,7 +55,7 @@ func (o Options) groupLoads() int {
 func (o Options) measureGroups(ctx context.Context, obs Observer) (measure.Result, error) {
 	size := o.groupLoads()
 	least := (o.Placements + size - 1) / size
-	start := time.Now()
+	start := o.Started
 	var total measure.Result
 	var groupTime time.Duration
 	for g := 0; ; g++ {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/bpf"
@@ -46,6 +47,7 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report
 		v.Names = append(v.Names, bpf.LadderProgram(s))
 	}
 	var xs, ys, halfWidths []float64
+	var nets []stats.Estimate // every run's, in the order of xs
 	for ri, r := range runs {
 		if len(r.Programs) != len(steps)+len(fineSteps) || r.Floor == nil {
 			return nil, fmt.Errorf("run %d: want %d ladder programs, %d fine rungs and the floor", ri+1, len(steps), len(fineSteps))
@@ -57,6 +59,7 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report
 		}
 		for i, s := range steps {
 			xs, ys = append(xs, float64(s)), append(ys, run.Net[i].Point)
+			nets = append(nets, run.Net[i])
 			if i > 0 {
 				halfWidths = append(halfWidths, (run.Steps[i].Upper-run.Steps[i].Lower)/2)
 			}
@@ -73,7 +76,9 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report
 	v.Failures = append(v.Failures, orderFailures(v)...)
 	v.Failures = append(v.Failures, spreadFailures(v)...)
 	if !(v.R2 >= MinR2) { // NaN too: a ladder that reads flat has no fit
-		v.Failures = append(v.Failures, fmt.Sprintf("net cost is not linear in the steps: R² %.4f < %g", v.R2, MinR2))
+		if off := offTheLine(v, nets); math.IsNaN(v.R2) || off != "" {
+			v.Failures = append(v.Failures, fmt.Sprintf("net cost is not linear in the steps: R² %.4f < %g%s", v.R2, MinR2, off))
+		}
 	}
 	if len(fineSteps) > 0 {
 		fine, err := validateFine(steps, fineBase, fineSteps, runs, opts, v.TimerResolution)
@@ -112,6 +117,25 @@ func readRun(r *results.Report, steps []int, opts stats.Options) (report.Validat
 	return run, nil
 }
 
+// offTheLine names the rungs whose net lies off the fitted line by more
+// than twice its interval's half-width, which holds the loads' placement:
+// a ladder that is not straight only where its figures cannot tell
+// (a noisy machine) is not failed for it; "" when none is.
+func offTheLine(v *report.Validation, nets []stats.Estimate) string {
+	var off []string
+	for k, n := range nets {
+		i := k % len(v.Steps)
+		residual := n.Point - (v.Intercept + v.PerStep*float64(v.Steps[i]))
+		if math.Abs(residual) > 2*halfWidth(n) {
+			off = append(off, fmt.Sprintf("run %d: %s %+.2f ns off the line (±%.2f ns)", k/len(v.Steps)+1, v.Names[i], residual, halfWidth(n)))
+		}
+	}
+	if len(off) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(off, ", ")
+}
+
 // baseFailures: the ladder climbs, and its lowest rung stands above the
 // floor; else the base chain hides behind the loop's own time on this
 // core, and the lowest rungs cannot show their steps.
@@ -121,7 +145,7 @@ func baseFailures(v *report.Validation) []string {
 	}
 	var out []string
 	for ri, run := range v.Runs {
-		if n := run.Net[0]; n.Lower <= 0 {
+		if n := run.Net[0]; n.Point <= 0 {
 			out = append(out, fmt.Sprintf("run %d: %s costs %.2f [%.2f %.2f] ns net of the floor: its %d base steps hide behind the test-run loop's own time per run on this core",
 				ri+1, v.Names[0], n.Point, n.Lower, n.Upper, v.BaseSteps))
 		}

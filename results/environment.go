@@ -31,9 +31,10 @@ type Environment struct {
 	Resolution   float64       `json:"resolution_ns"` // the quantum of one sample's time per run
 	Timer        string        `json:"timer"`
 	Start        time.Time     `json:"start"`
-	// Wall is the whole measurement's duration, from the first call of
-	// calibration to the last sample; KernelTime is what the kernel timed
-	// of the kept samples inside it.
+	// Wall is the whole run's duration as its caller waited for it, from
+	// the command line (or the call) to the report, loading, sampling and
+	// analysis included; KernelTime is what the kernel timed of the kept
+	// samples inside it.
 	Wall       time.Duration `json:"wall_ns"`
 	KernelTime time.Duration `json:"kernel_time_ns"`
 	// Sampling says how the samples were taken.

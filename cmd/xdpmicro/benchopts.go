@@ -50,6 +50,7 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, e
 		SingleRun: f.singleRun, Restore: f.restore, NoFloor: !f.floor, NoAnchor: !f.anchor,
 		Estimator: est, Stats: statOpts, Compare: compareOpts,
 		Settings: results.Settings{Program: f.program, Sizes: f.selection.sizes},
+		Started:  invoked,
 	}
 	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
 		o.Precision, o.Budget = f.precision, f.budget // else exactly --samples rounds

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/spf13/cobra"
@@ -39,9 +40,14 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// invoked is when the command line was run: the time budget, and the wall
+// time a report gives, count from it, as the user's clock does.
+var invoked time.Time
+
 // run executes the command line and returns the exit code. Errors are one
 // line on stderr; a verifier log's tail may follow.
 func run(args []string, stdout, stderr io.Writer) int {
+	invoked = time.Now()
 	root := rootCommand()
 	root.SetArgs(args)
 	root.SetOut(stdout)

@@ -114,9 +114,11 @@ func TestValidationFailsWrongTool(t *testing.T) {
 
 	stuck := clone(t, measured)
 	for _, p := range append(stuck.Programs, *stuck.Floor) {
-		for _, c := range p.Results {
-			for i, runs := range c.Runs {
-				c.Wall[i] = 1000 + 30*float64(runs) // every program 30 ns a run
+		for _, q := range append([]results.Program{p}, p.Placements...) { // every load
+			for _, c := range q.Results {
+				for i, runs := range c.Runs {
+					c.Wall[i] = 1000 + 30*float64(runs) // every program 30 ns a run
+				}
 			}
 		}
 	}
@@ -126,7 +128,9 @@ func TestValidationFailsWrongTool(t *testing.T) {
 
 	swapped := clone(t, measured)
 	last := len(bpf.LadderSteps) - 1
-	swapped.Programs[last].Results, swapped.Programs[last-1].Results = swapped.Programs[last-1].Results, swapped.Programs[last].Results
+	a, b := &swapped.Programs[last], &swapped.Programs[last-1] // every load of each
+	a.Results, b.Results = b.Results, a.Results
+	a.Placements, b.Placements = b.Placements, a.Placements
 	if v := validateMeasured(swapped); !hasFailure(v, "ladder_64 is not slower than ladder_32") {
 		t.Errorf("ladder_32 and ladder_64 swapped: failures %q", v.Failures)
 	}
