@@ -63,7 +63,9 @@ func (o Options) measureGroups(ctx context.Context, obs Observer) (measure.Resul
 		res, err := measure.Run(ctx, o.groupConfig(g, size, start, obs))
 		merge(&total, res, g)
 		if err != nil {
-			total.Partial = res.Partial || g > 0
+			// Cancelled: what the groups so far measured is the partial
+			// result; any other failure fails the run.
+			total.Partial = ctx.Err() != nil && (res.Partial || g > 0)
 			total.Environment.LoadsPerGroup = size
 			return total, err
 		}

@@ -22,6 +22,11 @@ import (
 // MinLoads is the fewest loads an interval over loads takes.
 const MinLoads = 2
 
+// MinGroups is the fewest groups whose means the interval is drawn over:
+// two groups' means give one degree of freedom, an interval some ten times
+// their difference, and fewer are judged as loads alone.
+const MinGroups = 3
+
 // Loads is a case's estimate over several loads of its program.
 type Loads struct {
 	// Estimator is what each load's Points stand for.
@@ -60,7 +65,8 @@ func OverLoads(points []float64, e Estimator, confidence float64) (Loads, error)
 // the one-way random-effects model's: the mean's variance is the mean
 // square between groups over the loads, with the groups' degrees of
 // freedom, or, where the groups differ less than their loads do, the mean
-// square within, with the loads' (the groups add nothing to see).
+// square within, with the loads' (the groups add nothing to see). Fewer
+// than MinGroups groups are taken as loads alone.
 func OverGroupedLoads(points []float64, perGroup int, e Estimator, confidence float64) (Loads, error) {
 	if len(points) < MinLoads {
 		return Loads{}, fmt.Errorf("%w: %d load(s), need %d", ErrLoads, len(points), MinLoads)
@@ -75,7 +81,7 @@ func OverGroupedLoads(points []float64, perGroup int, e Estimator, confidence fl
 	}
 	mean, sd := stat.MeanStdDev(points, nil)
 	variance, df := sd*sd/float64(len(points)), float64(len(points)-1)
-	if groups := groupsOf(points, perGroup); len(groups) >= MinLoads {
+	if groups := groupsOf(points, perGroup); len(groups) >= MinGroups {
 		variance, df = groupedVariance(groups)
 	}
 	half := tQuantile(confidence, df) * math.Sqrt(variance)

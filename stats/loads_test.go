@@ -1,0 +1,147 @@
+package stats
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Hand-computed: points 10, 12, 14 have mean 12 and standard deviation 2;
+// Student's t with 2 degrees of freedom at 95 % is 4.3027, so the interval
+// is 12 ± 4.3027·2/√3 = 12 ± 4.968.
+func TestOverLoadsHandComputed(t *testing.T) {
+	l, err := OverLoads([]float64{10, 12, 14}, Slope, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := 4.302652729911275 * 2 / math.Sqrt(3)
+	if !near(l.Estimate.Point, 12) || !near(l.Estimate.Lower, 12-half) || !near(l.Estimate.Upper, 12+half) {
+		t.Errorf("estimate %+v, want 12 ± %.4f", l.Estimate, half)
+	}
+	if !near(l.StdDev, 2) || !near(l.Spread, 0.4) || l.Estimator != Slope {
+		t.Errorf("sd %v, spread %v, estimator %s", l.StdDev, l.Spread, l.Estimator)
+	}
+}
+
+func TestOverLoadsRefuses(t *testing.T) {
+	if _, err := OverLoads([]float64{1}, Slope, 0.95); !errors.Is(err, ErrLoads) {
+		t.Errorf("one load: %v, want ErrLoads", err)
+	}
+	if _, err := OverLoads([]float64{1, math.NaN()}, Slope, 0.95); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("NaN: %v, want ErrNonFinite", err)
+	}
+	if _, err := OverLoads([]float64{1, 2}, Slope, 1); !errors.Is(err, ErrConfidence) {
+		t.Errorf("confidence 1: %v, want ErrConfidence", err)
+	}
+}
+
+// Groups that differ far more than their loads: the interval is the group
+// means' (G-1 degrees of freedom). Groups {10, 10.2}, {14, 14.2}, {12, 12.2}:
+// means 10.1, 14.1, 12.1, their s.d. 2, so the mean 12.1 ± 4.3027·2/√3.
+// Ungrouped, the same six points would claim far less (±2.1).
+func TestOverGroupedLoadsBetweenGroups(t *testing.T) {
+	points := []float64{10, 10.2, 14, 14.2, 12, 12.2}
+	l, err := OverGroupedLoads(points, 2, Slope, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := 4.302652729911275 * 2 / math.Sqrt(3)
+	if !near(l.Estimate.Point, 12.1) || !near(l.Estimate.Upper-l.Estimate.Point, half) {
+		t.Errorf("estimate %+v, want 12.1 ± %.4f", l.Estimate, half)
+	}
+	flat, _ := OverLoads(points, Slope, 0.95)
+	if flat.Estimate.RelativeHalfWidth() >= l.Estimate.RelativeHalfWidth() {
+		t.Errorf("ungrouped ±%v not narrower than grouped ±%v", flat.Estimate.RelativeHalfWidth(), l.Estimate.RelativeHalfWidth())
+	}
+}
+
+// Groups that differ less than their loads: the loads' own mean square
+// within, with N-G degrees of freedom. Groups {10, 14}, {11, 13}, {12, 12}:
+// all means 12, MSW = (8+2+0)/3, so 12 ± t(3)·√(MSW/6).
+func TestOverGroupedLoadsWithinGroups(t *testing.T) {
+	l, err := OverGroupedLoads([]float64{10, 14, 11, 13, 12, 12}, 2, Slope, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := 3.182446305284263 * math.Sqrt(10.0/3/6)
+	if !near(l.Estimate.Point, 12) || !near(l.Estimate.Upper-12, half) {
+		t.Errorf("estimate %+v, want 12 ± %.4f", l.Estimate, half)
+	}
+}
+
+// Coverage: loads drawn with a group effect and a load effect; the
+// grouped interval holds the true mean about as often as it says, the
+// ungrouped one far less often.
+func TestOverGroupedLoadsCoverage(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const trials, groups, per = 2000, 4, 4
+	grouped, flat := 0, 0
+	for range trials {
+		var points []float64
+		for range groups {
+			g := r.NormFloat64() * 2 // the group's phase
+			for range per {
+				points = append(points, 100+g+r.NormFloat64())
+			}
+		}
+		lg, err := OverGroupedLoads(points, per, Slope, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lf, _ := OverLoads(points, Slope, 0.95)
+		if lg.Estimate.Lower <= 100 && 100 <= lg.Estimate.Upper {
+			grouped++
+		}
+		if lf.Estimate.Lower <= 100 && 100 <= lf.Estimate.Upper {
+			flat++
+		}
+	}
+	if got := float64(grouped) / trials; got < 0.93 || got > 0.97 {
+		t.Errorf("grouped intervals held the mean in %.3f of trials, want about 0.95", got)
+	}
+	if got := float64(flat) / trials; got > 0.85 {
+		t.Errorf("ungrouped intervals held the mean in %.3f of trials: the group effect should have shown", got)
+	}
+}
+
+// Separate runs of one build, each over its loads, read no change about as
+// often as the confidence says; a 10 % change reads regressed.
+func TestCompareLoads(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	opts := CompareOptions{Options: DefaultOptions(), Significance: 0.05, NoiseThreshold: 0}
+	draw := func(mean float64) Loads {
+		points := make([]float64, 16)
+		for i := range points {
+			points[i] = mean * (1 + 0.02*r.NormFloat64())
+		}
+		l, err := OverLoads(points, Slope, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	claims := 0
+	const trials = 1000
+	for range trials {
+		c, err := CompareLoads(draw(60), draw(60), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Verdict != NoChange {
+			claims++
+		}
+	}
+	if rate := float64(claims) / trials; rate > 0.07 {
+		t.Errorf("A/A: %.3f of comparisons claimed a change, want about 0.05", rate)
+	}
+	c, err := CompareLoads(draw(60), draw(66), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != Regressed || c.Test != LoadsTest || !(c.Change.Lower > 0.05) {
+		t.Errorf("+10 %%: %+v", c)
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
