@@ -205,9 +205,19 @@ func TestComparisonOutliers(t *testing.T) {
 // The change's digits as its size needs, so that the column of outliers
 // fits beside it.
 func TestChangeDigits(t *testing.T) {
-	for f, want := range map[float64]string{0.0012: "+0.12", -0.0537: "-5.37", 0.09996: "+10.0", -0.1665: "-16.7", 2.2886: "+229", -0.005: "-0.50"} {
-		if got := change(f); got != want {
-			t.Errorf("change(%g) = %q, want %q", f, got, want)
+	for _, tc := range []struct {
+		m    stats.Estimate
+		want string
+	}{
+		{stats.Estimate{Point: 0.0012, Lower: -0.0005, Upper: 0.003}, "+0.12 [-0.05 +0.30]"},
+		{stats.Estimate{Point: -0.0537, Lower: -0.0772, Upper: -0.0303}, "-5.37 [-7.72 -3.03]"},
+		{stats.Estimate{Point: -0.0972, Lower: -0.145, Upper: -0.0495}, "-9.7 [-14.5 -5.0]"},
+		{stats.Estimate{Point: -0.1665, Lower: -0.1932, Upper: -0.1399}, "-16.7 [-19.3 -14.0]"},
+		{stats.Estimate{Point: 0.09, Lower: 0.08, Upper: 0.09996}, "+9.0 [+8.0 +10.0]"},
+		{stats.Estimate{Point: 2.2886, Lower: 2.20, Upper: 2.38}, "+229 [+220 +238]"},
+	} {
+		if got := changeCell(tc.m); got != tc.want {
+			t.Errorf("changeCell(%+v) = %q, want %q", tc.m, got, tc.want)
 		}
 	}
 }

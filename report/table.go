@@ -596,7 +596,7 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 				row = []string{cc.Name, insnsChange(cc),
 					fmt.Sprintf("%s ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
 					fmt.Sprintf("%s ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
-					fmt.Sprintf("%s [%s %s]", change(m.Point), change(m.Lower), change(m.Upper)),
+					changeCell(m),
 					verdictText(cc.Verdict, wide),
 				}
 			}
@@ -865,17 +865,19 @@ func outliersMove(s results.Summary, est results.Estimator) bool {
 	return (est == results.Mean || est == results.OLS) && s.Outliers.Total() > 0
 }
 
-// change writes a relative change in percent, signed, with the digits
-// its size needs: two decimals below 10 %, one below 100 %, none above.
-func change(f float64) string {
-	switch v := 100 * f; {
-	case math.Abs(v) >= 99.95:
-		return fmt.Sprintf("%+.0f", v)
-	case math.Abs(v) >= 9.995:
-		return fmt.Sprintf("%+.1f", v)
-	default:
-		return fmt.Sprintf("%+.2f", v)
+// changeCell is a relative change with its interval, in percent, signed,
+// "-5.37 [-7.72 -3.03]", with the digits the largest of the three needs:
+// two decimals below 10 %, one below 100 %, none above.
+func changeCell(m results.Estimate) string {
+	largest := max(math.Abs(m.Point), math.Abs(m.Lower), math.Abs(m.Upper))
+	format := "%+.2f [%+.2f %+.2f]"
+	switch {
+	case 100*largest >= 99.95:
+		format = "%+.0f [%+.0f %+.0f]"
+	case 100*largest >= 9.995:
+		format = "%+.1f [%+.1f %+.1f]"
 	}
+	return fmt.Sprintf(format, 100*m.Point, 100*m.Lower, 100*m.Upper)
 }
 
 // ns formats nanoseconds with a precision fitting their size.
