@@ -72,7 +72,7 @@ func TestCompareInterleaved(t *testing.T) {
 	}
 	out := render(t, r, Table)
 	checkWidth(t, out)
-	for _, want := range []string{"before: fizzbuzz in v4 (bundled)", "│ regressed │", "│ +50.00 [", "0 improved, 2 regressed, 0 no change, 0 within noise (by mean; noise threshold ±2 %)"} {
+	for _, want := range []string{"before: fizzbuzz in v4 (bundled)", "│ regressed │", "│ +50.0 [+50.0 +50.0] │", "│ 2/22 (2hs) │", "0 improved, 2 regressed, 0 no change, 0 within noise (by mean; noise threshold ±2 %)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -29,13 +29,18 @@ import (
 //   - that the machine may have moved the figures: its load warnings, a
 //     TLB flushed on every entry under one run a call;
 //   - what a cell or a mark of the table means where it is not plain: why
-//     instructions were not counted (a "—"), the † of one run a call.
+//     instructions were not counted (a "—"), the † of one run a call;
+//   - severe outliers: Criterion's "Found N outliers among M
+//     measurements (...)", once for the table, where any case has some
+//     (the outliers column counts every case's; see outliers.go), unless
+//     each case's outliers have a line already (under mean or ols).
 //
 // The rest is the method, the same on every ordinary run, and waits for
 // --verbose (the JSON and the HTML page hold it too): the estimator, the
 // repeat levels, the clock, the intercepts, the resolution, the
 // bootstrap, anchoring, why this CPU, the floor of each case, what insns
-// counts, outlier counts the estimate stands aside from, samples
+// counts, each case's outliers by kind where the estimate stands aside
+// from them, samples
 // restarted after a signal (the restarted call is timed anew, whole; the
 // interrupted one is dropped), the maps the checking run changed (the
 // return column already says which path it took), the context a case was
@@ -45,11 +50,18 @@ import (
 // wall time, and where the method is.
 //
 // By default every line fits maxColumns: the tables by their layout
-// (--wide shows every column), the lines under them wrapped at spaces.
+// (--wide shows every column; the outliers column gives up its kinds,
+// then its place to a line, where the table would be wider), the lines
+// under them wrapped at spaces.
 
 // maxColumns is the width of a default table and of every line under a
 // table, in columns (runes: the output's symbols are one column each).
 const maxColumns = 100
+
+// maxLines is what the default output of the bundled program holds, a
+// table or a comparison: Criterion's outliers lines give way first, where
+// that keeps an output within it.
+const maxLines = 24
 
 // note is a line under a table, shown by default when it matters (see
 // above), and with --verbose always: in its long form, if it has one.
@@ -57,6 +69,9 @@ type note struct {
 	text    string
 	long    string
 	matters bool
+	// sentence marks Criterion's outliers line, which a default output
+	// drops first to keep within maxLines.
+	sentence bool
 }
 
 // mattering and method make notes.
@@ -73,12 +88,14 @@ func method(format string, args ...any) note {
 type lines struct {
 	w       io.Writer
 	verbose bool
+	// noSentences drops Criterion's outliers lines.
+	noSentences bool
 }
 
 // note writes n after indent, if it is to be shown; an empty note is
 // none.
 func (l lines) note(indent string, n note) {
-	if n.text == "" || !n.matters && !l.verbose {
+	if n.text == "" || !n.matters && !l.verbose || n.sentence && l.noSentences {
 		return
 	}
 	text := n.text

@@ -101,17 +101,19 @@ func TestTable(t *testing.T) {
 	r := newReport(t)
 	narrow := render(t, r, Table)
 	checkWidth(t, narrow)
-	if strings.Contains(narrow, "192.0.2.4") || strings.Contains(narrow, "std dev") || strings.Contains(narrow, "outliers") {
-		t.Errorf("the default table shows wide columns, or the outliers the low estimate stands aside from:\n%s", narrow)
+	if strings.Contains(narrow, "192.0.2.4") || strings.Contains(narrow, "std dev") || strings.Contains(narrow, "samples") {
+		t.Errorf("the default table shows wide columns:\n%s", narrow)
 	}
-	// The figures with their intervals, and one line of the footer; the
-	// method, the restarted samples and the outliers wait for --verbose.
-	for _, want := range []string{"10.07 ns ±14.9 %", "5.00 ns ±0 %", "kernel 6.1.0-test · CPU 1 of 2 · wall 0s · --verbose for the method"} {
+	// The figures with their intervals, the outliers as Criterion counts
+	// them, and one line of the footer; the method, the restarted samples
+	// and each case's outliers by kind wait for --verbose.
+	for _, want := range []string{"10.07 ns ±14.9 %", "5.00 ns ±0 %", "│ 1/11 (1hs) │", "Found 1 outlier among 22 measurements (1 high severe)",
+		"kernel 6.1.0-test · CPU 1 of 2 · wall 0s · --verbose for the method"} {
 		if !strings.Contains(narrow, want) {
 			t.Errorf("the default table lacks %q:\n%s", want, narrow)
 		}
 	}
-	for _, routine := range []string{"resolution", "estimate:", "restarted", "outliers are kept"} {
+	for _, routine := range []string{"resolution", "estimate:", "restarted", "outliers are kept", "fizz: outliers"} {
 		if strings.Contains(narrow, routine) {
 			t.Errorf("the default table says %q:\n%s", routine, narrow)
 		}
@@ -129,7 +131,7 @@ func TestTable(t *testing.T) {
 		"fizzbuzz in v4 (bundled) (XDP)",
 		"192.0.2.4", "XDP_ABORTED",
 		strings.TrimRight(ns(mean), "0"), // the mean, 22.27
-		"1 of 11 (9.1 %)",                // the 100 ns sample
+		"1/11 (1hs)",                     // the 100 ns sample, high severe
 		"fizz: outliers 1 high severe",
 		"fizz: 2 sample(s) restarted",
 		"11 × 1000", "kernel 6.1.0-test", "CPU 1 of 2", "resolution 1 ns",

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -22,11 +23,33 @@ type tableView struct {
 
 // write writes the tables, then the lines under them: by default those
 // that matter and one line of where and how long, with Verbose every one
-// (see lines.go for which matter).
+// (see lines.go for which matter). A default output passing maxLines
+// drops Criterion's outliers lines, where that keeps it within.
 func (r tableView) write(w io.Writer) error {
-	l := lines{w: w, verbose: r.Verbose}
+	if r.Verbose {
+		return r.writeLines(w, lines{w: w, verbose: true})
+	}
+	var all, short bytes.Buffer
+	if err := r.writeLines(&all, lines{w: &all}); err != nil {
+		return err
+	}
+	out := &all
+	if strings.Count(all.String(), "\n") > maxLines {
+		if err := r.writeLines(&short, lines{w: &short, noSentences: true}); err != nil {
+			return err
+		}
+		if strings.Count(short.String(), "\n") <= maxLines {
+			out = &short
+		}
+	}
+	_, err := w.Write(out.Bytes())
+	return err
+}
+
+// writeLines writes the output as write says, into l's writer.
+func (r tableView) writeLines(w io.Writer, l lines) error {
 	if r.Comparison != nil {
-		if err := (comparison{r.Comparison}).writeTable(w, l, r.Settings.Confidence, r.Wide); err != nil {
+		if err := r.writeComparison(w, l); err != nil {
 			return err
 		}
 	} else if err := r.writeProgramTables(w, l); err != nil {
@@ -362,21 +385,48 @@ func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, al
 	fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
 	est := r.Settings.ChosenEstimator()
 	other, otherName := otherEstimator(est)
-	aligns, header := r.programHeader(est, otherName)
-	table := newTable(w, aligns...)
-	table.Header(header...)
-	for _, c := range p.Results {
-		if err := table.Append(r.caseRow(c, est, other, allSingle)); err != nil {
-			return err
+	tallies := make([]*tally, len(p.Results)) // nil: too few samples
+	for i, c := range p.Results {
+		if t, ok := caseTally(c); ok {
+			tallies[i] = &t
 		}
 	}
-	if err := table.Render(); err != nil {
+	levels := outliersLevels
+	if r.Wide {
+		levels = 1 // no width to keep
+	}
+	level, err := writeFitting(w, levels, func(w io.Writer, level int) error {
+		aligns, header := r.programHeader(est, otherName, level)
+		table := newTable(w, aligns...)
+		table.Header(header...)
+		for i, c := range p.Results {
+			if err := table.Append(r.caseRow(c, est, other, allSingle, level, tallies[i])); err != nil {
+				return err
+			}
+		}
+		return table.Render()
+	})
+	if err != nil {
 		return err
 	}
 	if singles(p) && est != results.Low && !allSingle {
 		l.note("  ", mattering("%s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)", singleMark))
 	}
 	l.notes("  ", notes(p, r.Settings, r.Partial))
+	if level == outliersLine {
+		var cells []string
+		for i, c := range p.Results {
+			if tallies[i] != nil {
+				cells = append(cells, c.Name+" "+tallies[i].cell(true))
+			}
+		}
+		l.note("  ", columnNote(cells))
+	}
+	if est != results.Mean && est != results.OLS {
+		// Under mean and ols each case's outliers have a line that
+		// matters (outliersMove).
+		l.note("  ", foundNote(sum(tallies)))
+	}
 	if outliers(p) && (est == results.Low || est == results.Slope) {
 		l.note("  ", method("outliers are kept and counted; the %s estimate stands, by design, for the runs the machine did not disturb", r.shownEstimator()))
 	}
@@ -396,8 +446,9 @@ func otherEstimator(est results.Estimator) (results.Estimator, string) {
 	return results.Mean, string(results.Mean)
 }
 
-// programHeader is a program table's columns' alignment and header.
-func (r tableView) programHeader(est results.Estimator, otherName string) ([]tw.Align, []any) {
+// programHeader is a program table's columns' alignment and header, with
+// the outliers as level says (outliersKinds, ...).
+func (r tableView) programHeader(est results.Estimator, otherName string, level int) ([]tw.Align, []any) {
 	aligns := []tw.Align{tw.AlignLeft, tw.AlignLeft}
 	estHeader := fmt.Sprintf("%s [%g%% CI]", r.shownEstimator(), 100*r.Settings.Confidence)
 	if est == results.Min {
@@ -415,15 +466,18 @@ func (r tableView) programHeader(est results.Estimator, otherName string) ([]tw.
 	}
 	if r.Wide {
 		// The repeats are in the footer; a wide table repeats them per
-		// case. The default table leaves outliers and samples to the
-		// notes and --verbose.
+		// case. The default table leaves samples to the footer and
+		// --verbose.
 		header = append(header, otherName, "std dev", "outliers", "samples × repeat")
+	} else if level != outliersLine {
+		header = append(header, "outliers")
 	}
 	return aligns, header
 }
 
-// caseRow is a case's row of a program table.
-func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSingle bool) []string {
+// caseRow is a case's row of a program table, with its outliers t (nil
+// for too few samples) as level says.
+func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSingle bool, level int, t *tally) []string {
 	row := []string{c.Name, c.Action, insns(c)}
 	if r.Wide {
 		row = []string{c.Name, c.Source, c.Action, insns(c)}
@@ -435,6 +489,8 @@ func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSing
 		}
 		if r.Wide {
 			row = append(row, "", "", "", r.samplesCell(len(c.Samples), c))
+		} else if level != outliersLine {
+			row = append(row, "")
 		}
 		return row
 	}
@@ -453,9 +509,9 @@ func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSing
 		row = append(row, net)
 	}
 	if r.Wide {
-		row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns",
-			fmt.Sprintf("%d of %d (%.1f %%)", s.Outliers.Total(), s.N, 100*float64(s.Outliers.Total())/float64(s.N)),
-			r.samplesCell(s.N, c))
+		row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns", t.cell(true), r.samplesCell(s.N, c))
+	} else if level != outliersLine {
+		row = append(row, t.cell(level == outliersKinds))
 	}
 	return row
 }
@@ -483,50 +539,84 @@ func (r tableView) netCell(e results.Estimate) string {
 	return fmt.Sprintf("%s ±%s ns", ns(e.Point), ns((e.Upper-e.Lower)/2))
 }
 
+// writeComparison writes the comparison's table and its lines, with each
+// case's outliers.
+func (r tableView) writeComparison(w io.Writer, l lines) error {
+	c := comparison{r.Comparison}
+	outliers := make([]*sides, len(c.Cases)) // nil: not found
+	for i, cc := range c.Cases {
+		if s, ok := r.comparedSides(cc); ok {
+			outliers[i] = &s
+		}
+	}
+	return c.writeTable(w, l, r.Settings.Confidence, r.Wide, outliers)
+}
+
 // writeTable shows each case's change in Criterion's words: in a wide
 // table every figure, by default the estimates, the change with its
-// interval and the verdict within 100 columns.
-func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bool) error {
+// interval, the verdict and the outliers of both builds within 100
+// columns (see writeFitting).
+func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bool, outliers []*sides) error {
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
 	est := c.Estimator
 	if est == "" {
 		est = string(results.Mean)
 	}
-	var table *tablewriter.Table
+	levels := outliersLevels
 	if wide {
-		table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
-		table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict")
-	} else {
-		// The estimator is named under the table; p and Δ in ns wait for
-		// --wide: the verdict holds p.
-		table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft)
-		table.Header("case", "insns", "before, ns", "after, ns", fmt.Sprintf("change [%g%% CI]", 100*confidence), "verdict")
+		levels = 1 // no width to keep
 	}
-	for _, cc := range c.Cases {
-		m := cc.Change
-		var row []string
+	level, err := writeFitting(w, levels, func(w io.Writer, level int) error {
+		var table *tablewriter.Table
 		if wide {
-			row = []string{cc.Name, insnsChange(cc),
-				fmt.Sprintf("%s ns ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-				fmt.Sprintf("%s ns ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
-				fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
-				fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
-				pValue(cc.P, c.Significance),
-				verdictText(cc.Verdict, wide),
-			}
+			table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
+			table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict", "outliers")
 		} else {
-			row = []string{cc.Name, insnsChange(cc),
-				fmt.Sprintf("%s ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-				fmt.Sprintf("%s ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
-				fmt.Sprintf("%+.2f [%+.2f %+.2f] %%", 100*m.Point, 100*m.Lower, 100*m.Upper),
-				verdictText(cc.Verdict, wide),
+			// The estimator is named under the table; p and Δ in ns wait
+			// for --wide: the verdict holds p.
+			header := []any{"case", "insns", "before, ns", "after, ns", fmt.Sprintf("change %% [%g%% CI]", 100*confidence), "verdict"}
+			if level != outliersLine {
+				header = append(header, "outliers")
+			}
+			table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
+			table.Header(header...)
+		}
+		for i, cc := range c.Cases {
+			m := cc.Change
+			var row []string
+			if wide {
+				row = []string{cc.Name, insnsChange(cc),
+					fmt.Sprintf("%s ns ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+					fmt.Sprintf("%s ns ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+					fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
+					fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
+					pValue(cc.P, c.Significance),
+					verdictText(cc.Verdict, wide),
+				}
+			} else {
+				// The change's digits as its size needs: the header has
+				// its %.
+				row = []string{cc.Name, insnsChange(cc),
+					fmt.Sprintf("%s ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+					fmt.Sprintf("%s ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+					changeCell(m),
+					verdictText(cc.Verdict, wide),
+				}
+			}
+			if wide || level != outliersLine {
+				cell := ""
+				if s := outliers[i]; s != nil {
+					cell = s.cell(level, wide)
+				}
+				row = append(row, cell)
+			}
+			if err := table.Append(row); err != nil {
+				return err
 			}
 		}
-		if err := table.Append(row); err != nil {
-			return err
-		}
-	}
-	if err := table.Render(); err != nil {
+		return table.Render()
+	})
+	if err != nil {
 		return err
 	}
 	l.note("  ", mattering("%s (by %s; noise threshold ±%g %%)", c.Tally(), est, 100*c.NoiseThreshold))
@@ -537,6 +627,18 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 	l.note("  ", method("%s; p from the %s; a change counts beyond ±%g %% and one quantum (%.2g ns)",
 		how, c.Test, 100*c.NoiseThreshold, c.Quantum))
 	l.note("  ", c.unsettledNote())
+	var all tally
+	var cells []string
+	for i, cc := range c.Cases {
+		if s := outliers[i]; s != nil {
+			all = all.plus(s.before.plus(s.after))
+			cells = append(cells, cc.Name+" "+s.before.plus(s.after).cell(true))
+		}
+	}
+	if level == outliersLine {
+		l.note("  ", columnNote(cells))
+	}
+	l.note("  ", foundNote(all))
 	for _, cc := range c.Cases {
 		if cc.ActionChanged() {
 			l.note("  ", mattering("%s: ACTION CHANGED: %s before, %s after (counts as a regression with --fail-on-regression)", cc.Name, cc.ActionBefore, cc.ActionAfter))
@@ -698,17 +800,8 @@ func regimesNote(c results.Case) note {
 // outliersNote counts a case's outliers by kind; it matters where they
 // move the estimate.
 func outliersNote(c results.Case, est results.Estimator) note {
-	o := c.Stats.Outliers
-	var kinds []string
-	for _, k := range []struct {
-		n    int
-		name string
-	}{{o.LowSevere, "low severe"}, {o.LowMild, "low mild"}, {o.HighMild, "high mild"}, {o.HighSevere, "high severe"}} {
-		if k.n > 0 {
-			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.name))
-		}
-	}
-	return note{text: fmt.Sprintf("%s: outliers %s", c.Name, strings.Join(kinds, ", ")), matters: outliersMove(*c.Stats, est)}
+	t, _ := caseTally(c)
+	return note{text: fmt.Sprintf("%s: outliers %s", c.Name, t.kinds(false)), matters: outliersMove(*c.Stats, est)}
 }
 
 // frameNote says how a case was measured when the program changes its
@@ -782,6 +875,21 @@ func sampledText(c results.Case) string {
 // level's low quantile of the calls' wall times, not these figures.
 func outliersMove(s results.Summary, est results.Estimator) bool {
 	return (est == results.Mean || est == results.OLS) && s.Outliers.Total() > 0
+}
+
+// changeCell is a relative change with its interval, in percent, signed,
+// "-5.37 [-7.72 -3.03]", with the digits the largest of the three needs:
+// two decimals below 10 %, one below 100 %, none above.
+func changeCell(m results.Estimate) string {
+	largest := max(math.Abs(m.Point), math.Abs(m.Lower), math.Abs(m.Upper))
+	format := "%+.2f [%+.2f %+.2f]"
+	switch {
+	case 100*largest >= 99.95:
+		format = "%+.0f [%+.0f %+.0f]"
+	case 100*largest >= 9.995:
+		format = "%+.1f [%+.1f %+.1f]"
+	}
+	return fmt.Sprintf(format, 100*m.Point, 100*m.Lower, 100*m.Upper)
 }
 
 // ns formats nanoseconds with a precision fitting their size.
