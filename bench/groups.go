@@ -60,7 +60,9 @@ func (o Options) measureGroups(ctx context.Context, obs Observer) (measure.Resul
 	var groupTime time.Duration
 	for g := 0; ; g++ {
 		began := time.Now()
-		res, err := measure.Run(ctx, o.groupConfig(g, size, start, obs))
+		cfg := o.groupConfig(g, size, start, obs)
+		cfg.Unanchored = total.Environment.Dispatcher.Unanchored
+		res, err := measure.Run(ctx, cfg)
 		merge(&total, res, g)
 		if err != nil {
 			// Cancelled: what the groups so far measured is the partial
@@ -98,6 +100,10 @@ func (o Options) groupConfig(g, size int, start time.Time, obs Observer) measure
 	cfg.Placements, cfg.Grouped = size, o.Placements > size || o.Precision > 0
 	if cfg.Floor != nil {
 		cfg.FloorPlacements = measure.FloorLoads(size)
+		if o.Placements > size {
+			// Groups: the floor's loads spread over them, one a group.
+			cfg.FloorPlacements = 1
+		}
 	}
 	if g > 0 {
 		cfg.Warmup = min(cfg.Warmup, laterWarmup)

@@ -30,6 +30,11 @@ const (
 // DefaultLevels is the number of repeat levels of linear sampling.
 const DefaultLevels = 10
 
+// GroupedLevels is the number of levels of a group of loads: its loads'
+// slopes need only be as precise as the loads differ, and the fewest
+// calls every level needs make the group's rounds.
+const GroupedLevels = 5
+
 // callsPerLevel is the calls a level is planned with: a fixed number of
 // samples too small for DefaultLevels gets fewer levels, and so does a
 // given repeat whose rounds the time budget cannot hold at DefaultLevels.
@@ -78,6 +83,9 @@ func (s *sampler) planLinear(perRun []float64) (*linearPlan, string) {
 	levels := s.cfg.Levels
 	if levels == 0 {
 		levels = DefaultLevels
+		if s.cfg.Grouped {
+			levels = GroupedLevels
+		}
 		switch {
 		case s.cfg.Enough == nil:
 			levels = max(min(levels, s.cfg.Samples/callsPerLevel), 2)

@@ -110,8 +110,13 @@ type Config struct {
 	// in ProgramResult.Placements.
 	Placements int
 	// Grouped says this run is one group of several whose loads are
-	// judged together: its loads need no more calls than any other.
+	// judged together: its loads need no more calls than any other, and
+	// fewer repeat levels (GroupedLevels) when Levels is 0.
 	Grouped bool
+	// Unanchored, if set, is what an earlier run on this CPU found a call
+	// to cost without anchors: calibration then takes it, rather than pay
+	// two dispatcher changes to find it again.
+	Unanchored time.Duration
 	// Floor, if set, is an object of empty programs: the one of the
 	// measured programs' type is sampled with every case in the same rounds,
 	// so that each case's time can be given net of the harness's own.

@@ -370,8 +370,10 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 	first, frame, progCtx := s.progs[0], s.cfg.Cases[0].Frame, s.byCase[0][0].result.ctxIn
 	d := &s.dispatcher
 	var err error
-	if d.Unanchored, err = callOverhead(s.ctx, first.Loaded, frame, progCtx, 1); err != nil {
-		return nil, err
+	if d.Unanchored = s.cfg.Unanchored; d.Unanchored == 0 {
+		if d.Unanchored, err = callOverhead(s.ctx, first.Loaded, frame, progCtx, 1); err != nil {
+			return nil, err
+		}
 	}
 	d.Overhead = d.Unanchored
 	switch {
