@@ -32,11 +32,17 @@ const (
 	DispatcherMax = 48
 )
 
+// dispatcherSpare is the room in the XDP dispatcher a run leaves to others:
+// programs attached to interfaces in native mode, another xdpmicro run on
+// the other CPUs.
+const dispatcherSpare = 4
+
 // MostLoads is the most loads of each of programs programs that fit the
-// XDP dispatcher at once beside the floor's (FloorLoads), at least one.
+// XDP dispatcher at once beside the floor's (FloorLoads) and what others
+// may hold, at least one.
 func MostLoads(programs int) int {
 	k := 1
-	for (k+1)*programs+FloorLoads(k+1) <= DispatcherMax {
+	for (k+1)*programs+FloorLoads(k+1) <= DispatcherMax-dispatcherSpare {
 		k++
 	}
 	return k

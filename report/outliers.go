@@ -89,12 +89,22 @@ func (t tally) sentence() string {
 const noteIndent = "  "
 
 // caseTally is the outliers of the samples a program table's figure
-// stands for: the case's; ok is false for a case with too few samples.
-func caseTally(c results.Case) (t tally, ok bool) {
+// stands for: the case's, over every load of p when the figure is over
+// its loads; ok is false for a case with too few samples.
+func caseTally(p results.Program, c results.Case) (t tally, ok bool) {
 	if c.Stats == nil {
 		return t, false
 	}
 	t.add(c.Stats)
+	if c.Stats.Loads == nil {
+		return t, true
+	}
+	for _, q := range p.Placements {
+		j := slices.IndexFunc(q.Results, func(o results.Case) bool { return o.Name == c.Name })
+		if j >= 0 && q.Results[j].Stats != nil {
+			t.add(q.Results[j].Stats)
+		}
+	}
 	return t, true
 }
 

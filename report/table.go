@@ -387,7 +387,7 @@ func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, al
 	other, otherName := otherEstimator(est)
 	tallies := make([]*tally, len(p.Results)) // nil: too few samples
 	for i, c := range p.Results {
-		if t, ok := caseTally(c); ok {
+		if t, ok := caseTally(p, c); ok {
 			tallies[i] = &t
 		}
 	}
@@ -734,7 +734,7 @@ func notes(p results.Program, settings results.Settings, partial bool) []note {
 	}
 	var short []results.Case // precision not reached
 	for _, c := range p.Results {
-		n, reached := caseNotes(c, settings, est, cause)
+		n, reached := caseNotes(p, c, settings, est, cause)
 		out = append(out, n...)
 		if !reached {
 			short = append(short, c)
@@ -748,7 +748,7 @@ func notes(p results.Program, settings results.Settings, partial bool) []note {
 
 // caseNotes are a case's notes, but for a precision not reached, which
 // notes gives for all cases at once: reached is false then.
-func caseNotes(c results.Case, settings results.Settings, est results.Estimator, cause string) (out []note, reached bool) {
+func caseNotes(p results.Program, c results.Case, settings results.Settings, est results.Estimator, cause string) (out []note, reached bool) {
 	reached = true
 	if c.Stats != nil && c.Stats.Regimes.Bimodal {
 		out = append(out, regimesNote(c))
@@ -765,7 +765,7 @@ func caseNotes(c results.Case, settings results.Settings, est results.Estimator,
 		}
 	}
 	if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
-		out = append(out, outliersNote(c, est))
+		out = append(out, outliersNote(p, c, est))
 	}
 	for _, e := range c.Effects {
 		out = append(out, method("%s: %s", c.Name, e))
@@ -799,8 +799,8 @@ func regimesNote(c results.Case) note {
 
 // outliersNote counts a case's outliers by kind; it matters where they
 // move the estimate.
-func outliersNote(c results.Case, est results.Estimator) note {
-	t, _ := caseTally(c)
+func outliersNote(p results.Program, c results.Case, est results.Estimator) note {
+	t, _ := caseTally(p, c)
 	return note{text: fmt.Sprintf("%s: outliers %s", c.Name, t.kinds(false)), matters: outliersMove(*c.Stats, est)}
 }
 
