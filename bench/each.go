@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -39,6 +40,7 @@ func RunEach(ctx context.Context, o Options, names []string, observe func(name s
 			one.Programs[i].Program = name
 		}
 		one.Settings.Program = name
+		one.Started = time.Now() // each program's budget its own
 		rep, err := Run(ctx, one, obs)
 		end()
 		if err != nil {

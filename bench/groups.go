@@ -113,15 +113,18 @@ func (o Options) groupConfig(g, size int, start time.Time, obs Observer) measure
 }
 
 // anotherGroup says whether to measure one more group after done groups:
-// until least, then while an estimate is short of the precision asked and
-// the budget holds another group as long as the longest so far.
+// while the budget holds another group as long as the longest so far,
+// until least, then while an estimate is short of the precision asked;
+// without a precision, exactly least.
 func (o Options) anotherGroup(done, least, size int, total measure.Result, elapsed, groupTime time.Duration) bool {
 	switch {
+	case o.Precision == 0:
+		return done < least // a fixed number of rounds: every load asked for
+	case elapsed+groupTime+reserve > o.Budget:
+		return false // the budget is kept, and the notes say what more time would give
 	case done < least:
 		return true
-	case o.Precision == 0, (done+1)*size > maxLoads:
-		return false
-	case elapsed+groupTime+reserve > o.Budget:
+	case (done+1)*size > maxLoads:
 		return false
 	}
 	return !o.preciseOverLoads(total, loadsOf(total), size)
