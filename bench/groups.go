@@ -33,6 +33,8 @@ const (
 	laterWarmup = 20 * time.Millisecond
 	// reserve is what the budget keeps for the analysis after sampling.
 	reserve = 300 * time.Millisecond
+	// longRepeat is a given repeat whose calls last milliseconds.
+	longRepeat = 100000
 )
 
 // groupLoads is how many loads of each program one group holds.
@@ -40,8 +42,13 @@ func (o Options) groupLoads() int {
 	size := o.GroupLoads
 	if size == 0 {
 		size = min(o.Placements, DefaultGroupLoads)
-		if o.Compared {
+		switch {
+		case o.Compared:
 			size = o.Placements
+		case o.Repeat >= longRepeat:
+			// Calls of tens of milliseconds: a group of two loads already
+			// takes seconds for the fewest rounds its fits need.
+			size = min(o.Placements, 2)
 		}
 	}
 	size = max(1, min(size, o.Placements, measure.MostLoads(len(o.Programs))))
