@@ -127,7 +127,10 @@ func benchOptions(progs []Program, compared bool, o *Options) (bench.Options, er
 		opts.Precision = stats.DefaultPrecision
 	}
 	if opts.Budget == 0 {
-		opts.Budget = measure.DefaultBudget
+		opts.Budget = measure.DefaultBenchBudget
+		if compared {
+			opts.Budget = measure.DefaultBudget
+		}
 	}
 	bundled := true
 	for i, p := range progs {

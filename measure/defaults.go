@@ -9,6 +9,11 @@ import "time"
 // settles.
 const (
 	DefaultBudget = 5 * time.Second
+	// DefaultBenchBudget is the budget of a program measured alone, loading
+	// and analysis included: loads, not time, narrow its interval, and a
+	// person waits for it; a comparison keeps DefaultBudget to settle its
+	// verdicts.
+	DefaultBenchBudget = 2 * time.Second
 	DefaultWarmup = 100 * time.Millisecond
 	// MinSamplingTime is sampled before precision is judged: the machine's
 	// phases last up to about a second, and a low quantile judged on a

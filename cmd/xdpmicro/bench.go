@@ -152,7 +152,8 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 	explainDefault(fl, "placements", fmt.Sprintf("%d, or %d a build with --before/--after", measure.DefaultLoads, measure.DefaultPlacements))
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample until every estimate (comparing: every change) is known to ±`P`, relative (0.01: ±1 %), "+
 		"or --time is spent")
-	fl.DurationVar(&f.budget, "time", measure.DefaultBudget, "the time budget `D` of calibration, warm-up and sampling, when sampling to --precision")
+	fl.DurationVar(&f.budget, "time", measure.DefaultBenchBudget, "the time budget `D` of the run, from the command line to the report, when sampling to --precision")
+	describeDefault(fl, "time", fmt.Sprintf("%s, or %s with --before/--after", measure.DefaultBenchBudget, measure.DefaultBudget))
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (at least %d) instead of sampling to --precision; "+
 		"with --precision or --time also given, the fewest rounds", measure.MinSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")

@@ -54,6 +54,9 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, e
 	}
 	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
 		o.Precision, o.Budget = f.precision, f.budget // else exactly --samples rounds
+		if o.Compared && !fl.Changed("time") {
+			o.Budget = measure.DefaultBudget // time to settle the verdicts
+		}
 	}
 	if err := f.readFiles(&o); err != nil {
 		return bench.Options{}, err
