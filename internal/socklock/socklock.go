@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -40,6 +41,11 @@ func Try(name string) (*Lock, error) {
 		return nil, fmt.Errorf("%s: %w", Address(name), ErrHeld)
 	}
 	if err != nil {
+		// The bind's or listen's own error: the rest repeats the name.
+		var sys *os.SyscallError
+		if errors.As(err, &sys) {
+			err = sys
+		}
 		return nil, fmt.Errorf("lock %s: %w", Address(name), err)
 	}
 	// Connections are never accepted: a waiter's stays queued until the
