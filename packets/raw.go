@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 )
 
 // ReadFiles reads the cases of --packets' arguments, in order: each is a
@@ -31,7 +33,7 @@ func ReadFiles(args []string) ([]Case, error) {
 			return nil, err
 		}
 		for _, path := range paths {
-			data, err := os.ReadFile(path)
+			data, err := safefs.ReadFile(path, safefs.MaxInput)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrPacketFile, err)
 			}
