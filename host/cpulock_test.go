@@ -311,6 +311,9 @@ func TestClaimCPUOtherNetns(t *testing.T) {
 	cmd.Env = append(os.Environ(), netnsHelper+"="+locks)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNET}
 	out, err := cmd.Output()
+	if errors.Is(err, syscall.EPERM) {
+		t.Skipf("no network namespace of its own here (a container without CAP_SYS_ADMIN?): %v", err)
+	}
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}

@@ -56,7 +56,13 @@ func TestLockPlantedFiles(t *testing.T) {
 	// Go makes the new namespace's mounts private: nothing propagates out.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
 	out, err := cmd.CombinedOutput()
+	if errors.Is(err, unix.EPERM) {
+		t.Skipf("no mount namespace of its own here (a container without CAP_SYS_ADMIN?): %v", err)
+	}
 	t.Logf("in a mount namespace of its own:\n%s", out)
+	if err == nil && strings.Contains(string(out), "--- SKIP: TestLockPlantedFiles") {
+		t.Skip("the helper skipped: see its output above")
+	}
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestLockPlantedFiles") {
 		t.Fatalf("the planted attack: %v", err)
 	}
@@ -108,7 +114,11 @@ func plantedRounds(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{"/tmp", "/run/lock"} {
-		if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "mode=1777"); err != nil {
+		err := unix.Mount("tmpfs", dir, "tmpfs", 0, "mode=1777")
+		if errors.Is(err, unix.EPERM) {
+			t.Skipf("tmpfs on %s: %v", dir, err)
+		}
+		if err != nil {
 			t.Fatalf("tmpfs on %s: %v", dir, err)
 		}
 	}
