@@ -224,10 +224,10 @@ func waitMessage(held []*cpuLock) string {
 }
 
 // waitAny waits for the first of the locks to come free and takes it.
-// Each is waited for on a goroutine of its own (socklock.Wait, which
-// holds no thread while it waits); when one is taken or ctx is done, the
-// others are called off, and any lock taken meanwhile is given back
-// before waitAny returns.
+// Each is waited for on a goroutine of its own (socklock.Wait, a thread
+// blocked in poll(2) until the lock's holder lets go); when one is taken
+// or ctx is done, the others are called off, and any lock taken
+// meanwhile is given back before waitAny returns.
 func waitAny(parent context.Context, locks []*cpuLock) (*cpuLock, error) {
 	type outcome struct {
 		l   *cpuLock

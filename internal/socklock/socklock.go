@@ -119,8 +119,8 @@ func Holder(name string) int {
 
 // Wait takes the lock of name, waiting while another process holds it,
 // until ctx is done. It waits on a connection to the holder, which the
-// kernel resets when the holder lets go: no polling while an xdpmicro
-// run holds it. The wait blocks a thread, as any blocking system call.
+// kernel resets when the holder lets go: no trying again and again
+// while an xdpmicro run holds it. The wait blocks a thread, as any blocking system call.
 func Wait(ctx context.Context, name string) (*Lock, error) {
 	for {
 		l, err := Try(name)
