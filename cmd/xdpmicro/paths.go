@@ -19,7 +19,20 @@ func checkFileTarget(flag, path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return usageError{fmt.Errorf("--%s %s is a directory; want a file", flag, path)}
 	}
-	return checkWritableDir(flag, filepath.Dir(path), path)
+	if err := checkWritableDir(flag, filepath.Dir(path), path); err != nil {
+		return err
+	}
+	// The file itself: a new one is renamed over it, so it must be a
+	// file (not /dev/stdout), and a symlink there is followed only if
+	// yours or root's.
+	err := safefs.CheckWrite(path)
+	switch {
+	case errors.Is(err, safefs.ErrNotRegular):
+		return usageError{fmt.Errorf("--%s %s: not a regular file: xdpmicro writes a new file and renames it over the name, which would replace it", flag, path)}
+	case err != nil:
+		return usageError{fmt.Errorf("--%s %s: %w", flag, path, errors.Unwrap(err))}
+	}
+	return nil
 }
 
 // checkDirTarget refuses a directory the run could not create or write

@@ -28,7 +28,8 @@ const maxSymlinks = 40
 
 // node is a path resolved: its last component opened O_PATH (fd), with
 // the directory that holds it (parent, -1 when the path names the
-// starting directory itself) and its name there.
+// starting directory itself) and its name there. In walkWrite, fd is -1
+// for a last component that does not exist.
 type node struct {
 	parent, fd int
 	name       string
@@ -39,8 +40,23 @@ func (n *node) close() {
 	if n.parent >= 0 {
 		unix.Close(n.parent)
 	}
-	unix.Close(n.fd)
+	if n.fd >= 0 {
+		unix.Close(n.fd)
+	}
 }
+
+// walkMode is what resolve makes of the path's last component.
+type walkMode int
+
+const (
+	// walkRead: every component must exist.
+	walkRead walkMode = iota
+	// walkMkdir: missing components are made directories (0755).
+	walkMkdir
+	// walkWrite: the last component may be missing, or a symlink another
+	// user owns, which is returned as it is, to be replaced.
+	walkWrite
+)
 
 // trusted says whether a symlink owned by uid may be followed: root's,
 // this process's user's, and, for a process sudo started as root, the
@@ -83,10 +99,10 @@ func openStart(absolute bool) (int, error) {
 
 // resolve walks path one component at a time, each opened relative to
 // the directory before it without following symlinks, and follows a
-// symlink itself only when its owner is trusted. With mkdir, missing
-// components are created as directories (0755). Errors are os.PathError
-// of op and path, so they read as the os package's.
-func resolve(op, path string, mkdir bool) (*node, error) {
+// symlink itself only when its owner is trusted; mode says what becomes
+// of the last component. Errors are os.PathError of op and path, so they
+// read as the os package's.
+func resolve(op, path string, mode walkMode) (*node, error) {
 	fail := func(err error) error { return &os.PathError{Op: op, Path: path, Err: err} }
 	dir, err := openStart(strings.HasPrefix(path, "/"))
 	if err != nil {
@@ -110,8 +126,12 @@ func resolve(op, path string, mkdir bool) (*node, error) {
 			dir, walked = up, join(walked, c)
 			continue
 		}
+		last := len(comps) == 0
 		fd, err := unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if errors.Is(err, unix.ENOENT) && mkdir {
+		if errors.Is(err, unix.ENOENT) && last && mode == walkWrite {
+			return &node{parent: dir, fd: -1, name: c}, nil
+		}
+		if errors.Is(err, unix.ENOENT) && mode == walkMkdir {
 			if err = unix.Mkdirat(dir, c, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
 				fd, err = unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			}
@@ -129,6 +149,9 @@ func resolve(op, path string, mkdir bool) (*node, error) {
 		here := join(walked, c)
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
+			if last && mode == walkWrite && !trusted(st.Uid) {
+				return &node{parent: dir, fd: fd, name: c, st: st}, nil
+			}
 			target, err := readlink(fd)
 			unix.Close(fd)
 			switch {
@@ -137,6 +160,10 @@ func resolve(op, path string, mkdir bool) (*node, error) {
 				err = fmt.Errorf("%w: %s is a symlink that uid %d owns, who could have planted it: xdpmicro follows only root's, yours and your sudo user's", ErrUnsafe, here, st.Uid)
 			case links >= maxSymlinks:
 				err = unix.ELOOP
+			case !strings.HasPrefix(target, "/") && strings.Contains(target, ":["):
+				// /proc's link to a pipe, socket or anonymous inode
+				// (/dev/stdout into a pipe): no file has that name.
+				err = ErrNotRegular
 			}
 			if err != nil {
 				unix.Close(dir)
@@ -205,7 +232,7 @@ func readlink(fd int) (string, error) {
 // file (ErrNotRegular) before it is opened: a FIFO's open would block,
 // a device's can act.
 func Open(path string) (*os.File, error) {
-	n, err := resolve("open", path, false)
+	n, err := resolve("open", path, walkRead)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +287,11 @@ type Dir struct {
 // OpenDir opens the directory at path to write files into, as resolve
 // walks it; with mkdir, it and its missing parents are created (0755).
 func OpenDir(path string, mkdir bool) (*Dir, error) {
-	n, err := resolve("open", path, mkdir)
+	mode := walkRead
+	if mkdir {
+		mode = walkMkdir
+	}
+	n, err := resolve("open", path, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -339,15 +370,53 @@ func (d *Dir) CheckWritable() error {
 }
 
 // WriteFile writes data as the file at path, atomically, as Dir's
-// WriteFile; the directory must exist.
+// WriteFile does in the directory that holds it, which must exist. A
+// symlink at path is followed if root, this user or the sudo user owns
+// it (the file it names is replaced), else replaced itself. A path that
+// names anything but a regular file (/dev/stdout, a FIFO, a directory)
+// is refused (ErrNotRegular): renamed over, a device's name in /dev would
+// be lost to every other program.
 func WriteFile(path string, data []byte) error {
-	dir, name := splitPath(path)
-	d, err := OpenDir(dir, false)
+	d, name, err := target(path)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 	return d.WriteFile(name, data)
+}
+
+// CheckWrite checks, before anything is written, that WriteFile could
+// write path: it resolves it as WriteFile does, and makes and removes a
+// file beside it.
+func CheckWrite(path string) error {
+	d, _, err := target(path)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.CheckWritable()
+}
+
+// target resolves the file WriteFile writes: the directory to write it
+// in, and its name there.
+func target(path string) (*Dir, string, error) {
+	n, err := resolve("open", path, walkWrite)
+	if err != nil {
+		return nil, "", err
+	}
+	if n.fd >= 0 {
+		unix.Close(n.fd)
+		n.fd = -1
+	}
+	switch n.st.Mode & unix.S_IFMT {
+	case 0, unix.S_IFREG, unix.S_IFLNK: // none yet, a file, another user's symlink
+		if n.parent >= 0 {
+			dir, _ := splitPath(path)
+			return &Dir{fd: n.parent, path: dir}, n.name, nil
+		}
+	}
+	n.close()
+	return nil, "", &os.PathError{Op: "write", Path: path, Err: ErrNotRegular}
 }
 
 // splitPath is filepath.Split without the trailing slash, "." for a

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -258,5 +259,64 @@ func TestOpenRefuses(t *testing.T) {
 	}
 	if data, err := ReadFile("/proc/self/stat", MaxInput); err != nil || len(data) == 0 {
 		t.Errorf("a file that claims no size: %q, %v", data, err)
+	}
+}
+
+// A symlink of this user's at the name is followed: the file it names is
+// replaced, and the symlink stays. One to anything but a regular file
+// (/dev/stdout to a terminal, a FIFO) is refused, and stays too: renamed
+// over, /dev/stdout would be a file for every program after.
+func TestWriteFileThroughOwnSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "results", "out.json")
+	if err := os.Mkdir(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "out.json")
+	symlink(t, "results/out.json", link)
+	for _, data := range []string{"first\n", "second\n"} { // missing, then there
+		if err := CheckWrite(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFile(link, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(real); string(got) != data {
+			t.Errorf("the symlink's target holds %q, want %q", got, data)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("the symlink was replaced: %v %v", fi.Mode(), err)
+		}
+	}
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout := filepath.Join(dir, "stdout")
+	symlink(t, "/dev/null", stdout)
+	// /dev/stdout into a pipe: /proc/self/fd/N names "pipe:[...]".
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	pipe := "/proc/self/fd/" + strconv.Itoa(int(w.Fd()))
+	for _, path := range []string{stdout, fifo, dir, pipe} {
+		for name, write := range map[string]func(string) error{
+			"CheckWrite": CheckWrite,
+			"WriteFile":  func(p string) error { return WriteFile(p, []byte("x")) },
+		} {
+			if err := write(path); !errors.Is(err, ErrNotRegular) {
+				t.Errorf("%s %s: %v, want %v", name, path, err, ErrNotRegular)
+			}
+		}
+	}
+	if target, err := os.Readlink(stdout); err != nil || target != "/dev/null" {
+		t.Errorf("the symlink to /dev/null is now %q, %v", target, err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO is now %v, %v", fi.Mode(), err)
 	}
 }
