@@ -308,9 +308,6 @@ func OpenDir(path string, mkdir bool) (*Dir, error) {
 // Close closes the directory.
 func (d *Dir) Close() error { return unix.Close(d.fd) }
 
-// Path is the directory's path as opened.
-func (d *Dir) Path() string { return d.path }
-
 // create makes a new file of a random name beginning prefix, 0644 less
 // the umask; O_EXCL: never one that exists, nor through a symlink.
 func (d *Dir) create(prefix string) (*os.File, string, error) {

@@ -76,9 +76,6 @@ func Try(name string) (*Lock, error) {
 	return &Lock{name: name, fd: fd}, nil
 }
 
-// Name is the lock's name, without the @.
-func (l *Lock) Name() string { return l.name }
-
 // Release gives the lock up; again, or on a nil lock, it does nothing.
 func (l *Lock) Release() {
 	if l != nil {
