@@ -26,7 +26,7 @@ func TestMeasuredOf(t *testing.T) {
 	res := measure.Result{
 		Environment: results.Environment{Kernel: "k", Repeat: 7, Sampling: results.Sampling{Mode: string(measure.SamplingLinear), Step: 100, Levels: 10},
 			Dispatcher: results.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: results.MachineLoad{Preemptions: 3},
-			CPU: 0, CPULock: &results.CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
+			CPU: 0, CPULock: &results.CPULock{Path: "@xdpmicro-cpu0", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
 		Programs: []measure.ProgramResult{{Label: "after", Info: object.ProgramInfo{Name: "p", Type: ebpf.XDP},
 			Cases: []measure.CaseResult{{Case: in, Return: 3, Action: "XDP_TX", Samples: []float64{1, 2}, Output: out,
 				OtherReturns: 5, OtherReturn: 2, Effects: []object.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},

@@ -55,7 +55,7 @@ func ChooseCPU(ctx context.Context, requested int, allowed []int, notice func(st
 	if requested < 0 {
 		order, why = rankCPUs(allowed, readCPUList(isolatedPath), readCPUList(nohzFullPath), readLoad)
 	}
-	return claimCPU(ctx, cpuLockDir(), order, why, notice)
+	return claimCPU(ctx, cpuLockPrefix, order, why, notice)
 }
 
 // readLoad reads /proc/stat twice, cpuBusyWindow apart.

@@ -4,155 +4,103 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/socklock"
 	"github.com/xdpmicro/xdpmicro/results"
-	"golang.org/x/sys/unix"
 )
 
 // CPU locks. Two xdpmicro runs measuring on one CPU at once each get part
 // of it, and each one's samples time the other's slices: CI runners run
 // jobs side by side, and `go test` runs packages in parallel. So a run
 // holds a machine-wide lock on its measuring CPU from the moment it is
-// chosen until Run or Check returns: an exclusive flock(2) on a file per
-// CPU. The kernel drops a flock with the last descriptor of its open file,
-// so a run that crashes or is killed never leaves one held.
+// chosen until Run or Check returns: the abstract unix socket
+// @xdpmicro-cpuN, bound and listening (internal/socklock). It is no file:
+// a run as root opens, creates, truncates or chmods nothing that another
+// user could have planted a symlink or a file at (issue 37: the lock
+// files it used to keep in /run/lock were such). Any user can bind one,
+// so runs by root and by a user with capabilities keep each other off a
+// CPU; the kernel frees it with the socket, so a run that crashes or is
+// killed never leaves one held; and a waiting run learns the holder's pid
+// from the kernel.
 //
-// Locks are shared by every process that sees the same lock directory:
-// runs in separate containers with their own /run/lock do not see each
-// other's.
+// Abstract sockets belong to a network namespace: runs in another one (a
+// container with its own network, ip netns exec) do not see each other's
+// locks. A run that can tell it is in another network namespace than the
+// machine's says so in its notes (netnsNote).
 
-// cpuLockDir is where CPU lock files go: /run/lock, the system's directory
-// for them (world-writable and sticky), or the temporary directory where
-// there is none (some containers). Every run must find the same one, so
-// the choice does not depend on who may write where.
-func cpuLockDir() string {
-	if fi, err := os.Stat("/run/lock"); err == nil && fi.IsDir() {
-		return "/run/lock"
-	}
-	return os.TempDir()
-}
+// cpuLockPrefix begins the name of every CPU's lock.
+const cpuLockPrefix = "xdpmicro-cpu"
 
-// CPULockPath is the file whose flock a run holds while it measures on
-// cpu; while held, it holds the holder's pid.
-func CPULockPath(cpu int) string { return cpuLockPath(cpuLockDir(), cpu) }
+// cpuLockName is the lock name of cpu for names beginning prefix.
+func cpuLockName(prefix string, cpu int) string { return prefix + strconv.Itoa(cpu) }
 
-// cpuLockPath is the lock file of one CPU in dir.
-func cpuLockPath(dir string, cpu int) string {
-	return filepath.Join(dir, fmt.Sprintf("xdpmicro-cpu%d.lock", cpu))
-}
+// CPULockName is the address of the abstract socket a run binds while it
+// measures on cpu, as ss -xl shows it: @xdpmicro-cpuN.
+func CPULockName(cpu int) string { return socklock.Address(cpuLockName(cpuLockPrefix, cpu)) }
 
-// cpuLock is one CPU's lock file, open, not necessarily held.
+// CPULockHolder is the pid of the process holding cpu's lock, 0 when it
+// is free or the holder is unknown.
+func CPULockHolder(cpu int) int { return socklock.Holder(cpuLockName(cpuLockPrefix, cpu)) }
+
+// cpuLock is one CPU's lock, held or not.
 type cpuLock struct {
-	cpu      int
-	f        *os.File
-	writable bool // the holder's pid can be written into it
-	locked   bool // this file holds the lock
+	cpu  int
+	name string
+	held *socklock.Lock // nil while another run holds it
 }
 
-// openCPULock opens (creating it if need be) the lock file of cpu in dir.
-// Another user's file may refuse writing, or even O_CREAT on an existing
-// file (fs.protected_regular in a sticky directory): a flock needs only a
-// descriptor, so it is opened for reading then.
-func openCPULock(dir string, cpu int) (*cpuLock, error) {
-	path := cpuLockPath(dir, cpu)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o666)
-	if errors.Is(err, fs.ErrPermission) {
-		f, err = os.OpenFile(path, os.O_RDWR, 0)
+// tryCPU takes cpu's lock if it is free; a lock held elsewhere is
+// returned not held, for waiting. An error means that this CPU's lock
+// cannot be had at all.
+func tryCPU(prefix string, cpu int) (*cpuLock, bool, error) {
+	l := &cpuLock{cpu: cpu, name: cpuLockName(prefix, cpu)}
+	held, err := socklock.Try(l.name)
+	switch {
+	case errors.Is(err, socklock.ErrHeld):
+		return l, false, nil
+	case err != nil:
+		return nil, false, err
 	}
-	if errors.Is(err, fs.ErrPermission) {
-		f, err = os.OpenFile(path, os.O_RDONLY, 0)
-		if err != nil {
-			return nil, fmt.Errorf("open CPU lock: %w", err)
-		}
-		return &cpuLock{cpu: cpu, f: f}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open CPU lock: %w", err)
-	}
-	// The umask took the others' write bit: give it back, so that any
-	// user's run can write its pid. Only the owner may; others need not.
-	_ = f.Chmod(0o666)
-	return &cpuLock{cpu: cpu, f: f, writable: true}, nil
+	l.held = held
+	return l, true, nil
 }
 
-// path is the lock file's name.
-func (l *cpuLock) path() string { return l.f.Name() }
+// holder is the pid of the process holding the lock, or 0 when unknown.
+func (l *cpuLock) holder() int { return socklock.Holder(l.name) }
 
-// try takes the lock if no other open file holds it.
-func (l *cpuLock) try() (bool, error) {
-	err := flockRetry(int(l.f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-	if errors.Is(err, unix.EWOULDBLOCK) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("lock %s: %w", l.path(), err)
-	}
-	l.locked = true
-	return true, nil
-}
-
-// wait takes the lock, blocking until it is free.
-func (l *cpuLock) wait() error {
-	if err := flockRetry(int(l.f.Fd()), unix.LOCK_EX); err != nil {
-		return fmt.Errorf("lock %s: %w", l.path(), err)
-	}
-	l.locked = true
-	return nil
-}
-
-// flockRetry is flock(2), resumed when a signal interrupts it.
-func flockRetry(fd, how int) error {
-	for {
-		if err := unix.Flock(fd, how); !errors.Is(err, unix.EINTR) {
-			return err
-		}
-	}
-}
-
-// claim writes this process's pid into a lock just taken, for a run that
-// finds it held to say whose it is.
-func (l *cpuLock) claim() {
-	if !l.writable {
-		return
-	}
-	if l.f.Truncate(0) == nil {
-		_, _ = l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
-}
-
-// holder is the pid written into a held lock, or 0 when unknown: not
-// written (a holder that could not write), or of no running process.
-func (l *cpuLock) holder() int {
-	buf := make([]byte, 32)
-	n, _ := l.f.ReadAt(buf, 0)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
-	if err != nil || pid <= 0 {
-		return 0
-	}
-	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
-		return 0
-	}
-	return pid
-}
-
-// close gives the lock up, if held, and closes the file. A held lock's
-// pid is cleared first, so that a next holder that cannot write leaves
-// none; another holder's is left alone.
+// close gives the lock up, if held.
 func (l *cpuLock) close() {
-	if l == nil {
-		return
+	if l != nil {
+		l.held.Release()
+		l.held = nil
 	}
-	if l.locked && l.writable {
-		_ = l.f.Truncate(0)
+}
+
+// Where this process's network namespace is told and the machine's.
+var (
+	ownNetns  = "/proc/self/ns/net"
+	initNetns = "/proc/1/ns/net"
+)
+
+// netnsNote says, when this process is in another network namespace
+// than pid 1's (the machine's, outside a container), that its CPU lock
+// keeps off only the runs in its own; else it is empty, as it is when
+// this process may not read pid 1's (only root may).
+func netnsNote() string {
+	own, err := os.Readlink(ownNetns)
+	if err != nil {
+		return ""
 	}
-	_ = l.f.Close()
+	machine, err := os.Readlink(initNetns)
+	if err != nil || own == machine {
+		return ""
+	}
+	return "this run's network namespace is not the machine's: its CPU lock kept off only the xdpmicro runs in the same network namespace (" + own + ")"
 }
 
 // Claim is the CPU a run measures on, with the lock that keeps other
@@ -161,7 +109,9 @@ type Claim struct {
 	CPU  int
 	Why  string // why this CPU, the lock's story included
 	Lock results.CPULock
-	Note string // why no lock was taken, if none was
+	// Note is for the run's notes: why no lock was taken, if none was, or
+	// which runs the lock cannot keep off (netnsNote).
+	Note string
 	lock *cpuLock
 }
 
@@ -174,28 +124,23 @@ func (c *Claim) Release() {
 }
 
 // claimCPU takes the lock of the first CPU of order whose lock is free:
-// order is the policy's preference, why the reason for its first CPU.
-// When every one is held, it says so through notice and waits for the
-// first to come free, until ctx is done. Where no lock can be had at all
-// (no writable lock directory, a file system without flock: the first
-// CPU's lock fails), the run measures on order[0] without one, and the
-// claim's note says so; a later CPU whose lock fails is passed over.
-func claimCPU(ctx context.Context, dir string, order []int, why string, notice func(string)) (*Claim, error) {
+// order is the policy's preference, why the reason for its first CPU;
+// the locks' names begin with prefix. When every one is held, it says so
+// through notice and waits for the first to come free, until ctx is
+// done. Where no lock can be had at all (a security module refusing the
+// socket: the first CPU's lock fails), the run measures on order[0]
+// without one, and the claim's note says so; a later CPU whose lock
+// fails is passed over.
+func claimCPU(ctx context.Context, prefix string, order []int, why string, notice func(string)) (*Claim, error) {
 	var held []*cpuLock
-	closeHeld := func() {
-		for _, l := range held {
-			l.close()
-		}
-	}
 	for _, cpu := range order {
-		l, got, err := tryCPU(dir, cpu)
+		l, got, err := tryCPU(prefix, cpu)
 		switch {
 		case err != nil && len(held) == 0:
 			return unlocked(order[0], why, err), nil
 		case err != nil:
 			continue
 		case got:
-			closeHeld()
 			return claimed(l, order, why, heldCPUs(held), 0), nil
 		}
 		held = append(held, l)
@@ -213,29 +158,14 @@ func claimCPU(ctx context.Context, dir string, order []int, why string, notice f
 	return claimed(l, order, why, taken, max(time.Since(start), time.Microsecond)), nil
 }
 
-// tryCPU opens cpu's lock and takes it if free; a lock held elsewhere is
-// returned open, for waiting.
-func tryCPU(dir string, cpu int) (*cpuLock, bool, error) {
-	l, err := openCPULock(dir, cpu)
-	if err != nil {
-		return nil, false, err
-	}
-	got, err := l.try()
-	if err != nil {
-		l.close()
-		return nil, false, err
-	}
-	return l, got, nil
-}
-
 // claimed is the claim of a lock taken after the CPUs in taken were
 // found held by other runs, and waited for that long.
 func claimed(l *cpuLock, order []int, why string, taken []int, waited time.Duration) *Claim {
-	l.claim()
 	return &Claim{
 		CPU: l.cpu, lock: l,
 		Why:  describeClaim(l.cpu, order[0], why, taken, waited),
-		Lock: results.CPULock{Path: l.path(), Preferred: order[0], HeldByOthers: taken, Waited: waited},
+		Lock: results.CPULock{Path: socklock.Address(l.name), Preferred: order[0], HeldByOthers: taken, Waited: waited},
+		Note: netnsNote(),
 	}
 }
 
@@ -293,42 +223,45 @@ func waitMessage(held []*cpuLock) string {
 		formatCPUList(sorted(heldCPUs(held))), whose)
 }
 
-// waitAny waits for the first of the locks to come free and takes it; the
-// others are closed. flock cannot be interrupted but by a signal, so each
-// lock is waited for on a goroutine of its own; when ctx is done first,
-// waitAny returns at once, and the goroutines give up each lock they get
-// as soon as they get it. Until then each holds a thread, blocked.
-func waitAny(ctx context.Context, locks []*cpuLock) (*cpuLock, error) {
+// waitAny waits for the first of the locks to come free and takes it.
+// Each is waited for on a goroutine of its own (socklock.Wait, a thread
+// blocked in poll(2) until the lock's holder lets go); when one is taken
+// or ctx is done, the others are called off, and any lock taken
+// meanwhile is given back before waitAny returns.
+func waitAny(parent context.Context, locks []*cpuLock) (*cpuLock, error) {
 	type outcome struct {
 		l   *cpuLock
 		err error
 	}
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
 	done := make(chan outcome, len(locks)) // buffered: no waiter blocks on it
 	for _, l := range locks {
-		go func() { done <- outcome{l, l.wait()} }()
-	}
-	// giveUp closes the locks of the n waits still to end.
-	giveUp := func(n int) {
 		go func() {
-			for range n {
-				(<-done).l.close()
-			}
+			var err error
+			l.held, err = socklock.Wait(ctx, l.name)
+			done <- outcome{l, err}
 		}()
 	}
+	var won *cpuLock
 	var errs []error
-	for left := len(locks); left > 0; left-- {
-		select {
-		case o := <-done:
-			if o.err == nil {
-				giveUp(left - 1)
-				return o.l, nil
-			}
+	for range locks {
+		o := <-done
+		switch {
+		case o.err == nil && won == nil:
+			won = o.l
+			cancel()
+		case o.err == nil:
 			o.l.close()
+		default:
 			errs = append(errs, o.err)
-		case <-ctx.Done():
-			giveUp(left)
-			return nil, ctx.Err()
 		}
+	}
+	if won != nil {
+		return won, nil
+	}
+	if err := parent.Err(); err != nil {
+		return nil, err
 	}
 	return nil, errors.Join(errs...)
 }

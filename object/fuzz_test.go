@@ -1,9 +1,15 @@
 package object
 
-import "testing"
+import (
+	"errors"
+	"testing"
 
-// FuzzParseMapInit: any --map-init file gives an error or entries that
-// resolve against a real object without panicking.
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
+)
+
+// FuzzParseMapInit: any --map-init file gives an error that is bad input
+// (exit 2) or entries that resolve against a real object without
+// panicking, each value the size of its map's.
 func FuzzParseMapInit(f *testing.F) {
 	f.Add([]byte(configInit))
 	f.Add([]byte("maps:\n  lengths:\n    - {key_hex: '3c000000', value_hex: '0100000000000000'}\n"))
@@ -15,10 +21,17 @@ func FuzzParseMapInit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		init, err := ParseMapInit("fuzz.yaml", data)
 		if err != nil {
+			if !errors.Is(err, badinput.Err) {
+				t.Fatalf("error %q is not bad input: it would exit 1", err)
+			}
 			return
 		}
 		updates, _, err := init.Resolve(spec, nil, Settings{})
 		if err != nil {
+			// An entry that does not fit its map is the file's fault too.
+			if !errors.Is(err, badinput.Err) {
+				t.Fatalf("resolving: error %q is not bad input: it would exit 1", err)
+			}
 			return
 		}
 		for _, u := range updates {

@@ -4,13 +4,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
 )
@@ -69,7 +69,7 @@ type mapEntry struct {
 // ReadMapInit reads and checks the syntax of a --map-init file; whether
 // the maps and types fit is checked against the object before loading.
 func ReadMapInit(path string) (*MapInit, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, safefs.MaxInput)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMapInit, err)
 	}

@@ -5,12 +5,12 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 )
 
 // Sentinel errors, so that callers can tell bad input from a failed run.
@@ -47,7 +47,7 @@ type Object struct {
 
 // ReadObject reads an object file.
 func ReadObject(path string) (Object, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, safefs.MaxInput)
 	if err != nil {
 		return Object{}, fmt.Errorf("%w: %w", ErrBadObject, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"gopkg.in/yaml.v3"
 )
 
@@ -64,7 +64,7 @@ import (
 // names and values of --ctx (see ParseContext), a list for an array.
 // Errors wrap ErrPacketFile and name the file, line and field.
 func ReadFile(path string) ([]Case, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, safefs.MaxInput)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPacketFile, err)
 	}

@@ -1,13 +1,16 @@
 package packets
 
 import (
+	"errors"
 	"os"
 	"testing"
+
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 // FuzzParseFile checks that no file, however malformed, panics the parser,
-// and that what it accepts is usable: named cases, each a whole Ethernet
-// header at least.
+// that what it refuses is bad input (exit 2), and that what it accepts is
+// usable: named cases, each a whole Ethernet header at least.
 func FuzzParseFile(f *testing.F) {
 	example, err := os.ReadFile("testdata/example.yaml")
 	if err != nil {
@@ -26,6 +29,9 @@ func FuzzParseFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cases, err := ParseFile("fuzz.yaml", data)
 		if err != nil {
+			if !errors.Is(err, badinput.Err) {
+				t.Fatalf("error %q is not bad input: it would exit 1", err)
+			}
 			return
 		}
 		seen := make(map[string]bool)

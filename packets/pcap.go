@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 )
 
 // Errors of captures and padding.
@@ -53,7 +53,7 @@ const (
 
 // ReadPcap reads the cases of a capture file; see ParsePcap.
 func ReadPcap(path string, limit int) ([]Case, error) {
-	f, err := os.Open(path)
+	f, err := safefs.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPcap, err)
 	}

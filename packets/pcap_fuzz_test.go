@@ -2,14 +2,17 @@ package packets
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"testing"
 
 	"github.com/google/gopacket/layers"
+
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
-// FuzzParsePcap: any input gives an error or cases a benchmark can
-// measure: unique names, whole Ethernet headers, no frame twice, and
+// FuzzParsePcap: any input gives an error that is bad input (exit 2) or
+// cases a benchmark can measure: unique names, whole Ethernet headers, no frame twice, and
 // frames that Pad grows to the size asked.
 func FuzzParsePcap(f *testing.F) {
 	sample, err := os.ReadFile(samplePcapng)
@@ -22,6 +25,10 @@ func FuzzParsePcap(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cases, err := ParsePcap("fuzz", bytes.NewReader(data), 0)
 		if err != nil {
+			// A bytes.Reader never fails: every error is the capture's.
+			if !errors.Is(err, badinput.Err) {
+				t.Fatalf("error %q is not bad input: it would exit 1", err)
+			}
 			return
 		}
 		if len(cases) == 0 {

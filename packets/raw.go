@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 )
 
 // ReadFiles reads the cases of --packets' arguments, in order: each is a
@@ -31,33 +33,45 @@ func ReadFiles(args []string) ([]Case, error) {
 			return nil, err
 		}
 		for _, path := range paths {
-			data, err := os.ReadFile(path)
+			data, err := safefs.ReadFile(path, safefs.MaxInput)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrPacketFile, err)
 			}
-			if isCaptureFile(path, data) {
-				return nil, &fileError{file: path, msg: "a pcap or pcapng capture: give it to --pcap"}
-			}
-			if IsCaseFile(path, data) {
-				fromFile, err := ParseFile(path, data)
-				if err != nil {
-					return nil, caseFileError(path, data, err)
-				}
-				cases = append(cases, fromFile...)
-				continue
-			}
-			c, err := ParseRaw(path, data)
+			fromFile, raw, err := parseAny(path, data)
 			if err != nil {
 				return nil, err
 			}
-			if first, ok := frames[c.Name]; ok {
-				return nil, &fileError{file: first + " and " + path, msg: fmt.Sprintf("both name case %q: rename one", c.Name)}
+			if raw {
+				name := fromFile[0].Name
+				if first, ok := frames[name]; ok {
+					return nil, &fileError{file: first + " and " + path, msg: fmt.Sprintf("both name case %q: rename one", name)}
+				}
+				frames[name] = path
 			}
-			frames[c.Name] = path
-			cases = append(cases, c)
+			cases = append(cases, fromFile...)
 		}
 	}
 	return cases, nil
+}
+
+// parseAny parses one file's content as ReadFiles takes it: a case
+// file, or a raw frame (raw) as IsCaseFile tells; a capture is refused.
+func parseAny(path string, data []byte) (cases []Case, raw bool, err error) {
+	if isCaptureFile(path, data) {
+		return nil, false, &fileError{file: path, msg: "a pcap or pcapng capture: give it to --pcap"}
+	}
+	if IsCaseFile(path, data) {
+		cases, err := ParseFile(path, data)
+		if err != nil {
+			return nil, false, caseFileError(path, data, err)
+		}
+		return cases, false, nil
+	}
+	c, err := ParseRaw(path, data)
+	if err != nil {
+		return nil, true, err
+	}
+	return []Case{c}, true, nil
 }
 
 // expand returns the files an argument names: itself, unless it names no

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -42,7 +41,7 @@ func WriteAllFile(path string, reps []*results.Report, f Format, v View) error {
 	if err := WriteAll(&buf, reps, f, v); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

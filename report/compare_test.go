@@ -210,7 +210,7 @@ func TestCPULockSaved(t *testing.T) {
 	res := sampleResult(t)
 	res.Environment.CPU = 0
 	res.Environment.CPUChoice = "moved from CPU 1 (only allowed CPU other than 0), which another xdpmicro run held"
-	res.Environment.CPULock = &results.CPULock{Path: "/run/lock/xdpmicro-cpu0.lock", Preferred: 1, HeldByOthers: []int{1}}
+	res.Environment.CPULock = &results.CPULock{Path: "@xdpmicro-cpu0", Preferred: 1, HeldByOthers: []int{1}}
 	cur, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -87,7 +87,7 @@ func (r doc) writeFile(path string, f Format, v View) error {
 	if err := r.write(&buf, f, v); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

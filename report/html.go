@@ -6,13 +6,10 @@ import (
 	"html/template"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -31,9 +28,11 @@ import (
 func WriteHTML(dir string, r *results.Report) error { return doc{r}.writeHTML(dir) }
 
 func (r doc) writeHTML(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	d, err := safefs.OpenDir(dir, true)
+	if err != nil {
 		return fmt.Errorf("report directory: %w", err)
 	}
+	defer d.Close()
 	// A page has room for every column, and every line under the table.
 	var table bytes.Buffer
 	if err := (tableView{r, View{Wide: true, Verbose: true}}).write(&table); err != nil {
@@ -49,12 +48,12 @@ func (r doc) writeHTML(dir string) error {
 	} else {
 		summary = estimateFigure(rows, r.caseEstimator(), r.Settings.Confidence)
 	}
-	if err := writeFigure(filepath.Join(dir, summaryFile), summary); err != nil {
+	if err := writeFigure(d, summaryFile, summary); err != nil {
 		return err
 	}
 	if series := r.seriesSides(); len(series) > 0 {
 		page.Series = seriesFile
-		if err := writeFigure(filepath.Join(dir, seriesFile), seriesFigure(series, r.caseEstimator())); err != nil {
+		if err := writeFigure(d, seriesFile, seriesFigure(series, r.caseEstimator())); err != nil {
 			return err
 		}
 	}
@@ -77,7 +76,7 @@ func (r doc) writeHTML(dir string) error {
 				Alt: "wall time of each call of " + c.Name + " against its repeat, with the fitted line", fig: regressionFigure(cf)})
 		}
 		for _, f := range hc.Figures {
-			if err := writeFigure(filepath.Join(dir, f.File), f.fig); err != nil {
+			if err := writeFigure(d, f.File, f.fig); err != nil {
 				return err
 			}
 		}
@@ -94,7 +93,7 @@ func (r doc) writeHTML(dir string) error {
 	if err := pageTemplate.Execute(&out, page); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(filepath.Join(dir, "index.html"), out.Bytes(), 0o644); err != nil {
+	if err := d.WriteFile("index.html", out.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil

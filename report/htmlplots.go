@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -16,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/xdpmicro/xdpmicro/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -85,12 +85,12 @@ func (f *figure) svg() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func writeFigure(path string, f *figure) error {
+func writeFigure(d *safefs.Dir, name string, f *figure) error {
 	data, err := f.svg()
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, data, 0o644); err != nil {
+	if err := d.WriteFile(name, data); err != nil {
 		return fmt.Errorf("write figure: %w", err)
 	}
 	return nil

@@ -55,8 +55,10 @@ type Environment struct {
 // CPULock is the machine-wide lock a run held on its measuring CPU, from
 // choosing it until the run ended, and what it found of other runs.
 type CPULock struct {
-	// Path is the lock file; empty when none could be taken (a note says
-	// why).
+	// Path is the lock's address: the abstract unix socket the run bound,
+	// @xdpmicro-cpuN, which is no file (results saved before issue 37
+	// name a lock file in /run/lock); empty when none could be taken (a
+	// note says why).
 	Path string `json:"path,omitempty"`
 	// Preferred is the CPU asked for, or the choice's first: the run
 	// moved when CPU differs from it, because other runs held it.

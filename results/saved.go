@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/google/renameio/v2"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 )
 
 // ErrBadResult is returned for a saved result that cannot be read.
@@ -25,7 +25,7 @@ var ErrNoBaseline = badinput.New("no such baseline")
 
 // Read loads a result saved with --format json or as a baseline.
 func Read(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefs.ReadFile(path, safefs.MaxInput)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
 	}
@@ -74,10 +74,19 @@ func (r *Report) SaveBaseline(dir, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	d, err := safefs.OpenDir(dir, true)
+	if err != nil {
 		return "", fmt.Errorf("baseline directory: %w", err)
 	}
-	return path, r.WriteFile(path)
+	defer d.Close()
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil {
+		return "", err
+	}
+	if err := d.WriteFile(filepath.Base(path), buf.Bytes()); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
 }
 
 // LoadBaseline reads the baseline of that name from dir.
@@ -99,7 +108,7 @@ func (r *Report) WriteFile(path string) error {
 	if err := r.WriteJSON(&buf); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/report"
 )
 
@@ -47,7 +47,7 @@ func TestDocsFlagTables(t *testing.T) {
 		return
 	}
 	if *update {
-		if err := renameio.WriteFile(usagePath, []byte(want), 0o644); err != nil {
+		if err := safefs.WriteFile(usagePath, []byte(want)); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("rewrote the flag tables of %s", usagePath)

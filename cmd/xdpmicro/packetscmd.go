@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/google/renameio/v2"
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
@@ -111,7 +111,7 @@ func writePcapFile(cmd *cobra.Command, path string, cases []packets.Case) error 
 	if err := packets.WritePcap(&buf, cases); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	_, err := fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d case(s) written to %s\n", len(cases), path)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/profile"
@@ -101,7 +101,7 @@ func (f profileFlags) run(cmd *cobra.Command, args []string) error {
 		_, err := cmd.OutOrStdout().Write(buf.Bytes())
 		return err
 	}
-	if err := renameio.WriteFile(f.output, buf.Bytes(), 0o644); err != nil {
+	if err := safefs.WriteFile(f.output, buf.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", f.output, err)
 	}
 	return nil

@@ -114,13 +114,12 @@ func TestWaitForCPU(t *testing.T) {
 		_ = first.Process.Signal(syscall.SIGINT)
 		_ = first.Wait()
 	}()
-	lock := host.CPULockPath(cpu)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if pid, _ := os.ReadFile(lock); strings.TrimSpace(string(pid)) == strconv.Itoa(first.Process.Pid) {
+		if host.CPULockHolder(cpu) == first.Process.Pid {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the first run never held %s", lock)
+			t.Fatalf("the first run never held %s", host.CPULockName(cpu))
 		}
 	}
 

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -196,7 +196,7 @@ func (f worstFlags) write(cmd *cobra.Command, rep *worst.Report) error {
 	if err := worst.WritePackets(&buf, rep); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(f.output, buf.Bytes(), 0o644); err != nil {
+	if err := safefs.WriteFile(f.output, buf.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", f.output, err)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d packets written to %s\n", len(rep.Packets), f.output)

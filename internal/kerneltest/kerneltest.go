@@ -1,6 +1,7 @@
 package kerneltest
 
 import (
+	"context"
 	"errors"
 	"os"
 	"sync"
@@ -10,6 +11,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/internal/socklock"
 )
 
 // Programs returns the IDs of the kernel's programs named name. Tests of
@@ -66,33 +69,30 @@ func named[ID ~uint32](t testing.TB, next func(ID) (ID, error), nameOf func(ID) 
 	}
 }
 
-// lockPath is the lock that kernel tests of different packages take in
-// turn.
-const lockPath = "/tmp/xdpmicro-kernel-tests.lock"
+// lockName is the lock that kernel tests of different packages take in
+// turn: the abstract unix socket @xdpmicro-kernel-tests (socklock). It is
+// no file, so nothing in world-writable /tmp that another user could
+// plant a symlink at, as the file it used to be was.
+const lockName = "xdpmicro-kernel-tests"
 
 var (
 	lockOnce sync.Once
+	lock     *socklock.Lock // held, and referenced, until the process exits
 	lockErr  error
 )
 
 // Exclusive makes this test process the only one measuring in the kernel
 // from now until it exits: `go test ./...` runs the packages' test
 // binaries side by side, and two of them timing calls on one CPU time each
-// other's slices. The first call takes an exclusive flock and holds it for
-// the life of the process; the kernel drops it when the process exits.
+// other's slices. The first call waits for the lock and holds it for the
+// life of the process; the kernel frees it when the process exits.
 func Exclusive(t testing.TB) {
 	t.Helper()
 	lockOnce.Do(func() {
-		f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o666)
-		if err != nil {
-			lockErr = err
-			return
-		}
-		lockErr = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		// f stays open, and so the lock held, until the process exits.
+		lock, lockErr = socklock.Wait(context.Background(), lockName)
 	})
 	if lockErr != nil {
-		t.Fatalf("kernel tests' lock %s: %v", lockPath, lockErr)
+		t.Fatalf("kernel tests' lock: %v", lockErr)
 	}
 }
 

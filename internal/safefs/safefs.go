@@ -1,0 +1,430 @@
+package safefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
+)
+
+// ErrUnsafe is returned for a path another user could have redirected.
+var ErrUnsafe = badinput.New("refused")
+
+// ErrNotRegular is returned for an input that is not a regular file.
+var ErrNotRegular = badinput.New("not a regular file")
+
+// ErrTooLarge is returned for an input larger than a reader takes.
+var ErrTooLarge = badinput.New("too large")
+
+// maxSymlinks bounds the symlinks one path may pass, as the kernel's 40.
+const maxSymlinks = 40
+
+// node is a path resolved: its last component opened O_PATH (fd), with
+// the directory that holds it (parent, -1 when the path names the
+// starting directory itself) and its name there. In walkWrite, fd is -1
+// for a last component that does not exist.
+type node struct {
+	parent, fd int
+	name       string
+	st         unix.Stat_t
+}
+
+func (n *node) close() {
+	if n.parent >= 0 {
+		unix.Close(n.parent)
+	}
+	if n.fd >= 0 {
+		unix.Close(n.fd)
+	}
+}
+
+// walkMode is what resolve makes of the path's last component.
+type walkMode int
+
+const (
+	// walkRead: every component must exist.
+	walkRead walkMode = iota
+	// walkMkdir: missing components are made directories (0755).
+	walkMkdir
+	// walkWrite: the last component may be missing, or a symlink another
+	// user owns, which is returned as it is, to be replaced.
+	walkWrite
+)
+
+// trusted says whether a symlink owned by uid may be followed: root's,
+// this process's user's, and, for a process sudo started as root, the
+// user it was started for, who typed the path.
+func trusted(uid uint32) bool {
+	euid := os.Geteuid()
+	if uid == 0 || int64(uid) == int64(euid) {
+		return true
+	}
+	if euid == 0 {
+		if s, ok := os.LookupEnv("SUDO_UID"); ok {
+			if n, err := strconv.ParseUint(s, 10, 32); err == nil && uint32(n) == uid {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// components splits a path into its names, without empty ones and ".".
+func components(path string) []string {
+	var out []string
+	for _, c := range strings.Split(path, "/") {
+		if c != "" && c != "." {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// openStart opens the directory a path starts from: / or the working
+// directory.
+func openStart(absolute bool) (int, error) {
+	start := "."
+	if absolute {
+		start = "/"
+	}
+	return unix.Open(start, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+}
+
+// resolve walks path one component at a time, each opened relative to
+// the directory before it without following symlinks, and follows a
+// symlink itself only when its owner is trusted; mode says what becomes
+// of the last component. Errors are os.PathError of op and path, so they
+// read as the os package's.
+func resolve(op, path string, mode walkMode) (*node, error) {
+	fail := func(err error) error { return &os.PathError{Op: op, Path: path, Err: err} }
+	dir, err := openStart(strings.HasPrefix(path, "/"))
+	if err != nil {
+		return nil, fail(err)
+	}
+	// walked is the path as followed so far, for messages.
+	walked := "."
+	if strings.HasPrefix(path, "/") {
+		walked = "/"
+	}
+	comps, links := components(path), 0
+	for len(comps) > 0 {
+		c := comps[0]
+		comps = comps[1:]
+		if c == ".." {
+			up, err := unix.Openat(dir, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+			unix.Close(dir)
+			if err != nil {
+				return nil, fail(err)
+			}
+			dir, walked = up, join(walked, c)
+			continue
+		}
+		last := len(comps) == 0
+		fd, err := unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) && last && mode == walkWrite {
+			return &node{parent: dir, fd: -1, name: c}, nil
+		}
+		if errors.Is(err, unix.ENOENT) && mode == walkMkdir {
+			if err = unix.Mkdirat(dir, c, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
+				fd, err = unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			}
+		}
+		if err != nil {
+			unix.Close(dir)
+			return nil, fail(err)
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			unix.Close(dir)
+			return nil, fail(err)
+		}
+		here := join(walked, c)
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			if last && mode == walkWrite && !trusted(st.Uid) {
+				return &node{parent: dir, fd: fd, name: c, st: st}, nil
+			}
+			target, err := readlink(fd)
+			unix.Close(fd)
+			switch {
+			case err != nil:
+			case !trusted(st.Uid):
+				err = fmt.Errorf("%w: %s is a symlink that uid %d owns, who could have planted it: xdpmicro follows only root's, yours and your sudo user's", ErrUnsafe, here, st.Uid)
+			case links >= maxSymlinks:
+				err = unix.ELOOP
+			case !strings.HasPrefix(target, "/") && strings.Contains(target, ":["):
+				// /proc's link to a pipe, socket or anonymous inode
+				// (/dev/stdout into a pipe): no file has that name.
+				err = ErrNotRegular
+			}
+			if err != nil {
+				unix.Close(dir)
+				return nil, fail(err)
+			}
+			links++
+			if strings.HasPrefix(target, "/") {
+				unix.Close(dir)
+				if dir, err = openStart(true); err != nil {
+					return nil, fail(err)
+				}
+				walked = "/"
+			}
+			comps = append(components(target), comps...)
+			continue
+		case unix.S_IFDIR:
+			if len(comps) > 0 {
+				unix.Close(dir)
+				dir, walked = fd, here
+				continue
+			}
+		default:
+			if len(comps) > 0 {
+				unix.Close(fd)
+				unix.Close(dir)
+				return nil, fail(unix.ENOTDIR)
+			}
+		}
+		return &node{parent: dir, fd: fd, name: c, st: st}, nil
+	}
+	// The path names the directory reached: /, ., or one ending in "..".
+	n := &node{parent: -1, fd: dir}
+	if err := unix.Fstat(dir, &n.st); err != nil {
+		unix.Close(dir)
+		return nil, fail(err)
+	}
+	return n, nil
+}
+
+func join(dir, name string) string {
+	switch dir {
+	case ".":
+		return name
+	case "/":
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+// readlink reads the target of the symlink fd is open on (O_PATH).
+func readlink(fd int) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(fd, "", buf)
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// Open opens the regular file at path for reading. A symlink another
+// user owns is refused (ErrUnsafe), and so is anything but a regular
+// file (ErrNotRegular) before it is opened: a FIFO's open would block,
+// a device's can act.
+func Open(path string) (*os.File, error) {
+	n, err := resolve("open", path, walkRead)
+	if err != nil {
+		return nil, err
+	}
+	defer n.close()
+	if n.st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, &os.PathError{Op: "open", Path: path, Err: ErrNotRegular}
+	}
+	fd, err := unix.Openat(n.parent, n.name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	// What was opened must be what was checked, not a file swapped in.
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Dev != n.st.Dev || st.Ino != n.st.Ino {
+		unix.Close(fd)
+		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w: it changed while opened", ErrUnsafe)}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// ReadFile reads the regular file at path, as Open opens it, refusing
+// one larger than limit bytes (a sparse file can claim terabytes).
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, more than %d", ErrTooLarge, fi.Size(), limit)}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	if int64(len(data)) > limit {
+		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)}
+	}
+	return data, nil
+}
+
+// MaxInput is the largest input file xdpmicro reads whole: objects,
+// packet files, --map-init files, saved results.
+const MaxInput = 256 << 20
+
+// Dir is a directory opened to write files into.
+type Dir struct {
+	fd   int
+	path string
+}
+
+// OpenDir opens the directory at path to write files into, as resolve
+// walks it; with mkdir, it and its missing parents are created (0755).
+func OpenDir(path string, mkdir bool) (*Dir, error) {
+	mode := walkRead
+	if mkdir {
+		mode = walkMkdir
+	}
+	n, err := resolve("open", path, mode)
+	if err != nil {
+		return nil, err
+	}
+	if n.parent >= 0 {
+		unix.Close(n.parent)
+	}
+	if n.st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		unix.Close(n.fd)
+		return nil, &os.PathError{Op: "open", Path: path, Err: unix.ENOTDIR}
+	}
+	return &Dir{fd: n.fd, path: path}, nil
+}
+
+// Close closes the directory.
+func (d *Dir) Close() error { return unix.Close(d.fd) }
+
+// create makes a new file of a random name beginning prefix, 0644 less
+// the umask; O_EXCL: never one that exists, nor through a symlink.
+func (d *Dir) create(prefix string) (*os.File, string, error) {
+	for range 100 {
+		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
+		fd, err := unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return nil, "", &os.PathError{Op: "create", Path: join(d.path, name), Err: err}
+		}
+		return os.NewFile(uintptr(fd), join(d.path, name)), name, nil
+	}
+	return nil, "", &os.PathError{Op: "create", Path: join(d.path, prefix+"*"), Err: unix.EEXIST}
+}
+
+// WriteFile writes data as the file name in the directory, atomically:
+// a new file, written and synced, then renamed over name, so that name
+// holds the old content or the whole new one, never a part. Whatever was
+// at name (another user's file, a symlink) is replaced, never written
+// through.
+func (d *Dir) WriteFile(name string, data []byte) error {
+	if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
+		return &os.PathError{Op: "write", Path: join(d.path, name), Err: unix.EINVAL}
+	}
+	f, tmp, err := d.create("." + name + ".tmp-")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = unix.Renameat(d.fd, tmp, d.fd, name)
+	}
+	if err != nil {
+		_ = unix.Unlinkat(d.fd, tmp, 0)
+		return &os.PathError{Op: "write", Path: join(d.path, name), Err: err}
+	}
+	return nil
+}
+
+// CheckWritable creates a file in the directory and removes it: the only
+// test of writing that permissions, read-only mounts and ACLs all answer.
+func (d *Dir) CheckWritable() error {
+	f, name, err := d.create(".xdpmicro-check-")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return unix.Unlinkat(d.fd, name, 0)
+}
+
+// WriteFile writes data as the file at path, atomically, as Dir's
+// WriteFile does in the directory that holds it, which must exist. A
+// symlink at path is followed if root, this user or the sudo user owns
+// it (the file it names is replaced), else replaced itself. A path that
+// names anything but a regular file (/dev/stdout, a FIFO, a directory)
+// is refused (ErrNotRegular): renamed over, a device's name in /dev would
+// be lost to every other program.
+func WriteFile(path string, data []byte) error {
+	d, name, err := target(path)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.WriteFile(name, data)
+}
+
+// CheckWrite checks, before anything is written, that WriteFile could
+// write path: it resolves it as WriteFile does, and makes and removes a
+// file beside it.
+func CheckWrite(path string) error {
+	d, _, err := target(path)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.CheckWritable()
+}
+
+// target resolves the file WriteFile writes: the directory to write it
+// in, and its name there.
+func target(path string) (*Dir, string, error) {
+	n, err := resolve("open", path, walkWrite)
+	if err != nil {
+		return nil, "", err
+	}
+	if n.fd >= 0 {
+		unix.Close(n.fd)
+		n.fd = -1
+	}
+	switch n.st.Mode & unix.S_IFMT {
+	case 0, unix.S_IFREG, unix.S_IFLNK: // none yet, a file, another user's symlink
+		if n.parent >= 0 {
+			dir, _ := splitPath(path)
+			return &Dir{fd: n.parent, path: dir}, n.name, nil
+		}
+	}
+	n.close()
+	return nil, "", &os.PathError{Op: "write", Path: path, Err: ErrNotRegular}
+}
+
+// splitPath is filepath.Split without the trailing slash, "." for a
+// name alone.
+func splitPath(path string) (dir, name string) {
+	i := strings.LastIndex(path, "/")
+	switch {
+	case i < 0:
+		return ".", path
+	case i == 0:
+		return "/", path[1:]
+	}
+	return path[:i], path[i+1:]
+}

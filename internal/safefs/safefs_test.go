@@ -1,0 +1,322 @@
+package safefs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// nobody is the other user whose files and symlinks the tests plant.
+const nobody = 65534
+
+// asNobody makes path (a symlink itself, not its target) user nobody's,
+// as if nobody had planted it; it skips the test without root.
+func asNobody(t *testing.T, path string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("planting another user's files needs root (sudo go test ...)")
+	}
+	if err := os.Lchown(path, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// victim is a file only root may read, as /etc/shadow is.
+type victim struct {
+	path string
+	data string
+	mode fs.FileMode
+}
+
+func newVictim(t *testing.T) victim {
+	t.Helper()
+	v := victim{path: filepath.Join(t.TempDir(), "victim"), data: "precious data\n", mode: 0o600}
+	if err := os.WriteFile(v.path, []byte(v.data), v.mode); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// untouched fails the test unless the victim keeps its content and mode.
+func (v victim) untouched(t *testing.T) {
+	t.Helper()
+	fi, err := os.Lstat(v.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(v.path)
+	if string(data) != v.data || fi.Mode() != v.mode {
+		t.Errorf("victim %s: %q %v, was %q %v", v.path, data, fi.Mode(), v.data, v.mode)
+	}
+}
+
+func symlink(t *testing.T, target, path string) {
+	t.Helper()
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Written files hold the whole content, 0644 less the umask, and leave
+// no temporary file behind.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	for _, data := range []string{"first\n", "second, longer\n"} {
+		if err := WriteFile(path, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != data {
+			t.Errorf("read back %q, want %q", got, data)
+		}
+	}
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	if fi, _ := os.Stat(path); fi.Mode() != 0o644&^fs.FileMode(mask) {
+		t.Errorf("mode %v, want 0644 less umask %o", fi.Mode(), mask)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+	if err := WriteFile(filepath.Join(dir, "missing", "out.json"), nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("into a missing directory: %v", err)
+	}
+}
+
+// A symlink planted at the name is replaced, its target untouched; so is
+// another user's file, world-writable, without its mode being copied.
+func TestWriteFileReplacesPlanted(t *testing.T) {
+	v := newVictim(t)
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o1777); err != nil { // as /tmp
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "out.json")
+	symlink(t, v.path, link)
+	asNobody(t, link)
+	if err := WriteFile(link, []byte("report\n")); err != nil {
+		t.Fatal(err)
+	}
+	v.untouched(t)
+	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the symlink was not replaced by the report: %v %v", fi.Mode(), err)
+	}
+
+	theirs := filepath.Join(dir, "theirs.json")
+	if err := os.WriteFile(theirs, []byte("nobody's\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(theirs, 0o666); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	asNobody(t, theirs)
+	kept := filepath.Join(t.TempDir(), "kept") // the same file, to look at after
+	if err := os.Link(theirs, kept); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(theirs, []byte("report\n")); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(kept); string(data) != "nobody's\n" {
+		t.Errorf("nobody's file now holds %q", data)
+	}
+	fi, _ := os.Stat(theirs)
+	if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 || fi.Mode()&0o022 != 0 {
+		t.Errorf("the report is uid %d's, mode %v: want root's, writable by root alone", st.Uid, fi.Mode())
+	}
+}
+
+// A directory reached through a symlink another user owns is refused,
+// and nothing is written where it points; root's symlinks, this user's
+// and the sudo user's are followed.
+func TestSymlinkOwners(t *testing.T) {
+	target := t.TempDir()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "report")
+	symlink(t, target, link)
+	if err := WriteFile(filepath.Join(link, "index.html"), []byte("page")); err != nil {
+		t.Fatalf("through this user's symlink: %v", err)
+	}
+	asNobody(t, link)
+	for _, try := range []func() error{
+		func() error { return WriteFile(filepath.Join(link, "index.html"), []byte("page")) },
+		func() error { _, err := OpenDir(filepath.Join(link, "sub"), true); return err },
+		func() error { _, err := ReadFile(filepath.Join(link, "index.html"), MaxInput); return err },
+	} {
+		err := try()
+		if !errors.Is(err, ErrUnsafe) {
+			t.Errorf("through nobody's symlink: %v, want %v", err, ErrUnsafe)
+			continue
+		}
+		want := "refused: " + link + " is a symlink that uid 65534 owns, who could have planted it"
+		if !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("error %q, want one line with %q", err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(target, "sub")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a directory was made through nobody's symlink: %v", err)
+	}
+	t.Setenv("SUDO_UID", "65534")
+	if err := WriteFile(filepath.Join(link, "index.html"), []byte("page")); err != nil {
+		t.Errorf("through the sudo user's symlink: %v", err)
+	}
+}
+
+// Relative paths, "..", symlinks to relative targets and chains of them
+// resolve as the kernel resolves them; a loop is an error.
+func TestResolve(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.MkdirAll("a/b", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, "a/b", "ab")
+	symlink(t, "../b", "a/up")     // a/up → a/../b, which is missing
+	symlink(t, "../a/b", "a/back") // a/back → a/b
+	symlink(t, "loop", "loop")
+	for path, ok := range map[string]bool{
+		"ab/f": true, "./a/../ab/f": true, "a/back/f": true, "a/b/../b/f": true,
+		"a/up/f": false, "loop/f": false, "ab/f/g": false,
+	} {
+		err := WriteFile(path, []byte(path))
+		if (err == nil) != ok {
+			t.Errorf("%s: %v", path, err)
+		}
+		if ok {
+			if data, _ := os.ReadFile("a/b/f"); string(data) != path {
+				t.Errorf("%s: a/b/f holds %q", path, data)
+			}
+		}
+	}
+	if err := WriteFile("loop/f", nil); !errors.Is(err, unix.ELOOP) {
+		t.Errorf("loop: %v", err)
+	}
+	d, err := OpenDir("x/y/z", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.CheckWritable(); err != nil {
+		t.Error(err)
+	}
+	if fi, err := os.Stat("x/y/z"); err != nil || !fi.IsDir() {
+		t.Errorf("made x/y/z: %v", err)
+	}
+	if entries, _ := os.ReadDir("x/y/z"); len(entries) != 0 {
+		t.Errorf("the check left %v", entries)
+	}
+}
+
+// Only regular files are read: a FIFO is refused at once rather than
+// waited on, a device before it is opened; a file too large is refused
+// before it is read.
+func TestOpenRefuses(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "cases.yaml")
+	if err := unix.Mkfifo(fifo, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadFile(fifo, MaxInput); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("FIFO: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a FIFO blocked")
+	}
+	for _, path := range []string{"/dev/null", dir} {
+		if _, err := Open(path); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	sparse := filepath.Join(dir, "huge.pcap")
+	if err := os.WriteFile(sparse, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(sparse, 1<<40); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(sparse, MaxInput); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a 1 TiB file: %v", err)
+	}
+	missing := filepath.Join(dir, "missing.yaml")
+	_, err := ReadFile(missing, MaxInput)
+	if !errors.Is(err, fs.ErrNotExist) || err.Error() != "open "+missing+": no such file or directory" {
+		t.Errorf("missing: %v", err)
+	}
+	if data, err := ReadFile("/proc/self/stat", MaxInput); err != nil || len(data) == 0 {
+		t.Errorf("a file that claims no size: %q, %v", data, err)
+	}
+}
+
+// A symlink of this user's at the name is followed: the file it names is
+// replaced, and the symlink stays. One to anything but a regular file
+// (/dev/stdout to a terminal, a FIFO) is refused, and stays too: renamed
+// over, /dev/stdout would be a file for every program after.
+func TestWriteFileThroughOwnSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "results", "out.json")
+	if err := os.Mkdir(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "out.json")
+	symlink(t, "results/out.json", link)
+	for _, data := range []string{"first\n", "second\n"} { // missing, then there
+		if err := CheckWrite(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFile(link, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(real); string(got) != data {
+			t.Errorf("the symlink's target holds %q, want %q", got, data)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("the symlink was replaced: %v %v", fi.Mode(), err)
+		}
+	}
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout := filepath.Join(dir, "stdout")
+	symlink(t, "/dev/null", stdout)
+	// /dev/stdout into a pipe: /proc/self/fd/N names "pipe:[...]".
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	pipe := "/proc/self/fd/" + strconv.Itoa(int(w.Fd()))
+	for _, path := range []string{stdout, fifo, dir, pipe} {
+		for name, write := range map[string]func(string) error{
+			"CheckWrite": CheckWrite,
+			"WriteFile":  func(p string) error { return WriteFile(p, []byte("x")) },
+		} {
+			if err := write(path); !errors.Is(err, ErrNotRegular) {
+				t.Errorf("%s %s: %v, want %v", name, path, err, ErrNotRegular)
+			}
+		}
+	}
+	if target, err := os.Readlink(stdout); err != nil || target != "/dev/null" {
+		t.Errorf("the symlink to /dev/null is now %q, %v", target, err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO is now %v, %v", fi.Mode(), err)
+	}
+}
