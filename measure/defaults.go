@@ -14,7 +14,7 @@ const (
 	// person waits for it; a comparison keeps DefaultBudget to settle its
 	// verdicts.
 	DefaultBenchBudget = 2 * time.Second
-	DefaultWarmup = 100 * time.Millisecond
+	DefaultWarmup      = 100 * time.Millisecond
 	// MinSamplingTime is sampled before precision is judged: the machine's
 	// phases last up to about a second, and a low quantile judged on a
 	// shorter stretch could be one phase's alone.

@@ -12,15 +12,15 @@ type Environment struct {
 	CPUChoice  string `json:"cpu_choice"` // why CPU, e.g. "isolated", and a move or a wait
 	// CPULock says how other xdpmicro runs were kept off the CPU; nil in
 	// results saved before runs took CPU locks.
-	CPULock  *CPULock `json:"cpu_lock,omitempty"`
-	CPUs     int      `json:"cpus"`
+	CPULock *CPULock `json:"cpu_lock,omitempty"`
+	CPUs    int      `json:"cpus"`
 	// Groups is how many groups the loads were measured in, each loaded,
 	// anchored and sampled on its own, LoadsPerGroup loads of each program
 	// a group; zero in results saved before loads were grouped.
-	Groups        int `json:"groups,omitempty"`
-	LoadsPerGroup int `json:"loads_per_group,omitempty"`
-	Hostname string   `json:"hostname"`
-	Repeat   uint32   `json:"repeat"`
+	Groups        int    `json:"groups,omitempty"`
+	LoadsPerGroup int    `json:"loads_per_group,omitempty"`
+	Hostname      string `json:"hostname"`
+	Repeat        uint32 `json:"repeat"`
 	// RepeatChosen says Repeat was chosen by calibration, not given.
 	RepeatChosen bool `json:"repeat_chosen,omitempty"`
 	// TargetSample is the kernel-timed length of a sample a chosen Repeat
