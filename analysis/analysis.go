@@ -11,6 +11,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"golang.org/x/sync/errgroup"
+	"gonum.org/v1/gonum/stat"
 )
 
 // New computes the statistics of every case of a run.
@@ -66,6 +67,9 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 	if r.Floor != nil {
 		// The floor's loads come FloorLoads a group.
 		overLoads(r.Floor, est, floorPerGroup(perGroup, len(r.Floor.Placements)+1, m.Environment.Groups), opts.Confidence)
+		for i := range r.Programs {
+			overFloor(&r.Programs[i], *r.Floor, est, perGroup, m.Environment.Groups, opts.Confidence)
+		}
 	}
 	if r.Floor != nil {
 		if err := subtractFloor(r.Programs, *r.Floor, settings.ChosenEstimator(), opts); err != nil {
@@ -108,6 +112,52 @@ func overLoads(p *results.Program, est stats.Estimator, perGroup int, confidence
 		l.Within = stats.Quantile(within, 0.5)
 		c.Stats.Loads = &l
 	}
+}
+
+// overFloor sets, for every case measured over its loads, its estimate
+// over them each divided by the floor's in the same group (the floor's
+// mean where all were measured together): the machine's speed, which moved
+// the floor by up to 40 % between groups here, divides out, so that runs
+// at different times compare by it (stats.Summary.OverFloor).
+func overFloor(p *results.Program, floor results.Program, est stats.Estimator, perGroup, groups int, confidence float64) {
+	loads := append([]results.Program{*p}, p.Placements...)
+	floors := append([]results.Program{floor}, floor.Placements...)
+	for i := range p.Results {
+		c := &p.Results[i]
+		if c.Stats == nil || c.Stats.Loads == nil {
+			continue
+		}
+		e := c.Stats.Loads.Estimator
+		points, ok := ownPoints(loads, c.Name, e)
+		floorPoints, fok := ownPoints(floors, c.Name, e)
+		if !ok || !fok {
+			continue // a cancelled run's loads: no ratio by group
+		}
+		ratios := make([]float64, len(points))
+		for k, x := range points {
+			f := stat.Mean(floorPoints, nil)
+			if groups > 1 && perGroup > 0 && len(floorPoints) == groups {
+				f = floorPoints[k/perGroup] // one floor load a group
+			}
+			ratios[k] = x / f
+		}
+		if l, err := stats.OverGroupedLoads(ratios, perGroup, e, confidence); err == nil {
+			c.Stats.OverFloor = &l
+		}
+	}
+}
+
+// ownPoints is each load's own estimate of the named case; ok is false
+// where a load lacks it.
+func ownPoints(loads []results.Program, name string, e stats.Estimator) (points []float64, ok bool) {
+	for _, q := range loads {
+		j := slices.IndexFunc(q.Results, func(k results.Case) bool { return k.Name == name })
+		if j < 0 || q.Results[j].Stats == nil {
+			return nil, false
+		}
+		points = append(points, q.Results[j].Stats.Own(e).Point)
+	}
+	return points, true
 }
 
 // otherLoadResamples bounds the bootstrap of a program's loads after its

@@ -117,7 +117,16 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 				caseOpts.NoiseThreshold = stats.AcrossLoadsNoiseThreshold
 				c.NoiseThreshold = caseOpts.NoiseThreshold
 			}
-			cc.Comparison, err = stats.CompareLoads(*bl, *al, caseOpts)
+			// By the time over the floor where both runs have it: the
+			// machine's speed, which differs between runs, divides out.
+			byb, bya := bl, al
+			if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil {
+				byb, bya = b.Stats.OverFloor, a.Stats.OverFloor
+			}
+			cc.Comparison, err = stats.CompareLoads(*byb, *bya, caseOpts)
+			if byb != bl {
+				cc.Comparison.Test = stats.FloorLoadsTest
+			}
 			cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
 		case caseOpts.Estimator.Fitted():
 			bs, as := placementsOf(before, b.Name), placementsOf(after, a.Name)

@@ -137,6 +137,9 @@ func (r doc) machineNotes() []note {
 	for _, warning := range env.MachineLoad.Warnings {
 		out = append(out, mattering("warning: %s", warning))
 	}
+	if n, ok := r.phaseNote(); ok {
+		out = append(out, n)
+	}
 	return out
 }
 

@@ -194,8 +194,12 @@ func CompareLoads(before, after Loads, opts CompareOptions) (Comparison, error) 
 	return c, nil
 }
 
-// LoadsTest names CompareLoads' test.
-const LoadsTest = "Welch t-test over each run's loads (loads at different addresses, runs at different times)"
+// LoadsTest names CompareLoads' test; FloorLoadsTest the same over each
+// load's time over the floor measured with it.
+const (
+	LoadsTest      = "Welch t-test over each run's loads (loads at different addresses, runs at different times)"
+	FloorLoadsTest = "Welch t-test over each run's loads, each over the floor measured with it (the machine's speed divided out)"
+)
 
 // CompareOverLoads compares two builds loaded several times each and
 // sampled in the same rounds: the change of the mean over each build's

@@ -294,6 +294,10 @@ type Summary struct {
 	// estimate over every load: what Of gives for its estimator. The
 	// rest of the Summary is the first load's.
 	Loads *Loads `json:"loads,omitempty"`
+	// OverFloor is the estimate over the loads of each load's time over
+	// the floor's measured with it: the machine's speed divided out. Runs
+	// at different times are compared by it.
+	OverFloor *Loads `json:"over_floor,omitempty"`
 }
 
 // Summarize returns the Summary of samples. It fails as Bootstrap does.
