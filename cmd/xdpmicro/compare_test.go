@@ -104,7 +104,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Comparison == nil {
 		t.Fatalf("no comparison in the output: %v", err)
 	}
-	if rep.Comparison.Mode != "baseline main" || rep.Comparison.Test != stats.LoadsTest || len(rep.Comparison.Cases) != 1 {
+	if rep.Comparison.Mode != "baseline main" || rep.Comparison.Test != stats.FloorLoadsTest || len(rep.Comparison.Cases) != 1 {
 		t.Errorf("comparison: mode %q, test %q, %d cases", rep.Comparison.Mode, rep.Comparison.Test, len(rep.Comparison.Cases))
 	}
 }
@@ -169,7 +169,10 @@ func TestCompareFiles(t *testing.T) {
 				for i := range c.Wall {
 					c.Wall[i] *= 2
 				}
-				if l := c.Stats.Loads; l != nil {
+				for _, l := range []*stats.Loads{c.Stats.Loads, c.Stats.OverFloor} { // over the same floor
+					if l == nil {
+						continue
+					}
 					for i := range l.Points {
 						l.Points[i] *= 2
 					}

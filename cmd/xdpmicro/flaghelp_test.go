@@ -31,7 +31,7 @@ func TestHelpFlags(t *testing.T) {
 		"--repeat N", "(default 0: chosen so that a sample lasts about 200µs)",
 		"--after OBJECT", "(default OBJECT)",
 		"--output FILE", "--pcap-limit N", "(default 0: all)",
-		`(default "linear")`, "(default 5s)", "(default auto)",
+		`(default "linear")`, "(default 2s, or 5s with --before/--after)", "(default auto)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("bench help lacks %q", want)

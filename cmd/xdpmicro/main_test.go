@@ -317,7 +317,7 @@ func TestHelp(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	stdout = strings.Join(strings.Fields(stdout), " ") // help wraps its lines
-	for _, want := range []string{"Examples:", "--before old.o --after new.o", "(default 0.01)", "(default 5s)", "default slope with linear sampling", "(default \"linear\")", "(default auto)", "(default \"table\")"} {
+	for _, want := range []string{"Examples:", "--before old.o --after new.o", "(default 0.01)", "(default 2s, or 5s with --before/--after)", "default slope with linear sampling", "(default \"linear\")", "(default auto)", "(default \"table\")"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help bench lacks %q", want)
 		}
