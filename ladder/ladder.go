@@ -47,7 +47,6 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report
 		v.Names = append(v.Names, bpf.LadderProgram(s))
 	}
 	var xs, ys, halfWidths []float64
-	var nets []stats.Estimate // every run's, in the order of xs
 	for ri, r := range runs {
 		if len(r.Programs) != len(steps)+len(fineSteps) || r.Floor == nil {
 			return nil, fmt.Errorf("run %d: want %d ladder programs, %d fine rungs and the floor", ri+1, len(steps), len(fineSteps))
@@ -64,31 +63,40 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report
 		}
 		v.Runs = append(v.Runs, run)
 	}
-	// A phase of the machine that lasts a run moves all its programs by
-	// one factor (seen here: 27 % between the runs of one validation): the
-	// line is fitted to every run's nets over its factor, so that a run in
-	// another phase than the first is not taken for a bent ladder.
+	// Linearity is each run's own: a phase of the machine that lasts a run
+	// moves all its programs (seen here: 16 to 27 % between the runs of
+	// one validation), and not always by one factor for the floor and the
+	// rungs. So each run gets its line; the figures are their means, R²
+	// the worst run's.
+	var intercepts, perSteps []float64
+	v.R2 = math.Inf(1)
+	var off []string
 	for ri, run := range v.Runs {
-		f := runFactors(v.Runs)[ri]
+		xs, ys = xs[:0], ys[:0]
 		for i, s := range steps {
-			n := run.Net[i]
-			xs, ys = append(xs, float64(s)), append(ys, n.Point/f)
-			nets = append(nets, stats.Estimate{Point: n.Point / f, Lower: n.Lower / f, Upper: n.Upper / f})
+			xs, ys = append(xs, float64(s)), append(ys, run.Net[i].Point)
+		}
+		a, b := stat.LinearRegression(xs, ys, nil, false)
+		intercepts, perSteps = append(intercepts, a), append(perSteps, b)
+		r2 := stat.RSquared(xs, ys, nil, a, b)
+		if !(r2 >= v.R2) {
+			v.R2 = r2 // NaN stays
+		}
+		for i := range xs {
+			residual := ys[i] - (a + b*xs[i])
+			v.MaxResidual = max(v.MaxResidual, math.Abs(residual))
+			if !(r2 >= MinR2) && math.Abs(residual) > 2*halfWidth(run.Net[i]) {
+				off = append(off, fmt.Sprintf("run %d: %s %+.2f ns off its line (±%.2f ns)", ri+1, v.Names[i], residual, halfWidth(run.Net[i])))
+			}
 		}
 	}
-	v.Intercept, v.PerStep = stat.LinearRegression(xs, ys, nil, false)
-	v.R2 = stat.RSquared(xs, ys, nil, v.Intercept, v.PerStep)
-	for i := range xs {
-		v.MaxResidual = max(v.MaxResidual, math.Abs(ys[i]-(v.Intercept+v.PerStep*xs[i])))
-	}
+	v.Intercept, v.PerStep = stat.Mean(intercepts, nil), stat.Mean(perSteps, nil)
 	v.Resolution = medianOf(halfWidths)
 	v.Failures = append(v.Failures, baseFailures(v)...)
 	v.Failures = append(v.Failures, orderFailures(v)...)
 	v.Failures = append(v.Failures, spreadFailures(v)...)
-	if !(v.R2 >= MinR2) { // NaN too: a ladder that reads flat has no fit
-		if off := offTheLine(v, nets); math.IsNaN(v.R2) || off != "" {
-			v.Failures = append(v.Failures, fmt.Sprintf("net cost is not linear in the steps: R² %.4f < %g%s", v.R2, MinR2, off))
-		}
+	if math.IsNaN(v.R2) || len(off) > 0 { // NaN: a ladder that reads flat has no fit
+		v.Failures = append(v.Failures, fmt.Sprintf("net cost is not linear in the steps: R² %.4f < %g; %s", v.R2, MinR2, strings.Join(off, ", ")))
 	}
 	if len(fineSteps) > 0 {
 		fine, err := validateFine(steps, fineBase, fineSteps, runs, opts, v.TimerResolution)
@@ -125,25 +133,6 @@ func readRun(r *results.Report, steps []int, opts stats.Options) (report.Validat
 		run.Steps = append(run.Steps, d)
 	}
 	return run, nil
-}
-
-// offTheLine names the rungs whose net lies off the fitted line by more
-// than twice its interval's half-width, which holds the loads' placement:
-// a ladder that is not straight only where its figures cannot tell
-// (a noisy machine) is not failed for it; "" when none is.
-func offTheLine(v *report.Validation, nets []stats.Estimate) string {
-	var off []string
-	for k, n := range nets {
-		i := k % len(v.Steps)
-		residual := n.Point - (v.Intercept + v.PerStep*float64(v.Steps[i]))
-		if math.Abs(residual) > 2*halfWidth(n) {
-			off = append(off, fmt.Sprintf("run %d: %s %+.2f ns off the line (±%.2f ns)", k/len(v.Steps)+1, v.Names[i], residual, halfWidth(n)))
-		}
-	}
-	if len(off) == 0 {
-		return ""
-	}
-	return "; " + strings.Join(off, ", ")
 }
 
 // baseFailures: the ladder climbs, and its lowest rung stands above the

@@ -132,7 +132,7 @@ func (v *Validation) Write(w io.Writer) error {
 	if err := table.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "linearity: net = %.2f ns + %.3f ns × steps (each run's nets over its common factor, run 1's scale), R² %.4f, largest residual %.2f ns; every program stands on %d base steps, "+
+	fmt.Fprintf(w, "linearity: net = %.2f ns + %.3f ns × steps (the mean of each run's own line), R² %.4f (the worst run's), largest residual %.2f ns; every program stands on %d base steps, "+
 		"so that its chain is longer than the test-run loop's own time per run\n",
 		v.Intercept, v.PerStep, v.R2, v.MaxResidual, v.BaseSteps)
 	fmt.Fprintf(w, "resolution: neighbouring programs' paired differences are known to ±%.2f ns (median half-width), "+
