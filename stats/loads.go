@@ -217,3 +217,85 @@ func CompareOverLoads(before, after Loads, beforeRuns, afterRuns []float64, opts
 	c, err := linearComparison(fc, beforeRuns, afterRuns, opts)
 	return c, fc, err
 }
+
+// CompareBlocked compares two builds whose loads were measured in the same
+// groups, perGroup loads of each a group, in order (0: one group): a
+// randomized block design. What a group shares (the machine's phase
+// while it ran, which moved the floor by up to 40 % between groups here)
+// multiplies both builds' loads alike, so each group's change is taken on
+// the log scale within it, and the groups' changes are averaged; the
+// interval is Student's t with the loads' variance within their group and
+// build, over N - 2G degrees of freedom. Mean and Median are the kernel's
+// figures' changes of the first loads (beforeRuns, afterRuns), paired by
+// round, as Compare gives them.
+func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, error) {
+	if len(before.Points) != len(after.Points) {
+		return Comparison{}, fmt.Errorf("%w: %d loads before, %d after: a block design wants as many", ErrCompare, len(before.Points), len(after.Points))
+	}
+	bg, ag := groupsOf(before.Points, perGroup), groupsOf(after.Points, perGroup)
+	if bg == nil || ag == nil {
+		bg, ag = [][]float64{before.Points}, [][]float64{after.Points}
+	}
+	if len(bg) != len(ag) {
+		return Comparison{}, fmt.Errorf("%w: %d groups before, %d after", ErrCompare, len(bg), len(ag))
+	}
+	var diff, ss, weight float64
+	n := 0
+	for g := range bg {
+		lb, la := logs(bg[g]), logs(ag[g])
+		if lb == nil || la == nil {
+			return Comparison{}, fmt.Errorf("%w: a load's estimate is not positive", ErrCompare)
+		}
+		mb, ma := stat.Mean(lb, nil), stat.Mean(la, nil)
+		diff += ma - mb
+		for _, x := range lb {
+			ss += (x - mb) * (x - mb)
+		}
+		for _, x := range la {
+			ss += (x - ma) * (x - ma)
+		}
+		weight += 1/float64(len(lb)) + 1/float64(len(la))
+		n += len(lb) + len(la)
+	}
+	k := float64(len(bg))
+	df := float64(n) - 2*k
+	if df < 1 {
+		return Comparison{}, fmt.Errorf("%w: %d loads in %d groups leave no degree of freedom", ErrCompare, n, len(bg))
+	}
+	d := diff / k
+	se := math.Sqrt(ss / df * weight / (k * k))
+	c := Comparison{Estimator: before.Estimator, P: 1, Test: BlockedTest}
+	half := tQuantile(opts.Confidence, df) * se
+	c.Change = Estimate{Point: math.Expm1(d), Lower: math.Expm1(d - half), Upper: math.Expm1(d + half)}
+	mb := before.Estimate.Point
+	c.Difference = Estimate{Point: mb * c.Change.Point, Lower: mb * c.Change.Lower, Upper: mb * c.Change.Upper}
+	if se > 0 {
+		c.P = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(d)/se)
+	} else if d != 0 {
+		c.P = 0
+	}
+	flat := opts
+	flat.Estimator = Mean
+	kernel, err := Compare(beforeRuns, afterRuns, flat)
+	if err != nil {
+		return Comparison{}, err
+	}
+	c.Mean, c.Median = kernel.Mean, kernel.Median
+	c.Verdict = verdict(c, opts)
+	return c, nil
+}
+
+// BlockedTest names CompareBlocked's test.
+const BlockedTest = "t-test over each build's loads, blocked by the group they were measured in (log scale)"
+
+// logs is the natural logarithm of each of xs, nil if any is not positive.
+func logs(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		if !(x > 0) {
+			return nil
+		}
+		out[i] = math.Log(x)
+	}
+	return out
+}

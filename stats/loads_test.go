@@ -145,3 +145,55 @@ func TestCompareLoads(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
+
+// Groups in phases that multiply both builds alike: the blocked change
+// finds a 2 % change that Welch over all loads cannot tell from the
+// phases, and the same build against itself is no change.
+func TestCompareBlocked(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	opts := CompareOptions{Options: DefaultOptions(), Significance: 0.05}
+	draw := func(change float64) (Loads, Loads) {
+		var b, a []float64
+		for range 4 { // groups
+			phase := 1 + 0.2*r.Float64()
+			for range 2 {
+				b = append(b, 70*phase*(1+0.005*r.NormFloat64()))
+			}
+			for range 2 {
+				a = append(a, 70*(1+change)*phase*(1+0.005*r.NormFloat64()))
+			}
+		}
+		lb, _ := OverLoads(b, Slope, 0.95)
+		la, _ := OverLoads(a, Slope, 0.95)
+		return lb, la
+	}
+	runs := []float64{70, 70, 70, 70, 70, 70, 70, 70, 70, 71}
+	b, a := draw(0.02)
+	c, err := CompareBlocked(b, a, 2, runs, runs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != Regressed || c.Change.Lower < 0.01 || c.Change.Upper > 0.03 || c.Test != BlockedTest {
+		t.Errorf("+2 %% in phases: %+v", c)
+	}
+	if w, _ := CompareLoads(b, a, opts); w.Change.Lower < 0.01 && w.Change.Upper-w.Change.Lower <= c.Change.Upper-c.Change.Lower {
+		t.Errorf("Welch over all loads [%v %v] no wider than blocked [%v %v]", w.Change.Lower, w.Change.Upper, c.Change.Lower, c.Change.Upper)
+	}
+	claims := 0
+	for range 200 {
+		b, a := draw(0)
+		c, err := CompareBlocked(b, a, 2, runs, runs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Verdict == Regressed || c.Verdict == Improved {
+			claims++
+		}
+	}
+	if claims > 20 {
+		t.Errorf("A/A: %d of 200 claimed a change", claims)
+	}
+	if _, err := CompareBlocked(b, Loads{Points: []float64{1}}, 2, runs, runs, opts); err == nil {
+		t.Error("groups that do not match: no error")
+	}
+}
