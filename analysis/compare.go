@@ -109,8 +109,13 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 		bl, al := loadsOf(b, caseOpts.Estimator), loadsOf(a, caseOpts.Estimator)
 		switch {
 		case bl != nil && al != nil && opts.Paired:
-			// Blocked by group: what a group's rounds shared divides out.
-			cc.Comparison, err = stats.CompareBlocked(*bl, *al, bl.PerGroup, b.Samples, a.Samples, caseOpts)
+			// Blocked by group: what a group's rounds shared divides out;
+			// by Welch where the loads do not pair up (a cancelled run).
+			if len(bl.Points) == len(al.Points) {
+				cc.Comparison, err = stats.CompareBlocked(*bl, *al, bl.PerGroup, b.Samples, a.Samples, caseOpts)
+			} else {
+				cc.Comparison, _, err = stats.CompareOverLoads(*bl, *al, b.Samples, a.Samples, caseOpts)
+			}
 			cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
 		case bl != nil && al != nil:
 			if caseOpts.ThresholdChosen {
