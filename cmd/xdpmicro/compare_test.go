@@ -45,7 +45,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 	}
 	c := rep.Comparison
 	// Linear sampling by default: each build loaded in several placements.
-	if c.Mode != results.Interleaved || c.Test != stats.PlacedTest || c.Estimator != string(stats.Slope) ||
+	if c.Mode != results.Interleaved || c.Test != stats.BlockedTest || c.Estimator != string(stats.Slope) ||
 		len(rep.Programs[0].Placements) != 7 || len(rep.Programs[1].Placements) != 7 {
 		t.Errorf("mode %q, test %q, estimator %q, %d and %d placements beside the first", c.Mode, c.Test, c.Estimator,
 			len(rep.Programs[0].Placements), len(rep.Programs[1].Placements))
