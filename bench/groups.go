@@ -131,8 +131,10 @@ func (o Options) groupConfig(g, size int, start time.Time, obs Observer) measure
 // without a precision, exactly least.
 func (o Options) anotherGroup(done, least, size int, total measure.Result, elapsed, groupTime time.Duration) bool {
 	switch {
-	case o.Precision == 0:
-		return done < least // a fixed number of rounds: every load asked for
+	case o.Precision == 0, o.callersLoad():
+		// A fixed number of rounds: every load asked for. A program its
+		// caller loaded is one load, however often it is sampled.
+		return done < least
 	case elapsed+groupTime+reserve > o.Budget:
 		return false // the budget is kept, and the notes say what more time would give
 	case done < least:
@@ -194,6 +196,17 @@ func loadsOf(total measure.Result) int {
 		return 0
 	}
 	return 1 + len(total.Programs[0].Placements)
+}
+
+// callersLoad says whether a program is one its caller loaded: it has
+// one placement, and more groups would sample the same one again.
+func (o Options) callersLoad() bool {
+	for _, p := range o.Programs {
+		if p.Object.Prog != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // merge adds group g's result to total: its loads after each program's
