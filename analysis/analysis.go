@@ -66,9 +66,17 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 	}
 	if r.Floor != nil {
 		// The floor's loads come FloorLoads a group.
-		overLoads(r.Floor, est, floorPerGroup(perGroup, len(r.Floor.Placements)+1, m.Environment.Groups), opts.Confidence)
+		fpg := floorPerGroup(perGroup, len(r.Floor.Placements)+1, m.Environment.Groups)
+		overLoads(r.Floor, est, fpg, opts.Confidence)
 		for i := range r.Programs {
 			overFloor(&r.Programs[i], *r.Floor, est, perGroup, m.Environment.Groups, opts.Confidence)
+		}
+		if m.Environment.Groups > 1 && perGroup > 0 {
+			floor := *r.Floor
+			for i := range r.Programs {
+				atFastPhase(&r.Programs[i], floor, perGroup, fpg, opts.Confidence)
+			}
+			atFastPhase(r.Floor, floor, fpg, fpg, opts.Confidence)
 		}
 	}
 	if r.Floor != nil {
@@ -144,6 +152,37 @@ func overFloor(p *results.Program, floor results.Program, est stats.Estimator, p
 		if l, err := stats.OverGroupedLoads(ratios, perGroup, e, confidence); err == nil {
 			c.Stats.OverFloor = &l
 		}
+	}
+}
+
+// atFastPhase scales, for every case of p measured over its loads, each
+// group's loads to the machine's fastest phase, by the floor measured in
+// the same group (stats.AtFastPhase): the host here slowed every program
+// by up to 40 % for seconds at a time, and a run that met such a phase
+// read every figure that much slower. The floor's loads come floorPerGroup
+// a group; floor may be p itself.
+func atFastPhase(p *results.Program, floor results.Program, perGroup, floorPerGroup int, confidence float64) {
+	floors := append([]results.Program{floor}, floor.Placements...)
+	for i := range p.Results {
+		c := &p.Results[i]
+		if c.Stats == nil || c.Stats.Loads == nil {
+			continue
+		}
+		l := c.Stats.Loads
+		floorPoints, ok := ownPoints(floors, c.Name, l.Estimator)
+		if !ok || floorPerGroup < 1 {
+			continue
+		}
+		var byGroup []float64
+		for start := 0; start < len(floorPoints); start += floorPerGroup {
+			byGroup = append(byGroup, stat.Mean(floorPoints[start:min(start+floorPerGroup, len(floorPoints))], nil))
+		}
+		scaled, err := stats.AtFastPhase(l.Points, byGroup, perGroup, l.Estimator, confidence)
+		if err != nil || scaled.Phase == nil {
+			continue
+		}
+		scaled.Within = l.Within
+		c.Stats.Loads = &scaled
 	}
 }
 

@@ -63,27 +63,20 @@ func narrowsIt(cases []results.Case) string {
 	return "; the loads differ more than their own noise: more loads narrow it (--placements N, or more --time, which adds groups of loads), longer sampling of each would not"
 }
 
-// phaseLimit is the spread of the floor's loads beyond which the machine's
-// speed is said to have changed during the run: loads of the empty program
-// spread 1-3 % here when it did not.
-const phaseLimit = 0.08
-
 // phaseNote says that the machine's speed changed during the run, as the
-// floor's loads show, group by group; ok is false where it did not.
+// floor's loads show group by group, and that the figures were scaled to
+// its fastest phase (stats.AtFastPhase); ok is false where it did not.
 func (r doc) phaseNote() (n note, ok bool) {
 	if r.Floor == nil || len(r.Floor.Results) == 0 || r.Floor.Results[0].Stats == nil || r.Floor.Results[0].Stats.Loads == nil {
 		return note{}, false
 	}
-	l := r.Floor.Results[0].Stats.Loads
-	if l.Spread <= phaseLimit {
+	ph := r.Floor.Results[0].Stats.Loads.Phase
+	if ph == nil {
 		return note{}, false
 	}
-	lo, hi := l.Points[0], l.Points[0]
-	for _, x := range l.Points {
-		lo, hi = min(lo, x), max(hi, x)
-	}
-	return mattering("the machine's speed changed during the run: the floor's loads read %s to %s ns (×%.2f); "+
-		"every figure moves with it, and its interval holds what the run saw, not a phase it did not; "+
-		"compare runs by their time over the floor (compare and --baseline do), or builds interleaved",
-		ns(lo), ns(hi), hi/lo), true
+	return mattering("the machine's speed changed during the run: the floor read %s ns in its fastest phase (%d of %d groups) "+
+		"and up to %s ns (×%.2f); every figure is given at the fastest phase, each group's loads scaled by its floor; "+
+		"a run that meets only a slow phase cannot know it: compare runs by their time over the floor "+
+		"(compare and --baseline do), or builds interleaved",
+		ns(ph.Floor), ph.Fast, ph.Groups, ns(ph.Slowest), ph.Slowest/ph.Floor), true
 }

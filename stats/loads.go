@@ -47,6 +47,77 @@ type Loads struct {
 	// dominates: the loads' own noise (more time narrows it), or their
 	// placement (only more loads do).
 	Within float64 `json:"within,omitempty"`
+	// Phase, where set, says that the machine's speed changed between the
+	// groups and that Points were scaled to its fastest phase (AtFastPhase).
+	Phase *Phase `json:"phase,omitempty"`
+}
+
+// PhaseTolerance is how far above the fastest group's floor another
+// group's may read and still be taken for the same phase of the machine.
+// Here a quiet host's groups read their floors within 4 % of each other,
+// and its slow phases 15 to 40 % above them.
+const PhaseTolerance = 0.08
+
+// Phase records how a run's loads were scaled to the machine's fastest
+// phase: the host slowed every program alike, for seconds at a time.
+type Phase struct {
+	// Floor is the fast phase's floor: the mean of its groups' floors.
+	Floor float64 `json:"floor"`
+	// Slowest is the slowest group's floor.
+	Slowest float64 `json:"slowest"`
+	// Fast is how many of the Groups read the fast phase.
+	Fast   int `json:"fast_groups"`
+	Groups int `json:"groups"`
+}
+
+// AtFastPhase is OverGroupedLoads of points measured in groups of
+// perGroup, each group beside one load of the empty program whose
+// estimate is in floors, one a group. Where every group's floor reads
+// within PhaseTolerance of the fastest, the machine kept its speed and the
+// points stand as they are. Where it did not, every point is scaled by
+// its group's floor to the mean floor of the fast groups, as the slow
+// phases here slowed every program by the same factor as the floor; the
+// interval then also holds that reference's own uncertainty.
+func AtFastPhase(points, floors []float64, perGroup int, e Estimator, confidence float64) (Loads, error) {
+	groups := groupsOf(points, perGroup)
+	if len(groups) < 2 || len(groups) != len(floors) {
+		return OverGroupedLoads(points, perGroup, e, confidence)
+	}
+	lo := slices.Min(floors)
+	if !(lo > 0) {
+		return Loads{}, fmt.Errorf("%w: a floor reads %v", ErrNonFinite, lo)
+	}
+	var fast []float64
+	for _, f := range floors {
+		if f <= lo*(1+PhaseTolerance) {
+			fast = append(fast, f)
+		}
+	}
+	if len(fast) == len(floors) {
+		return OverGroupedLoads(points, perGroup, e, confidence)
+	}
+	ref := stat.Mean(fast, nil)
+	scaled := make([]float64, 0, len(points))
+	for g, group := range groups {
+		for _, x := range group {
+			scaled = append(scaled, x*ref/floors[g])
+		}
+	}
+	l, err := OverGroupedLoads(scaled, perGroup, e, confidence)
+	if err != nil {
+		return Loads{}, err
+	}
+	// One fast group says nothing of its own spread: it could sit
+	// anywhere in the phase's band.
+	refHalf := PhaseTolerance / 2
+	if len(fast) > 1 {
+		refHalf = tQuantile(confidence, float64(len(fast)-1)) * stat.StdDev(fast, nil) / math.Sqrt(float64(len(fast))) / ref
+	}
+	est := l.Estimate
+	half := math.Hypot((est.Upper-est.Lower)/2, refHalf*est.Point)
+	l.Estimate = Estimate{Point: est.Point, Lower: est.Point - half, Upper: est.Point + half}
+	l.Phase = &Phase{Floor: ref, Slowest: slices.Max(floors), Fast: len(fast), Groups: len(floors)}
+	return l, nil
 }
 
 // ErrLoads reports loads an interval cannot be drawn over.

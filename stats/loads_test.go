@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -195,5 +196,76 @@ func TestCompareBlocked(t *testing.T) {
 	}
 	if _, err := CompareBlocked(b, Loads{Points: []float64{1}}, 2, runs, runs, opts); err == nil {
 		t.Error("groups that do not match: no error")
+	}
+}
+
+// A group whose floor read 30 % slow has its loads scaled back by it; the
+// floors of the fast groups agree, so the reference adds nothing.
+func TestAtFastPhaseHandComputed(t *testing.T) {
+	l, err := AtFastPhase([]float64{10, 10, 13, 13, 10, 10}, []float64{20, 26, 20}, 2, Slope, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Phase == nil || l.Phase.Fast != 2 || l.Phase.Groups != 3 || !near(l.Phase.Floor, 20) || !near(l.Phase.Slowest, 26) {
+		t.Fatalf("phase %+v, want 2 of 3 groups fast at floor 20, slowest 26", l.Phase)
+	}
+	for _, x := range l.Points {
+		if !near(x, 10) {
+			t.Fatalf("scaled points %v, want all 10", l.Points)
+		}
+	}
+	if !near(l.Estimate.Point, 10) || !near(l.Estimate.Lower, 10) || !near(l.Estimate.Upper, 10) {
+		t.Errorf("estimate %+v, want 10 exactly", l.Estimate)
+	}
+	// Floors within PhaseTolerance of each other: one phase, nothing scaled.
+	steady, err := AtFastPhase([]float64{10, 11, 12, 13, 10, 12}, []float64{20, 21, 20.5}, 2, Slope, 0.95)
+	plain, _ := OverGroupedLoads([]float64{10, 11, 12, 13, 10, 12}, 2, Slope, 0.95)
+	if err != nil || steady.Phase != nil || steady.Estimate != plain.Estimate {
+		t.Errorf("steady floors: %+v, %v; want OverGroupedLoads' %+v", steady, err, plain.Estimate)
+	}
+	if _, err := AtFastPhase([]float64{10, 11, 12, 13}, []float64{0, 20}, 2, Slope, 0.95); !errors.Is(err, ErrNonFinite) {
+		t.Errorf("a zero floor: %v, want ErrNonFinite", err)
+	}
+}
+
+// Runs that meet a slow phase in some of their groups, which slows the
+// program and the floor alike by 30 %, hold the fast phase's cost about
+// as often as the confidence says once scaled, with intervals a fraction
+// as wide as the phases make them unscaled.
+func TestAtFastPhaseCoverage(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const trials, groups, per = 2000, 6, 2
+	scaled := 0
+	var scaledHalf, unscaledHalf []float64
+	for range trials {
+		var points, floors []float64
+		for g := range groups {
+			speed := 1.0
+			if g > 0 && r.Float64() < 0.4 { // the first group meets the fast phase
+				speed = 1.3
+			}
+			floors = append(floors, 25*speed*(1+0.01*r.NormFloat64()))
+			for range per {
+				points = append(points, 100*speed*(1+0.02*r.NormFloat64()))
+			}
+		}
+		l, err := AtFastPhase(points, floors, per, Slope, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Estimate.Lower <= 100 && 100 <= l.Estimate.Upper {
+			scaled++
+		}
+		u, _ := OverGroupedLoads(points, per, Slope, 0.95)
+		scaledHalf = append(scaledHalf, l.Estimate.RelativeHalfWidth())
+		unscaledHalf = append(unscaledHalf, u.Estimate.RelativeHalfWidth())
+	}
+	if got := float64(scaled) / trials; got < 0.93 {
+		t.Errorf("scaled intervals held the fast cost in %.3f of trials, want at least 0.93", got)
+	}
+	slices.Sort(scaledHalf)
+	slices.Sort(unscaledHalf)
+	if s, u := scaledHalf[trials/2], unscaledHalf[trials/2]; s > u/2 {
+		t.Errorf("median half-width ±%.2f %% scaled, ±%.2f %% unscaled: scaling should halve it at least", 100*s, 100*u)
 	}
 }
