@@ -63,42 +63,65 @@ const PhaseTolerance = 0.08
 type Phase struct {
 	// Floor is the fast phase's floor: the mean of its groups' floors.
 	Floor float64 `json:"floor"`
-	// Slowest is the slowest group's floor.
+	// Slowest is the slowest steady group's floor.
 	Slowest float64 `json:"slowest"`
-	// Fast is how many of the Groups read the fast phase.
+	// Fast is how many of the Groups read the fast phase throughout,
+	// Mixed how many changed phase while sampled: those are left out.
 	Fast   int `json:"fast_groups"`
+	Mixed  int `json:"mixed_groups,omitempty"`
 	Groups int `json:"groups"`
 }
 
 // AtFastPhase is OverGroupedLoads of points measured in groups of
 // perGroup, each group beside one load of the empty program whose
-// estimate is in floors, one a group. Where every group's floor reads
-// within PhaseTolerance of the fastest, the machine kept its speed and the
-// points stand as they are. Where it did not, every point is scaled by
-// its group's floor to the mean floor of the fast groups, as the slow
-// phases here slowed every program by the same factor as the floor; the
-// interval then also holds that reference's own uncertainty.
-func AtFastPhase(points, floors []float64, perGroup int, e Estimator, confidence float64) (Loads, error) {
+// estimate is in floors, one a group. mixed, if not nil, marks the groups
+// whose floor changed phase while it was sampled (its samples fell into
+// two regimes): their floor says nothing of what their loads met.
+//
+// Where every group kept the fastest group's speed (floors within
+// PhaseTolerance of it, none mixed), the points stand as they are.
+// Otherwise the mixed groups are left out, and every other point is
+// scaled by its group's floor to the mean floor of the fast groups, as
+// the slow phases here slowed every program by the same factor as the
+// floor; the interval then also holds that reference's own uncertainty.
+// Where fewer than MinLoads points would remain, the points stand.
+func AtFastPhase(points, floors []float64, mixed []bool, perGroup int, e Estimator, confidence float64) (Loads, error) {
 	groups := groupsOf(points, perGroup)
-	if len(groups) < 2 || len(groups) != len(floors) {
+	if len(groups) < 2 || len(groups) != len(floors) || mixed != nil && len(mixed) != len(floors) {
 		return OverGroupedLoads(points, perGroup, e, confidence)
 	}
-	lo := slices.Min(floors)
-	if !(lo > 0) {
-		return Loads{}, fmt.Errorf("%w: a floor reads %v", ErrNonFinite, lo)
+	isMixed := func(g int) bool { return mixed != nil && mixed[g] }
+	lo, mixedGroups, kept := math.Inf(1), 0, 0
+	for g, f := range floors {
+		if !(f > 0) || math.IsInf(f, 0) {
+			return Loads{}, fmt.Errorf("%w: a floor reads %v", ErrNonFinite, f)
+		}
+		if isMixed(g) {
+			mixedGroups++
+			continue
+		}
+		lo, kept = min(lo, f), kept+len(groups[g])
 	}
 	var fast []float64
-	for _, f := range floors {
+	slowest := 0.0
+	for g, f := range floors {
+		if isMixed(g) {
+			continue
+		}
+		slowest = max(slowest, f)
 		if f <= lo*(1+PhaseTolerance) {
 			fast = append(fast, f)
 		}
 	}
-	if len(fast) == len(floors) {
+	if kept < MinLoads || mixedGroups == 0 && len(fast) == len(floors) {
 		return OverGroupedLoads(points, perGroup, e, confidence)
 	}
 	ref := stat.Mean(fast, nil)
-	scaled := make([]float64, 0, len(points))
+	var scaled []float64
 	for g, group := range groups {
+		if isMixed(g) {
+			continue
+		}
 		for _, x := range group {
 			scaled = append(scaled, x*ref/floors[g])
 		}
@@ -116,7 +139,7 @@ func AtFastPhase(points, floors []float64, perGroup int, e Estimator, confidence
 	est := l.Estimate
 	half := math.Hypot((est.Upper-est.Lower)/2, refHalf*est.Point)
 	l.Estimate = Estimate{Point: est.Point, Lower: est.Point - half, Upper: est.Point + half}
-	l.Phase = &Phase{Floor: ref, Slowest: slices.Max(floors), Fast: len(fast), Groups: len(floors)}
+	l.Phase = &Phase{Floor: ref, Slowest: slowest, Fast: len(fast), Mixed: mixedGroups, Groups: len(floors)}
 	return l, nil
 }
 
