@@ -174,30 +174,16 @@ func atFastPhase(p *results.Program, floor results.Program, perGroup, floorPerGr
 			continue
 		}
 		var byGroup []float64
-		var mixed []bool
 		for start := 0; start < len(floorPoints); start += floorPerGroup {
-			end := min(start+floorPerGroup, len(floorPoints))
-			byGroup = append(byGroup, stat.Mean(floorPoints[start:end], nil))
-			mixed = append(mixed, slices.ContainsFunc(floors[start:end], func(f results.Program) bool {
-				return regimesOf(f, c.Name).Bimodal
-			}))
+			byGroup = append(byGroup, stat.Mean(floorPoints[start:min(start+floorPerGroup, len(floorPoints))], nil))
 		}
-		scaled, err := stats.AtFastPhase(l.Points, byGroup, mixed, perGroup, l.Estimator, confidence)
+		scaled, err := stats.AtFastPhase(l.Points, byGroup, perGroup, l.Estimator, confidence)
 		if err != nil || scaled.Phase == nil {
 			continue
 		}
 		scaled.Within = l.Within
 		c.Stats.Loads = &scaled
 	}
-}
-
-// regimesOf is the regimes of the named case's samples in one load.
-func regimesOf(p results.Program, name string) stats.Regimes {
-	j := slices.IndexFunc(p.Results, func(k results.Case) bool { return k.Name == name })
-	if j < 0 || p.Results[j].Stats == nil {
-		return stats.Regimes{}
-	}
-	return p.Results[j].Stats.Regimes
 }
 
 // ownPoints is each load's own estimate of the named case; ok is false

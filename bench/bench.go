@@ -62,6 +62,11 @@ type Options struct {
 	Baseline *results.Report
 	// BaselineName labels Baseline's side of the comparison.
 	BaselineName string
+	// History, if set, is the path of the file that remembers, run after
+	// run, the floor this machine reads in its fast phase
+	// (internal/phases): a run that meets only a slow phase is scaled to
+	// it. Empty: every run stands on its own.
+	History string
 	// Started is when the caller's clock started (zero: when Run is
 	// called): the budget counts from it, everything after sampling
 	// included, and the report's wall time is the time since.
@@ -107,6 +112,9 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 	}
 	if m.Partial {
 		return rep, runErr
+	}
+	if o.History != "" {
+		o.recall(rep, obs)
 	}
 	if rep, err = o.compare(rep); err != nil {
 		return nil, err

@@ -74,9 +74,24 @@ func (r doc) phaseNote() (n note, ok bool) {
 	if ph == nil {
 		return note{}, false
 	}
+	if ph.Recalled > 0 {
+		within := ""
+		if ph.Groups > ph.Fast {
+			within = fmt.Sprintf(", and up to %s ns in %d of %d groups, each scaled by its floor", ns(ph.Slowest), ph.Groups-ph.Fast, ph.Groups)
+		}
+		return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
+			"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
+			runsText(ph.RecalledRuns), ns(ph.Recalled), ns(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
+	}
 	return mattering("the machine's speed changed during the run: the floor read %s ns in its fastest phase (%d of %d groups) "+
-		"and up to %s ns (×%.2f); every figure is given at the fastest phase, each group's loads scaled by its floor; "+
-		"a run that meets only a slow phase cannot know it: compare runs by their time over the floor "+
-		"(compare and --baseline do), or builds interleaved",
+		"and up to %s ns (×%.2f); every figure is given at the fastest phase, each group's loads scaled by its floor",
 		ns(ph.Floor), ph.Fast, ph.Groups, ns(ph.Slowest), ph.Slowest/ph.Floor), true
+}
+
+// runsText is "the run before" or "N earlier runs".
+func runsText(n int) string {
+	if n == 1 {
+		return "the run before"
+	}
+	return fmt.Sprintf("%d earlier runs", n)
 }

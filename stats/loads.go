@@ -63,65 +63,55 @@ const PhaseTolerance = 0.08
 type Phase struct {
 	// Floor is the fast phase's floor: the mean of its groups' floors.
 	Floor float64 `json:"floor"`
-	// Slowest is the slowest steady group's floor.
+	// Slowest is the slowest group's floor.
 	Slowest float64 `json:"slowest"`
-	// Fast is how many of the Groups read the fast phase throughout,
-	// Mixed how many changed phase while sampled: those are left out.
+	// Fast is how many of the Groups read the fast phase.
 	Fast   int `json:"fast_groups"`
-	Mixed  int `json:"mixed_groups,omitempty"`
 	Groups int `json:"groups"`
+	// Recalled, where set, is the fast phase's floor as earlier runs on
+	// this machine read it: this run met no fast phase (its own fastest
+	// floor read RunFloor), and every figure was scaled to Recalled.
+	Recalled     float64 `json:"recalled_floor,omitempty"`
+	RecalledRuns int     `json:"recalled_runs,omitempty"`
+	RunFloor     float64 `json:"run_floor,omitempty"`
 }
 
 // AtFastPhase is OverGroupedLoads of points measured in groups of
 // perGroup, each group beside one load of the empty program whose
-// estimate is in floors, one a group. mixed, if not nil, marks the groups
-// whose floor changed phase while it was sampled (its samples fell into
-// two regimes): their floor says nothing of what their loads met.
+// estimate is in floors, one a group.
 //
 // Where every group kept the fastest group's speed (floors within
-// PhaseTolerance of it, none mixed), the points stand as they are.
-// Otherwise the mixed groups are left out, and every other point is
-// scaled by its group's floor to the mean floor of the fast groups, as
-// the slow phases here slowed every program by the same factor as the
-// floor; the interval then also holds that reference's own uncertainty.
-// Where fewer than MinLoads points would remain, the points stand.
-func AtFastPhase(points, floors []float64, mixed []bool, perGroup int, e Estimator, confidence float64) (Loads, error) {
+// PhaseTolerance of it), the points stand as they are. Otherwise every
+// point is scaled by its group's floor to the mean floor of the fast
+// groups, as the slow phases here slowed every program by the same factor
+// as the floor, and the interval also holds that reference's own
+// uncertainty. It takes MinGroups groups at least: with fewer, a group
+// whose floor misread its phase (the phase changed while it was sampled)
+// would move the estimate with nothing to show it in the interval; a
+// two-group run here read rungs ±48 ns apart and missed two swapped ones.
+func AtFastPhase(points, floors []float64, perGroup int, e Estimator, confidence float64) (Loads, error) {
 	groups := groupsOf(points, perGroup)
-	if len(groups) < 2 || len(groups) != len(floors) || mixed != nil && len(mixed) != len(floors) {
+	if len(groups) < MinGroups || len(groups) != len(floors) {
 		return OverGroupedLoads(points, perGroup, e, confidence)
 	}
-	isMixed := func(g int) bool { return mixed != nil && mixed[g] }
-	lo, mixedGroups, kept := math.Inf(1), 0, 0
-	for g, f := range floors {
+	lo := slices.Min(floors)
+	for _, f := range floors {
 		if !(f > 0) || math.IsInf(f, 0) {
 			return Loads{}, fmt.Errorf("%w: a floor reads %v", ErrNonFinite, f)
 		}
-		if isMixed(g) {
-			mixedGroups++
-			continue
-		}
-		lo, kept = min(lo, f), kept+len(groups[g])
 	}
 	var fast []float64
-	slowest := 0.0
-	for g, f := range floors {
-		if isMixed(g) {
-			continue
-		}
-		slowest = max(slowest, f)
+	for _, f := range floors {
 		if f <= lo*(1+PhaseTolerance) {
 			fast = append(fast, f)
 		}
 	}
-	if kept < MinLoads || mixedGroups == 0 && len(fast) == len(floors) {
+	if len(fast) == len(floors) {
 		return OverGroupedLoads(points, perGroup, e, confidence)
 	}
 	ref := stat.Mean(fast, nil)
-	var scaled []float64
+	scaled := make([]float64, 0, len(points))
 	for g, group := range groups {
-		if isMixed(g) {
-			continue
-		}
 		for _, x := range group {
 			scaled = append(scaled, x*ref/floors[g])
 		}
@@ -134,13 +124,31 @@ func AtFastPhase(points, floors []float64, mixed []bool, perGroup int, e Estimat
 	// anywhere in the phase's band.
 	refHalf := PhaseTolerance / 2
 	if len(fast) > 1 {
-		refHalf = tQuantile(confidence, float64(len(fast)-1)) * stat.StdDev(fast, nil) / math.Sqrt(float64(len(fast))) / ref
+		refHalf = TQuantile(confidence, float64(len(fast)-1)) * stat.StdDev(fast, nil) / math.Sqrt(float64(len(fast))) / ref
 	}
-	est := l.Estimate
-	half := math.Hypot((est.Upper-est.Lower)/2, refHalf*est.Point)
-	l.Estimate = Estimate{Point: est.Point, Lower: est.Point - half, Upper: est.Point + half}
-	l.Phase = &Phase{Floor: ref, Slowest: slowest, Fast: len(fast), Mixed: mixedGroups, Groups: len(floors)}
+	l = l.Scaled(1, refHalf)
+	l.Phase = &Phase{Floor: ref, Slowest: slices.Max(floors), Fast: len(fast), Groups: len(floors)}
 	return l, nil
+}
+
+// Scaled is l with every point and the estimate times factor, the
+// interval widened by relHalf of the scaled point: a reference the points
+// were scaled to, known to that relative half-width.
+func (l Loads) Scaled(factor, relHalf float64) Loads {
+	out := l
+	out.Points = make([]float64, len(l.Points))
+	for i, x := range l.Points {
+		out.Points[i] = x * factor
+	}
+	out.StdDev *= factor
+	p := l.Estimate.Point * factor
+	half := math.Hypot((l.Estimate.Upper-l.Estimate.Lower)/2*factor, relHalf*math.Abs(p))
+	out.Estimate = Estimate{Point: p, Lower: p - half, Upper: p + half}
+	if l.Phase != nil {
+		ph := *l.Phase
+		out.Phase = &ph
+	}
+	return out
 }
 
 // ErrLoads reports loads an interval cannot be drawn over.
@@ -178,7 +186,7 @@ func OverGroupedLoads(points []float64, perGroup int, e Estimator, confidence fl
 	if groups := groupsOf(points, perGroup); len(groups) >= MinGroups {
 		variance, df = groupedVariance(groups)
 	}
-	half := tQuantile(confidence, df) * math.Sqrt(variance)
+	half := TQuantile(confidence, df) * math.Sqrt(variance)
 	l := Loads{Estimator: e, Points: slices.Clone(points), StdDev: sd, PerGroup: perGroup,
 		Estimate: Estimate{Point: mean, Lower: mean - half, Upper: mean + half}}
 	if lo := slices.Min(points); lo > 0 {
@@ -228,9 +236,9 @@ func groupedVariance(groups [][]float64) (variance, df float64) {
 	return msb / n, k - 1
 }
 
-// tQuantile is Student's t two-sided quantile at confidence with df degrees
+// TQuantile is Student's t two-sided quantile at confidence with df degrees
 // of freedom.
-func tQuantile(confidence, df float64) float64 {
+func TQuantile(confidence, df float64) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1 + confidence) / 2)
 }
 
@@ -242,7 +250,7 @@ func (l Loads) Minus(base Loads, confidence float64) Estimate {
 	if se == 0 {
 		return Estimate{Point: d, Lower: d, Upper: d}
 	}
-	half := tQuantile(confidence, df) * se
+	half := TQuantile(confidence, df) * se
 	return Estimate{Point: d, Lower: d - half, Upper: d + half}
 }
 
@@ -359,7 +367,7 @@ func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []f
 	d := diff / k
 	se := math.Sqrt(ss / df * weight / (k * k))
 	c := Comparison{Estimator: before.Estimator, P: 1, Test: BlockedTest}
-	half := tQuantile(opts.Confidence, df) * se
+	half := TQuantile(opts.Confidence, df) * se
 	c.Change = Estimate{Point: math.Expm1(d), Lower: math.Expm1(d - half), Upper: math.Expm1(d + half)}
 	mb := before.Estimate.Point
 	c.Difference = Estimate{Point: mb * c.Change.Point, Lower: mb * c.Change.Lower, Upper: mb * c.Change.Upper}

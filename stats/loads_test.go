@@ -202,7 +202,7 @@ func TestCompareBlocked(t *testing.T) {
 // A group whose floor read 30 % slow has its loads scaled back by it; the
 // floors of the fast groups agree, so the reference adds nothing.
 func TestAtFastPhaseHandComputed(t *testing.T) {
-	l, err := AtFastPhase([]float64{10, 10, 13, 13, 10, 10}, []float64{20, 26, 20}, nil, 2, Slope, 0.95)
+	l, err := AtFastPhase([]float64{10, 10, 13, 13, 10, 10}, []float64{20, 26, 20}, 2, Slope, 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,12 +218,12 @@ func TestAtFastPhaseHandComputed(t *testing.T) {
 		t.Errorf("estimate %+v, want 10 exactly", l.Estimate)
 	}
 	// Floors within PhaseTolerance of each other: one phase, nothing scaled.
-	steady, err := AtFastPhase([]float64{10, 11, 12, 13, 10, 12}, []float64{20, 21, 20.5}, nil, 2, Slope, 0.95)
+	steady, err := AtFastPhase([]float64{10, 11, 12, 13, 10, 12}, []float64{20, 21, 20.5}, 2, Slope, 0.95)
 	plain, _ := OverGroupedLoads([]float64{10, 11, 12, 13, 10, 12}, 2, Slope, 0.95)
 	if err != nil || steady.Phase != nil || steady.Estimate != plain.Estimate {
 		t.Errorf("steady floors: %+v, %v; want OverGroupedLoads' %+v", steady, err, plain.Estimate)
 	}
-	if _, err := AtFastPhase([]float64{10, 11, 12, 13}, []float64{0, 20}, nil, 2, Slope, 0.95); !errors.Is(err, ErrNonFinite) {
+	if _, err := AtFastPhase([]float64{10, 11, 12, 13, 14, 15}, []float64{0, 20, 20}, 2, Slope, 0.95); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("a zero floor: %v, want ErrNonFinite", err)
 	}
 }
@@ -249,7 +249,7 @@ func TestAtFastPhaseCoverage(t *testing.T) {
 				points = append(points, 100*speed*(1+0.02*r.NormFloat64()))
 			}
 		}
-		l, err := AtFastPhase(points, floors, nil, per, Slope, 0.95)
+		l, err := AtFastPhase(points, floors, per, Slope, 0.95)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,21 +270,13 @@ func TestAtFastPhaseCoverage(t *testing.T) {
 	}
 }
 
-// A group whose floor changed phase while sampled is left out: its floor
-// read fast while its loads met the slow phase.
-func TestAtFastPhaseLeavesMixedOut(t *testing.T) {
-	points := []float64{10, 10, 30, 30, 13, 13}
-	l, err := AtFastPhase(points, []float64{20, 20, 26}, []bool{false, true, false}, 2, Slope, 0.95)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if l.Phase == nil || l.Phase.Mixed != 1 || l.Phase.Fast != 1 || len(l.Points) != 4 || !near(l.Estimate.Point, 10) {
-		t.Errorf("phase %+v, points %v, estimate %+v: want the mixed group out, the rest at 10", l.Phase, l.Points, l.Estimate)
-	}
-	// Every group mixed: nothing to scale by, the points stand.
-	all, err := AtFastPhase(points, []float64{20, 20, 26}, []bool{true, true, true}, 2, Slope, 0.95)
+// Two groups cannot tell a phase from a group's placement: the points
+// stand.
+func TestAtFastPhaseNeedsGroups(t *testing.T) {
+	points := []float64{10, 10, 13, 13}
+	l, err := AtFastPhase(points, []float64{20, 26}, 2, Slope, 0.95)
 	plain, _ := OverGroupedLoads(points, 2, Slope, 0.95)
-	if err != nil || all.Phase != nil || all.Estimate != plain.Estimate {
-		t.Errorf("every group mixed: %+v, %v; want OverGroupedLoads' %+v", all.Estimate, err, plain.Estimate)
+	if err != nil || l.Phase != nil || l.Estimate != plain.Estimate {
+		t.Errorf("two groups: %+v, %v; want OverGroupedLoads' %+v", l.Estimate, err, plain.Estimate)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"os"
 	"os/signal"
 	"strings"
@@ -45,6 +46,7 @@ type benchFlags struct {
 	singleRun  bool
 	restore    bool
 	floor      bool
+	history    string
 	anchor     bool
 	output     outputFlags
 	comparison compareFlags
@@ -162,6 +164,8 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.warmup, "warmup", measure.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
+	fl.StringVar(&f.history, "history", phases.DefaultPath(), "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
+		"and scale a run that met only a slow phase to it (\"\": every run on its own)")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the XDP dispatcher while sampling, where that pays; "+
 		"off: calls wait for RCU, sampling is flat")
 	registerTimer(fl, &f.timer)

@@ -47,7 +47,7 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, e
 	o := bench.Options{
 		Programs: progs, Compared: f.before != "", Cases: cases, Load: f.load.options(), CPU: int(f.cpu), Warmup: f.warmup,
 		Samples: f.samples, Repeat: f.repeat, Sampling: f.sampling, Timer: f.timer, Placements: f.placements,
-		SingleRun: f.singleRun, Restore: f.restore, NoFloor: !f.floor, NoAnchor: !f.anchor,
+		SingleRun: f.singleRun, Restore: f.restore, NoFloor: !f.floor, NoAnchor: !f.anchor, History: f.history,
 		Estimator: est, Stats: statOpts, Compare: compareOpts,
 		Settings: results.Settings{Program: f.program, Sizes: f.selection.sizes},
 		Started:  invoked,

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// TestMain keeps the tests' runs out of the user's own phase history:
+// every run without --history remembers its floor in the cache directory.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "xdpmicro-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// A run remembers its floor in --history; a run after it, told that the
+// machine's fast phase read half that, scales every figure to it and says
+// so.
+func TestHistory(t *testing.T) {
+	kerneltest.RequireBPF(t)
+	dir := t.TempDir()
+	history := filepath.Join(dir, "phases.json")
+	bench := func(out string) *results.Report {
+		t.Helper()
+		args := append([]string{"bench", "--class", "fizz,none", "--placements", "6", "--history", history, "--format", "json", "-o", out}, quick...)
+		if code, _, stderr := xdpmicro(args...); code != 0 {
+			t.Fatalf("bench exits %d: %s", code, stderr)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r results.Report
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	first := bench(filepath.Join(dir, "first.json"))
+	h, err := phases.Load(history)
+	if err != nil || len(h.Levels) != 1 {
+		t.Fatalf("history after one run: %+v, %v; want one key", h, err)
+	}
+	var level phases.Level
+	for key, levels := range h.Levels {
+		if len(levels) != 1 {
+			t.Fatalf("key %s holds %d runs, want 1", key, len(levels))
+		}
+		level = levels[0]
+		levels[0].Floor /= 2 // the fast phase, as if earlier runs had met one twice as fast
+	}
+	floor := first.Floor.Results[0].Stats.Of(stats.Slope).Point
+	if level.Floor < floor/2 || level.Floor > floor*2 {
+		t.Fatalf("remembered floor %.2f ns, the run's floor read %.2f ns", level.Floor, floor)
+	}
+	if err := h.Save(history); err != nil {
+		t.Fatal(err)
+	}
+
+	second := bench(filepath.Join(dir, "second.json"))
+	for _, p := range append(second.Programs, *second.Floor) {
+		for _, c := range p.Results {
+			l := c.Stats.Loads
+			if l == nil || l.Phase == nil || l.Phase.Recalled != level.Floor/2 || l.Phase.RecalledRuns != 1 {
+				t.Fatalf("%s %s: loads %+v; want scaled to the recalled %.2f ns", p.Object, c.Name, l, level.Floor/2)
+			}
+		}
+	}
+	// Halved, give or take the machine's phases between the two runs
+	// (up to ×1.4 here).
+	before, after := first.Programs[0].Results[0].Stats.Of(stats.Slope).Point, second.Programs[0].Results[0].Stats.Of(stats.Slope).Point
+	if ratio := after / before; ratio < 0.25 || ratio > 0.75 {
+		t.Errorf("fizz read %.2f ns, then %.2f ns scaled to a fast phase of half the floor: ×%.2f, want about ×0.5", before, after, ratio)
+	}
+	if h, err := phases.Load(history); err != nil || len(h.Levels) != 1 {
+		t.Errorf("history after two runs: %+v, %v", h, err)
+	} else {
+		for _, levels := range h.Levels {
+			if len(levels) != 2 {
+				t.Errorf("the key holds %d runs after two, want 2", len(levels))
+			}
+		}
+	}
+}

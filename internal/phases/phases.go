@@ -1,0 +1,179 @@
+package phases
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"gonum.org/v1/gonum/stat"
+)
+
+const (
+	// MaxAge is how long a run's floor counts: the same boot, within a
+	// day, keeps the hardware and the kernel the floor was read on.
+	MaxAge = 24 * time.Hour
+	// kept is how many runs a key remembers, the newest.
+	kept = 64
+	// version is the file's schema; another is read as empty.
+	version = 1
+	// maxFile bounds what is read: kept runs of every key take far less.
+	maxFile = 4 << 20
+)
+
+// Key says which runs' floors compare: the same boot of the same machine,
+// the same CPU, the same program type's floor.
+type Key struct {
+	Boot string
+	CPU  int
+	Type string
+}
+
+func (k Key) String() string { return fmt.Sprintf("%s/cpu%d/%s", k.Boot, k.CPU, k.Type) }
+
+// Level is one run's floor in its own fastest phase, and the relative
+// half-width of its interval.
+type Level struct {
+	At    time.Time `json:"at"`
+	Floor float64   `json:"floor_ns"`
+	Half  float64   `json:"half,omitempty"`
+}
+
+// History is every key's recent levels, oldest first.
+type History struct {
+	Version int                `json:"version"`
+	Levels  map[string][]Level `json:"levels"`
+}
+
+// Reference is the machine's fast phase as the history knows it.
+type Reference struct {
+	// Floor is the median floor of the runs that met the fast phase:
+	// those within stats.PhaseTolerance of the fastest.
+	Floor float64
+	// RelHalf is the relative half-width of Floor's interval: Student's t
+	// over those runs' floors, or the one run's own.
+	RelHalf float64
+	// Runs is how many runs met the fast phase, of All remembered.
+	Runs, All int
+}
+
+// DefaultPath is the history's path in the user's cache directory; empty
+// where the user has none.
+func DefaultPath() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "xdpmicro", "phases.json")
+}
+
+// Boot identifies this boot of the machine.
+func Boot() (string, error) {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return "", fmt.Errorf("boot id: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// ErrHistory reports a history file that cannot be read as one.
+var ErrHistory = errors.New("phase history unreadable")
+
+// Load reads the history at path; a missing file is an empty history.
+func Load(path string) (History, error) {
+	h := History{Version: version, Levels: map[string][]Level{}}
+	data, err := safefs.ReadFile(path, maxFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return h, nil
+	}
+	if err != nil {
+		return h, err
+	}
+	var read History
+	if err := json.Unmarshal(data, &read); err != nil {
+		return h, fmt.Errorf("%w: %s: %v", ErrHistory, path, err)
+	}
+	if read.Version != version || read.Levels == nil {
+		return h, nil
+	}
+	return read, nil
+}
+
+// Save writes the history to path, atomically, making its directory.
+func (h History) Save(path string) error {
+	data, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	d, err := safefs.OpenDir(filepath.Dir(path), true)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.WriteFile(filepath.Base(path), append(data, '\n'))
+}
+
+// Add remembers a run's fast-phase floor and its interval's relative
+// half-width, forgetting what is past MaxAge and all but the newest runs
+// of the key.
+func (h *History) Add(k Key, floor, half float64, now time.Time) {
+	if !(floor > 0) || math.IsInf(floor, 0) {
+		return
+	}
+	if h.Levels == nil {
+		h.Levels = map[string][]Level{}
+	}
+	h.Version = version
+	levels := append(recent(h.Levels[k.String()], now), Level{At: now, Floor: floor, Half: half})
+	h.Levels[k.String()] = levels[max(0, len(levels)-kept):]
+	for key, l := range h.Levels {
+		if len(recent(l, now)) == 0 {
+			delete(h.Levels, key) // another boot's, or a day old
+		}
+	}
+}
+
+// Reference is the key's fast phase over the runs of the last MaxAge, at
+// confidence; ok is false where none is remembered.
+func (h History) Reference(k Key, now time.Time, confidence float64) (ref Reference, ok bool) {
+	levels := recent(h.Levels[k.String()], now)
+	if len(levels) == 0 {
+		return Reference{}, false
+	}
+	lo := math.Inf(1)
+	for _, l := range levels {
+		lo = min(lo, l.Floor)
+	}
+	var fast []float64
+	half := 0.0
+	for _, l := range levels {
+		if l.Floor <= lo*(1+stats.PhaseTolerance) {
+			fast, half = append(fast, l.Floor), l.Half
+		}
+	}
+	slices.Sort(fast)
+	ref = Reference{Floor: stat.Quantile(0.5, stat.Empirical, fast, nil), Runs: len(fast), All: len(levels), RelHalf: half}
+	if n := float64(len(fast)); n > 1 {
+		ref.RelHalf = stats.TQuantile(confidence, n-1) * stat.StdDev(fast, nil) / math.Sqrt(n) / ref.Floor
+	}
+	return ref, true
+}
+
+// recent is the levels of the last MaxAge, none from the future.
+func recent(levels []Level, now time.Time) []Level {
+	var out []Level
+	for _, l := range levels {
+		if age := now.Sub(l.At); age >= 0 && age <= MaxAge && l.Floor > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,89 @@
+package phases
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The reference is the median of the runs within PhaseTolerance of the
+// fastest; slow runs, other keys and runs past MaxAge do not count.
+func TestReference(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	k, other := Key{Boot: "b", CPU: 1, Type: "XDP"}, Key{Boot: "c", CPU: 1, Type: "XDP"}
+	var h History
+	h.Add(k, 20, 0.01, now.Add(-25*time.Hour)) // past MaxAge
+	for i, f := range []float64{27, 36, 26, 28, 35} {
+		h.Add(k, f, 0.01, now.Add(time.Duration(i-10)*time.Minute))
+	}
+	h.Add(other, 10, 0.01, now)
+	ref, ok := h.Reference(k, now, 0.95)
+	if !ok || ref.Floor != 27 || ref.Runs != 3 || ref.All != 5 {
+		t.Fatalf("reference %+v, %v; want the median 27 of 26, 27, 28, of 5 runs", ref, ok)
+	}
+	// sd 1 over 3 runs: t(2) 4.3027 × 1/√3, of 27.
+	if want := 4.302652729911275 / math.Sqrt(3) / 27; math.Abs(ref.RelHalf-want) > 1e-9 {
+		t.Errorf("relative half-width %g, want %g", ref.RelHalf, want)
+	}
+	var one History
+	one.Add(k, 27, 0.02, now)
+	if ref, ok := one.Reference(k, now, 0.95); !ok || ref.RelHalf != 0.02 {
+		t.Errorf("one run: %+v, want its own half-width 0.02", ref)
+	}
+	if _, ok := h.Reference(Key{Boot: "b", CPU: 0, Type: "XDP"}, now, 0.95); ok {
+		t.Error("another CPU's runs were taken")
+	}
+	if _, ok := h.Reference(k, now.Add(MaxAge+time.Hour), 0.95); ok {
+		t.Error("runs past MaxAge were taken")
+	}
+}
+
+// Add keeps the newest runs of a key, and forgets keys with none recent.
+func TestAddForgets(t *testing.T) {
+	now := time.Now()
+	k := Key{Boot: "b", CPU: 1, Type: "XDP"}
+	var h History
+	h.Add(Key{Boot: "old"}, 30, 0.01, now.Add(-2*MaxAge))
+	for i := range kept + 10 {
+		h.Add(k, float64(30+i), 0.01, now.Add(time.Duration(i)*time.Second))
+	}
+	if n := len(h.Levels[k.String()]); n != kept {
+		t.Errorf("%d runs kept, want %d", n, kept)
+	}
+	if h.Levels[k.String()][0].Floor != 40 {
+		t.Errorf("oldest kept %v, want the 11th run's 40", h.Levels[k.String()][0])
+	}
+	if _, ok := h.Levels[Key{Boot: "old"}.String()]; ok {
+		t.Error("a key with no recent run is kept")
+	}
+}
+
+// A history saved loads back; a missing file is empty; a file that is not
+// one is an error, and an empty history with it.
+func TestLoadSave(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "phases.json")
+	if h, err := Load(path); err != nil || len(h.Levels) != 0 {
+		t.Fatalf("missing file: %+v, %v", h, err)
+	}
+	now := time.Now().Round(0)
+	k := Key{Boot: "b", CPU: 1, Type: "XDP"}
+	var h History
+	h.Add(k, 27.5, 0.01, now)
+	if err := h.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil || len(back.Levels[k.String()]) != 1 || back.Levels[k.String()][0].Floor != 27.5 {
+		t.Fatalf("loaded %+v, %v", back, err)
+	}
+	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := Load(path); !errors.Is(err, ErrHistory) || len(h.Levels) != 0 {
+		t.Errorf("corrupt file: %+v, %v; want ErrHistory and an empty history", h, err)
+	}
+}
