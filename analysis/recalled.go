@@ -46,7 +46,8 @@ func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
 // runs before it do. Scaled to one reference, ten runs' intervals held
 // their median 9 or 10 times in 10 for every case but one, where each
 // alone held it 7 to 9 times. The intervals also hold the reference's own
-// uncertainty. It reports whether it scaled.
+// uncertainty, in place of the run's own fast floor's, which divides out.
+// It reports whether it scaled.
 func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 	level, _, ok := FloorLevel(r)
 	if !ok || !(rec.Floor > 0) || !(level > 0) {
@@ -60,7 +61,7 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 			if c.Stats == nil || c.Stats.Loads == nil {
 				continue
 			}
-			l := c.Stats.Loads.Scaled(factor, relHalf)
+			l := c.Stats.Loads.Rereferenced(factor, relHalf)
 			if l.Phase == nil {
 				l.Phase = &stats.Phase{Floor: level, Slowest: level}
 			}

@@ -68,6 +68,9 @@ type Phase struct {
 	// Fast is how many of the Groups read the fast phase.
 	Fast   int `json:"fast_groups"`
 	Groups int `json:"groups"`
+	// RefHalf is the relative half-width Floor's own uncertainty added to
+	// the interval.
+	RefHalf float64 `json:"ref_half,omitempty"`
 	// Recalled, where set, is the fast phase's floor as earlier runs on
 	// this machine read it: this run met no fast phase (its own fastest
 	// floor read RunFloor), and every figure was scaled to Recalled.
@@ -120,15 +123,32 @@ func AtFastPhase(points, floors []float64, perGroup int, e Estimator, confidence
 	if err != nil {
 		return Loads{}, err
 	}
-	// One fast group says nothing of its own spread: it could sit
-	// anywhere in the phase's band.
+	// The fast groups' floors lie in one band PhaseTolerance wide: their
+	// mean is known to half of it at worst, however few they are (t on
+	// one degree of freedom would say ±13 standard deviations).
 	refHalf := PhaseTolerance / 2
 	if len(fast) > 1 {
-		refHalf = TQuantile(confidence, float64(len(fast)-1)) * stat.StdDev(fast, nil) / math.Sqrt(float64(len(fast))) / ref
+		refHalf = min(refHalf, TQuantile(confidence, float64(len(fast)-1))*stat.StdDev(fast, nil)/math.Sqrt(float64(len(fast)))/ref)
 	}
 	l = l.Scaled(1, refHalf)
-	l.Phase = &Phase{Floor: ref, Slowest: slices.Max(floors), Fast: len(fast), Groups: len(floors)}
+	l.Phase = &Phase{Floor: ref, Slowest: slices.Max(floors), Fast: len(fast), Groups: len(floors), RefHalf: refHalf}
 	return l, nil
+}
+
+// Rereferenced is l, scaled by AtFastPhase to its run's fast phase, scaled
+// on to another reference by factor, known to relHalf: the run's own
+// reference divides out, and its uncertainty leaves the interval.
+func (l Loads) Rereferenced(factor, relHalf float64) Loads {
+	if l.Phase != nil && l.Phase.RefHalf > 0 {
+		p, half := l.Estimate.Point, (l.Estimate.Upper-l.Estimate.Lower)/2
+		own := math.Sqrt(max(0, half*half-(l.Phase.RefHalf*p)*(l.Phase.RefHalf*p)))
+		l.Estimate = Estimate{Point: p, Lower: p - own, Upper: p + own}
+	}
+	out := l.Scaled(factor, relHalf)
+	if out.Phase != nil {
+		out.Phase.RefHalf = relHalf
+	}
+	return out
 }
 
 // Scaled is l with every point and the estimate times factor, the

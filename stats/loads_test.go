@@ -280,3 +280,17 @@ func TestAtFastPhaseNeedsGroups(t *testing.T) {
 		t.Errorf("two groups: %+v, %v; want OverGroupedLoads' %+v", l.Estimate, err, plain.Estimate)
 	}
 }
+
+// Scaled on to another reference, loads leave their run's own reference
+// uncertainty out of the interval and take the new one's.
+func TestRereferenced(t *testing.T) {
+	l, err := AtFastPhase([]float64{10, 11, 13, 14.3, 10.5, 10.5}, []float64{20, 26, 21}, 2, Slope, 0.95)
+	if err != nil || l.Phase == nil || l.Phase.RefHalf == 0 {
+		t.Fatalf("%+v, %v: want a phase with the reference's uncertainty", l, err)
+	}
+	bare, _ := OverGroupedLoads(l.Points, 2, Slope, 0.95)
+	r := l.Rereferenced(0.5, 0)
+	if !near(r.Estimate.Point, bare.Estimate.Point/2) || !near(r.Estimate.Upper-r.Estimate.Lower, (bare.Estimate.Upper-bare.Estimate.Lower)/2) {
+		t.Errorf("rereferenced %+v, want the bare estimate %+v halved", r.Estimate, bare.Estimate)
+	}
+}
