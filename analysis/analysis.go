@@ -71,12 +71,8 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 		for i := range r.Programs {
 			overFloor(&r.Programs[i], *r.Floor, est, perGroup, m.Environment.Groups, opts.Confidence)
 		}
-		if m.Environment.Groups > 1 && perGroup > 0 {
-			floor := *r.Floor
-			for i := range r.Programs {
-				atFastPhase(&r.Programs[i], floor, perGroup, fpg, opts.Confidence)
-			}
-			atFastPhase(r.Floor, floor, fpg, fpg, opts.Confidence)
+		if m.Environment.Groups >= stats.MinGroups && perGroup > 0 && fpg > 0 {
+			atFastPhase(r, perGroup, fpg, opts.Confidence)
 		}
 	}
 	if r.Floor != nil {
@@ -155,36 +151,72 @@ func overFloor(p *results.Program, floor results.Program, est stats.Estimator, p
 	}
 }
 
-// atFastPhase scales, for every case of p measured over its loads, each
-// group's loads to the machine's fastest phase, by the floor measured in
-// the same group (stats.AtFastPhase): the host here slowed every program
-// by up to 40 % for seconds at a time, and a run that met such a phase
-// read every figure that much slower. The floor's loads come floorPerGroup
-// a group; floor may be p itself.
-func atFastPhase(p *results.Program, floor results.Program, perGroup, floorPerGroup int, confidence float64) {
-	floors := append([]results.Program{floor}, floor.Placements...)
-	for i := range p.Results {
-		c := &p.Results[i]
+// atFastPhase scales, group by group, every estimate over loads in r, the
+// floor's too, to the machine's fast phase (stats.PhaseFactors): the host
+// here slowed every program by up to 40 % for seconds at a time, and a run
+// that met such a phase read every figure that much slower. The floor's
+// loads come floorPerGroup a group. Where scaling would widen the
+// programs' intervals rather than narrow them, the floor did not follow
+// what the programs met, and nothing is scaled.
+func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence float64) {
+	floors := append([]results.Program{*r.Floor}, r.Floor.Placements...)
+	var byCase [][]float64
+	for _, c := range r.Floor.Results {
 		if c.Stats == nil || c.Stats.Loads == nil {
-			continue
+			return
 		}
-		l := c.Stats.Loads
-		floorPoints, ok := ownPoints(floors, c.Name, l.Estimator)
-		if !ok || floorPerGroup < 1 {
-			continue
+		points, ok := ownPoints(floors, c.Name, c.Stats.Loads.Estimator)
+		if !ok {
+			return
 		}
 		var byGroup []float64
-		for start := 0; start < len(floorPoints); start += floorPerGroup {
-			byGroup = append(byGroup, stat.Mean(floorPoints[start:min(start+floorPerGroup, len(floorPoints))], nil))
+		for start := 0; start < len(points); start += floorPerGroup {
+			byGroup = append(byGroup, stat.Mean(points[start:min(start+floorPerGroup, len(points))], nil))
 		}
-		scaled, err := stats.AtFastPhase(l.Points, byGroup, perGroup, l.Estimator, confidence)
-		if err != nil || scaled.Phase == nil {
-			continue
+		byCase = append(byCase, byGroup)
+	}
+	factors, phase, ok := stats.PhaseFactors(byCase, confidence)
+	if !ok {
+		return
+	}
+	type change struct {
+		c *results.Case
+		l stats.Loads
+	}
+	var changes []change
+	var before, after float64
+	scale := func(p *results.Program, per int, judged bool) bool {
+		for i := range p.Results {
+			c := &p.Results[i]
+			if c.Stats == nil || c.Stats.Loads == nil {
+				continue
+			}
+			l, err := stats.AtPhase(c.Stats.Loads.Points, factors, phase, per, c.Stats.Loads.Estimator, confidence)
+			if err != nil {
+				return false // a cancelled run's last group: as measured
+			}
+			l.Within = c.Stats.Loads.Within
+			if judged {
+				before += c.Stats.Loads.Estimate.RelativeHalfWidth()
+				after += l.Estimate.RelativeHalfWidth()
+			}
+			changes = append(changes, change{c, l})
 		}
-		scaled.Within = l.Within
-		c.Stats.Loads = &scaled
+		return true
+	}
+	for i := range r.Programs {
+		if !scale(&r.Programs[i], perGroup, true) {
+			return
+		}
+	}
+	if !scale(r.Floor, floorPerGroup, false) || after > before {
+		return
+	}
+	for _, ch := range changes {
+		ch.c.Stats.Loads = &ch.l
 	}
 }
+
 
 // ownPoints is each load's own estimate of the named case; ok is false
 // where a load lacks it.

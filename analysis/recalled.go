@@ -63,7 +63,7 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 			}
 			l := c.Stats.Loads.Rereferenced(factor, relHalf)
 			if l.Phase == nil {
-				l.Phase = &stats.Phase{Floor: level, Slowest: level}
+				l.Phase = &stats.Phase{Slowest: 1}
 			}
 			l.Phase.Recalled, l.Phase.RecalledRuns, l.Phase.RunFloor = rec.Floor, rec.Runs, level
 			c.Stats.Loads = &l

@@ -74,18 +74,19 @@ func (r doc) phaseNote() (n note, ok bool) {
 	if ph == nil {
 		return note{}, false
 	}
-	if ph.Recalled > 0 {
-		within := ""
-		if ph.Groups > ph.Fast {
-			within = fmt.Sprintf(", and up to %s ns in %d of %d groups, each scaled by its floor", ns(ph.Slowest), ph.Groups-ph.Fast, ph.Groups)
-		}
-		return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
-			"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
-			runsText(ph.RecalledRuns), ns(ph.Recalled), ns(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
+	within := ""
+	if ph.Groups > ph.Fast {
+		within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase, each scaled by its floor", ph.Groups-ph.Fast, ph.Groups, ph.Slowest)
 	}
-	return mattering("the machine's speed changed during the run: the floor read %s ns in its fastest phase (%d of %d groups) "+
-		"and up to %s ns (×%.2f); every figure is given at the fastest phase, each group's loads scaled by its floor",
-		ns(ph.Floor), ph.Fast, ph.Groups, ns(ph.Slowest), ph.Slowest/ph.Floor), true
+	if ph.Recalled == 0 {
+		return mattering("the machine's speed changed during the run: %s; every figure is given at the fast phase", within), true
+	}
+	if within != "" {
+		within = "; " + within
+	}
+	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
+		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
+		runsText(ph.RecalledRuns), ns(ph.Recalled), ns(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
 }
 
 // runsText is "the run before" or "N earlier runs".

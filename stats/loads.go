@@ -61,77 +61,98 @@ const PhaseTolerance = 0.08
 // Phase records how a run's loads were scaled to the machine's fastest
 // phase: the host slowed every program alike, for seconds at a time.
 type Phase struct {
-	// Floor is the fast phase's floor: the mean of its groups' floors.
-	Floor float64 `json:"floor"`
-	// Slowest is the slowest group's floor.
+	// Slowest is the slowest group's speed factor: ×1.33 for a group that
+	// ran 33 % slower than the fast phase.
 	Slowest float64 `json:"slowest"`
 	// Fast is how many of the Groups read the fast phase.
 	Fast   int `json:"fast_groups"`
 	Groups int `json:"groups"`
-	// RefHalf is the relative half-width Floor's own uncertainty added to
-	// the interval.
+	// RefHalf is the relative half-width the fast phase's own uncertainty
+	// added to the interval.
 	RefHalf float64 `json:"ref_half,omitempty"`
 	// Recalled, where set, is the fast phase's floor as earlier runs on
-	// this machine read it: this run met no fast phase (its own fastest
-	// floor read RunFloor), and every figure was scaled to Recalled.
+	// this machine read it, and every figure was scaled to it from this
+	// run's own fast floor, RunFloor.
 	Recalled     float64 `json:"recalled_floor,omitempty"`
 	RecalledRuns int     `json:"recalled_runs,omitempty"`
 	RunFloor     float64 `json:"run_floor,omitempty"`
 }
 
-// AtFastPhase is OverGroupedLoads of points measured in groups of
-// perGroup, each group beside one load of the empty program whose
-// estimate is in floors, one a group.
-//
-// Where every group kept the fastest group's speed (floors within
-// PhaseTolerance of it), the points stand as they are. Otherwise every
-// point is scaled by its group's floor to the mean floor of the fast
-// groups, as the slow phases here slowed every program by the same factor
-// as the floor, and the interval also holds that reference's own
-// uncertainty. It takes MinGroups groups at least: with fewer, a group
-// whose floor misread its phase (the phase changed while it was sampled)
-// would move the estimate with nothing to show it in the interval; a
-// two-group run here read rungs ±48 ns apart and missed two swapped ones.
-func AtFastPhase(points, floors []float64, perGroup int, e Estimator, confidence float64) (Loads, error) {
-	groups := groupsOf(points, perGroup)
-	if len(groups) < MinGroups || len(groups) != len(floors) {
-		return OverGroupedLoads(points, perGroup, e, confidence)
+// PhaseFactors is each group's speed against the machine's fast phase,
+// from the empty program's estimates floors[c][g], of case c in group g.
+// For each case, a group's floor is divided by the mean floor of the
+// case's fast groups (those within PhaseTolerance of its fastest); a
+// group's factor is the median of that over the cases, as a slow phase
+// slows every case's floor alike, and one case's floor that misread its
+// phase (the phase changed while it was sampled) is outvoted by the
+// others. The phase is the fast groups' (factor within PhaseTolerance of
+// 1), and refHalf the relative half-width of its mean: Student's t over
+// their factors, at most PhaseTolerance/2, the band they lie in. ok is
+// false where fewer than MinGroups groups, or none slow.
+func PhaseFactors(floors [][]float64, confidence float64) (factors []float64, phase Phase, ok bool) {
+	if len(floors) == 0 || len(floors[0]) < MinGroups {
+		return nil, Phase{}, false
 	}
-	lo := slices.Min(floors)
-	for _, f := range floors {
-		if !(f > 0) || math.IsInf(f, 0) {
-			return Loads{}, fmt.Errorf("%w: a floor reads %v", ErrNonFinite, f)
+	groups := len(floors[0])
+	ratios := make([][]float64, groups)
+	for _, byGroup := range floors {
+		if len(byGroup) != groups {
+			return nil, Phase{}, false
+		}
+		lo := slices.Min(byGroup)
+		if !(lo > 0) || math.IsInf(slices.Max(byGroup), 0) {
+			return nil, Phase{}, false
+		}
+		var fast []float64
+		for _, f := range byGroup {
+			if f <= lo*(1+PhaseTolerance) {
+				fast = append(fast, f)
+			}
+		}
+		ref := stat.Mean(fast, nil)
+		for g, f := range byGroup {
+			ratios[g] = append(ratios[g], f/ref)
 		}
 	}
 	var fast []float64
-	for _, f := range floors {
-		if f <= lo*(1+PhaseTolerance) {
+	for _, r := range ratios {
+		slices.Sort(r)
+		f := stat.Quantile(0.5, stat.Empirical, r, nil)
+		factors = append(factors, f)
+		if f <= 1+PhaseTolerance {
 			fast = append(fast, f)
 		}
 	}
-	if len(fast) == len(floors) {
-		return OverGroupedLoads(points, perGroup, e, confidence)
+	if len(fast) == groups || len(fast) == 0 {
+		return nil, Phase{}, false
 	}
-	ref := stat.Mean(fast, nil)
+	phase = Phase{Slowest: slices.Max(factors), Fast: len(fast), Groups: groups, RefHalf: PhaseTolerance / 2}
+	if n := float64(len(fast)); n > 1 {
+		phase.RefHalf = min(phase.RefHalf, TQuantile(confidence, n-1)*stat.StdDev(fast, nil)/math.Sqrt(n)/stat.Mean(fast, nil))
+	}
+	return factors, phase, true
+}
+
+// AtPhase is OverGroupedLoads of points measured in groups of perGroup,
+// each group's divided by its speed factor (PhaseFactors), the interval
+// widened by the fast phase's own uncertainty, phase.RefHalf.
+func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, confidence float64) (Loads, error) {
+	groups := groupsOf(points, perGroup)
+	if len(groups) != len(factors) {
+		return Loads{}, fmt.Errorf("%w: %d groups of loads, %d speed factors", ErrLoads, len(groups), len(factors))
+	}
 	scaled := make([]float64, 0, len(points))
 	for g, group := range groups {
 		for _, x := range group {
-			scaled = append(scaled, x*ref/floors[g])
+			scaled = append(scaled, x/factors[g])
 		}
 	}
 	l, err := OverGroupedLoads(scaled, perGroup, e, confidence)
 	if err != nil {
 		return Loads{}, err
 	}
-	// The fast groups' floors lie in one band PhaseTolerance wide: their
-	// mean is known to half of it at worst, however few they are (t on
-	// one degree of freedom would say ±13 standard deviations).
-	refHalf := PhaseTolerance / 2
-	if len(fast) > 1 {
-		refHalf = min(refHalf, TQuantile(confidence, float64(len(fast)-1))*stat.StdDev(fast, nil)/math.Sqrt(float64(len(fast)))/ref)
-	}
-	l = l.Scaled(1, refHalf)
-	l.Phase = &Phase{Floor: ref, Slowest: slices.Max(floors), Fast: len(fast), Groups: len(floors), RefHalf: refHalf}
+	l = l.Scaled(1, phase.RefHalf)
+	l.Phase = &phase
 	return l, nil
 }
 

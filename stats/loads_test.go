@@ -199,32 +199,33 @@ func TestCompareBlocked(t *testing.T) {
 	}
 }
 
-// A group whose floor read 30 % slow has its loads scaled back by it; the
-// floors of the fast groups agree, so the reference adds nothing.
-func TestAtFastPhaseHandComputed(t *testing.T) {
-	l, err := AtFastPhase([]float64{10, 10, 13, 13, 10, 10}, []float64{20, 26, 20}, 2, Slope, 0.95)
-	if err != nil {
-		t.Fatal(err)
+// A group whose floor read 30 % slow in every case has its loads scaled
+// back by it; one case's floor that misread the phase is outvoted.
+func TestPhaseFactors(t *testing.T) {
+	factors, phase, ok := PhaseFactors([][]float64{{20, 26, 20}, {10, 13, 10}, {10, 6, 10}}, 0.95)
+	if !ok || len(factors) != 3 || !near(factors[0], 1) || !near(factors[1], 1.3) || !near(factors[2], 1) {
+		t.Fatalf("factors %v, %v; want 1, 1.3, 1", factors, ok)
 	}
-	if l.Phase == nil || l.Phase.Fast != 2 || l.Phase.Groups != 3 || !near(l.Phase.Floor, 20) || !near(l.Phase.Slowest, 26) {
-		t.Fatalf("phase %+v, want 2 of 3 groups fast at floor 20, slowest 26", l.Phase)
+	if phase.Fast != 2 || phase.Groups != 3 || !near(phase.Slowest, 1.3) || phase.RefHalf != 0 {
+		t.Errorf("phase %+v, want 2 of 3 groups fast, the slowest ×1.3, the fast ones agreeing", phase)
 	}
-	for _, x := range l.Points {
-		if !near(x, 10) {
-			t.Fatalf("scaled points %v, want all 10", l.Points)
-		}
+	l, err := AtPhase([]float64{10, 10, 13, 13, 10, 10}, factors, phase, 2, Slope, 0.95)
+	if err != nil || l.Phase == nil || !near(l.Estimate.Point, 10) || !near(l.Estimate.Lower, 10) || !near(l.Estimate.Upper, 10) {
+		t.Errorf("scaled %+v, %v; want 10 exactly", l.Estimate, err)
 	}
-	if !near(l.Estimate.Point, 10) || !near(l.Estimate.Lower, 10) || !near(l.Estimate.Upper, 10) {
-		t.Errorf("estimate %+v, want 10 exactly", l.Estimate)
+	// Floors within PhaseTolerance of each other: one phase, nothing to
+	// scale; two groups cannot tell a phase from a placement.
+	if _, _, ok := PhaseFactors([][]float64{{20, 21, 20.5}}, 0.95); ok {
+		t.Error("steady floors gave factors")
 	}
-	// Floors within PhaseTolerance of each other: one phase, nothing scaled.
-	steady, err := AtFastPhase([]float64{10, 11, 12, 13, 10, 12}, []float64{20, 21, 20.5}, 2, Slope, 0.95)
-	plain, _ := OverGroupedLoads([]float64{10, 11, 12, 13, 10, 12}, 2, Slope, 0.95)
-	if err != nil || steady.Phase != nil || steady.Estimate != plain.Estimate {
-		t.Errorf("steady floors: %+v, %v; want OverGroupedLoads' %+v", steady, err, plain.Estimate)
+	if _, _, ok := PhaseFactors([][]float64{{20, 26}}, 0.95); ok {
+		t.Error("two groups gave factors")
 	}
-	if _, err := AtFastPhase([]float64{10, 11, 12, 13, 14, 15}, []float64{0, 20, 20}, 2, Slope, 0.95); !errors.Is(err, ErrNonFinite) {
-		t.Errorf("a zero floor: %v, want ErrNonFinite", err)
+	if _, _, ok := PhaseFactors([][]float64{{0, 20, 26}}, 0.95); ok {
+		t.Error("a zero floor gave factors")
+	}
+	if _, err := AtPhase([]float64{1, 2, 3, 4, 5}, []float64{1, 1}, phase, 2, Slope, 0.95); !errors.Is(err, ErrLoads) {
+		t.Errorf("groups and factors apart: %v, want ErrLoads", err)
 	}
 }
 
@@ -235,7 +236,7 @@ func TestAtFastPhaseHandComputed(t *testing.T) {
 func TestAtFastPhaseCoverage(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const trials, groups, per = 2000, 6, 2
-	scaled := 0
+	scaled, phased := 0, 0
 	var scaledHalf, unscaledHalf []float64
 	for range trials {
 		var points, floors []float64
@@ -249,7 +250,12 @@ func TestAtFastPhaseCoverage(t *testing.T) {
 				points = append(points, 100*speed*(1+0.02*r.NormFloat64()))
 			}
 		}
-		l, err := AtFastPhase(points, floors, per, Slope, 0.95)
+		factors, phase, ok := PhaseFactors([][]float64{floors}, 0.95)
+		if !ok {
+			continue // every group met the fast phase
+		}
+		phased++
+		l, err := AtPhase(points, factors, phase, per, Slope, 0.95)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,31 +266,21 @@ func TestAtFastPhaseCoverage(t *testing.T) {
 		scaledHalf = append(scaledHalf, l.Estimate.RelativeHalfWidth())
 		unscaledHalf = append(unscaledHalf, u.Estimate.RelativeHalfWidth())
 	}
-	if got := float64(scaled) / trials; got < 0.93 {
+	if got := float64(scaled) / float64(phased); got < 0.93 {
 		t.Errorf("scaled intervals held the fast cost in %.3f of trials, want at least 0.93", got)
 	}
 	slices.Sort(scaledHalf)
 	slices.Sort(unscaledHalf)
-	if s, u := scaledHalf[trials/2], unscaledHalf[trials/2]; s > u/2 {
+	if s, u := scaledHalf[phased/2], unscaledHalf[phased/2]; s > u/2 {
 		t.Errorf("median half-width ±%.2f %% scaled, ±%.2f %% unscaled: scaling should halve it at least", 100*s, 100*u)
-	}
-}
-
-// Two groups cannot tell a phase from a group's placement: the points
-// stand.
-func TestAtFastPhaseNeedsGroups(t *testing.T) {
-	points := []float64{10, 10, 13, 13}
-	l, err := AtFastPhase(points, []float64{20, 26}, 2, Slope, 0.95)
-	plain, _ := OverGroupedLoads(points, 2, Slope, 0.95)
-	if err != nil || l.Phase != nil || l.Estimate != plain.Estimate {
-		t.Errorf("two groups: %+v, %v; want OverGroupedLoads' %+v", l.Estimate, err, plain.Estimate)
 	}
 }
 
 // Scaled on to another reference, loads leave their run's own reference
 // uncertainty out of the interval and take the new one's.
 func TestRereferenced(t *testing.T) {
-	l, err := AtFastPhase([]float64{10, 11, 13, 14.3, 10.5, 10.5}, []float64{20, 26, 21}, 2, Slope, 0.95)
+	factors, phase, _ := PhaseFactors([][]float64{{20, 26, 21}}, 0.95)
+	l, err := AtPhase([]float64{10, 11, 13, 14.3, 10.5, 10.5}, factors, phase, 2, Slope, 0.95)
 	if err != nil || l.Phase == nil || l.Phase.RefHalf == 0 {
 		t.Fatalf("%+v, %v: want a phase with the reference's uncertainty", l, err)
 	}

@@ -14,7 +14,14 @@ import (
 
 // TestMain keeps the tests' runs out of the user's own phase history:
 // every run without --history remembers its floor in the cache directory.
+// Go's own build cache moves with it unless named: the tests that build
+// the binary keep the one they had.
 func TestMain(m *testing.M) {
+	if os.Getenv("GOCACHE") == "" {
+		if user, err := os.UserCacheDir(); err == nil {
+			os.Setenv("GOCACHE", filepath.Join(user, "go-build"))
+		}
+	}
 	dir, err := os.MkdirTemp("", "xdpmicro-cache-")
 	if err != nil {
 		panic(err)
