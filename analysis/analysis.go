@@ -217,7 +217,6 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 	}
 }
 
-
 // ownPoints is each load's own estimate of the named case; ok is false
 // where a load lacks it.
 func ownPoints(loads []results.Program, name string, e stats.Estimator) (points []float64, ok bool) {
