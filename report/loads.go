@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // loadsNote says how many loads each figure is over and how they were
@@ -67,10 +68,7 @@ func narrowsIt(cases []results.Case) string {
 // floor's loads show group by group, and that the figures were scaled to
 // its fastest phase (stats.AtFastPhase); ok is false where it did not.
 func (r doc) phaseNote() (n note, ok bool) {
-	if r.Floor == nil || len(r.Floor.Results) == 0 || r.Floor.Results[0].Stats == nil || r.Floor.Results[0].Stats.Loads == nil {
-		return note{}, false
-	}
-	ph := r.Floor.Results[0].Stats.Loads.Phase
+	ph := r.phase()
 	if ph == nil {
 		return note{}, false
 	}
@@ -87,6 +85,24 @@ func (r doc) phaseNote() (n note, ok bool) {
 	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
 		runsText(ph.RecalledRuns), ns(ph.Recalled), ns(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
+}
+
+// phase is how the run was scaled to the machine's fast phase, as the
+// first case measured over loads records it: the floor's, or where the
+// floor was loaded once, a program's; nil where it was not.
+func (r doc) phase() *stats.Phase {
+	progs := r.Programs
+	if r.Floor != nil {
+		progs = append([]results.Program{*r.Floor}, progs...)
+	}
+	for _, p := range progs {
+		for _, c := range p.Results {
+			if c.Stats != nil && c.Stats.Loads != nil && c.Stats.Loads.Phase != nil {
+				return c.Stats.Loads.Phase
+			}
+		}
+	}
+	return nil
 }
 
 // runsText is "the run before" or "N earlier runs".
