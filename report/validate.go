@@ -47,6 +47,9 @@ type Validation struct {
 	// Resolution is the median half-width of the paired interval of two
 	// neighbouring programs' difference: the smallest difference told apart.
 	Resolution float64 `json:"resolution_ns"`
+	// Unjudged are the neighbouring programs whose steps cost less than
+	// Resolution: their order is shown, not judged.
+	Unjudged []string `json:"unjudged,omitempty"`
 	// TimerResolution is the quantum of the timer's samples (1 ns for the
 	// kernel's, far less for the stats timer's averages).
 	TimerResolution float64 `json:"timer_resolution_ns"`
@@ -137,6 +140,9 @@ func (v *Validation) Write(w io.Writer) error {
 		v.Intercept, v.PerStep, v.R2, v.MaxResidual, v.BaseSteps)
 	fmt.Fprintf(w, "resolution: neighbouring programs' paired differences are known to ±%.2f ns (median half-width), "+
 		"one step being %.2f ns; the timer's quantum is %.2g ns\n", v.Resolution, v.PerStep, v.TimerResolution)
+	if len(v.Unjudged) > 0 {
+		fmt.Fprintf(w, "order shown but not judged, the steps between them costing less than the resolution: %s\n", strings.Join(v.Unjudged, ", "))
+	}
 	if f := v.Fine; f != nil {
 		if err := f.write(w, v.Runs); err != nil {
 			return err
@@ -151,7 +157,11 @@ func (v *Validation) Write(w io.Writer) error {
 		"beside the runs' common factor, which moved every program by %.1f %% (the machine's phase)\n",
 		100*spread, len(v.Runs), 100*v.MaxSpread, 100*limit, 100*(hi/lo-1))
 	if len(v.Failures) == 0 {
-		fmt.Fprintln(w, "validation passed: every program slower than the one before, linear, reproducible")
+		order := "every program slower than the one before"
+		if len(v.Unjudged) > 0 {
+			order = "every program slower than the one before where the steps between resolve"
+		}
+		fmt.Fprintf(w, "validation passed: %s, linear, reproducible\n", order)
 		return nil
 	}
 	for _, f := range v.Failures {
