@@ -61,8 +61,9 @@ func TestBadInput(t *testing.T) {
 		{"bench", "--report", "/etc/hostname/sub"},
 		{"bench", "--save-baseline", "x", "--baseline-dir", "/etc/hostname"},
 		{"bench", "--save-baseline", "../x"},
-		{"compare", "--output", "/nonexistent/dir/x.json", "a.json", "b.json"},
+		{"compare", "--output", "/nonexistent/dir/x.json", savedBefore, savedBefore}, // files that compare
 		{"validate", "--output", "/nonexistent/dir/x.json"},
+		{"validate", "--format", "table"},
 		{"programs", "/etc/hostname"},
 		{"no-such-command"},
 		{"help", "no-such-command"},
