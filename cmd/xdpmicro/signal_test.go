@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,18 +18,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"golang.org/x/sys/unix"
 )
-
-// buildBinary builds xdpmicro for tests that need a real process.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "xdpmicro")
-	// The go that runs the tests, found even where sudo's PATH lacks it.
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // stopBound bounds the time from a signal to the exit.
 const stopBound = 10 * time.Second
