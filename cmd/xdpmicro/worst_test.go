@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,12 +96,11 @@ func TestWorstInterrupt(t *testing.T) {
 	before := len(kerneltest.Programs(t, program))
 	found := filepath.Join(t.TempDir(), "found.yaml")
 	cmd := exec.Command(bin, "worst", "../../bpf/testdata/worst.o", "--program", program, "--time", "1m", "-o", found)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1500 * time.Millisecond)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	// Its progress line on a terminal says when it has found a packet.
+	term := startOnTerminal(t, cmd)
+	term.waitFor(t, regexp.MustCompile(`[1-9][0-9]* distinct paths`), time.Minute)
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -110,11 +110,12 @@ func TestWorstInterrupt(t *testing.T) {
 		t.Errorf("took %v to stop", took)
 	}
 	var exit *exec.ExitError
+	stderr := term.output(t)
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-		t.Errorf("%v, want exit 130; stderr:\n%s", err, stderr.String())
+		t.Errorf("%v, want exit 130; stderr:\n%q", err, stderr)
 	}
-	if !strings.Contains(stdout.String(), "worst-1") || !strings.Contains(stderr.String(), "interrupted") {
-		t.Errorf("the best so far not shown:\n%s\n%s", stdout.String(), stderr.String())
+	if !strings.Contains(stdout.String(), "worst-1") || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("the best so far not shown:\n%s\n%q", stdout.String(), stderr)
 	}
 	if cases, err := packets.ReadFile(found); err != nil || len(cases) == 0 {
 		t.Errorf("--output after the interrupt: %v, %d cases", err, len(cases))
