@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,7 +24,13 @@ func xdpmicro(args ...string) (code int, stdout, stderr string) {
 }
 
 // Quick settings for tests that only check the plumbing, not the figures.
-var quick = []string{"--samples", "10", "--repeat", "1000", "--warmup", "0", "--resamples", "1000"}
+var quick = []string{"--samples", strconv.Itoa(quickSamples), "--repeat", strconv.Itoa(quickRepeat), "--warmup", "0", "--resamples", "1000"}
+
+// The samples and the repeat count of quick.
+const (
+	quickSamples = 10
+	quickRepeat  = 1000
+)
 
 // Bad input: exit 2 and one line on stderr, nothing on stdout. None of
 // these reaches the kernel, so they run without privileges too.
@@ -145,7 +152,7 @@ func TestBenchJSON(t *testing.T) {
 		if c.Name != packets.Classes()[i] || c.Source == "" || c.Frame == "" || c.Action != "XDP_PASS" {
 			t.Errorf("case %d incomplete: %+v", i, c)
 		}
-		if len(c.Samples) != 10 || c.Stats == nil {
+		if len(c.Samples) != quickSamples || c.Stats == nil {
 			t.Fatalf("%s: %d samples, stats %v", c.Name, len(c.Samples), c.Stats)
 		}
 		m := c.Stats.Estimates.Mean
@@ -153,7 +160,7 @@ func TestBenchJSON(t *testing.T) {
 			t.Errorf("%s: mean %+v not inside its interval", c.Name, m)
 		}
 	}
-	if env := rep.Environment; env.Kernel == "" || env.CPUModel == "" || env.Repeat != 1000 {
+	if env := rep.Environment; env.Kernel == "" || env.CPUModel == "" || env.Repeat != quickRepeat {
 		t.Errorf("environment incomplete: %+v", env)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,7 +59,9 @@ func TestWorstBadInput(t *testing.T) {
 func TestWorstToBench(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	found := filepath.Join(t.TempDir(), "found.yaml")
-	code, stdout, stderr := xdpmicro("worst", "v3", "--candidates", "30000", "--top", "4", "--timing", "1s", "--format", "json", "-o", found)
+	const candidates, top = 30000, 4
+	code, stdout, stderr := xdpmicro("worst", "v3", "--candidates", strconv.Itoa(candidates), "--top", strconv.Itoa(top),
+		"--timing", "1s", "--format", "json", "-o", found)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -66,7 +69,7 @@ func TestWorstToBench(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	if rep.Tried != 30000 || rep.Rate <= 0 || len(rep.Packets) != 4 || !rep.Timed {
+	if rep.Tried != candidates || rep.Rate <= 0 || len(rep.Packets) != top || !rep.Timed {
 		t.Fatalf("tried %d at %.0f a second, %d packets, timed %v", rep.Tried, rep.Rate, len(rep.Packets), rep.Timed)
 	}
 	for _, p := range rep.Packets {
@@ -75,7 +78,7 @@ func TestWorstToBench(t *testing.T) {
 		}
 	}
 	cases, err := packets.ReadFile(found)
-	if err != nil || len(cases) != 4 || cases[0].Expect != "XDP_PASS" {
+	if err != nil || len(cases) != top || cases[0].Expect != "XDP_PASS" {
 		t.Fatalf("%v: %+v", err, cases)
 	}
 	code, stdout, stderr = xdpmicro(append([]string{"bench", "v3", "--packets", found, "--format", "json"}, quick...)...)
