@@ -3,11 +3,12 @@ package xdpmicro_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
+	"maps"
 	"net"
-	"os"
-	"testing"
+	"slices"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -92,30 +93,38 @@ func ExampleSpec() {
 	// verdicts pushed FIBONACCI
 }
 
-// Write a report as Bencher's BMF, as the command's --format bmf does.
+// Write a report as Bencher's BMF, as the command's --format bmf does:
+// a benchmark per case, its latency in ns with the interval's bounds,
+// and its instruction count, which is exact.
 func ExampleMeasure_bmf() {
-	rep, err := xdpmicro.Measure(context.Background(), xdpmicro.Build("v4"), nil)
+	rep, err := xdpmicro.Measure(context.Background(), xdpmicro.Build("v4"), &xdpmicro.Options{Time: time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := report.Write(os.Stdout, rep, report.BMF, report.View{}); err != nil {
+	var bmf bytes.Buffer
+	if err := report.Write(&bmf, rep, report.BMF, report.View{}); err != nil {
 		log.Fatal(err)
 	}
-}
-
-// A benchmark of a bpf2go program: a sub-benchmark per case, each with
-// ns/op (the slope, fractional), insns/op, net-ns/op, lo-ns/op and
-// hi-ns/op. Run it with sudo go test -bench .; examples/portfilter is a
-// whole one.
-func ExampleBenchmark() {
-	benchmarkFilter := func(b *testing.B) {
-		spec, err := ebpf.LoadCollectionSpec("filter.o") // or bpf2go's loadFilter()
-		if err != nil {
-			b.Fatal(err)
-		}
-		xdpmicro.Benchmark(b, xdpmicro.Spec(spec, "xdp_filter"), &xdpmicro.Options{Cases: xdpmicro.Mix()})
+	type metric struct {
+		Value float64  `json:"value"`
+		Lower *float64 `json:"lower_value"`
+		Upper *float64 `json:"upper_value"`
 	}
-	_ = benchmarkFilter
+	var benchmarks map[string]map[string]metric
+	if err := json.Unmarshal(bmf.Bytes(), &benchmarks); err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(benchmarks)) {
+		latency, insns := benchmarks[name]["latency"], benchmarks[name]["instructions"]
+		bounded := latency.Lower != nil && latency.Upper != nil && *latency.Lower <= latency.Value && latency.Value <= *latency.Upper
+		fmt.Printf("%-18s %v insns, latency within its bounds: %v\n", name, insns.Value, bounded)
+	}
+	// Output:
+	// fizzbuzz/buzz      55 insns, latency within its bounds: true
+	// fizzbuzz/fibonacci 33 insns, latency within its bounds: true
+	// fizzbuzz/fizz      50 insns, latency within its bounds: true
+	// fizzbuzz/fizzbuzz  44 insns, latency within its bounds: true
+	// fizzbuzz/none      47 insns, latency within its bounds: true
 }
 
 // udpFrame is an Ethernet IPv4 UDP frame from src, with valid lengths and

@@ -28,8 +28,19 @@ var unitLines sync.Once
 
 // Benchmark measures p's cases as Measure does, in one run whose rounds
 // take every case in turn, and reports each case as a sub-benchmark of b,
-// named after it. It skips b, with the reason, where BPF programs cannot
-// be loaded and run; any other failure fails b.
+// named after it, with ns/op (the slope, fractional), insns/op,
+// net-ns/op, lo-ns/op and hi-ns/op. It skips b, with the reason, where
+// BPF programs cannot be loaded and run; any other failure fails b. For
+// a program bpf2go generated (examples/portfilter is a whole one, run
+// with sudo go test -bench .):
+//
+//	func BenchmarkFilter(b *testing.B) {
+//		spec, err := loadFilter() // bpf2go's
+//		if err != nil {
+//			b.Fatal(err)
+//		}
+//		xdpmicro.Benchmark(b, xdpmicro.Spec(spec, "xdp_filter"), &xdpmicro.Options{Cases: xdpmicro.Mix()})
+//	}
 //
 // go test runs each sub-benchmark -count times: the k-th time reports the
 // k-th run of Measure, so that benchstat sees that many measurements,

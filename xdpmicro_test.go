@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,7 +131,8 @@ func TestBadInput(t *testing.T) {
 func TestBenchmarkLines(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(goTool, "test", "-run", "^$", "-bench", "BenchmarkFilter$", "-benchtime", "1s", "-count", "2", "./examples/portfilter")
+	const count = 2
+	cmd := exec.Command(goTool, "test", "-run", "^$", "-bench", "BenchmarkFilter$", "-benchtime", "1s", "-count", strconv.Itoa(count), "./examples/portfilter")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -168,12 +170,15 @@ func TestBenchmarkLines(t *testing.T) {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if cases != 18 || len(times) != 9 || !fractional {
-		t.Errorf("%d results of %d cases, fractional ns/op %v: want portfilter's 9 cases twice, fractional\n%s", cases, len(times), fractional, out)
+	// portfilter's cases: ssh, web and dns, then the protocol mix.
+	want := 3 + len(xdpmicro.Mix())
+	if cases != count*want || len(times) != want || !fractional {
+		t.Errorf("%d results of %d cases, fractional ns/op %v: want portfilter's %d cases %d times, fractional\n%s",
+			cases, len(times), fractional, want, count, out)
 	}
 	differ := 0
 	for _, ts := range times {
-		if len(ts) == 2 && ts[0] != ts[1] {
+		if len(ts) == count && ts[0] != ts[1] {
 			differ++
 		}
 	}

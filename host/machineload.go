@@ -128,7 +128,7 @@ func WatchMachine(cpu int) *Watch {
 	return w
 }
 
-// mark ends a segment of the run, at most once per loadMarkEvery. It is
+// Mark ends a segment of the run, at most once per loadMarkEvery. It is
 // called between rounds, on the measuring thread; it reads /proc/stat once
 // and allocates nothing (but for the segment list's rare growth).
 func (w *Watch) Mark() {
@@ -161,7 +161,7 @@ func ThreadPreemptions() int {
 	return int(ru.Nivcsw)
 }
 
-// finish ends the watch and says what it saw; preempted is how often
+// Finish ends the watch and says what it saw; preempted is how often
 // the measuring thread was made to give way to another task.
 func (w *Watch) Finish(preempted int) results.MachineLoad {
 	if w == nil {

@@ -92,7 +92,7 @@ func contextLayout(programType ebpf.ProgramType) []contextField {
 	return nil
 }
 
-// contextIn encodes a case's context for a program of that type, checking
+// ContextIn encodes a case's context for a program of that type, checking
 // what the kernel would refuse with a bare EINVAL or ENODEV; nil when the
 // case sets none. Errors wrap ErrConfig: the context is the user's input.
 func ContextIn(programType ebpf.ProgramType, c packets.Case) ([]byte, error) {
@@ -226,7 +226,7 @@ type ContextChange struct {
 	Out   uint64
 }
 
-// contextChanges compares the fields a program may write, as given and as
+// ContextChanges compares the fields a program may write, as given and as
 // the kernel copied them back.
 func ContextChanges(programType ebpf.ProgramType, in, out []byte) []ContextChange {
 	if len(in) == 0 || len(out) != len(in) {
@@ -250,7 +250,7 @@ func ContextChanges(programType ebpf.ProgramType, in, out []byte) []ContextChang
 	return changes
 }
 
-// withArticle puts "a" or "an" before a program type's name, as it is
+// WithArticle puts "a" or "an" before a program type's name, as it is
 // read aloud: an XDP program, a SchedCLS program.
 func WithArticle(programType ebpf.ProgramType) string {
 	if programType == ebpf.XDP {

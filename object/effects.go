@@ -55,7 +55,7 @@ func (c *mapCopy) index() map[string]int {
 	return m
 }
 
-// snapshot copies the inspectable maps, and empties queues and stacks, so
+// Snapshot copies the inspectable maps, and empties queues and stacks, so
 // that what a run pushes can be told from what was there. A map the
 // kernel will not let user space read is left out, and noted (unread).
 func (l *Loaded) Snapshot() (MapState, error) {
@@ -150,7 +150,7 @@ func (l *Loaded) unreadable(name string, err error) bool {
 // bpf syscall for operations a map type lacks.
 const errnoENOTSUPP = unix.Errno(524)
 
-// unwatchedNote names the maps of l, and of the objects loaded beside it,
+// UnwatchedNote names the maps of l, and of the objects loaded beside it,
 // whose changes are not shown: by type and size, and those user space
 // could not read.
 func (l *Loaded) UnwatchedNote() string {
@@ -194,7 +194,7 @@ func (l *Loaded) drain(m *ebpf.Map) ([][]byte, error) {
 	}
 }
 
-// effects compares the maps with a snapshot taken before the run.
+// Effects compares the maps with a snapshot taken before the run.
 func (l *Loaded) Effects(before MapState) ([]Effect, error) {
 	var out []Effect
 	maps := l.Maps()

@@ -12,7 +12,7 @@ import (
 // linkHeader is the Ethernet header the kernel strips for a socket filter.
 const linkHeader = 14
 
-// frameChanged says whether a program changed its packet. The kernel
+// FrameChanged says whether a program changed its packet. The kernel
 // hands a socket filter the packet from its network header on and, after
 // the run, puts back a zeroed link-layer header (net/bpf/test_run.c):
 // those bytes are the kernel's doing, not the program's.
@@ -23,7 +23,7 @@ func FrameChanged(programType ebpf.ProgramType, in, out []byte) bool {
 	return !bytes.Equal(in, out)
 }
 
-// behindLinkHeader puts a copy of each frame's Ethernet header before it.
+// BehindLinkHeader puts a copy of each frame's Ethernet header before it.
 // BPF_PROG_TEST_RUN hands a socket filter the packet from its network
 // header, as an inet socket's filter sees it; a filter on an AF_PACKET
 // socket (Suricata's) sees it from its Ethernet header. The kernel strips

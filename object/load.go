@@ -48,6 +48,9 @@ func Load(obj Object, program string) (*Loaded, error) {
 	return c.Load()
 }
 
+// Choose picks the program named program of obj (the only measurable one
+// when the name is empty) and prepares its spec as the settings s ask; it
+// loads nothing.
 func Choose(obj Object, program string, s Settings) (Chosen, error) {
 	spec, info, all, err := obj.choose(program, s)
 	if err != nil {
@@ -60,7 +63,7 @@ func Choose(obj Object, program string, s Settings) (Chosen, error) {
 	return Chosen{obj, info, spec, all, notes}, nil
 }
 
-// chooseByType picks the program of obj that has the given type.
+// ChooseByType picks the program of obj that has the given type.
 func ChooseByType(obj Object, programType ebpf.ProgramType) (Chosen, error) {
 	infos, err := obj.Programs()
 	if err != nil {
@@ -74,7 +77,7 @@ func ChooseByType(obj Object, programType ebpf.ProgramType) (Chosen, error) {
 	return Chosen{}, fmt.Errorf("%w: %s has no %s program", ErrNoProgram, obj.Name, programType)
 }
 
-// load puts the program and its maps into the kernel. Nothing is pinned or
+// Load puts the program and its maps into the kernel. Nothing is pinned or
 // attached: closing the file descriptors frees it all.
 func (c Chosen) Load() (*Loaded, error) {
 	obj, info, spec := c.Object, c.Info, c.Spec
@@ -126,6 +129,7 @@ func readsEgressAsPlainXDP(info ProgramInfo, spec *ebpf.CollectionSpec, ve *ebpf
 	return slices.ContainsFunc(ve.Log, func(line string) bool { return strings.Contains(line, refusal) })
 }
 
+// Close frees the program, its maps and the objects loaded beside it.
 func (l *Loaded) Close() {
 	l.coll.Close()
 	for _, o := range l.others {
@@ -133,14 +137,14 @@ func (l *Loaded) Close() {
 	}
 }
 
-// runOnce runs a frame once, as a packet would be, with the context ctx
+// RunOnce runs a frame once, as a packet would be, with the context ctx
 // if not nil, and returns the action, the frame as the program left it,
 // and the context as the kernel copied it back (nil without ctx).
 func (l *Loaded) RunOnce(frame, ctx []byte) (ret uint32, out, ctxOut []byte, err error) {
 	return l.RunTimes(frame, ctx, 1)
 }
 
-// runTimes is runOnce for a call of repeat runs: the action and frame are
+// RunTimes is RunOnce for a call of repeat runs: the action and frame are
 // the last run's.
 func (l *Loaded) RunTimes(frame, ctx []byte, repeat uint32) (ret uint32, out, ctxOut []byte, err error) {
 	// Room for programs that grow the packet with bpf_xdp_adjust_tail.
@@ -156,10 +160,14 @@ func (l *Loaded) RunTimes(frame, ctx []byte, repeat uint32) (ret uint32, out, ct
 	return ret, opts.DataOut, ctxOut, nil
 }
 
+// RunError says in the user's words why BPF_PROG_TEST_RUN refused to run
+// the program on frame with the context ctx: a context the kernel would
+// not take is the user's input (ErrConfig), missing privileges are
+// host.ErrPermission.
 func (l *Loaded) RunError(err error, frame, ctx []byte) error {
 	switch {
 	case ctx != nil && (errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENODEV)):
-		// contextIn checks what it knows the kernel refuses; an older
+		// ContextIn checks what it knows the kernel refuses; an older
 		// kernel takes fewer fields.
 		return fmt.Errorf("%w: the kernel refused to run the %s program with this context on this %d-byte frame: %w",
 			ErrConfig, l.Info.Type, len(frame), err)

@@ -277,7 +277,7 @@ func isArray(t ebpf.MapType) bool {
 	return false
 }
 
-// apply puts the resolved entries into the loaded maps. A refusal is the
+// Apply puts the resolved entries into the loaded maps. A refusal is the
 // kernel's, not the file's: the run fails, naming the map and the entry.
 func (l *Loaded) Apply(updates []Update) error {
 	maps := l.Maps()

@@ -30,6 +30,8 @@ type ContextField struct {
 	text string
 }
 
+// String is the field as name=value, the value as it was given (0x2a
+// stays 0x2a), and the interface's name beside an ifindex given by name.
 func (f ContextField) String() string {
 	switch {
 	case f.Device != "":
@@ -45,6 +47,7 @@ func (f ContextField) String() string {
 // context, as without one.
 type Context []ContextField
 
+// String is the fields as name=value, comma-separated, in the order given.
 func (c Context) String() string {
 	s := make([]string, len(c))
 	for i, f := range c {

@@ -41,7 +41,7 @@ type Environment struct {
 	Sampling Sampling `json:"sampling"`
 	// Dispatcher says how the calls met the XDP dispatcher's changes.
 	Dispatcher Dispatcher `json:"dispatcher"`
-	// Load is how busy the machine was while it measured.
+	// MachineLoad is how busy the machine was while it measured.
 	MachineLoad MachineLoad `json:"load"`
 	// TLBFlushedOnEntry says every entry into the kernel flushes the TLB
 	// (PTI without PCID): one run a call then starts with no page
@@ -116,8 +116,8 @@ type Dispatcher struct {
 	Restarts int `json:"anchor_restarts,omitempty"`
 }
 
-// Load is how busy the machine was during a run. Shares are fractions of
-// the time, from 0 to 1.
+// MachineLoad is how busy the machine was during a run. Shares are
+// fractions of the time, from 0 to 1.
 type MachineLoad struct {
 	// IRQShare and StealShare are the measuring CPU's time spent over the
 	// run in interrupts (irq and softirq), and stolen by a hypervisor.

@@ -44,6 +44,8 @@ func (e Effect) String() string {
 	return fmt.Sprintf("map %s: [%s] %s %s%s", e.Map, e.Key, e.Change, e.Value, cpu)
 }
 
+// String is the change as the report's notes show it: the field, its
+// value before -> after.
 func (c ContextChange) String() string {
 	return fmt.Sprintf("%s %#x -> %#x", c.Field, c.In, c.Out)
 }

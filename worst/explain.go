@@ -101,6 +101,8 @@ type Reason struct {
 	Calls []string `json:"calls,omitempty"`
 }
 
+// String says in one phrase what the packet reaches or runs more often
+// than the cheaper ones, and where.
 func (r Reason) String() string {
 	where := r.Block
 	after := ""

@@ -40,7 +40,6 @@ sampling modes or hosts, or with different repeat counts both given.`,
 	out.register(cmd.Flags())
 	describeDefault(cmd.Flags(), "estimator", "the new file's, warning if they differ")
 	cmp.register(cmd.Flags())
-	registerQuiet(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
 	return cmd
 }

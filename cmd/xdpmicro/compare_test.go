@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -46,7 +47,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 	c := rep.Comparison
 	// Linear sampling by default: each build loaded in several placements.
 	if c.Mode != results.Interleaved || c.Test != stats.BlockedTest || c.Estimator != string(stats.Slope) ||
-		len(rep.Programs[0].Placements) != 7 || len(rep.Programs[1].Placements) != 7 {
+		len(rep.Programs[0].Placements) != measure.DefaultPlacements-1 || len(rep.Programs[1].Placements) != measure.DefaultPlacements-1 {
 		t.Errorf("mode %q, test %q, estimator %q, %d and %d placements beside the first", c.Mode, c.Test, c.Estimator,
 			len(rep.Programs[0].Placements), len(rep.Programs[1].Placements))
 	}
@@ -56,9 +57,10 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 		default:
 			t.Errorf("%s: verdict %q is not one of the four", cc.Name, cc.Verdict)
 		}
-		// Over 8 placements of 20 samples each, Welch's interval is wide:
-		// the verdict is checked, not its size, which differs from host to
-		// host (the loop is 13 steps; 6-40 % on the hosts seen).
+		// Over measure.DefaultPlacements loads of 20 samples each, Welch's
+		// interval is wide: the verdict is checked, not its size, which
+		// differs from host to host (the loop is 13 steps; 6-40 % on the
+		// hosts seen).
 		if cc.Name == "fibonacci" && cc.Verdict != stats.Improved {
 			t.Errorf("fibonacci: %s, change %+v; want improved", cc.Verdict, cc.Change)
 		}
@@ -92,7 +94,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 		t.Fatalf("save: exit %d: %s", code, stderr)
 	}
 	saved := readReport(t, filepath.Join(dir, "main.json"))
-	if saved.Environment.Kernel == "" || saved.Environment.CPUModel == "" || saved.Environment.Repeat != 1000 {
+	if saved.Environment.Kernel == "" || saved.Environment.CPUModel == "" || saved.Environment.Repeat != quickRepeat {
 		t.Errorf("baseline lacks its environment: %+v", saved.Environment)
 	}
 	against := append([]string{"bench", "--class", "none", "--baseline-dir", dir, "--baseline", "main", "--format", "json"}, quick...)

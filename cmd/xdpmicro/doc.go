@@ -2,6 +2,7 @@
 // and reports Criterion-style statistics per packet case.
 //
 // This package only wires the others together: flags become a
-// measure.Config, its result becomes a results.Report, written in the asked
-// format. Run `xdpmicro help` for the commands and their flags.
+// bench.Options, bench.Run measures and analyses, and its results.Report
+// is written in the asked format; a regression becomes the exit code asked
+// for. Run `xdpmicro help` for the commands and their flags.
 package main

@@ -29,8 +29,7 @@ type outputFlags struct {
 }
 
 func (o *outputFlags) register(fl *pflag.FlagSet) {
-	fl.Float64Var(&o.confidence, "confidence", 0.95, "the intervals' confidence level `C`, in (0, 1)")
-	fl.IntVar(&o.resamples, "resamples", 10000, fmt.Sprintf("`N` bootstrap resamples per estimate, at least %d", stats.MinResamples))
+	o.registerBootstrap(fl)
 	fl.StringVar(&o.format, "format", string(report.Table), "write the report in `FORMAT`: "+formatList())
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into `DIR`")
@@ -38,6 +37,18 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 		"and Criterion's verdict sentences; else the table fits 100 columns")
 	fl.BoolVarP(&o.verbose, "verbose", "v", false, "the method (estimator, levels, clock, anchoring, floor, insns) and every note under the table; "+
 		"else only the notes that matter")
+	o.registerEstimator(fl)
+}
+
+// registerBootstrap adds --confidence and --resamples, the intervals'
+// level and how they are computed.
+func (o *outputFlags) registerBootstrap(fl *pflag.FlagSet) {
+	fl.Float64Var(&o.confidence, "confidence", 0.95, "the intervals' confidence level `C`, in (0, 1)")
+	fl.IntVar(&o.resamples, "resamples", 10000, fmt.Sprintf("`N` bootstrap resamples per estimate, at least %d", stats.MinResamples))
+}
+
+// registerEstimator adds --estimator.
+func (o *outputFlags) registerEstimator(fl *pflag.FlagSet) {
 	fl.StringVar(&o.estimator, "estimator", "", "estimate by `NAME`: slope, ols, "+
 		"or of the kernel's figures low, mean, median, min")
 	describeDefault(fl, "estimator", "slope with linear sampling, low with flat")
@@ -267,10 +278,4 @@ func (c cpuFlag) check() error {
 		return usageError{fmt.Errorf("--cpu %d: want a CPU number, or -1 to choose", c)}
 	}
 	return nil
-}
-
-// registerQuiet gives a command that draws no progress bench's --quiet,
-// so that one set of flags works on every command.
-func registerQuiet(cmd *cobra.Command) {
-	cmd.Flags().BoolP("quiet", "q", false, "no progress on stderr: this command draws none (taken so that one set of flags works on every command)")
 }

@@ -156,7 +156,8 @@ func TestGoBenchLinear(t *testing.T) {
 	if a := r.Units().GetAssumption("insns/op"); a != benchmath.AssumeExact {
 		t.Errorf("insns/op assumed %v", a)
 	}
-	if lines != 10 || fractional < 5 || len(repeats) < 2 {
-		t.Errorf("%d lines, %d of fractional ns/op, %d repeats; want 10 lines, mostly fractional, over repeats that differ:\n%s", lines, fractional, len(repeats), stdout)
+	if lines != quickSamples || fractional < quickSamples/2 || len(repeats) < 2 {
+		t.Errorf("%d lines, %d of fractional ns/op, %d repeats; want %d lines, a line a sample, mostly fractional, over repeats that differ:\n%s",
+			lines, fractional, len(repeats), quickSamples, stdout)
 	}
 }

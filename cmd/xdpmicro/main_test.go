@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,70 +24,79 @@ func xdpmicro(args ...string) (code int, stdout, stderr string) {
 }
 
 // Quick settings for tests that only check the plumbing, not the figures.
-var quick = []string{"--samples", "10", "--repeat", "1000", "--warmup", "0", "--resamples", "1000"}
+var quick = []string{"--samples", strconv.Itoa(quickSamples), "--repeat", strconv.Itoa(quickRepeat), "--warmup", "0", "--resamples", "1000"}
 
-// Bad input: exit 2 and one line on stderr, nothing on stdout. None of
-// these reaches the kernel, so they run without privileges too.
+// The samples and the repeat count of quick.
+const (
+	quickSamples = 10
+	quickRepeat  = 1000
+)
+
+// badInputs are command lines that are bad usage or bad input. None of
+// them reaches the kernel, so they run without privileges too.
+var badInputs = [][]string{
+	{"bench", "no/such/file.o"},
+	{"bench", "/etc/hostname"},
+	{"bench", "/bin/sh"}, // an ELF, but an ordinary executable
+	{"bench", "v9"},
+	{"bench", "--precision", "0"},
+	{"bench", "--precision", "1.5"},
+	{"bench", "--time", "0s"},
+	{"bench", "--estimator", "mode"},
+	{"bench", "--estimator", "min", "--precision", "0.05"},
+	{"bench", "--repeat", "4294967296"},
+	{"bench", "--samples", "3"},
+	{"bench", "--confidence", "1"},
+	{"bench", "--confidence", "0"},
+	{"bench", "--low-quantile", "0"},
+	{"bench", "--low-quantile", "0.5"},
+	{"bench", "--format", "xml"},
+	{"bench", "--class", "fizz,nope"},
+	{"bench", "--class", "fizz,fizz"},
+	{"bench", "--program", "nope"},
+	{"bench", "../../bpf/testdata/multi.o", "--program", "trace_getpid"},
+	{"bench", "--cpu", "4096"},
+	{"bench", "a", "b"},
+	{"bench", "--no-such-flag"},
+	{"bench", "--cpu", "-5"},
+	{"validate", "--cpu", "-2"},
+	// Places the end of the run could not write: refused before it.
+	{"bench", "--output", "/nonexistent/dir/x.json"},
+	{"bench", "--output", os.TempDir()},
+	{"bench", "--report", "/etc/hostname"},
+	{"bench", "--report", "/etc/hostname/sub"},
+	{"bench", "--save-baseline", "x", "--baseline-dir", "/etc/hostname"},
+	{"bench", "--save-baseline", "../x"},
+	{"compare", "--output", "/nonexistent/dir/x.json", savedBefore, savedBefore}, // files that compare
+	{"validate", "--output", "/nonexistent/dir/x.json"},
+	{"validate", "--format", "table"},
+	{"programs", "/etc/hostname"},
+	{"no-such-command"},
+	{"help", "no-such-command"},
+	{"completion", "tcsh"},
+	{"bench", "--ctx", "mark"},
+	{"bench", "--ctx", "mark=lots"},
+	{"bench", "--ctx", "mark=1,mark=2"},
+	{"bench", "--ctx", "mark=1"}, // the bundled programs are XDP
+	{"bench", "--ctx", "rx_queue_index=1"},
+	{"bench", "--ctx", "ingress_ifindex=no-such-device0"},
+	{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_mark", "--ctx", "data=1"},
+	{"packets", "--ctx", "mark"},
+	{"profile", "v9"},
+	{"profile", "--format", "svg"},
+	{"profile", "--class", "nope"},
+	{"profile", "--program", "nope"},
+	{"profile", "--output", "/nonexistent/dir/p.pb.gz"},
+	{"profile", "--output", os.TempDir()},
+	{"profile", "--before", "v3", "--after", "v4", "--format", "pprof"},
+	{"profile", "--after", "v4"},
+	{"profile", "--cpu", "-5"},
+	{"profile", "--set", "novalue"},
+}
+
+// Bad input: exit 2 and one line on stderr, nothing on stdout.
 func TestBadInput(t *testing.T) {
-	tests := [][]string{
-		{"bench", "no/such/file.o"},
-		{"bench", "/etc/hostname"},
-		{"bench", "/bin/sh"}, // an ELF, but an ordinary executable
-		{"bench", "v9"},
-		{"bench", "--precision", "0"},
-		{"bench", "--precision", "1.5"},
-		{"bench", "--time", "0s"},
-		{"bench", "--estimator", "mode"},
-		{"bench", "--estimator", "min", "--precision", "0.05"},
-		{"bench", "--repeat", "4294967296"},
-		{"bench", "--samples", "3"},
-		{"bench", "--confidence", "1"},
-		{"bench", "--confidence", "0"},
-		{"bench", "--low-quantile", "0"},
-		{"bench", "--low-quantile", "0.5"},
-		{"bench", "--format", "xml"},
-		{"bench", "--class", "fizz,nope"},
-		{"bench", "--class", "fizz,fizz"},
-		{"bench", "--program", "nope"},
-		{"bench", "../../bpf/testdata/multi.o", "--program", "trace_getpid"},
-		{"bench", "--cpu", "4096"},
-		{"bench", "a", "b"},
-		{"bench", "--no-such-flag"},
-		{"bench", "--cpu", "-5"},
-		{"validate", "--cpu", "-2"},
-		// Places the end of the run could not write: refused before it.
-		{"bench", "--output", "/nonexistent/dir/x.json"},
-		{"bench", "--output", os.TempDir()},
-		{"bench", "--report", "/etc/hostname"},
-		{"bench", "--report", "/etc/hostname/sub"},
-		{"bench", "--save-baseline", "x", "--baseline-dir", "/etc/hostname"},
-		{"bench", "--save-baseline", "../x"},
-		{"compare", "--output", "/nonexistent/dir/x.json", "a.json", "b.json"},
-		{"validate", "--output", "/nonexistent/dir/x.json"},
-		{"programs", "/etc/hostname"},
-		{"no-such-command"},
-		{"help", "no-such-command"},
-		{"completion", "tcsh"},
-		{"bench", "--ctx", "mark"},
-		{"bench", "--ctx", "mark=lots"},
-		{"bench", "--ctx", "mark=1,mark=2"},
-		{"bench", "--ctx", "mark=1"}, // the bundled programs are XDP
-		{"bench", "--ctx", "rx_queue_index=1"},
-		{"bench", "--ctx", "ingress_ifindex=no-such-device0"},
-		{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_mark", "--ctx", "data=1"},
-		{"packets", "--ctx", "mark"},
-		{"profile", "v9"},
-		{"profile", "--format", "svg"},
-		{"profile", "--class", "nope"},
-		{"profile", "--program", "nope"},
-		{"profile", "--output", "/nonexistent/dir/p.pb.gz"},
-		{"profile", "--output", os.TempDir()},
-		{"profile", "--before", "v3", "--after", "v4", "--format", "pprof"},
-		{"profile", "--after", "v4"},
-		{"profile", "--cpu", "-5"},
-		{"profile", "--set", "novalue"},
-	}
-	for _, args := range tests {
+	for _, args := range badInputs {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			code, stdout, stderr := xdpmicro(args...)
 			if code != exitUsage {
@@ -144,7 +154,7 @@ func TestBenchJSON(t *testing.T) {
 		if c.Name != packets.Classes()[i] || c.Source == "" || c.Frame == "" || c.Action != "XDP_PASS" {
 			t.Errorf("case %d incomplete: %+v", i, c)
 		}
-		if len(c.Samples) != 10 || c.Stats == nil {
+		if len(c.Samples) != quickSamples || c.Stats == nil {
 			t.Fatalf("%s: %d samples, stats %v", c.Name, len(c.Samples), c.Stats)
 		}
 		m := c.Stats.Estimates.Mean
@@ -152,7 +162,7 @@ func TestBenchJSON(t *testing.T) {
 			t.Errorf("%s: mean %+v not inside its interval", c.Name, m)
 		}
 	}
-	if env := rep.Environment; env.Kernel == "" || env.CPUModel == "" || env.Repeat != 1000 {
+	if env := rep.Environment; env.Kernel == "" || env.CPUModel == "" || env.Repeat != quickRepeat {
 		t.Errorf("environment incomplete: %+v", env)
 	}
 }
@@ -276,8 +286,12 @@ func TestUnprivileged(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil { // nobody must reach the binary
 		t.Fatal(err)
 	}
+	data, err := os.ReadFile(buildBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := filepath.Join(dir, "xdpmicro")
-	if err := os.Rename(buildBinary(t), bin); err != nil {
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, append([]string{"bench"}, quick...)...)

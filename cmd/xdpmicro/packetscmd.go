@@ -53,7 +53,6 @@ Wireshark (the input capture, if any, is --from-pcap here).`,
 	fl.StringVar(&f.out, "pcap", "", "write the cases to `FILE` as a pcap, atomically, instead of listing them")
 	registerProgram(fl, &f.program)
 	registerMapInit(fl, &f.mapInit)
-	registerQuiet(cmd)
 	return cmd
 }
 

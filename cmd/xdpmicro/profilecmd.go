@@ -73,7 +73,6 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.before, "before", "", "compare: the old build `OBJECT`; show per case the lines and functions whose counts changed")
 	fl.StringVar(&f.after, "after", "", "compare: the new build `OBJECT`, given here or as the argument; needs --before")
 	describeDefault(fl, "after", "OBJECT")
-	registerQuiet(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(profile.Formats()))
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
 	_ = cmd.RegisterFlagCompletionFunc("after", completeObject)

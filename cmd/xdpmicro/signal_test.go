@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,20 +20,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// buildBinary builds xdpmicro for tests that need a real process.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "xdpmicro")
-	// The go that runs the tests, found even where sudo's PATH lacks it.
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // stopBound bounds the time from a signal to the exit.
 const stopBound = 10 * time.Second
+
+// sampling is what bench's progress bar shows once it has samples.
+var sampling = regexp.MustCompile(`sampling \S+ +[1-9][0-9]* of [0-9]+ samples`)
 
 // SIGINT or SIGTERM in the middle of a run: out at once, what was
 // measured printed and marked partial, the exit code 128 + signal, the
@@ -50,12 +41,11 @@ func TestInterrupt(t *testing.T) {
 		before := len(kerneltest.Programs(t, program))
 		cmd := exec.Command(bin, "bench", "../../bpf/testdata/multi.o", "--program", program,
 			"--samples", "100000", "--repeat", "100000", "--warmup", "0", "--format", "json", "--output", out)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(1500 * time.Millisecond)
+		var stdout bytes.Buffer
+		cmd.Stdout = &stdout
+		// Its progress bar on a terminal says when it has samples to show.
+		term := startOnTerminal(t, cmd)
+		term.waitFor(t, sampling, time.Minute)
 		sent := time.Now()
 		if err := cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
@@ -73,8 +63,8 @@ func TestInterrupt(t *testing.T) {
 		if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) {
 			t.Errorf("%v: %v, want exit %d", sig, err, 128+int(sig))
 		}
-		if !strings.Contains(stdout.String(), "PARTIAL") || !strings.Contains(stderr.String(), "interrupted") {
-			t.Errorf("%v: partial results not shown:\n%s\n%s", sig, stdout.String(), stderr.String())
+		if stderr := term.output(t); !strings.Contains(stdout.String(), "PARTIAL") || !strings.Contains(stderr, "interrupted") {
+			t.Errorf("%v: partial results not shown:\n%s\n%q", sig, stdout.String(), stderr)
 		}
 		if data, _ := os.ReadFile(out); string(data) != "a good old report" {
 			t.Errorf("%v: the output file was overwritten", sig)

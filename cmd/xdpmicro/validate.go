@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/ladder"
 	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/report"
@@ -25,9 +27,18 @@ type validateFlags struct {
 	precision float64
 	budget    time.Duration
 	timer     measure.Timer
-	json      bool
-	output    outputFlags
+	// stats holds --confidence, --resamples and --estimator: validate
+	// takes bench's, and none of its report's.
+	stats  outputFlags
+	format string
+	output string
 }
+
+// The formats validate writes its figures in.
+const (
+	validateText = "text"
+	validateJSON = "json"
+)
 
 func validateCommand() *cobra.Command {
 	var f validateFlags
@@ -61,8 +72,12 @@ Exit code 1 if a check fails.`,
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
 	fl.DurationVar(&f.budget, "time", measure.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
 	registerTimer(fl, &f.timer)
-	fl.BoolVar(&f.json, "json", false, "the ladder's figures as JSON")
-	f.output.register(fl)
+	f.stats.registerBootstrap(fl)
+	f.stats.registerEstimator(fl)
+	describeDefault(fl, "estimator", string(stats.Slope))
+	fl.StringVar(&f.format, "format", validateText, "write the figures in `FORMAT`: "+validateText+", "+validateJSON)
+	fl.StringVarP(&f.output, "output", "o", "", "write the figures to `FILE`, atomically, instead of standard output")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion([]string{validateText, validateJSON}))
 	return cmd
 }
 
@@ -98,7 +113,11 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		return err
 	}
 	if len(v.Failures) > 0 {
-		return fmt.Errorf("%w: %d check(s), see above", errValidation, len(v.Failures))
+		where := "above"
+		if f.output != "" {
+			where = f.output
+		}
+		return fmt.Errorf("%w: %d check(s), see %s", errValidation, len(v.Failures), where)
 	}
 	return nil
 }
@@ -109,17 +128,20 @@ func (f validateFlags) options() (bench.Options, error) {
 	if f.runs < 1 {
 		return bench.Options{}, usageError{fmt.Errorf("--runs %d: want at least 1", f.runs)}
 	}
-	if err := f.output.checkTargets(); err != nil {
+	if f.format != validateText && f.format != validateJSON {
+		return bench.Options{}, usageError{fmt.Errorf("--format %q: want %s or %s", f.format, validateText, validateJSON)}
+	}
+	if err := checkFileTarget("output", f.output); err != nil {
 		return bench.Options{}, err
 	}
 	if err := f.cpu.check(); err != nil {
 		return bench.Options{}, err
 	}
-	opts, err := f.output.statsOptions()
+	opts, err := f.stats.statsOptions()
 	if err != nil {
 		return bench.Options{}, err
 	}
-	est, err := f.output.estimatorValue(stats.Slope)
+	est, err := f.stats.estimatorValue(stats.Slope)
 	if err != nil {
 		return bench.Options{}, err
 	}
@@ -131,10 +153,28 @@ func (f validateFlags) options() (bench.Options, error) {
 	return o, nil
 }
 
-// write writes the validation's figures, as JSON or as text with a line
-// of how and where they were measured.
+// write writes the validation's figures in --format to --output, or to
+// out. If the file cannot be written after all, the text still reaches
+// out: the runs are not lost with the file.
 func (f validateFlags) write(out io.Writer, v *report.Validation, est stats.Estimator, env results.Environment) error {
-	if f.json {
+	if f.output == "" {
+		return writeValidation(out, f.format, v, est, env)
+	}
+	var buf bytes.Buffer
+	if err := writeValidation(&buf, f.format, v, est, env); err != nil {
+		return err
+	}
+	if err := safefs.WriteFile(f.output, buf.Bytes()); err != nil {
+		_ = writeValidation(out, validateText, v, est, env)
+		return fmt.Errorf("write %s: %w", f.output, err)
+	}
+	return nil
+}
+
+// writeValidation writes the validation's figures as JSON, or as text
+// with a line of how and where they were measured.
+func writeValidation(out io.Writer, format string, v *report.Validation, est stats.Estimator, env results.Environment) error {
+	if format == validateJSON {
 		return v.WriteJSON(out)
 	}
 	err := v.Write(out)

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -44,10 +46,18 @@ func TestValidation(t *testing.T) {
 // and returns its exit code.
 func validateOnce(t *testing.T) (int, report.Validation) {
 	t.Helper()
-	code, stdout, stderr := xdpmicro("validate", "--runs", "2", "--time", "5s", "--json")
+	output := filepath.Join(t.TempDir(), "validation.json")
+	code, stdout, stderr := xdpmicro("validate", "--runs", "2", "--time", "5s", "--format", "json", "--output", output)
+	if stdout != "" {
+		t.Errorf("exit %d: with --output, stdout should be empty, got %q", code, stdout)
+	}
+	data, err := os.ReadFile(output)
+	if err != nil {
+		t.Fatalf("exit %d, no --output file: %v\nstderr: %s", code, err, stderr)
+	}
 	var v report.Validation
-	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
-		t.Fatalf("exit %d, not JSON: %v\n%s\nstderr: %s", code, err, stdout, stderr)
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("exit %d, not JSON: %v\n%s\nstderr: %s", code, err, data, stderr)
 	}
 	if len(v.Runs) != 2 || len(v.Steps) != len(v.Runs[0].Estimates) {
 		t.Fatalf("%d runs of %d programs", len(v.Runs), len(v.Steps))

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,7 +59,9 @@ func TestWorstBadInput(t *testing.T) {
 func TestWorstToBench(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	found := filepath.Join(t.TempDir(), "found.yaml")
-	code, stdout, stderr := xdpmicro("worst", "v3", "--candidates", "30000", "--top", "4", "--timing", "1s", "--format", "json", "-o", found)
+	const candidates, top = 30000, 4
+	code, stdout, stderr := xdpmicro("worst", "v3", "--candidates", strconv.Itoa(candidates), "--top", strconv.Itoa(top),
+		"--timing", "1s", "--format", "json", "-o", found)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -65,7 +69,7 @@ func TestWorstToBench(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	if rep.Tried != 30000 || rep.Rate <= 0 || len(rep.Packets) != 4 || !rep.Timed {
+	if rep.Tried != candidates || rep.Rate <= 0 || len(rep.Packets) != top || !rep.Timed {
 		t.Fatalf("tried %d at %.0f a second, %d packets, timed %v", rep.Tried, rep.Rate, len(rep.Packets), rep.Timed)
 	}
 	for _, p := range rep.Packets {
@@ -74,7 +78,7 @@ func TestWorstToBench(t *testing.T) {
 		}
 	}
 	cases, err := packets.ReadFile(found)
-	if err != nil || len(cases) != 4 || cases[0].Expect != "XDP_PASS" {
+	if err != nil || len(cases) != top || cases[0].Expect != "XDP_PASS" {
 		t.Fatalf("%v: %+v", err, cases)
 	}
 	code, stdout, stderr = xdpmicro(append([]string{"bench", "v3", "--packets", found, "--format", "json"}, quick...)...)
@@ -95,12 +99,11 @@ func TestWorstInterrupt(t *testing.T) {
 	before := len(kerneltest.Programs(t, program))
 	found := filepath.Join(t.TempDir(), "found.yaml")
 	cmd := exec.Command(bin, "worst", "../../bpf/testdata/worst.o", "--program", program, "--time", "1m", "-o", found)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1500 * time.Millisecond)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	// Its progress line on a terminal says when it has found a packet.
+	term := startOnTerminal(t, cmd)
+	term.waitFor(t, regexp.MustCompile(`[1-9][0-9]* distinct paths`), time.Minute)
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -110,11 +113,12 @@ func TestWorstInterrupt(t *testing.T) {
 		t.Errorf("took %v to stop", took)
 	}
 	var exit *exec.ExitError
+	stderr := term.output(t)
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-		t.Errorf("%v, want exit 130; stderr:\n%s", err, stderr.String())
+		t.Errorf("%v, want exit 130; stderr:\n%q", err, stderr)
 	}
-	if !strings.Contains(stdout.String(), "worst-1") || !strings.Contains(stderr.String(), "interrupted") {
-		t.Errorf("the best so far not shown:\n%s\n%s", stdout.String(), stderr.String())
+	if !strings.Contains(stdout.String(), "worst-1") || !strings.Contains(stderr, "interrupted") {
+		t.Errorf("the best so far not shown:\n%s\n%q", stdout.String(), stderr)
 	}
 	if cases, err := packets.ReadFile(found); err != nil || len(cases) == 0 {
 		t.Errorf("--output after the interrupt: %v, %d cases", err, len(cases))
