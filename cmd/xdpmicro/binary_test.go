@@ -38,12 +38,3 @@ func buildBinary(t *testing.T) string {
 	}
 	return built.bin
 }
-
-// TestMain removes the binary the tests built, if any.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		_ = os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
-}

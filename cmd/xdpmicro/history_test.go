@@ -12,8 +12,9 @@ import (
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// TestMain keeps the tests' runs out of the user's own phase history:
-// every run without --history remembers its floor in the cache directory.
+// TestMain keeps the tests' runs out of the user's own phase history
+// (every run without --history remembers its floor in the cache
+// directory), and removes the binary the tests built.
 // Go's own build cache moves with it unless named: the tests that build
 // the binary keep the one they had.
 func TestMain(m *testing.M) {
@@ -29,6 +30,9 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CACHE_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
+	if built.dir != "" {
+		os.RemoveAll(built.dir) // the binary buildBinary built once
+	}
 	os.Exit(code)
 }
 
