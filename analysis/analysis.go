@@ -155,9 +155,10 @@ func overFloor(p *results.Program, floor results.Program, est stats.Estimator, p
 // floor's too, to the machine's fast phase (stats.PhaseFactors): the host
 // here slowed every program by up to 40 % for seconds at a time, and a run
 // that met such a phase read every figure that much slower. The floor's
-// loads come floorPerGroup a group. Where scaling would widen the
-// programs' intervals rather than narrow them, the floor did not follow
-// what the programs met, and nothing is scaled.
+// loads come floorPerGroup a group. A program's case whose interval
+// scaling would widen rather than narrow keeps its loads as measured:
+// the floor did not follow what that case met (a 1 s run read one case
+// 87.6 ns in [-25 +200] with three groups).
 func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence float64) {
 	floors := append([]results.Program{*r.Floor}, r.Floor.Placements...)
 	var byCase [][]float64
@@ -184,7 +185,6 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 		l stats.Loads
 	}
 	var changes []change
-	var before, after float64
 	scale := func(p *results.Program, per int, judged bool) bool {
 		for i := range p.Results {
 			c := &p.Results[i]
@@ -196,9 +196,8 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 				return false // a cancelled run's last group: as measured
 			}
 			l.Within = c.Stats.Loads.Within
-			if judged {
-				before += c.Stats.Loads.Estimate.RelativeHalfWidth()
-				after += l.Estimate.RelativeHalfWidth()
+			if judged && l.Estimate.RelativeHalfWidth() > c.Stats.Loads.Estimate.RelativeHalfWidth() {
+				continue
 			}
 			changes = append(changes, change{c, l})
 		}
@@ -209,7 +208,7 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 			return
 		}
 	}
-	if !scale(r.Floor, floorPerGroup, false) || after > before {
+	if !scale(r.Floor, floorPerGroup, false) {
 		return
 	}
 	for _, ch := range changes {
