@@ -68,7 +68,7 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 			l.Phase.Recalled, l.Phase.RecalledRuns, l.Phase.RunFloor = rec.Floor, rec.Runs, level
 			c.Stats.Loads = &l
 			if c.Net != nil {
-				n := stats.Loads{Estimate: *c.Net}.Scaled(factor, relHalf).Estimate
+				n := c.Net.Scaled(factor, relHalf)
 				c.Net = &n
 			}
 			scaled = true

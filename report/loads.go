@@ -66,7 +66,7 @@ func narrowsIt(cases []results.Case) string {
 
 // phaseNote says that the machine's speed changed during the run, as the
 // floor's loads show group by group, and that the figures were scaled to
-// its fastest phase (stats.AtFastPhase); ok is false where it did not.
+// its fastest phase (stats.PhaseFactors); ok is false where it did not.
 func (r doc) phaseNote() (n note, ok bool) {
 	ph := r.phase()
 	if ph == nil {

@@ -48,7 +48,7 @@ type Loads struct {
 	// placement (only more loads do).
 	Within float64 `json:"within,omitempty"`
 	// Phase, where set, says that the machine's speed changed between the
-	// groups and that Points were scaled to its fastest phase (AtFastPhase).
+	// groups and that Points were scaled to its fastest phase (AtPhase).
 	Phase *Phase `json:"phase,omitempty"`
 }
 
@@ -156,7 +156,7 @@ func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, 
 	return l, nil
 }
 
-// Rereferenced is l, scaled by AtFastPhase to its run's fast phase, scaled
+// Rereferenced is l, scaled by AtPhase to its run's fast phase, scaled
 // on to another reference by factor, known to relHalf: the run's own
 // reference divides out, and its uncertainty leaves the interval.
 func (l Loads) Rereferenced(factor, relHalf float64) Loads {
@@ -172,6 +172,15 @@ func (l Loads) Rereferenced(factor, relHalf float64) Loads {
 	return out
 }
 
+// Scaled is e times factor, its half-width widened by relHalf of the
+// scaled point: a reference e was scaled to, known to that relative
+// half-width.
+func (e Estimate) Scaled(factor, relHalf float64) Estimate {
+	p := e.Point * factor
+	half := math.Hypot((e.Upper-e.Lower)/2*factor, relHalf*math.Abs(p))
+	return Estimate{Point: p, Lower: p - half, Upper: p + half}
+}
+
 // Scaled is l with every point and the estimate times factor, the
 // interval widened by relHalf of the scaled point: a reference the points
 // were scaled to, known to that relative half-width.
@@ -182,9 +191,7 @@ func (l Loads) Scaled(factor, relHalf float64) Loads {
 		out.Points[i] = x * factor
 	}
 	out.StdDev *= factor
-	p := l.Estimate.Point * factor
-	half := math.Hypot((l.Estimate.Upper-l.Estimate.Lower)/2*factor, relHalf*math.Abs(p))
-	out.Estimate = Estimate{Point: p, Lower: p - half, Upper: p + half}
+	out.Estimate = l.Estimate.Scaled(factor, relHalf)
 	if l.Phase != nil {
 		ph := *l.Phase
 		out.Phase = &ph

@@ -233,7 +233,7 @@ func TestPhaseFactors(t *testing.T) {
 // program and the floor alike by 30 %, hold the fast phase's cost about
 // as often as the confidence says once scaled, with intervals a fraction
 // as wide as the phases make them unscaled.
-func TestAtFastPhaseCoverage(t *testing.T) {
+func TestAtPhaseCoverage(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const trials, groups, per = 2000, 6, 2
 	scaled, phased := 0, 0

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,15 +48,7 @@ func TestHistory(t *testing.T) {
 		if code, _, stderr := xdpmicro(args...); code != 0 {
 			t.Fatalf("bench exits %d: %s", code, stderr)
 		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r results.Report
-		if err := json.Unmarshal(data, &r); err != nil {
-			t.Fatal(err)
-		}
-		return &r
+		return readReport(t, out)
 	}
 	first := bench(filepath.Join(dir, "first.json"))
 	h, err := phases.Load(history)
