@@ -37,6 +37,9 @@ const (
 	reserve = 300 * time.Millisecond
 	// longRepeat is a given repeat whose calls last milliseconds.
 	longRepeat = 100000
+	// longRepeatLoads is the group of a long repeat: four loads, three
+	// degrees of freedom (t 3.2), for twice the time of two.
+	longRepeatLoads = 4
 )
 
 // groupLoads is how many loads of each program one group holds.
@@ -48,9 +51,11 @@ func (o Options) groupLoads() int {
 		case o.Compared:
 			size = o.Placements
 		case o.Repeat >= longRepeat:
-			// Calls of tens of milliseconds: a group of two loads already
-			// takes seconds for the fewest rounds its fits need.
-			size = min(o.Placements, 2)
+			// Calls of tens of milliseconds: the budget holds one group
+			// at most, and its loads are all the interval has. With two,
+			// Student's t over one degree of freedom (12.7) made
+			// `--repeat 1000000` read ±73 to ±233 %.
+			size = min(o.Placements, longRepeatLoads)
 		}
 	}
 	size = max(1, min(size, o.Placements, measure.MostLoads(len(o.Programs))))
@@ -113,8 +118,10 @@ func (o Options) groupConfig(g, size int, start time.Time, obs Observer) measure
 	cfg.Placements, cfg.Grouped = size, (o.Placements > size || o.Precision > 0) && !o.Compared
 	if cfg.Floor != nil {
 		cfg.FloorPlacements = measure.FloorLoads(size)
-		if o.Placements > size {
-			// Groups: the floor's loads spread over them, one a group.
+		if o.Placements > size && o.Repeat < longRepeat {
+			// Groups: the floor's loads spread over them, one a group. A
+			// long repeat's budget holds one group at most, whose floor
+			// then needs loads of its own to know their spread.
 			cfg.FloorPlacements = 1
 		}
 	}

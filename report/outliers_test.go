@@ -244,3 +244,24 @@ func TestOutliersLineBudget(t *testing.T) {
 		}
 	}
 }
+
+// An unsettled verdict names what narrows it: more time, or, where a given
+// repeat makes every call last milliseconds, a smaller repeat first.
+func TestUnsettledRemedy(t *testing.T) {
+	r := comparedRun(packets.Classes(), 8, stats.Outliers{}, -0.02, stats.NoChange, 0.03)
+	r.Environment.Repeat, r.Environment.RepeatChosen = 2000, true
+	if out := flat(render(t, r, Table)); !strings.Contains(out, "verdicts not settled") || !strings.Contains(out, "more time (--time) narrows them") {
+		t.Errorf("a chosen repeat: the note lacks more time:\n%s", out)
+	}
+	r.Environment.Repeat, r.Environment.RepeatChosen = 1000000, false
+	out := flat(render(t, r, Table))
+	for _, want := range []string{"at repeat 1000000 each call lasts about 104ms", "without --repeat, shorter calls"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("repeat 1000000: the note lacks %q:\n%s", want, out)
+		}
+	}
+	r.Environment.Repeat = 1000
+	if out := flat(render(t, r, Table)); !strings.Contains(out, "more time (--time) narrows them") {
+		t.Errorf("a given repeat of short calls: the note lacks more time:\n%s", out)
+	}
+}

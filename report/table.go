@@ -552,14 +552,40 @@ func (r tableView) writeComparison(w io.Writer, l lines) error {
 			outliers[i] = &s
 		}
 	}
-	return c.writeTable(w, l, r.Settings.Confidence, r.Wide, outliers)
+	return c.writeTable(w, l, r.Settings.Confidence, r.Wide, outliers, r.unsettledRemedy())
+}
+
+// longCall is a call long enough to see the machine's phases in a mix of
+// its own: on this project's hosts the speed switched between two levels
+// (the floor 29 and 39 ns) several times within a 65 ms call, so each of
+// a few dozen such calls read 75 to 108 ns, where calls of 0.2 ms, many
+// more of them in the same time, settled v3 -> v4 in seconds.
+const longCall = 5 * time.Millisecond
+
+// unsettledRemedy is what narrows unsettled verdicts: more time, or, where
+// a given repeat makes every call long, a smaller repeat first.
+func (r tableView) unsettledRemedy() string {
+	env := r.Environment
+	if env.RepeatChosen || env.Repeat == 0 || r.Comparison == nil {
+		return "more time (--time) narrows"
+	}
+	slowest := 0.0
+	for _, cc := range r.Comparison.Cases {
+		slowest = max(slowest, cc.Before.Point, cc.After.Point)
+	}
+	call := time.Duration(slowest * float64(env.Repeat))
+	if call < longCall {
+		return "more time (--time) narrows"
+	}
+	return fmt.Sprintf("at repeat %d each call lasts about %s and sees this machine's phases in a mix of its own: without --repeat, shorter calls, many more in the time, narrow",
+		env.Repeat, call.Round(time.Millisecond))
 }
 
 // writeTable shows each case's change in Criterion's words: in a wide
 // table every figure, by default the estimates, the change with its
 // interval, the verdict and the outliers of both builds within 100
 // columns (see writeFitting).
-func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bool, outliers []*sides) error {
+func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bool, outliers []*sides, remedy string) error {
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
 	est := c.Estimator
 	if est == "" {
@@ -629,7 +655,7 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 	}
 	l.note("  ", method("%s; p from the %s; a change counts beyond ±%g %% and one quantum (%.2g ns)",
 		how, c.Test, 100*c.NoiseThreshold, c.Quantum))
-	l.note("  ", c.unsettledNote())
+	l.note("  ", c.unsettledNote(remedy))
 	var all tally
 	var cells []string
 	for i, cc := range c.Cases {
@@ -656,8 +682,9 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 }
 
 // unsettledNote names the cases whose change's interval crosses the
-// noise threshold, in one note rather than a line or two each.
-func (c comparison) unsettledNote() note {
+// noise threshold, in one note rather than a line or two each, and says
+// what narrows them (remedy, ending in its verb).
+func (c comparison) unsettledNote(remedy string) note {
 	var cases []string
 	for _, cc := range c.Cases {
 		if m := cc.Change; !c.Settled(cc) {
@@ -669,11 +696,11 @@ func (c comparison) unsettledNote() note {
 		return note{}
 	case 1:
 		name, interval, _ := strings.Cut(cases[0], " ")
-		return mattering("%s: the change's interval %s crosses the ±%g %% threshold: its verdict is not settled; more time (--time) narrows it",
-			name, interval, 100*c.NoiseThreshold)
+		return mattering("%s: the change's interval %s crosses the ±%g %% threshold: its verdict is not settled; %s it",
+			name, interval, 100*c.NoiseThreshold, remedy)
 	}
-	return mattering("verdicts not settled: the change's interval crosses the ±%g %% threshold for %s; more time (--time) narrows them",
-		100*c.NoiseThreshold, strings.Join(cases, ", "))
+	return mattering("verdicts not settled: the change's interval crosses the ±%g %% threshold for %s; %s them",
+		100*c.NoiseThreshold, strings.Join(cases, ", "), remedy)
 }
 
 // newTable makes a table whose columns are aligned as given, and right
