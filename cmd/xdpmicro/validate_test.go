@@ -120,7 +120,7 @@ func TestValidationFailsWrongTool(t *testing.T) {
 		return v
 	}
 	v := validateMeasured(measured)
-	t.Logf("as measured: %.3f ns per step, R² %.4f, failures %q", v.PerStep, v.R2, v.Failures)
+	t.Logf("as measured: %.3f ns per step, R² %.4f, resolution %.2f ns, failures %q", v.PerStep, v.R2, v.Resolution, v.Failures)
 
 	stuck := clone(t, measured)
 	for _, p := range append(stuck.Programs, *stuck.Floor) {
@@ -142,7 +142,7 @@ func TestValidationFailsWrongTool(t *testing.T) {
 	a.Results, b.Results = b.Results, a.Results
 	a.Placements, b.Placements = b.Placements, a.Placements
 	if v := validateMeasured(swapped); !hasFailure(v, "ladder_64 is not slower than ladder_32") {
-		t.Errorf("ladder_32 and ladder_64 swapped: failures %q", v.Failures)
+		t.Errorf("ladder_32 and ladder_64 swapped: %.3f ns per step, resolution %.2f ns, failures %q, not judged %q", v.PerStep, v.Resolution, v.Failures, v.Unjudged)
 	}
 }
 
