@@ -50,6 +50,7 @@ type benchFlags struct {
 	anchor     bool
 	output     outputFlags
 	comparison compareFlags
+	kernel     kernelFlags
 }
 
 func benchCommand() *cobra.Command {
@@ -138,6 +139,7 @@ func (f *benchFlags) registerProgramFlags(cmd *cobra.Command) {
 	registerPrograms(fl, &f.program)
 	registerMapInit(fl, &f.mapInit)
 	f.load.register(cmd)
+	f.kernel.register(fl)
 }
 
 // registerSamplingFlags adds how to sample: the mode, the frame between
@@ -243,6 +245,9 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 	opts, err := f.options(cmd, args)
 	if err != nil {
 		return err
+	}
+	if len(f.kernel.kernels) > 0 {
+		return runBenchKernels(cmd, args, f)
 	}
 	names, err := f.programNames(cmd, &opts)
 	if err != nil {

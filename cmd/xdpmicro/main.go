@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/vm"
 )
 
 // Exit codes, as documented in docs/usage.md.
@@ -37,6 +38,9 @@ type interrupted struct{ signal int }
 func (e interrupted) Error() string { return "interrupted" }
 
 func main() {
+	if vm.IsGuest() { // /init of a VM that --kernel booted
+		os.Exit(vm.Guest(run))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/xdpmicro/xdpmicro/internal/kernels"
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
+)
+
+// kernelFlags are --kernel and its timeout.
+type kernelFlags struct {
+	kernels []string
+	timeout time.Duration
+}
+
+func (k *kernelFlags) register(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&k.kernels, "kernel", nil, "run on the kernel image `VMLINUZ` too, booted under QEMU (KVM, else emulated), "+
+		"or host, the running one; repeatable: one table across kernels (docs/kernels.md)")
+	fl.DurationVar(&k.timeout, "kernel-timeout", 10*time.Minute, "give each --kernel `D` after its boot to finish, before it is stopped and named")
+}
+
+// notInGuest are flags the command in a VM is not given: --kernel's own,
+// what the host writes (the table, files, baselines, verdicts), and
+// what the guest chooses for itself (its CPU, among its own vCPUs).
+var notInGuest = []string{"kernel", "kernel-timeout", "format", "output", "report", "quiet", "wide", "verbose",
+	"save-baseline", "baseline", "baseline-dir", "fail-on-regression", "fail-on", "history", "cpu"}
+
+// hostOnly are flags of that list the host's run keeps.
+var hostOnly = []string{"cpu", "history"}
+
+// emulatedArgs shorten a run under TCG, where the time means nothing:
+// ten rounds of one load, no warm-up, the fewest resamples; the actions
+// and instruction counts are those of any run. A flag the user gave
+// wins.
+var emulatedArgs = [][2]string{{"samples", "10"}, {"placements", "1"}, {"warmup", "0"}, {"resamples", "1000"}}
+
+// runBenchKernels runs bench on each --kernel and writes one table
+// across them.
+func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
+	format, err := report.ParseFormat(f.output.format)
+	if err != nil {
+		return err
+	}
+	if format != report.Table && format != report.JSON && format != report.BMF {
+		return usageError{fmt.Errorf("--kernel writes a table, json or bmf, not %s", format)}
+	}
+	for _, name := range []string{"save-baseline", "baseline", "report"} {
+		if cmd.Flags().Changed(name) {
+			return usageError{fmt.Errorf("--%s is not for a run across kernels (--kernel)", name)}
+		}
+	}
+	targets, qemu, err := kernels.Targets(f.kernel.kernels)
+	if err != nil {
+		return err
+	}
+	job, err := kernelJob(cmd, "bench", args, []string{f.mapInit})
+	if err != nil {
+		return err
+	}
+	job.QEMU, job.Timeout = qemu, f.kernel.timeout
+	if !f.quiet {
+		job.Progress = cmd.ErrOrStderr()
+	}
+	ctx, stop, caught := signalContext()
+	defer stop()
+	outcomes, err := kernels.Run(ctx, job, targets)
+	if caught() != 0 {
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; every VM stopped, nothing written")
+		return interrupted{signal: int(caught())}
+	}
+	if err != nil {
+		return err
+	}
+	runs := kernels.Reports(outcomes, job.Args)
+	runs.Wall = time.Since(invoked)
+	if err := writeKernels(cmd, f, runs, format); err != nil {
+		return err
+	}
+	return kernelsVerdict(f, runs)
+}
+
+// kernelJob is the command line for each kernel: the subcommand, its
+// arguments, and the flags given, but those of notInGuest; its input
+// files; xdpmicro itself.
+func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (kernels.Job, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return kernels.Job{}, fmt.Errorf("find xdpmicro itself for the VMs: %w", err)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return kernels.Job{}, err
+	}
+	job := kernels.Job{Binary: exe, Dir: dir, Args: append([]string{sub}, args...)}
+	values := slices.Clone(args)
+	var hostArgs []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		var vals []string
+		if s, ok := fl.Value.(pflag.SliceValue); ok {
+			vals = s.GetSlice()
+		} else {
+			vals = []string{fl.Value.String()}
+		}
+		values = append(values, vals...)
+		for _, v := range vals {
+			arg := "--" + fl.Name + "=" + v
+			switch {
+			case slices.Contains(hostOnly, fl.Name):
+				hostArgs = append(hostArgs, arg)
+			case !slices.Contains(notInGuest, fl.Name):
+				job.Args = append(job.Args, arg)
+			}
+		}
+	})
+	job.HostArgs = append(hostArgs, "--format=json", "--quiet")
+	job.GuestArgs = []string{"--format=json", "--quiet", "--history="}
+	for _, a := range emulatedArgs {
+		if !cmd.Flags().Changed(a[0]) {
+			job.EmulatedArgs = append(job.EmulatedArgs, "--"+a[0]+"="+a[1])
+		}
+	}
+	var maps []string
+	for _, m := range mapInits {
+		if m != "" {
+			maps = append(maps, m)
+		}
+	}
+	job.Files, err = kernels.Inputs(values, maps)
+	return job, err
+}
+
+// writeKernels writes the run across kernels where --format and
+// --output say.
+func writeKernels(cmd *cobra.Command, f benchFlags, runs results.KernelRuns, format report.Format) error {
+	view := f.output.view()
+	if f.output.output == "" {
+		return report.WriteKernels(cmd.OutOrStdout(), runs, format, view)
+	}
+	if err := report.WriteKernelsFile(f.output.output, runs, format, view); err != nil {
+		_ = report.WriteKernels(cmd.OutOrStdout(), runs, report.Table, view)
+		return err
+	}
+	return nil
+}
+
+// kernelsVerdict fails the run where a kernel gave no report, and judges
+// each kernel's comparison as --fail-on asks: under emulation only by
+// its instructions.
+func kernelsVerdict(f benchFlags, runs results.KernelRuns) error {
+	var missing []string
+	for _, k := range runs.Kernels {
+		if k.Status != results.KernelMeasured {
+			missing = append(missing, k.Name()+" ("+k.Status+")")
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%d of %d kernels not measured: %s", len(missing), len(runs.Kernels), strings.Join(missing, ", "))
+	}
+	for _, k := range runs.Kernels {
+		c := f.comparison
+		if k.Emulated {
+			if !slices.Contains(c.failOn, judgeInsns) {
+				continue
+			}
+			c.failOn = []string{judgeInsns}
+		}
+		for i := range k.Reports {
+			if err := c.verdict(&k.Reports[i]); err != nil {
+				if errors.Is(err, errRegression) {
+					return fmt.Errorf("%s: %w", k.Name(), err)
+				}
+				return err
+			}
+		}
+	}
+	return nil
+}

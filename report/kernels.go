@@ -1,0 +1,406 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro/results"
+)
+
+// WriteKernels renders a run across kernels: one table, a row per case
+// and a column per kernel, for people; the saved schema, every kernel's
+// whole reports in it, as JSON; or Bencher's format, each benchmark's
+// name ending in @ and its kernel.
+func WriteKernels(w io.Writer, runs results.KernelRuns, f Format, v View) error {
+	switch f {
+	case Table:
+		return kernelsTable{runs, v}.write(w)
+	case JSON:
+		return writeJSON(w, runs)
+	case BMF:
+		return writeJSON(w, kernelsBMF(runs))
+	}
+	return fmt.Errorf("%w %q: a run across kernels is written as table, json or bmf", ErrFormat, f)
+}
+
+// WriteKernelsFile writes it into a file atomically.
+func WriteKernelsFile(path string, runs results.KernelRuns, f Format, v View) error {
+	var buf bytes.Buffer
+	if err := WriteKernels(&buf, runs, f, v); err != nil {
+		return err
+	}
+	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// kernelsBMF names each kernel's benchmarks program/case@release. An
+// emulated kernel gives its instructions only: its time is not the
+// program's, and a dashboard would track it as if it were.
+func kernelsBMF(runs results.KernelRuns) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, k := range runs.Kernels {
+		for i := range k.Reports {
+			for name, measures := range (doc{&k.Reports[i]}).bmf(map[string]map[string]any{}) {
+				if k.Emulated {
+					delete(measures, "latency")
+				}
+				if len(measures) > 0 {
+					out[name+"@"+k.Name()] = measures
+				}
+			}
+		}
+	}
+	return out
+}
+
+type kernelsTable struct {
+	results.KernelRuns
+	View
+}
+
+// kernelCell is what one kernel says of one case.
+type kernelCell struct {
+	action, insns, time string
+}
+
+// row is a case, by program where there are several.
+type row struct{ program, name string }
+
+func (t kernelsTable) write(w io.Writer) error {
+	rows, cells := t.cells()
+	if title := t.title(); title != "" {
+		fmt.Fprintln(w, title)
+	}
+	if len(rows) > 0 {
+		aligns := []tw.Align{tw.AlignLeft}
+		header := []any{"case"}
+		for i, k := range t.Kernels {
+			aligns = append(aligns, tw.AlignLeft)
+			header = append(header, t.kernelHeader(k, cells[i].widths))
+		}
+		table := newTable(w, aligns...)
+		table.Header(header...)
+		programs := map[string]bool{}
+		for _, r := range rows {
+			programs[r.program] = true
+		}
+		for _, r := range rows {
+			name := r.name
+			if len(programs) > 1 {
+				name = r.program + "/" + r.name
+			}
+			line := []string{name}
+			for i := range t.Kernels {
+				line = append(line, cells[i].render(r))
+			}
+			if err := table.Append(line); err != nil {
+				return err
+			}
+		}
+		if err := table.Render(); err != nil {
+			return err
+		}
+	}
+	t.notes(w)
+	return nil
+}
+
+// kernelColumn is a kernel's cells, padded to line up.
+type kernelColumn struct {
+	cells   map[row]kernelCell
+	missing string // the cell of a kernel that measured nothing
+	widths  [2]int
+}
+
+func (c kernelColumn) render(r row) string {
+	cell, ok := c.cells[r]
+	if !ok {
+		if c.missing != "" {
+			return c.missing
+		}
+		return "—"
+	}
+	pad := c.widths[1] - utf8.RuneCountInString(cell.insns) // "→" is one column, three bytes
+	return fmt.Sprintf("%-*s  %s%s  %s", c.widths[0], cell.action, strings.Repeat(" ", pad), cell.insns, cell.time)
+}
+
+// cells are every kernel's cells, and the cases in the order the
+// kernels give them.
+func (t kernelsTable) cells() ([]row, []kernelColumn) {
+	var rows []row
+	columns := make([]kernelColumn, len(t.Kernels))
+	for i, k := range t.Kernels {
+		col := kernelColumn{cells: map[row]kernelCell{}}
+		switch k.Status {
+		case results.KernelRefused:
+			col.missing = "not measured: see below"
+			if loadFailure(k.Error) {
+				col.missing = "not loaded: see below"
+			}
+		case results.KernelFailed:
+			col.missing = "no run: see below"
+		}
+		for j := range k.Reports {
+			for r, cell := range t.reportCells(k, &k.Reports[j]) {
+				if !slices.Contains(rows, r) {
+					rows = append(rows, r)
+				}
+				col.cells[r] = cell
+				col.widths[0] = max(col.widths[0], len(cell.action), len("action"))
+				col.widths[1] = max(col.widths[1], utf8.RuneCountInString(cell.insns), len("insns"))
+			}
+		}
+		columns[i] = col
+	}
+	// maps iterate in no order: the cases come in the report's.
+	sorted := t.caseOrder()
+	slices.SortStableFunc(rows, func(a, b row) int { return slices.Index(sorted, a) - slices.Index(sorted, b) })
+	return rows, columns
+}
+
+// caseOrder is the cases as the first reports to name them list them.
+func (t kernelsTable) caseOrder() []row {
+	var order []row
+	for _, k := range t.Kernels {
+		for _, rep := range k.Reports {
+			names := caseNames(&rep)
+			for _, n := range names {
+				if !slices.Contains(order, n) {
+					order = append(order, n)
+				}
+			}
+		}
+	}
+	return order
+}
+
+func caseNames(rep *results.Report) []row {
+	var rows []row
+	if c := rep.Comparison; c != nil {
+		for _, cc := range c.Cases {
+			rows = append(rows, row{program: programName(rep), name: cc.Name})
+		}
+		return rows
+	}
+	p := rep.Programs[len(rep.Programs)-1]
+	for _, c := range p.Results {
+		rows = append(rows, row{program: p.Info.Name, name: c.Name})
+	}
+	return rows
+}
+
+func programName(rep *results.Report) string {
+	if len(rep.Programs) == 0 {
+		return ""
+	}
+	return rep.Programs[len(rep.Programs)-1].Info.Name
+}
+
+// reportCells are a report's cells by case: the action, the
+// instructions, the time with its interval; for a comparison the change
+// of each and the verdict. Emulated times are not shown.
+func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[row]kernelCell {
+	cells := map[row]kernelCell{}
+	if len(rep.Programs) == 0 {
+		return cells
+	}
+	d := doc{rep}
+	if c := rep.Comparison; c != nil {
+		for _, cc := range c.Cases {
+			cell := kernelCell{action: afterAction(rep, cc.Name), insns: insnsChange(cc), time: "emulated"}
+			if cc.ActionChanged() {
+				cell.action = cc.ActionBefore + " → " + cc.ActionAfter
+			}
+			if !k.Emulated {
+				cell.time = changeCell(cc.Change) + " % " + verdictText(cc.Verdict, false)
+			}
+			cells[row{programName(rep), cc.Name}] = cell
+		}
+		return cells
+	}
+	p := rep.Programs[len(rep.Programs)-1]
+	for _, c := range p.Results {
+		cell := kernelCell{action: c.Action, insns: insns(c), time: "emulated"}
+		switch {
+		case c.Stats == nil:
+			cell.time = "—"
+		case !k.Emulated:
+			tv := tableView{d, t.View}
+			cell.time = tv.estimateCell(d.estimateOf(c), "", true)
+		}
+		cells[row{p.Info.Name, c.Name}] = cell
+	}
+	return cells
+}
+
+// afterAction is the action of the case of that name in the last
+// program measured: a comparison names actions only where they changed.
+func afterAction(rep *results.Report, name string) string {
+	p := rep.Programs[len(rep.Programs)-1]
+	for _, c := range p.Results {
+		if c.Name == name {
+			return c.Action
+		}
+	}
+	return ""
+}
+
+// loadFailure says whether a command's error is its program's loading.
+func loadFailure(msg string) bool {
+	return strings.Contains(msg, "load") || strings.Contains(msg, "verifier") || strings.Contains(msg, "kfunc")
+}
+
+// title names the program as the first report does.
+func (t kernelsTable) title() string {
+	for _, k := range t.Kernels {
+		for _, rep := range k.Reports {
+			if len(rep.Programs) == 0 {
+				continue
+			}
+			p := rep.Programs[len(rep.Programs)-1]
+			if c := rep.Comparison; c != nil {
+				return fmt.Sprintf("before: %s\nafter:  %s\non %d kernels", c.Before, c.After, len(t.Kernels))
+			}
+			return fmt.Sprintf("%s in %s (%s), on %d kernels", p.Info.Name, p.Object, strings.ToUpper(string(p.Info.Type)), len(t.Kernels))
+		}
+	}
+	return ""
+}
+
+// kernelHeader names a kernel's column: its release, and how it ran.
+func (t kernelsTable) kernelHeader(k results.KernelRun, widths [2]int) string {
+	how := strings.ToUpper(k.Accel)
+	switch {
+	case k.Accel == "host":
+		how = "host"
+	case k.Emulated:
+		how += ", emulated"
+	}
+	if len(k.Reports) == 0 {
+		return k.Name() + " (" + how + ")"
+	}
+	rep := k.Reports[0]
+	what := fmt.Sprintf("time [%g%% CI]", 100*rep.Settings.Confidence)
+	if rep.Comparison != nil {
+		what = fmt.Sprintf("change %% [%g%% CI]", 100*rep.Settings.Confidence)
+	}
+	return fmt.Sprintf("%s (%s)\n%-*s  %*s  %s", k.Name(), how, widths[0], "action", widths[1], "insns", what)
+}
+
+// notes say how each kernel ran, why one has nothing, and where the
+// kernels disagree.
+func (t kernelsTable) notes(w io.Writer) {
+	emulated := false
+	for _, k := range t.Kernels {
+		emulated = emulated || k.Emulated
+		fmt.Fprintf(w, "  %s\n", kernelLine(k))
+		if k.Status == results.KernelMeasured {
+			continue
+		}
+		fmt.Fprintf(w, "    %s: %s\n", k.Status, k.Error)
+		lines := k.Log
+		if k.Status == results.KernelFailed {
+			lines = k.Console
+			if len(lines) > 0 {
+				fmt.Fprintln(w, "    its console's tail:")
+			}
+		}
+		if !t.Verbose && len(lines) > 8 {
+			lines = lines[len(lines)-8:]
+		}
+		for _, l := range lines {
+			fmt.Fprintf(w, "      %s\n", l)
+		}
+	}
+	for _, n := range t.insnsDiffer() {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+	if emulated {
+		fmt.Fprintln(w, "  emulated (TCG): actions and instruction counts are exact, times are not the program's: not shown, not compared")
+		fmt.Fprintln(w, "    (--format json has them; with KVM, on a machine whose /dev/kvm runs these kernels, they are real)")
+	}
+	fmt.Fprintf(w, "%d kernels · wall %s\n", len(t.Kernels), t.Wall.Round(100*time.Millisecond))
+}
+
+// kernelLine says how a kernel ran.
+func kernelLine(k results.KernelRun) string {
+	if k.Accel == "host" {
+		s := fmt.Sprintf("%s: the running kernel, measured as without --kernel, in %s", k.Name(), k.Wall.Round(100*time.Millisecond))
+		if env := firstEnv(k); env != nil {
+			s += fmt.Sprintf(" · CPU %d of %d (%s)", env.CPU, env.CPUs, env.CPUModel)
+		}
+		return s
+	}
+	s := fmt.Sprintf("%s: %s, %d vCPU, %d MiB", k.Name(), strings.ToUpper(k.Accel), k.VCPUs, k.MemoryMiB)
+	if k.KVMFallback != "" {
+		s += " (" + k.KVMFallback + ")"
+	}
+	if k.Boot > 0 {
+		s += fmt.Sprintf(" · booted in %s, done in %s", k.Boot.Round(100*time.Millisecond), k.Wall.Round(100*time.Millisecond))
+	}
+	if env := firstEnv(k); env != nil {
+		s += fmt.Sprintf(" · pinned to vCPU %d", env.CPU)
+		if k.Emulated {
+			s += fmt.Sprintf(" · %d rounds, %d load a group", env.Samples, max(env.LoadsPerGroup, 1))
+		}
+	}
+	return s
+}
+
+func firstEnv(k results.KernelRun) *results.Environment {
+	if len(k.Reports) == 0 {
+		return nil
+	}
+	return &k.Reports[0].Environment
+}
+
+// insnsDiffer names the cases whose instruction counts differ between
+// kernels.
+func (t kernelsTable) insnsDiffer() []string {
+	byCase := map[string]map[string]uint64{}
+	var order []string
+	for _, k := range t.Kernels {
+		for _, rep := range k.Reports {
+			if rep.Comparison != nil || len(rep.Programs) == 0 {
+				continue
+			}
+			p := rep.Programs[len(rep.Programs)-1]
+			for _, c := range p.Results {
+				key := p.Info.Name + "/" + c.Name
+				if byCase[key] == nil {
+					byCase[key] = map[string]uint64{}
+					order = append(order, key)
+				}
+				if c.Instructions > 0 {
+					byCase[key][k.Name()] = c.Instructions
+				}
+			}
+		}
+	}
+	var notes []string
+	for _, key := range order {
+		counts := slices.Collect(maps.Values(byCase[key]))
+		slices.Sort(counts)
+		if len(slices.Compact(counts)) > 1 {
+			var by []string
+			for _, k := range t.Kernels {
+				if n, ok := byCase[key][k.Name()]; ok {
+					by = append(by, fmt.Sprintf("%d on %s", n, k.Name()))
+				}
+			}
+			notes = append(notes, fmt.Sprintf("%s executes different instructions by kernel: %s", key, strings.Join(by, ", ")))
+		}
+	}
+	return notes
+}
