@@ -1,4 +1,5 @@
 // Package kerneltest helps tests look at the kernel's own lists of BPF
-// programs and maps, to check that a run leaves nothing loaded, and keeps
-// the kernel tests of different packages from measuring at once.
+// programs and maps, to check that a run leaves nothing loaded, keeps the
+// kernel tests of different packages from measuring at once, and finds
+// the kernel images and QEMU that the --kernel tests boot.
 package kerneltest

@@ -2,14 +2,16 @@ package vm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 )
 
 // TestMain makes the test binary its own guest: booted as /init, it runs
@@ -21,41 +23,27 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// guestRun echoes its args and the guest's kernel, and exits with the
+// guestRun echoes its args and the guest's kernel, says whether /proc was
+// mounted before it ran and the kernel has BTF, and exits with the
 // number the first arg names.
 func guestRun(args []string, stdout, stderr io.Writer) int {
-	data, _ := os.ReadFile("/proc/version")
-	fmt.Fprintf(stdout, "args %s\n%s", strings.Join(args, " "), data)
-	fmt.Fprintln(stderr, "to stderr")
+	version, _ := os.ReadFile("/proc/version")
+	fmt.Fprintf(stdout, "args %s\n%s", strings.Join(args, " "), version)
 	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
 		fmt.Fprintln(stderr, "no BTF:", err)
+	}
+	if _, err := os.Stat(filepath.Join("/", "sys", "fs", "bpf")); err != nil {
+		fmt.Fprintln(stderr, "no bpffs:", err)
 	}
 	code := 0
 	fmt.Sscan(args[0], &code)
 	return code
 }
 
-// kernelImages are the kernels the tests boot: XDPMICRO_KERNELS, a
-// directory of vmlinuz-* files, or /var/cache/xdpmicro-kernels.
-func kernelImages(t *testing.T) []string {
+// testMachine is a machine whose /init is this test binary, its job the
+// args, under TCG.
+func testMachine(t *testing.T, kernel, qemu string, args ...string) Machine {
 	t.Helper()
-	dir := os.Getenv("XDPMICRO_KERNELS")
-	if dir == "" {
-		dir = "/var/cache/xdpmicro-kernels"
-	}
-	images, _ := filepath.Glob(filepath.Join(dir, "vmlinuz-*"))
-	if len(images) == 0 {
-		t.Skipf("no kernel images in %s (XDPMICRO_KERNELS): .ci/kernels fetches Debian's", dir)
-	}
-	sort.Strings(images)
-	return images
-}
-
-func TestBootTCG(t *testing.T) {
-	qemu, err := FindQEMU()
-	if err != nil {
-		t.Skip(err)
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +54,7 @@ func TestBootTCG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs.Add(JobPath, []byte(`{"args":["7","x"],"dir":"/tmp"}`), 0o644)
+	fs.Add(JobPath, []byte(fmt.Sprintf(`{"args":["%s"],"emulated_args":["emulated"],"dir":"/tmp"}`, strings.Join(args, `","`))), 0o644)
 	initrd := filepath.Join(dir, "initrd")
 	if err := os.WriteFile(initrd, fs.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
@@ -75,23 +63,58 @@ func TestBootTCG(t *testing.T) {
 	if len(libs) > 0 {
 		cmdline = append(cmdline, "LD_LIBRARY_PATH="+strings.Join(libs, ":"))
 	}
-	for _, image := range kernelImages(t) {
+	return Machine{QEMU: qemu, Kernel: kernel, Initrd: initrd, Accel: TCG, MemoryMiB: 512, VCPUs: 1,
+		Cmdline: cmdline, Dir: dir, Boot: 2 * time.Minute, Run: time.Minute}
+}
+
+// Both kernels boot under TCG, run the job with /proc, /sys, bpffs and
+// BTF there, and give back its output, its exit code and their release.
+func TestBootTCG(t *testing.T) {
+	older, newer, qemu := kerneltest.Images(t)
+	for _, image := range []string{older, newer} {
 		t.Run(filepath.Base(image), func(t *testing.T) {
 			img, err := CheckImage(image)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := Machine{QEMU: qemu, Kernel: image, Initrd: initrd, Accel: TCG, MemoryMiB: 512, VCPUs: 1,
-				Cmdline: cmdline, Dir: dir, Boot: time.Minute, Run: time.Minute}
-			out := m.Start(context.Background())
+			out := testMachine(t, image, qemu, "7", "x").Start(context.Background())
 			if out.Err != nil {
 				t.Fatalf("%v\n%s", out.Err, strings.Join(out.Console, "\n"))
 			}
-			t.Logf("%s: up after %s, wall %s, command %s", img.Release(), out.Up.Round(time.Millisecond), out.Wall.Round(time.Millisecond), out.Result.Took)
+			t.Logf("%s: up after %s, wall %s, the job %s", img.Release(), out.Up.Round(time.Millisecond), out.Wall.Round(time.Millisecond), out.Result.Took)
 			r := out.Result
-			if r.Exit != 7 || r.Release != img.Release() || !strings.HasPrefix(string(r.Stdout), "args 7 x\nLinux version "+img.Release()) || !strings.Contains(r.Stderr, "to stderr") {
-				t.Errorf("result %+v, stdout %q", r, r.Stdout)
+			want := "args 7 x emulated\nLinux version " + img.Release()
+			if r.Exit != 7 || r.Release != img.Release() || !strings.HasPrefix(string(r.Stdout), want) || r.Stderr != "" || r.Setup != "" {
+				t.Errorf("result %+v, stdout %q; want exit 7, %s, stdout %q…, no stderr", r, r.Stdout, img.Release(), want)
 			}
 		})
+	}
+}
+
+// A kernel that panics is named so, with its console; one that does not
+// reach /init in time is stopped and named so.
+func TestBootFailures(t *testing.T) {
+	older, _, qemu := kerneltest.Images(t)
+	m := testMachine(t, older, qemu, "0")
+	m.Cmdline = append(m.Cmdline, "rdinit=/no-such-init") // no /init: the kernel looks for a root and panics
+	out := m.Start(context.Background())
+	if !errors.Is(out.Err, ErrPanic) || len(out.Console) == 0 {
+		t.Errorf("rdinit=/no-such-init: %v, console %q; want %v and the console's tail", out.Err, out.Console, ErrPanic)
+	}
+	t.Logf("%v; console tail %q", out.Err, out.Console)
+
+	m = testMachine(t, older, qemu, "0")
+	m.Boot = time.Second
+	start := time.Now()
+	out = m.Start(context.Background())
+	if !errors.Is(out.Err, ErrNoBoot) || time.Since(start) > 10*time.Second {
+		t.Errorf("1s to boot: %v after %s; want %v at once", out.Err, time.Since(start), ErrNoBoot)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	out = testMachine(t, older, qemu, "0").Start(ctx)
+	if !errors.Is(out.Err, context.DeadlineExceeded) {
+		t.Errorf("cancelled: %v; want %v", out.Err, context.DeadlineExceeded)
 	}
 }

@@ -228,7 +228,6 @@ func firstMatch(s string) string {
 	return ""
 }
 
-
 // panicLine is the kernel's "Kernel panic - not syncing: ..." line.
 func panicLine(console string) string {
 	for _, line := range strings.Split(console, "\n") {
