@@ -249,6 +249,7 @@ func (job Job) prepare() (*guestFiles, error) {
 		return nil, err
 	}
 	fs.Add(vm.JobPath, spec, 0o644)
+	fs.AddDir(job.Dir) // the working directory, though no input is in it
 	dir, err := os.MkdirTemp("", "xdpmicro-vm-")
 	if err != nil {
 		return nil, fmt.Errorf("a directory for the VM: %w", err)

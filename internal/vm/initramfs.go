@@ -53,6 +53,9 @@ func (fs *Initramfs) AddFile(hostPath, guestPath string) error {
 	return nil
 }
 
+// AddDir adds the directory name, absolute, and its parents.
+func (fs *Initramfs) AddDir(name string) { fs.dir(path.Clean("/" + name)) }
+
 // dir adds a directory and its parents.
 func (fs *Initramfs) dir(name string) {
 	for ; name != "/" && name != "."; name = path.Dir(name) {
