@@ -333,27 +333,29 @@ func (t kernelsTable) notes(w io.Writer) {
 	fmt.Fprintf(w, "%d kernels · wall %s\n", len(t.Kernels), t.Wall.Round(100*time.Millisecond))
 }
 
-// kernelLine says how a kernel ran.
+// kernelLine says how a kernel ran: the VM, its boot and run, the
+// vCPU xdpmicro pinned to in it; under TCG, why not KVM.
 func kernelLine(k results.KernelRun) string {
+	env := firstEnv(k)
 	if k.Accel == "host" {
 		s := fmt.Sprintf("%s: the running kernel, measured as without --kernel, in %s", k.Name(), k.Wall.Round(100*time.Millisecond))
-		if env := firstEnv(k); env != nil {
-			s += fmt.Sprintf(" · CPU %d of %d (%s)", env.CPU, env.CPUs, env.CPUModel)
+		if env != nil {
+			s += fmt.Sprintf("; CPU %d of %d (%s)", env.CPU, env.CPUs, env.CPUModel)
 		}
 		return s
 	}
 	s := fmt.Sprintf("%s: %s, %d vCPU, %d MiB", k.Name(), strings.ToUpper(k.Accel), k.VCPUs, k.MemoryMiB)
-	if k.KVMFallback != "" {
-		s += " (" + k.KVMFallback + ")"
-	}
 	if k.Boot > 0 {
-		s += fmt.Sprintf(" · booted in %s, done in %s", k.Boot.Round(100*time.Millisecond), k.Wall.Round(100*time.Millisecond))
+		s += fmt.Sprintf(", booted in %s, done in %s", k.Boot.Round(100*time.Millisecond), k.Wall.Round(100*time.Millisecond))
 	}
-	if env := firstEnv(k); env != nil {
-		s += fmt.Sprintf(" · pinned to vCPU %d", env.CPU)
+	if env != nil {
+		s += fmt.Sprintf("; pinned to vCPU %d", env.CPU)
 		if k.Emulated {
-			s += fmt.Sprintf(" · %d rounds, %d load a group", env.Samples, max(env.LoadsPerGroup, 1))
+			s += fmt.Sprintf("; %d rounds of %d load(s), enough for actions and instructions", env.Samples, max(env.LoadsPerGroup*max(env.Groups, 1), 1))
 		}
+	}
+	if k.KVMFallback != "" {
+		s += "\n    under TCG as " + k.KVMFallback
 	}
 	return s
 }

@@ -110,7 +110,9 @@ func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (kernels
 		} else {
 			vals = []string{fl.Value.String()}
 		}
-		values = append(values, vals...)
+		if !slices.Contains(notInGuest, fl.Name) {
+			values = append(values, vals...) // not --kernel's images, nor --output
+		}
 		for _, v := range vals {
 			arg := "--" + fl.Name + "=" + v
 			switch {

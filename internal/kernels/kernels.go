@@ -285,16 +285,19 @@ func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 	o := Outcome{Target: t, Release: t.Image.Release(), MemoryMiB: g.memoryMiB()}
 	m := vm.Machine{QEMU: job.QEMU, Kernel: t.Image.Path, Initrd: g.initrd, MemoryMiB: o.MemoryMiB,
 		Cmdline: g.cmdline, Dir: g.dir, Run: job.Timeout}
-	out := vm.Outcome{Err: vm.ErrKVM}
+	var out vm.Outcome
 	if ok, why := vm.KVMUsable(); ok {
 		job.progress("%s: booting with KVM, %d vCPUs, %d MiB", o.Release, kvmVCPUs, o.MemoryMiB)
 		m.Accel, m.VCPUs, m.Boot = vm.KVM, kvmVCPUs, kvmBootWait
 		out = m.Start(ctx)
 		if out.Err != nil && out.Up == 0 && ctx.Err() == nil {
 			o.Fallback = "KVM " + strings.TrimPrefix(out.Err.Error(), vm.ErrKVM.Error()+": ")
+			if !errors.Is(out.Err, vm.ErrKVM) {
+				o.Fallback = "KVM " + out.Err.Error() // did not boot: QEMU: ...
+			}
 		}
 	} else {
-		o.Fallback = "no KVM: " + why
+		o.Fallback = "there is no KVM: " + why
 	}
 	if o.Fallback != "" {
 		job.progress("%s: booting under TCG (emulated: %s), %d vCPU, %d MiB", o.Release, o.Fallback, tcgVCPUs, o.MemoryMiB)
