@@ -279,8 +279,10 @@ func (g *guestFiles) memoryMiB() int {
 }
 
 // runGuest boots the kernel: with KVM where /dev/kvm opens, falling back
-// to TCG where KVM cannot run it (these machines' nested kvm-pvm stops
-// Debian's kernels in their decompressor); else under TCG.
+// to TCG where KVM cannot run it; else under TCG. On this project's
+// machines /dev/kvm is a nested kvm-pvm: QEMU aborts at once with -cpu
+// host ("failed to set MSR 0x10a"), and with other CPU models Debian's
+// kernels stop in their decompressor ("KVM internal error").
 func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 	o := Outcome{Target: t, Release: t.Image.Release(), MemoryMiB: g.memoryMiB()}
 	m := vm.Machine{QEMU: job.QEMU, Kernel: t.Image.Path, Initrd: g.initrd, MemoryMiB: o.MemoryMiB,
