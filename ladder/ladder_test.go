@@ -12,6 +12,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -203,5 +204,32 @@ func TestPrograms(t *testing.T) {
 	}
 	if FineSteps[0] == 0 || !slices.Contains(bpf.LadderSteps, bpf.FineBase) {
 		t.Errorf("fine steps %v on base %d", FineSteps, bpf.FineBase)
+	}
+}
+
+// A pair whose steps cost less than the resolution is not judged by its
+// cost, but one that reads faster than the rung below by more than the
+// resolution still fails: two rungs swapped on a noisy run.
+func TestOrderBelowResolution(t *testing.T) {
+	within := stats.Estimate{Point: 1, Lower: -9, Upper: 11}
+	for _, tt := range []struct {
+		name string
+		top  stats.Estimate
+		want string
+	}{
+		{"noise", stats.Estimate{Point: -5, Lower: -15, Upper: 5}, ""},
+		{"swapped", stats.Estimate{Point: -25, Lower: -40, Upper: -10}, "ladder_32 is faster than ladder_16 by more than the resolution"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := &report.Validation{Steps: testSteps, Names: []string{"ladder_0", "ladder_8", "ladder_16", "ladder_32"}, PerStep: 1, Resolution: 20,
+				Runs: []report.ValidationRun{{Steps: []stats.Estimate{{}, within, within, tt.top}}}}
+			failures := strings.Join(orderFailures(v), "\n")
+			if tt.want == "" && failures != "" || !strings.Contains(failures, tt.want) {
+				t.Errorf("failures %q, want %q", failures, tt.want)
+			}
+			if len(v.Unjudged) != 3 {
+				t.Errorf("not judged %q, want every pair", v.Unjudged)
+			}
+		})
 	}
 }

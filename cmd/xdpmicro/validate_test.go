@@ -141,7 +141,7 @@ func TestValidationFailsWrongTool(t *testing.T) {
 	a, b := &swapped.Programs[last], &swapped.Programs[last-1] // every load of each
 	a.Results, b.Results = b.Results, a.Results
 	a.Placements, b.Placements = b.Placements, a.Placements
-	if v := validateMeasured(swapped); !hasFailure(v, "ladder_64 is not slower than ladder_32") {
+	if v := validateMeasured(swapped); !hasFailure(v, "ladder_64 is not slower than ladder_32") && !hasFailure(v, "ladder_64 is faster than ladder_32") {
 		t.Errorf("ladder_32 and ladder_64 swapped: %.3f ns per step, resolution %.2f ns, failures %q, not judged %q", v.PerStep, v.Resolution, v.Failures, v.Unjudged)
 	}
 }
