@@ -10,11 +10,11 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Program is a program to measure: from a collection spec, a program
@@ -116,8 +116,8 @@ func benchOptions(progs []Program, compared bool, o *Options) (bench.Options, er
 		o = &Options{}
 	}
 	opts := bench.Options{
-		Compared: compared, Cases: o.Cases, Repeat: o.Repeat, CPU: measure.AnyCPU,
-		Warmup: measure.DefaultWarmup, Precision: o.Precision, Budget: o.Time,
+		Compared: compared, Cases: o.Cases, Repeat: o.Repeat, CPU: testrun.AnyCPU,
+		Warmup: testrun.DefaultWarmup, Precision: o.Precision, Budget: o.Time,
 		Stats: stats.DefaultOptions(),
 	}
 	if o.CPU != nil {
@@ -127,9 +127,9 @@ func benchOptions(progs []Program, compared bool, o *Options) (bench.Options, er
 		opts.Precision = stats.DefaultPrecision
 	}
 	if opts.Budget == 0 {
-		opts.Budget = measure.DefaultBenchBudget
+		opts.Budget = testrun.DefaultBenchBudget
 		if compared {
-			opts.Budget = measure.DefaultBudget
+			opts.Budget = testrun.DefaultBudget
 		}
 	}
 	bundled := true
@@ -141,7 +141,7 @@ func benchOptions(progs []Program, compared bool, o *Options) (bench.Options, er
 		if compared {
 			label = [...]string{"before", "after"}[i]
 		}
-		opts.Programs = append(opts.Programs, measure.Program{Label: label, Object: p.object, Program: p.program})
+		opts.Programs = append(opts.Programs, testrun.Program{Label: label, Object: p.object, Program: p.program})
 		bundled = bundled && p.bundled
 		if p.object.Prog != nil {
 			opts.Placements = 1 // the caller's one load
@@ -155,7 +155,7 @@ func benchOptions(progs []Program, compared bool, o *Options) (bench.Options, er
 		opts.Cases = cases
 	}
 	opts.Compare = stats.CompareOptions{
-		Options: opts.Stats, Significance: 0.05, Quantum: measure.Resolution,
+		Options: opts.Stats, Significance: 0.05, Quantum: testrun.Resolution,
 		NoiseThreshold: stats.DefaultNoiseThreshold(stats.Slope, compared), ThresholdChosen: true,
 	}
 	return opts, nil

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/analysis"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // ErrOptions: options that cannot hold together.
@@ -24,12 +24,12 @@ var ErrOptions = badinput.New("bad options")
 type Options struct {
 	// Programs are what to measure, in the same rounds; with Compared,
 	// two: before, then after, whose change is judged.
-	Programs []measure.Program
+	Programs []testrun.Program
 	Compared bool
 	Cases    []packets.Case
 	MapInit  *object.MapInit
 	Load     object.LoadOptions
-	CPU      int // or measure.AnyCPU
+	CPU      int // or testrun.AnyCPU
 	Warmup   time.Duration
 	// Samples, alone, is the exact number of rounds; with Precision it
 	// is the fewest before precision is judged.
@@ -39,8 +39,8 @@ type Options struct {
 	Precision float64
 	Budget    time.Duration
 	Repeat    uint32
-	Sampling  measure.SamplingMode // linear when empty
-	Timer     measure.Timer
+	Sampling  testrun.SamplingMode // linear when empty
+	Timer     testrun.Timer
 	// Placements loads each program that many times, sampled in the same
 	// rounds: 0 chooses, DefaultPlacements a build when comparing, else
 	// DefaultLoads. Each case stands for the mean over its loads.
@@ -80,7 +80,7 @@ type Options struct {
 // Observer hears of a run while it goes: every sample's progress, on the
 // measuring thread (it must return at once), and notices for a person.
 type Observer interface {
-	Progress(measure.Progress)
+	Progress(testrun.Progress)
 	Notice(string)
 }
 
@@ -145,7 +145,7 @@ func (o Options) measure(ctx context.Context, obs Observer) (results.Measured, e
 }
 
 // measureRaw measures, and returns what package measure found.
-func (o Options) measureRaw(ctx context.Context, obs Observer) (measure.Result, error) {
+func (o Options) measureRaw(ctx context.Context, obs Observer) (testrun.Result, error) {
 	return o.measureGroups(ctx, obs)
 }
 
@@ -169,21 +169,21 @@ func (o Options) complete() (Options, error) {
 		o.Started = time.Now()
 	}
 	if o.Sampling == "" {
-		o.Sampling = measure.SamplingLinear
+		o.Sampling = testrun.SamplingLinear
 	}
 	if o.Estimator == "" {
 		o.Estimator = stats.Slope
-		if o.Sampling == measure.SamplingFlat {
+		if o.Sampling == testrun.SamplingFlat {
 			o.Estimator = stats.Low
 		}
 	}
-	if o.Estimator.Fitted() && o.Sampling != measure.SamplingLinear {
+	if o.Estimator.Fitted() && o.Sampling != testrun.SamplingLinear {
 		return o, fmt.Errorf("%w: the %s estimator needs linear sampling", ErrOptions, o.Estimator)
 	}
 	if o.Placements == 0 {
-		o.Placements = measure.DefaultLoads
+		o.Placements = testrun.DefaultLoads
 		if o.Compared {
-			o.Placements = measure.DefaultPlacements
+			o.Placements = testrun.DefaultPlacements
 		}
 	}
 	if o.GroupLoads < 0 {
@@ -199,7 +199,7 @@ func (o Options) complete() (Options, error) {
 // sampling is how many samples to take, or until when.
 type sampling struct {
 	samples int
-	enough  func(int, []measure.CaseResult) bool
+	enough  func(int, []testrun.CaseResult) bool
 	budget  time.Duration
 	minTime time.Duration
 }
@@ -210,18 +210,18 @@ func (o Options) plan() sampling {
 	if o.Precision == 0 {
 		return sampling{samples: o.Samples}
 	}
-	rounds := measure.MinAdaptiveRounds
+	rounds := testrun.MinAdaptiveRounds
 	if o.Samples > 0 {
 		rounds = o.Samples // the fewest, then
 	}
 	rule := stats.StoppingRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
 		Compare: o.Compared, Placements: o.Placements, Threshold: o.Compare.NoiseThreshold}
-	enough := func(_ int, results []measure.CaseResult) bool { return rule.Enough(sampled(results)) }
-	return sampling{samples: rounds, enough: enough, budget: o.Budget, minTime: min(measure.MinSamplingTime, o.Budget/2)}
+	enough := func(_ int, results []testrun.CaseResult) bool { return rule.Enough(sampled(results)) }
+	return sampling{samples: rounds, enough: enough, budget: o.Budget, minTime: min(testrun.MinSamplingTime, o.Budget/2)}
 }
 
 // sampled hands measure's results so far to the stopping rules of stats.
-func sampled(results []measure.CaseResult) []stats.Sampled {
+func sampled(results []testrun.CaseResult) []stats.Sampled {
 	out := make([]stats.Sampled, len(results))
 	for i, r := range results {
 		out[i].Samples = r.Samples
@@ -237,8 +237,8 @@ func sampled(results []measure.CaseResult) []stats.Sampled {
 }
 
 // config is measure's configuration of the run.
-func (o Options) config(plan sampling, obs Observer) measure.Config {
-	cfg := measure.Config{
+func (o Options) config(plan sampling, obs Observer) testrun.Config {
+	cfg := testrun.Config{
 		Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.CPU,
 		Warmup: o.Warmup, Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime,
 		Repeat: o.Repeat, Timer: o.Timer, Sampling: o.Sampling, Placements: o.Placements,
@@ -250,7 +250,7 @@ func (o Options) config(plan sampling, obs Observer) measure.Config {
 		cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	}
 	if o.NoAnchor {
-		cfg.Anchor = measure.AnchorNever
+		cfg.Anchor = testrun.AnchorNever
 	}
 	if obs != nil {
 		cfg.Progress, cfg.Notice = obs.Progress, obs.Notice

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Groups of loads. Every load of a program is JIT-compiled to its own
@@ -58,7 +58,7 @@ func (o Options) groupLoads() int {
 			size = min(o.Placements, longRepeatLoads)
 		}
 	}
-	size = max(1, min(size, o.Placements, measure.MostLoads(len(o.Programs))))
+	size = max(1, min(size, o.Placements, testrun.MostLoads(len(o.Programs))))
 	// As many groups as that takes, the loads spread evenly over them.
 	groups := (o.Placements + size - 1) / size
 	return (o.Placements + groups - 1) / groups
@@ -66,17 +66,17 @@ func (o Options) groupLoads() int {
 
 // measureGroups measures the loads group by group and returns them as one
 // result, each program's loads in the order measured.
-func (o Options) measureGroups(ctx context.Context, obs Observer) (measure.Result, error) {
+func (o Options) measureGroups(ctx context.Context, obs Observer) (testrun.Result, error) {
 	size := o.groupLoads()
 	least := (o.Placements + size - 1) / size
 	start := o.Started
-	var total measure.Result
+	var total testrun.Result
 	var groupTime time.Duration
 	for g := 0; ; g++ {
 		began := time.Now()
 		cfg := o.groupConfig(g, size, start, obs)
 		cfg.Unanchored = total.Environment.Dispatcher.Unanchored
-		res, err := measure.Run(ctx, cfg)
+		res, err := testrun.Run(ctx, cfg)
 		merge(&total, res, g)
 		if err != nil {
 			// Cancelled: what the groups so far measured is the partial
@@ -101,12 +101,12 @@ func (o Options) measureGroups(ctx context.Context, obs Observer) (measure.Resul
 
 // groupConfig is measure's configuration of group g of size loads a
 // program, in a run that started at start.
-func (o Options) groupConfig(g, size int, start time.Time, obs Observer) measure.Config {
+func (o Options) groupConfig(g, size int, start time.Time, obs Observer) testrun.Config {
 	plan := o.plan()
 	if o.Precision > 0 {
 		// A group takes the rounds every fit needs, no more: the loads,
 		// not the samples of one, narrow the interval.
-		plan.enough = func(int, []measure.CaseResult) bool { return true }
+		plan.enough = func(int, []testrun.CaseResult) bool { return true }
 		plan.minTime = 0
 		plan.budget = max(o.Budget-time.Since(start)-reserve, time.Millisecond)
 	}
@@ -117,7 +117,7 @@ func (o Options) groupConfig(g, size int, start time.Time, obs Observer) measure
 	// improved in three runs here.
 	cfg.Placements, cfg.Grouped = size, (o.Placements > size || o.Precision > 0) && !o.Compared
 	if cfg.Floor != nil {
-		cfg.FloorPlacements = measure.FloorLoads(size)
+		cfg.FloorPlacements = testrun.FloorLoads(size)
 		if o.Placements > size && o.Repeat < longRepeat {
 			// Groups: the floor's loads spread over them, one a group. A
 			// long repeat's budget holds one group at most, whose floor
@@ -136,7 +136,7 @@ func (o Options) groupConfig(g, size int, start time.Time, obs Observer) measure
 // while the budget holds another group as long as the longest so far,
 // until least, then while an estimate is short of the precision asked;
 // without a precision, exactly least.
-func (o Options) anotherGroup(done, least, size int, total measure.Result, elapsed, groupTime time.Duration) bool {
+func (o Options) anotherGroup(done, least, size int, total testrun.Result, elapsed, groupTime time.Duration) bool {
 	switch {
 	case o.Precision == 0, o.callersLoad():
 		// A fixed number of rounds: every load asked for. A program its
@@ -154,7 +154,7 @@ func (o Options) anotherGroup(done, least, size int, total measure.Result, elaps
 
 // preciseOverLoads says whether every case is known to the precision
 // asked over the loads measured so far, loads of each program.
-func (o Options) preciseOverLoads(total measure.Result, loads, size int) bool {
+func (o Options) preciseOverLoads(total testrun.Result, loads, size int) bool {
 	for ci := range o.Cases {
 		if !o.rule(loads, size).Enough(sampled(sidesOf(total, ci))) {
 			return false
@@ -165,7 +165,7 @@ func (o Options) preciseOverLoads(total measure.Result, loads, size int) bool {
 
 // markPrecise marks every case whether it reached the precision asked
 // over all its loads: what the report's notes say of it.
-func (o Options) markPrecise(total *measure.Result, loads, size int) {
+func (o Options) markPrecise(total *testrun.Result, loads, size int) {
 	for ci := range o.Cases {
 		enough := o.rule(loads, size).Enough(sampled(sidesOf(*total, ci)))
 		for i := range total.Programs {
@@ -185,10 +185,10 @@ func (o Options) rule(loads, size int) stats.StoppingRule {
 
 // sidesOf is case ci of every load of every program, each program's in
 // turn.
-func sidesOf(total measure.Result, ci int) []measure.CaseResult {
-	var sides []measure.CaseResult
+func sidesOf(total testrun.Result, ci int) []testrun.CaseResult {
+	var sides []testrun.CaseResult
 	for _, p := range total.Programs {
-		for _, q := range append([]measure.ProgramResult{p}, p.Placements...) {
+		for _, q := range append([]testrun.ProgramResult{p}, p.Placements...) {
 			if ci < len(q.Cases) {
 				sides = append(sides, q.Cases[ci])
 			}
@@ -198,7 +198,7 @@ func sidesOf(total measure.Result, ci int) []measure.CaseResult {
 }
 
 // loadsOf is how many loads of each program total holds.
-func loadsOf(total measure.Result) int {
+func loadsOf(total testrun.Result) int {
 	if len(total.Programs) == 0 {
 		return 0
 	}
@@ -218,7 +218,7 @@ func (o Options) callersLoad() bool {
 
 // merge adds group g's result to total: its loads after each program's
 // loads so far, its floor's after the floor's.
-func merge(total *measure.Result, res measure.Result, g int) {
+func merge(total *testrun.Result, res testrun.Result, g int) {
 	if g == 0 {
 		*total = res
 		return

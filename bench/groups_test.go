@@ -4,22 +4,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // A group never holds more anchored programs than the dispatcher leaves
 // room for, and the loads spread evenly over as many groups as that takes.
 func TestGroupLoads(t *testing.T) {
-	two := []measure.Program{{Label: "before"}, {Label: "after"}}
-	thirteen := make([]measure.Program, 13)
+	two := []testrun.Program{{Label: "before"}, {Label: "after"}}
+	thirteen := make([]testrun.Program, 13)
 	for _, tt := range []struct {
 		name string
 		o    Options
 		want int
 	}{
-		{"the default", Options{Programs: two[:1], Placements: measure.DefaultLoads}, DefaultGroupLoads},
-		{"a comparison's default, one group", Options{Programs: two, Compared: true, Placements: measure.DefaultPlacements}, measure.DefaultPlacements},
+		{"the default", Options{Programs: two[:1], Placements: testrun.DefaultLoads}, DefaultGroupLoads},
+		{"a comparison's default, one group", Options{Programs: two, Compared: true, Placements: testrun.DefaultPlacements}, testrun.DefaultPlacements},
 		{"64 a build, in 4 groups of 16", Options{Programs: two, Compared: true, Placements: 64}, 16},
 		{"the ladder, two a group", Options{Programs: thirteen, Placements: 9}, 2},
 		{"the ladder, as many as fit", Options{Programs: thirteen, Placements: 9, GroupLoads: 9}, 3},
@@ -32,9 +32,9 @@ func TestGroupLoads(t *testing.T) {
 			if size != tt.want {
 				t.Errorf("%d loads a group, want %d", size, tt.want)
 			}
-			held := size*len(tt.o.Programs) + measure.FloorLoads(size)
-			if held > measure.DispatcherMax {
-				t.Errorf("%d programs anchored at once, more than the dispatcher's %d", held, measure.DispatcherMax)
+			held := size*len(tt.o.Programs) + testrun.FloorLoads(size)
+			if held > testrun.DispatcherMax {
+				t.Errorf("%d programs anchored at once, more than the dispatcher's %d", held, testrun.DispatcherMax)
 			}
 		})
 	}
@@ -44,8 +44,8 @@ func TestGroupLoads(t *testing.T) {
 // asked for, and no more once every estimate is precise; a fixed number
 // of rounds takes exactly the loads asked for.
 func TestAnotherGroup(t *testing.T) {
-	o := Options{Programs: []measure.Program{{}}, Placements: 16, Precision: 0.01, Budget: 5 * time.Second}
-	var none measure.Result
+	o := Options{Programs: []testrun.Program{{}}, Placements: 16, Precision: 0.01, Budget: 5 * time.Second}
+	var none testrun.Result
 	if !o.anotherGroup(1, 4, 4, none, time.Second, 400*time.Millisecond) {
 		t.Error("1 of 4 groups, 1 s of 5: stopped")
 	}
@@ -62,19 +62,19 @@ func TestAnotherGroup(t *testing.T) {
 // merge puts each group's loads after the loads so far, program by
 // program and for the floor, and counts the groups.
 func TestMerge(t *testing.T) {
-	group := func(tag string) measure.Result {
-		return measure.Result{
+	group := func(tag string) testrun.Result {
+		return testrun.Result{
 			Environment: results.Environment{KernelTime: time.Second, Notes: []string{"n"}},
-			Programs: []measure.ProgramResult{{Label: tag + "a0", Placements: []measure.ProgramResult{{Label: tag + "a1"}}},
-				{Label: tag + "b0", Placements: []measure.ProgramResult{{Label: tag + "b1"}}}},
-			Floor: &measure.ProgramResult{Label: tag + "f0"},
+			Programs: []testrun.ProgramResult{{Label: tag + "a0", Placements: []testrun.ProgramResult{{Label: tag + "a1"}}},
+				{Label: tag + "b0", Placements: []testrun.ProgramResult{{Label: tag + "b1"}}}},
+			Floor: &testrun.ProgramResult{Label: tag + "f0"},
 		}
 	}
-	var total measure.Result
+	var total testrun.Result
 	for g, tag := range []string{"x", "y", "z"} {
 		merge(&total, group(tag), g)
 	}
-	labels := func(p measure.ProgramResult) []string {
+	labels := func(p testrun.ProgramResult) []string {
 		out := []string{p.Label}
 		for _, q := range p.Placements {
 			out = append(out, q.Label)

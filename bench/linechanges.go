@@ -1,9 +1,9 @@
 package bench
 
 import (
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/profile"
+	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // linesNamed is how many changed lines a comparison names per case.
@@ -13,7 +13,7 @@ const linesNamed = 3
 // between the two builds, the lines whose counts changed most: from the
 // block counts the run kept. A build whose counts cannot be attributed
 // leaves the comparison as it was: the counts still stand.
-func addLineChanges(c *results.Comparison, res measure.Result) {
+func addLineChanges(c *results.Comparison, res testrun.Result) {
 	if c == nil || len(res.Programs) != 2 {
 		return
 	}

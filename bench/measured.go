@@ -4,16 +4,16 @@ import (
 	"encoding/hex"
 
 	"github.com/cilium/ebpf"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // measuredOf turns what package measure returns into the saved schema:
 // what analysis takes and results save, in their own words (hex frames,
 // action names, summaries of the frames a program left).
-func measuredOf(res measure.Result) results.Measured {
+func measuredOf(res testrun.Result) results.Measured {
 	m := results.Measured{Environment: res.Environment, Partial: res.Partial}
 	for _, p := range res.Programs {
 		m.Programs = append(m.Programs, program(p))
@@ -25,7 +25,7 @@ func measuredOf(res measure.Result) results.Measured {
 	return m
 }
 
-func program(p measure.ProgramResult) results.Program {
+func program(p testrun.ProgramResult) results.Program {
 	prog := results.Program{Label: p.Label, Object: p.Object, Info: results.ProgramInfo{Name: p.Info.Name, Type: p.Info.Type.String(), Section: p.Info.Section}}
 	for _, c := range p.Cases {
 		prog.Results = append(prog.Results, caseOf(p.Info.Type, c))
@@ -36,7 +36,7 @@ func program(p measure.ProgramResult) results.Program {
 	return prog
 }
 
-func caseOf(programType ebpf.ProgramType, c measure.CaseResult) results.Case {
+func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) results.Case {
 	rc := results.Case{
 		Name: c.Case.Name, Summary: c.Case.Summary, Length: len(c.Case.Frame), Frame: hex.EncodeToString(c.Case.Frame),
 		Return: c.Return, Action: c.Action, Retries: c.Retries, Single: c.Single, Restored: c.Restored,

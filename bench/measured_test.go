@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // measuredOf carries everything report shows: the frame a program left,
@@ -23,16 +23,16 @@ func TestMeasuredOf(t *testing.T) {
 	in := cases[0]
 	out := append([]byte{0xff}, in.Frame[1:]...)
 	cpu := 1
-	res := measure.Result{
-		Environment: results.Environment{Kernel: "k", Repeat: 7, Sampling: results.Sampling{Mode: string(measure.SamplingLinear), Step: 100, Levels: 10},
+	res := testrun.Result{
+		Environment: results.Environment{Kernel: "k", Repeat: 7, Sampling: results.Sampling{Mode: string(testrun.SamplingLinear), Step: 100, Levels: 10},
 			Dispatcher: results.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: results.MachineLoad{Preemptions: 3},
 			CPU: 0, CPULock: &results.CPULock{Path: "@xdpmicro-cpu0", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
-		Programs: []measure.ProgramResult{{Label: "after", Info: object.ProgramInfo{Name: "p", Type: ebpf.XDP},
-			Cases: []measure.CaseResult{{Case: in, Return: 3, Action: "XDP_TX", Samples: []float64{1, 2}, Output: out,
+		Programs: []testrun.ProgramResult{{Label: "after", Info: object.ProgramInfo{Name: "p", Type: ebpf.XDP},
+			Cases: []testrun.CaseResult{{Case: in, Return: 3, Action: "XDP_TX", Samples: []float64{1, 2}, Output: out,
 				OtherReturns: 5, OtherReturn: 2, Effects: []object.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},
 				ContextChanges: []object.ContextChange{{Field: "mark", In: 1, Out: 2}}}},
-			Placements: []measure.ProgramResult{{Label: "after"}}}},
-		Floor: &measure.ProgramResult{Label: "floor"},
+			Placements: []testrun.ProgramResult{{Label: "after"}}}},
+		Floor: &testrun.ProgramResult{Label: "floor"},
 	}
 	m := measuredOf(res)
 	c := m.Programs[0].Results[0]

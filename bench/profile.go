@@ -4,20 +4,20 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/profile"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // ProfileOptions is a profile run: one program, or two to compare (before,
 // then after), and the cases, maps and loading as bench's.
 type ProfileOptions struct {
-	Programs []measure.Program
+	Programs []testrun.Program
 	Cases    []packets.Case
 	MapInit  *object.MapInit
 	Load     object.LoadOptions
-	CPU      int // or measure.AnyCPU
+	CPU      int // or testrun.AnyCPU
 }
 
 // Profile runs every case once through each program's instrumented copy,
@@ -31,11 +31,11 @@ func Profile(ctx context.Context, o ProfileOptions, obs Observer) (*profile.Repo
 	case len(o.Cases) == 0:
 		return nil, fmt.Errorf("%w: no packet case", ErrOptions)
 	}
-	cfg := measure.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.CPU, Profile: true}
+	cfg := testrun.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.CPU, Profile: true}
 	if obs != nil {
 		cfg.Notice = obs.Notice
 	}
-	res, err := measure.Check(ctx, cfg)
+	res, err := testrun.Check(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func Profile(ctx context.Context, o ProfileOptions, obs Observer) (*profile.Repo
 }
 
 // profileOf attributes a checked program's block counts.
-func profileOf(pr measure.ProgramResult) (*profile.Profile, error) {
+func profileOf(pr testrun.ProgramResult) (*profile.Profile, error) {
 	if pr.Counted == nil {
 		why := "its instructions were not counted"
 		if len(pr.Cases) > 0 && pr.Cases[0].NoCount != "" {

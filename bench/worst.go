@@ -3,8 +3,8 @@ package bench
 import (
 	"context"
 
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/worst"
+	"github.com/xdpmicro/xdpmicro/internal/worst"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // WorstOptions is a search for the costliest packets of a program, and
@@ -51,7 +51,7 @@ func Worst(ctx context.Context, o WorstOptions, obs WorstObserver) (*worst.Repor
 		return rep, err
 	}
 	t := o.Time
-	t.Programs = []measure.Program{{Object: search.Object, Program: search.Program}}
+	t.Programs = []testrun.Program{{Object: search.Object, Program: search.Program}}
 	t.Compared, t.Baseline = false, nil
 	t.Cases, t.MapInit, t.Load = rep.Cases(), search.MapInit, search.Load
 	var timeObs Observer

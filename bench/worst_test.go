@@ -7,11 +7,11 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/internal/worst"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/worst"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // v3's costliest paths by instructions, timed: in time the costliest
@@ -31,7 +31,7 @@ func TestWorstV3Timed(t *testing.T) {
 	}
 	o := WorstOptions{
 		Search: worst.Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds, Candidates: 30_000, Seed: 1, Top: 6},
-		Time:   Options{CPU: measure.AnyCPU, Precision: stats.DefaultPrecision, Budget: 2 * time.Second, Stats: stats.DefaultOptions()},
+		Time:   Options{CPU: testrun.AnyCPU, Precision: stats.DefaultPrecision, Budget: 2 * time.Second, Stats: stats.DefaultOptions()},
 	}
 	rep, err := Worst(context.Background(), o, nil)
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/xdpmicro/xdpmicro/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"gonum.org/v1/plot"
 )
 

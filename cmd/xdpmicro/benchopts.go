@@ -7,10 +7,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/xdpmicro/xdpmicro/bench"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // options checks bench's flags, each where the user can be told which,
@@ -25,7 +25,7 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, e
 		return bench.Options{}, err
 	}
 	defaultEst := stats.Slope
-	if f.sampling == measure.SamplingFlat {
+	if f.sampling == testrun.SamplingFlat {
 		defaultEst = stats.Low
 	}
 	est, err := f.output.estimatorValue(defaultEst)
@@ -55,7 +55,7 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, e
 	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
 		o.Precision, o.Budget = f.precision, f.budget // else exactly --samples rounds
 		if o.Compared && !fl.Changed("time") {
-			o.Budget = measure.DefaultBudget // time to settle the verdicts
+			o.Budget = testrun.DefaultBudget // time to settle the verdicts
 		}
 	}
 	if err := f.readFiles(&o); err != nil {
@@ -107,8 +107,8 @@ func (f benchFlags) check(cmd *cobra.Command) error {
 	switch {
 	case f.singleRun && f.restore:
 		return usageError{errors.New("--single-run and --restore are two ways to give every run a fresh frame: choose one")}
-	case f.sampling != measure.SamplingLinear && f.sampling != measure.SamplingFlat:
-		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, measure.SamplingLinear, measure.SamplingFlat)}
+	case f.sampling != testrun.SamplingLinear && f.sampling != testrun.SamplingFlat:
+		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, testrun.SamplingLinear, testrun.SamplingFlat)}
 	case !(f.precision > 0 && f.precision < 1):
 		return usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
 	case f.budget <= 0:

@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Settings for tests that check a verdict on a real change: enough samples
@@ -47,7 +47,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 	c := rep.Comparison
 	// Linear sampling by default: each build loaded in several placements.
 	if c.Mode != results.Interleaved || c.Test != stats.BlockedTest || c.Estimator != string(stats.Slope) ||
-		len(rep.Programs[0].Placements) != measure.DefaultPlacements-1 || len(rep.Programs[1].Placements) != measure.DefaultPlacements-1 {
+		len(rep.Programs[0].Placements) != testrun.DefaultPlacements-1 || len(rep.Programs[1].Placements) != testrun.DefaultPlacements-1 {
 		t.Errorf("mode %q, test %q, estimator %q, %d and %d placements beside the first", c.Mode, c.Test, c.Estimator,
 			len(rep.Programs[0].Placements), len(rep.Programs[1].Placements))
 	}
@@ -57,7 +57,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 		default:
 			t.Errorf("%s: verdict %q is not one of the four", cc.Name, cc.Verdict)
 		}
-		// Over measure.DefaultPlacements loads of 20 samples each, Welch's
+		// Over testrun.DefaultPlacements loads of 20 samples each, Welch's
 		// interval is wide: the verdict is checked, not its size, which
 		// differs from host to host (the loop is 13 steps; 6-40 % on the
 		// hosts seen).

@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
-	"github.com/xdpmicro/xdpmicro/profile"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 type profileFlags struct {
@@ -145,5 +145,5 @@ func (f profileFlags) options(cmd *cobra.Command, args []string) (bench.ProfileO
 // noticeObserver hears only notices: a profile takes no samples.
 type noticeObserver struct{ notice func(string) }
 
-func (noticeObserver) Progress(measure.Progress) {}
+func (noticeObserver) Progress(testrun.Progress) {}
 func (o noticeObserver) Notice(line string)      { o.notice(line) }

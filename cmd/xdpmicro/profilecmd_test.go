@@ -10,7 +10,7 @@ import (
 	pprof "github.com/google/pprof/profile"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/profile"
+	"github.com/xdpmicro/xdpmicro/internal/profile"
 )
 
 // profile as a user runs it: the text, its totals as bench counts them,

@@ -10,12 +10,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/ladder"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/ladder"
-	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // errValidation marks a validation whose checks failed: a failed run.
@@ -26,7 +26,7 @@ type validateFlags struct {
 	cpu       cpuFlag
 	precision float64
 	budget    time.Duration
-	timer     measure.Timer
+	timer     testrun.Timer
 	// stats holds --confidence, --resamples and --estimator: validate
 	// takes bench's, and none of its report's.
 	stats  outputFlags
@@ -70,7 +70,7 @@ Exit code 1 if a check fails.`,
 	fl.IntVar(&f.runs, "runs", 3, "measure the whole ladder in `N` separate runs, each loading everything anew")
 	f.cpu.register(fl)
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
-	fl.DurationVar(&f.budget, "time", measure.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
 	registerTimer(fl, &f.timer)
 	f.stats.registerBootstrap(fl)
 	f.stats.registerEstimator(fl)
@@ -149,7 +149,7 @@ func (f validateFlags) options() (bench.Options, error) {
 	if err != nil {
 		return bench.Options{}, err
 	}
-	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = int(f.cpu), measure.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
+	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = int(f.cpu), testrun.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
 	return o, nil
 }
 
@@ -192,6 +192,6 @@ func ladderOptions() (bench.Options, error) {
 	programs := ladder.Programs()
 	// Every rung over as many loads as the dispatcher holds at once: a
 	// load's placement moves a rung by more than a fine step.
-	return bench.Options{Programs: programs, Cases: cases, Sampling: measure.SamplingLinear, CPU: measure.AnyCPU,
-		Placements: measure.MostLoads(len(programs))}, nil
+	return bench.Options{Programs: programs, Cases: cases, Sampling: testrun.SamplingLinear, CPU: testrun.AnyCPU,
+		Placements: testrun.MostLoads(len(programs))}, nil
 }

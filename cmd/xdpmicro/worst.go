@@ -12,12 +12,12 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/worst"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/worst"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 type worstFlags struct {
@@ -84,7 +84,7 @@ func (f *worstFlags) register(cmd *cobra.Command) {
 	explainDefault(fl, "candidates", "until --time")
 	fl.Uint64Var(&f.seed, "seed", worst.DefaultSeed, "seed the search with `N`: the same seed tries the same packets in the same order")
 	fl.IntVar(&f.top, "top", worst.DefaultTop, "keep and time the `N` costliest distinct paths")
-	fl.DurationVar(&f.timing, "timing", measure.DefaultBudget, "time the packets found for at most `D`, as bench --time; 0: rank by instructions only")
+	fl.DurationVar(&f.timing, "timing", testrun.DefaultBudget, "time the packets found for at most `D`, as bench --time; 0: rank by instructions only")
 	f.cpu.register(fl)
 	fl.StringVar(&f.format, "format", worst.FormatTable, "write the report in `FORMAT`: "+strings.Join(worst.Formats(), ", "))
 	fl.StringVarP(&f.output, "output", "o", "", "also write the packets found to `FILE`, atomically, as a packet file that bench --packets takes")
@@ -144,7 +144,7 @@ func (f worstFlags) options(args []string) (bench.WorstOptions, error) {
 	}
 	search := worst.Options{Object: obj, Program: program, MapInit: mapInit, Load: f.load.options(), Seeds: seeds,
 		Budget: f.budget, Candidates: f.candidates, Seed: f.seed, Top: f.top}
-	timing := bench.Options{CPU: int(f.cpu), Warmup: measure.DefaultWarmup, Precision: stats.DefaultPrecision,
+	timing := bench.Options{CPU: int(f.cpu), Warmup: testrun.DefaultWarmup, Precision: stats.DefaultPrecision,
 		Budget: f.timing, Stats: stats.DefaultOptions(), Settings: results.Settings{Program: f.program}}
 	return bench.WorstOptions{Search: search, Time: timing, NoTime: f.timing == 0}, nil
 }

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/internal/worst"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/worst"
 )
 
 // Bad flags: exit 2 and one line, before any search.
