@@ -1,10 +1,9 @@
-package report
+package htmlpage
 
 import (
 	"math"
 	"strconv"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"gonum.org/v1/plot"
 )
 
@@ -95,7 +94,7 @@ func (s span) beyond(values []float64) (below, above int) {
 }
 
 // bulkSpan is the range that shows the bulk of every set of values
-// (analysis.Bulk), joined over the sets, widened to hold marks (the
+// (Bulk), joined over the sets, widened to hold marks (the
 // estimates and their intervals), with a margin. One machine hiccup of
 // 170 ns no longer squeezes a 19 ns spike into a line; what lies beyond
 // is counted and marked at the edge.
@@ -105,7 +104,7 @@ func bulkSpan(sets [][]float64, quantum float64, marks ...float64) span {
 		if len(values) == 0 {
 			continue
 		}
-		lo, hi := analysis.Bulk(values, quantum)
+		lo, hi := Bulk(values, quantum)
 		s.lo, s.hi = min(s.lo, lo), max(s.hi, hi)
 	}
 	for _, m := range marks {

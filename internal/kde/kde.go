@@ -1,9 +1,10 @@
-package stats
+package kde
 
 import (
 	"math"
 	"slices"
 
+	"github.com/xdpmicro/xdpmicro/stats"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -56,7 +57,7 @@ func thin(sorted []float64, m int) []float64 {
 // tail does not inflate; zero when most samples are equal.
 func robustSpread(sorted []float64) float64 {
 	sd := stat.StdDev(sorted, nil)
-	if iqr := (Quantile(sorted, 0.75) - Quantile(sorted, 0.25)) / 1.349; iqr > 0 && iqr < sd {
+	if iqr := (stats.Quantile(sorted, 0.75) - stats.Quantile(sorted, 0.25)) / 1.349; iqr > 0 && iqr < sd {
 		return iqr
 	}
 	return sd

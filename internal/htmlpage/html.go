@@ -1,4 +1,4 @@
-package report
+package htmlpage
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/xdpmicro/xdpmicro/internal/figures"
+	"github.com/xdpmicro/xdpmicro/report"
 
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -35,7 +38,7 @@ func (r doc) writeHTML(dir string) error {
 	defer d.Close()
 	// A page has room for every column, and every line under the table.
 	var table bytes.Buffer
-	if err := (tableView{r, View{Wide: true, Verbose: true}}).write(&table); err != nil {
+	if err := report.Write(&table, r.Report, report.Table, report.View{Wide: true, Verbose: true}); err != nil {
 		return err
 	}
 	page := htmlPage{Title: r.title(), Table: table.String(), Lede: r.lede(), Summary: summaryFile, Header: r.summaryHeader()}
@@ -202,7 +205,7 @@ func (r doc) floorOf(name string) *results.Case {
 func (r doc) summaryCells(i int) []htmlCell {
 	name := r.Programs[0].Results[i].Name
 	interval := func(e results.Estimate) string {
-		return fmt.Sprintf("%s [%s %s] ns", ns(e.Point), ns(e.Lower), ns(e.Upper))
+		return fmt.Sprintf("%s [%s %s] ns", figures.NS(e.Point), figures.NS(e.Lower), figures.NS(e.Upper))
 	}
 	if c := r.Comparison; c != nil {
 		j := slices.IndexFunc(c.Cases, func(cc results.ComparedCase) bool { return cc.Name == name })
@@ -210,7 +213,7 @@ func (r doc) summaryCells(i int) []htmlCell {
 			return []htmlCell{{Text: "not compared"}}
 		}
 		cc := c.Cases[j]
-		verdict := htmlCell{Text: verdictText(cc.Verdict, false), Class: "verdict " + string(cc.Verdict)}
+		verdict := htmlCell{Text: figures.VerdictText(cc.Verdict, false), Class: "verdict " + string(cc.Verdict)}
 		if cc.ActionChanged() {
 			verdict.Text += "; ACTION CHANGED: " + cc.ActionBefore + " → " + cc.ActionAfter
 			verdict.Class = "verdict " + string(results.Regressed)
@@ -219,7 +222,7 @@ func (r doc) summaryCells(i int) []htmlCell {
 			{Text: interval(cc.Before), Class: "num"}, {Text: interval(cc.After), Class: "num"},
 			{Text: fmt.Sprintf("%+.2f %% [%+.2f %+.2f]", 100*cc.Change.Point, 100*cc.Change.Lower, 100*cc.Change.Upper), Class: "num"},
 			{Text: fmt.Sprintf("%+.2f ns", cc.Difference.Point), Class: "num"},
-			{Text: pValue(cc.P, c.Significance), Class: "num"},
+			{Text: figures.PValue(cc.P, c.Significance), Class: "num"},
 			verdict,
 		}
 	}
@@ -383,7 +386,7 @@ func (r doc) caseFigures(i int) (caseFigures, bool) {
 			// Each call's time per run, less the call's fitted fixed
 			// cost: continuous, and centred where the slope is.
 			linear = true
-			s.values = callTimes(c)
+			s.values = figures.CallTimes(c)
 		} else {
 			s.values = c.Samples
 		}
@@ -403,13 +406,13 @@ func (r doc) caseFigures(i int) (caseFigures, bool) {
 	case linear:
 		cf.quantity.noun = "each call's time per run"
 		cf.quantity.index = "call"
-		cf.quantity.repeats = "repeats " + repeats(env)
+		cf.quantity.repeats = "repeats " + figures.Repeats(env)
 		cf.quantity.resolution = 0 // a wall clock's ns over thousands of runs
 	case env.Timer == "" || env.Timer == "kernel":
 		cf.quantity.noun = "the kernel's figures"
 	}
 	if c := r.Programs[0].Results[i]; c.Single {
-		cf.quantity.repeats = repeatsOf(env, c)
+		cf.quantity.repeats = figures.RepeatsOf(env, c)
 	}
 	var sets [][]float64
 	var marks []float64
@@ -551,3 +554,6 @@ details.case > summary h2 { display: inline; font-size: 1.3em; margin-right: 0.5
 {{end}}</body>
 </html>
 `))
+
+// doc is a report as this package renders it.
+type doc struct{ *results.Report }
