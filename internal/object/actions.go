@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 )
 
 // The program types xdpmicro measures: all run on a packet through
@@ -22,21 +23,13 @@ var SupportedTypes = func() []string {
 	return names
 }()
 
-// actionNames are the named return codes of a program type; the index is
-// the code. tc's TC_ACT_UNSPEC is -1 and handled apart.
-var actionNames = map[ebpf.ProgramType][]string{
-	ebpf.XDP: {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT"},
-	ebpf.SchedCLS: {"TC_ACT_OK", "TC_ACT_RECLASSIFY", "TC_ACT_SHOT", "TC_ACT_PIPE",
-		"TC_ACT_STOLEN", "TC_ACT_QUEUED", "TC_ACT_REPEAT", "TC_ACT_REDIRECT", "TC_ACT_TRAP"},
-}
-
 const tcActUnspec = "TC_ACT_UNSPEC"
 
 // ActionName names a return code of a program of that type. A socket
 // filter's return is the number of bytes to keep, so it stays a number,
 // signed as the program returns it (-1: the whole packet).
 func ActionName(programType ebpf.ProgramType, ret uint32) string {
-	names := actionNames[programType]
+	names := btfvalue.ActionNames[programType]
 	switch {
 	case int(ret) < len(names):
 		return names[ret]
@@ -52,7 +45,7 @@ func ActionName(programType ebpf.ProgramType, ret uint32) string {
 // actions or a number, into a return code.
 func ParseExpect(programType ebpf.ProgramType, expect string) (uint32, error) {
 	name := strings.ToUpper(strings.TrimSpace(expect))
-	if i := slices.Index(actionNames[programType], name); i >= 0 {
+	if i := slices.Index(btfvalue.ActionNames[programType], name); i >= 0 {
 		return uint32(i), nil
 	}
 	if name == tcActUnspec && programType == ebpf.SchedCLS {
@@ -62,7 +55,7 @@ func ParseExpect(programType ebpf.ProgramType, expect string) (uint32, error) {
 		return uint32(n), nil
 	}
 	known := "a number"
-	if names := actionNames[programType]; len(names) > 0 {
+	if names := btfvalue.ActionNames[programType]; len(names) > 0 {
 		known = strings.Join(names, ", ") + " or a number"
 	}
 	return 0, fmt.Errorf("%w: expected action %q is not one of a %s program's: %s", ErrConfig, expect, programType, known)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 	"golang.org/x/sys/unix"
 )
 
@@ -209,7 +210,7 @@ func (l *Loaded) Effects(before MapState) ([]Effect, error) {
 				return nil, fmt.Errorf("map %s: %w", name, err)
 			}
 			for _, v := range values {
-				out = append(out, Effect{Map: name, Change: "pushed", Value: formatValue(spec.Value, v)})
+				out = append(out, Effect{Map: name, Change: "pushed", Value: btfvalue.Format(spec.Value, v)})
 			}
 			continue
 		}
@@ -243,7 +244,7 @@ func changes(name string, m *ebpf.Map, spec *ebpf.MapSpec, old, after *mapCopy) 
 		case isPerCPU(mt):
 			out = append(out, perCPUEffects(name, k, spec.Value, int(m.ValueSize()), o, a)...)
 		case o == nil || !bytes.Equal(a, o):
-			out = append(out, Effect{Map: name, Change: "set", Key: k, Value: formatValue(spec.Value, a)})
+			out = append(out, Effect{Map: name, Change: "set", Key: k, Value: btfvalue.Format(spec.Value, a)})
 		}
 	}
 	if bytes.Equal(old.keys, after.keys) {
@@ -292,7 +293,7 @@ func perCPUEffects(name, key string, t btf.Type, size int, old, new []byte) []Ef
 		if old == nil && !slices.ContainsFunc(a, func(b byte) bool { return b != 0 }) {
 			continue // a new entry's other CPUs start at zero
 		}
-		out = append(out, Effect{Map: name, Change: "set", Key: key, Value: formatValue(t, a), CPU: &cpu})
+		out = append(out, Effect{Map: name, Change: "set", Key: key, Value: btfvalue.Format(t, a), CPU: &cpu})
 	}
 	return out
 }
@@ -300,12 +301,12 @@ func perCPUEffects(name, key string, t btf.Type, size int, old, new []byte) []Ef
 // formatKey is formatValue, but shows an array's index as a number even
 // without BTF, as for the sections of global variables.
 func formatKey(mt ebpf.MapType, t btf.Type, key []byte) string {
-	if isVoid(t) && isArray(mt) {
-		if i, ok := uintValue(key, 4); ok {
+	if btfvalue.IsVoid(t) && isArray(mt) {
+		if i, ok := btfvalue.Uint(key, 4); ok {
 			return strconv.FormatUint(i, 10)
 		}
 	}
-	return formatValue(t, key)
+	return btfvalue.Format(t, key)
 }
 
 // batchSize is the number of entries a batched lookup asks for at once.

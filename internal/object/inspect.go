@@ -7,6 +7,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 )
 
 // MapInfo describes a map of an object, for a user writing a --map-init
@@ -99,7 +100,7 @@ func (o Object) Variables() ([]VariableInfo, error) {
 		if value == nil { // .bss
 			value = make([]byte, vs.Size())
 		}
-		info.Value = formatValue(t, value)
+		info.Value = btfvalue.Format(t, value)
 		infos = append(infos, info)
 	}
 	return infos, nil

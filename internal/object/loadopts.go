@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 	"gopkg.in/yaml.v3"
 )
 
@@ -223,7 +224,7 @@ func (s *Settings) prepare(spec *ebpf.CollectionSpec, object string) ([]string, 
 		if vs.Type == nil {
 			return nil, s.fail(a.file, a.where, "%s has no BTF for %s: its type is unknown", object, a.name)
 		}
-		b, err := encodeValue(vs.Type.Type, a.value)
+		b, err := btfvalue.Encode(vs.Type.Type, a.value)
 		if err != nil {
 			return nil, s.fail(a.file, a.where, "%s: %v", a.name, err)
 		}

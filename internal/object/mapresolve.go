@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 	"gopkg.in/yaml.v3"
 )
 
@@ -188,7 +189,7 @@ func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *e
 	case e.key == nil:
 		return u, mi.fail(e.line, "map %s: no key", name)
 	default:
-		if u.key, err = encodeSized(ms.Key, int(ms.KeySize), e.key, "key_hex"); err != nil {
+		if u.key, err = btfvalue.EncodeSized(ms.Key, int(ms.KeySize), e.key, "key_hex"); err != nil {
 			return u, mi.fail(e.line, "map %s key: %v", name, err)
 		}
 	}
@@ -196,7 +197,7 @@ func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *e
 		return u, mi.fail(e.line, "map %s: key of %d bytes, the map's are %d", name, len(u.key), ms.KeySize)
 	}
 	if isArray(ms.Type) {
-		if i, ok := uintValue(u.key, 4); ok && i >= uint64(ms.MaxEntries) {
+		if i, ok := btfvalue.Uint(u.key, 4); ok && i >= uint64(ms.MaxEntries) {
 			return u, mi.fail(e.line, "map %s: index %d is beyond its %d entries", name, i, ms.MaxEntries)
 		}
 	}
@@ -216,7 +217,7 @@ func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *e
 	case e.valueHex != nil:
 		u.value = e.valueHex[0]
 	default:
-		if u.value, err = encodeSized(ms.Value, int(ms.ValueSize), e.value, "value_hex"); err != nil {
+		if u.value, err = btfvalue.EncodeSized(ms.Value, int(ms.ValueSize), e.value, "value_hex"); err != nil {
 			return u, mi.fail(e.line, "map %s value: %v", name, err)
 		}
 	}

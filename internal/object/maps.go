@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
@@ -220,7 +221,7 @@ func (mi *MapInit) perCPUValues(name string, ms *ebpf.MapSpec, e mapEntry) ([][]
 			nodes = e.value.Content
 		}
 		for i, n := range nodes {
-			b, err := encodeSized(ms.Value, int(ms.ValueSize), n, "value_hex")
+			b, err := btfvalue.EncodeSized(ms.Value, int(ms.ValueSize), n, "value_hex")
 			if err != nil {
 				return nil, mi.fail(e.line, "map %s value (CPU %d): %v", name, i, err)
 			}
@@ -296,7 +297,7 @@ func (l *Loaded) Apply(updates []Update) error {
 			value = maps[u.inner]
 		}
 		if err := m.Update(key, value, ebpf.UpdateAny); err != nil {
-			entry := "value " + formatValue(spec.Value, u.value)
+			entry := "value " + btfvalue.Format(spec.Value, u.value)
 			if u.key != nil {
 				entry = "key " + formatKey(m.Type(), spec.Key, u.key)
 			}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 )
 
 const configInit = `maps:
@@ -48,7 +50,7 @@ func TestResolveMapInit(t *testing.T) {
 	if len(updates) != 1 || string(updates[0].value) != string(want) || len(updates[0].key) != 4 {
 		t.Fatalf("updates %+v, want value %v", updates, want)
 	}
-	if got := formatValue(spec.Maps["config"].Value, updates[0].value); got != "{port: 53, enabled: 1, pad: 0, limit: 59}" {
+	if got := btfvalue.Format(spec.Maps["config"].Value, updates[0].value); got != "{port: 53, enabled: 1, pad: 0, limit: 59}" {
 		t.Errorf("formatted %q", got)
 	}
 	for doc, msg := range map[string]string{

@@ -3,9 +3,10 @@ package object
 import (
 	"fmt"
 
-	"github.com/cilium/ebpf"
 	"path"
 	"strings"
+
+	"github.com/cilium/ebpf"
 )
 
 // Measurable says whether a program of the object can be measured as it

@@ -1,4 +1,4 @@
-package object
+package btfvalue
 
 import (
 	"encoding/binary"
@@ -10,15 +10,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"gopkg.in/yaml.v3"
 )
 
-// formatValue renders the bytes of a map key or value as its BTF type
+// Format renders the bytes of a map key or value as its BTF type
 // says: numbers, enum names, structs and unions by member, big-endian
 // fields as numbers. Without a type it falls back to hex.
-func formatValue(t btf.Type, b []byte) string {
-	if isVoid(t) {
+func Format(t btf.Type, b []byte) string {
+	if IsVoid(t) {
 		return hexString(b)
 	}
 	bigEndian := isBigEndian(t)
@@ -31,7 +32,7 @@ func formatValue(t btf.Type, b []byte) string {
 			return n
 		}
 	case *btf.Enum:
-		v, ok := uintValue(b, int(t.Size))
+		v, ok := Uint(b, int(t.Size))
 		if !ok {
 			break
 		}
@@ -56,7 +57,7 @@ func formatValue(t btf.Type, b []byte) string {
 		}
 		var elems []string
 		for i := range int(t.Nelems) {
-			elems = append(elems, formatValue(t.Type, b[i*size:(i+1)*size]))
+			elems = append(elems, Format(t.Type, b[i*size:(i+1)*size]))
 		}
 		return "[" + strings.Join(elems, ", ") + "]"
 	case *btf.Datasec:
@@ -66,7 +67,7 @@ func formatValue(t btf.Type, b []byte) string {
 			if !ok || int(v.Offset+v.Size) > len(b) {
 				continue
 			}
-			vars = append(vars, variable.Name+": "+formatValue(variable.Type, b[v.Offset:v.Offset+v.Size]))
+			vars = append(vars, variable.Name+": "+Format(variable.Type, b[v.Offset:v.Offset+v.Size]))
 		}
 		return "{" + strings.Join(vars, ", ") + "}"
 	}
@@ -91,7 +92,7 @@ func formatMembers(members []btf.Member, b []byte) ([]string, bool) {
 		if err != nil || m.Offset%8 != 0 || start+size > len(b) {
 			return nil, false
 		}
-		value := formatValue(m.Type, b[start:start+size])
+		value := Format(m.Type, b[start:start+size])
 		if m.Name == "" {
 			fields = append(fields, strings.Trim(value, "{}"))
 			continue
@@ -103,7 +104,8 @@ func formatMembers(members []btf.Member, b []byte) ([]string, bool) {
 
 func hexString(b []byte) string { return "0x" + hex.EncodeToString(b) }
 
-func isVoid(t btf.Type) bool {
+// IsVoid says whether t is no type at all: bytes without BTF.
+func IsVoid(t btf.Type) bool {
 	_, void := t.(*btf.Void)
 	return t == nil || void
 }
@@ -130,7 +132,8 @@ func isBigEndian(t btf.Type) bool {
 	return false
 }
 
-func uintValue(b []byte, size int) (uint64, bool) {
+// Uint reads a native-endian unsigned integer of size bytes, if b holds one.
+func Uint(b []byte, size int) (uint64, bool) {
 	return uintOrder(b, size, binary.NativeEndian)
 }
 
@@ -167,12 +170,12 @@ func intValue(b []byte, size int, signed, bigEndian bool) (string, bool) {
 	return strconv.FormatUint(v, 10), true
 }
 
-// encodeSized builds the bytes of a key or value of size bytes: from its
+// EncodeSized builds the bytes of a key or value of size bytes: from its
 // BTF type t when there is one; without, from a number or an address of
 // that size. hexField names the field to use instead.
-func encodeSized(t btf.Type, size int, n *yaml.Node, hexField string) ([]byte, error) {
-	if !isVoid(t) {
-		return encodeValue(t, n)
+func EncodeSized(t btf.Type, size int, n *yaml.Node, hexField string) ([]byte, error) {
+	if !IsVoid(t) {
+		return Encode(t, n)
 	}
 	out := make([]byte, size)
 	if n.Kind == yaml.ScalarNode {
@@ -190,11 +193,11 @@ func encodeSized(t btf.Type, size int, n *yaml.Node, hexField string) ([]byte, e
 	return nil, fmt.Errorf("line %d: the object has no BTF type for it: give a number, an address of %d bytes, or %s", n.Line, size, hexField)
 }
 
-// encodeValue builds the bytes of a key or value of BTF type t from YAML:
+// Encode builds the bytes of a key or value of BTF type t from YAML:
 // a number or enum name for integers and enums, a mapping by member for
 // structs and unions, a sequence for arrays, a string for an address of
 // the type's size or for a char array.
-func encodeValue(t btf.Type, n *yaml.Node) ([]byte, error) {
+func Encode(t btf.Type, n *yaml.Node) ([]byte, error) {
 	size, err := btf.Sizeof(t)
 	if err != nil {
 		return nil, fmt.Errorf("type %v has no size: %w", t, err)
@@ -279,7 +282,7 @@ func encodeDatasec(t *btf.Datasec, n *yaml.Node, out []byte) error {
 		if v == nil {
 			return fmt.Errorf("line %d: section %s has no variable %q", name.Line, t.Name, name.Value)
 		}
-		b, err := encodeValue(v.Type.(*btf.Var).Type, value)
+		b, err := Encode(v.Type.(*btf.Var).Type, value)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name.Value, err)
 		}
@@ -303,7 +306,7 @@ func encodeArray(t *btf.Array, n *yaml.Node, out []byte) error {
 		return fmt.Errorf("line %d: want a sequence of at most %d elements", n.Line, t.Nelems)
 	}
 	for i, e := range n.Content {
-		b, err := encodeValue(t.Type, e)
+		b, err := Encode(t.Type, e)
 		if err != nil {
 			return fmt.Errorf("[%d]: %w", i, err)
 		}
@@ -339,7 +342,7 @@ func encodeMembers(what string, members []btf.Member, n *yaml.Node, out []byte) 
 		if offset%8 != 0 {
 			return fmt.Errorf("line %d: %s: member %q is not byte-aligned", name.Line, what, name.Value)
 		}
-		b, err := encodeValue(m.Type, value)
+		b, err := Encode(m.Type, value)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name.Value, err)
 		}
@@ -426,7 +429,7 @@ func scalar(n *yaml.Node, signed bool, size int) (v uint64, raw bool, err error)
 	if n.Kind != yaml.ScalarNode {
 		return 0, false, fmt.Errorf("line %d: want a number", n.Line)
 	}
-	for _, names := range actionNames {
+	for _, names := range ActionNames {
 		if i := slices.Index(names, n.Value); i >= 0 {
 			return uint64(i), false, nil
 		}
@@ -447,7 +450,7 @@ func scalar(n *yaml.Node, signed bool, size int) (v uint64, raw bool, err error)
 		}
 		b := make([]byte, f.bits/8)
 		putBigEndian(b, x)
-		v, _ := uintValue(b, len(b))
+		v, _ := Uint(b, len(b))
 		return v, true, nil
 	}
 	if signed {
@@ -520,4 +523,12 @@ func getBits(b []byte, offset, size uint32) (uint64, bool) {
 		v |= uint64(bit) << i
 	}
 	return v, true
+}
+
+// ActionNames are the named return codes of a program type; the index is
+// the code. They live here because a map value in YAML may name one. tc's TC_ACT_UNSPEC is -1 and handled apart.
+var ActionNames = map[ebpf.ProgramType][]string{
+	ebpf.XDP: {"XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT"},
+	ebpf.SchedCLS: {"TC_ACT_OK", "TC_ACT_RECLASSIFY", "TC_ACT_SHOT", "TC_ACT_PIPE",
+		"TC_ACT_STOLEN", "TC_ACT_QUEUED", "TC_ACT_REPEAT", "TC_ACT_REDIRECT", "TC_ACT_TRAP"},
 }

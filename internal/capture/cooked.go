@@ -1,4 +1,4 @@
-package packets
+package capture
 
 import (
 	"encoding/binary"
@@ -17,11 +17,20 @@ import (
 // is Ethernet, and a destination as the packet type says (broadcast,
 // multicast, or the default).
 
+// DefaultSource and DefaultDestination are the MAC addresses a cooked
+// packet's Ethernet header gets where its pseudo-header gives none:
+// package packets' own defaults, which it takes from here so that the
+// two stay one.
+var (
+	DefaultSource      = net.HardwareAddr{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}
+	DefaultDestination = net.HardwareAddr{0x02, 0x00, 0x00, 0x00, 0x00, 0x02}
+)
+
 // Link types of the captures read, in full: gopacket's LinkType is a byte.
 const (
-	linkEthernet  = uint32(layers.LinkTypeEthernet)
-	linkLinuxSLL  = uint32(layers.LinkTypeLinuxSLL) // 113
-	linkLinuxSLL2 = 276
+	LinkEthernet  = uint32(layers.LinkTypeEthernet)
+	LinkLinuxSLL  = uint32(layers.LinkTypeLinuxSLL) // 113
+	LinkLinuxSLL2 = 276
 )
 
 // Cooked headers: SLL is packet type, ARPHRD type, address length,
@@ -30,21 +39,21 @@ const (
 const (
 	sllLength   = 16
 	sll2Length  = 20
-	arphrdEther = 1
+	ArphrdEther = 1
 )
 
 // Packet types of the cooked headers (PACKET_* of linux/if_packet.h).
 const (
-	packetHost      = 0
-	packetBroadcast = 1
-	packetMulticast = 2
-	packetOtherHost = 3
-	packetOutgoing  = 4
+	PacketHost      = 0
+	PacketBroadcast = 1
+	PacketMulticast = 2
+	PacketOtherHost = 3
+	PacketOutgoing  = 4
 )
 
-// errNotEthernet marks a cooked packet that has no Ethernet form, such as
+// ErrNotEthernet marks a cooked packet that has no Ethernet form, such as
 // an 802.2 LLC frame or a netlink message: it is skipped and counted.
-var errNotEthernet = errors.New("no Ethernet form")
+var ErrNotEthernet = errors.New("no Ethernet form")
 
 // cooked is what a cooked header says.
 type cooked struct {
@@ -59,9 +68,9 @@ type cooked struct {
 func parseCooked(link uint32, data []byte) (cooked, error) {
 	var c cooked
 	switch link {
-	case linkLinuxSLL:
+	case LinkLinuxSLL:
 		if len(data) < sllLength {
-			return c, errShort
+			return c, ErrShort
 		}
 		c = cooked{
 			packetType: binary.BigEndian.Uint16(data[0:]),
@@ -70,9 +79,9 @@ func parseCooked(link uint32, data []byte) (cooked, error) {
 			protocol:   binary.BigEndian.Uint16(data[14:]),
 			length:     sllLength,
 		}
-	case linkLinuxSLL2:
+	case LinkLinuxSLL2:
 		if len(data) < sll2Length {
-			return c, errShort
+			return c, ErrShort
 		}
 		c = cooked{
 			protocol:   binary.BigEndian.Uint16(data[0:]),
@@ -88,8 +97,8 @@ func parseCooked(link uint32, data []byte) (cooked, error) {
 	return c, nil
 }
 
-// errShort marks a packet too short to use.
-var errShort = errors.New("too short")
+// ErrShort marks a packet too short to use.
+var ErrShort = errors.New("too short")
 
 // fromCooked returns the Ethernet frame of a cooked packet, and a note on
 // where it came from for the case's summary.
@@ -101,11 +110,11 @@ func fromCooked(link uint32, data []byte) (frame []byte, note string, err error)
 	if c.protocol < 0x0600 {
 		// Below 0x0600 the field is one of Linux's ETH_P_802_2 and kin,
 		// not an EtherType.
-		return nil, "", fmt.Errorf("%w: cooked protocol %#04x", errNotEthernet, c.protocol)
+		return nil, "", fmt.Errorf("%w: cooked protocol %#04x", ErrNotEthernet, c.protocol)
 	}
 	payload := data[c.length:]
-	src := sourceMAC
-	if c.hatype == arphrdEther && len(c.addr) == 6 {
+	src := DefaultSource
+	if c.hatype == ArphrdEther && len(c.addr) == 6 {
 		src = net.HardwareAddr(c.addr)
 	}
 	dst := destinationMAC(c.packetType, layers.EthernetType(c.protocol), payload)
@@ -115,7 +124,7 @@ func fromCooked(link uint32, data []byte) (frame []byte, note string, err error)
 	frame = append(frame, payload...)
 
 	from := "SLL"
-	if link == linkLinuxSLL2 {
+	if link == LinkLinuxSLL2 {
 		from = fmt.Sprintf("SLL2, ifindex %d", c.ifindex)
 	}
 	return frame, fmt.Sprintf("from cooked %s, %s", from, packetTypeName(c.packetType)), nil
@@ -125,10 +134,10 @@ func fromCooked(link uint32, data []byte) (frame []byte, note string, err error)
 // address, the multicast MAC of an IP destination, or the default.
 func destinationMAC(packetType uint16, etherType layers.EthernetType, payload []byte) net.HardwareAddr {
 	switch {
-	case packetType == packetBroadcast:
-		return broadcastHW
-	case packetType != packetMulticast:
-		return destMAC
+	case packetType == PacketBroadcast:
+		return layers.EthernetBroadcast
+	case packetType != PacketMulticast:
+		return DefaultDestination
 	case etherType == layers.EthernetTypeIPv4 && len(payload) >= 20:
 		return net.HardwareAddr{0x01, 0x00, 0x5e, payload[17] & 0x7f, payload[18], payload[19]}
 	case etherType == layers.EthernetTypeIPv6 && len(payload) >= 40:
@@ -139,15 +148,15 @@ func destinationMAC(packetType uint16, etherType layers.EthernetType, payload []
 
 func packetTypeName(t uint16) string {
 	switch t {
-	case packetHost:
+	case PacketHost:
 		return "in"
-	case packetBroadcast:
+	case PacketBroadcast:
 		return "broadcast"
-	case packetMulticast:
+	case PacketMulticast:
 		return "multicast"
-	case packetOtherHost:
+	case PacketOtherHost:
 		return "other host"
-	case packetOutgoing:
+	case PacketOutgoing:
 		return "out"
 	}
 	return fmt.Sprintf("packet type %d", t)

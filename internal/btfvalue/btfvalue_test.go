@@ -1,4 +1,4 @@
-package object
+package btfvalue
 
 import (
 	"encoding/binary"
@@ -67,7 +67,7 @@ func TestEncodeValue(t *testing.T) {
 			"0a000001000000000000000000000000" + "01bb" + "06" + "8d",
 			"{vip: 167772161 | vipv6: [167772161, 0, 0, 0], port: 443, proto: 6, flags: 5, hash: 17}"},
 	} {
-		b, err := encodeValue(tt.t, yamlNode(t, tt.yaml))
+		b, err := Encode(tt.t, yamlNode(t, tt.yaml))
 		if err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 			continue
@@ -75,7 +75,7 @@ func TestEncodeValue(t *testing.T) {
 		if got := hex.EncodeToString(b); got != tt.hex {
 			t.Errorf("%s: %s gives %s, want %s", tt.name, tt.yaml, got, tt.hex)
 		}
-		if got := formatValue(tt.t, b); got != tt.format {
+		if got := Format(tt.t, b); got != tt.format {
 			t.Errorf("%s: formatted %q, want %q", tt.name, got, tt.format)
 		}
 	}
@@ -90,7 +90,7 @@ func TestEncodeValue(t *testing.T) {
 		{u32, "'2001:db8::1'", "is not an unsigned 32-bit number"},
 		{ifname, "a-very-long-name", "longer than 8 bytes"},
 	} {
-		if _, err := encodeValue(tt.t, yamlNode(t, tt.yaml)); err == nil || !strings.Contains(err.Error(), tt.msg) {
+		if _, err := Encode(tt.t, yamlNode(t, tt.yaml)); err == nil || !strings.Contains(err.Error(), tt.msg) {
 			t.Errorf("%s: %v, want %q", tt.yaml, err, tt.msg)
 		}
 	}
