@@ -10,6 +10,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/internal/stopping"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -214,15 +215,15 @@ func (o Options) plan() sampling {
 	if o.Samples > 0 {
 		rounds = o.Samples // the fewest, then
 	}
-	rule := stats.StoppingRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
+	rule := stopping.Rule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
 		Compare: o.Compared, Placements: o.Placements, Threshold: o.Compare.NoiseThreshold}
 	enough := func(_ int, results []testrun.CaseResult) bool { return rule.Enough(sampled(results)) }
 	return sampling{samples: rounds, enough: enough, budget: o.Budget, minTime: min(testrun.MinSamplingTime, o.Budget/2)}
 }
 
 // sampled hands measure's results so far to the stopping rules of stats.
-func sampled(results []testrun.CaseResult) []stats.Sampled {
-	out := make([]stats.Sampled, len(results))
+func sampled(results []testrun.CaseResult) []stopping.Sampled {
+	out := make([]stopping.Sampled, len(results))
 	for i, r := range results {
 		out[i].Samples = r.Samples
 		if len(r.Runs) > 0 {

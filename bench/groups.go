@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/internal/stopping"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -178,8 +178,8 @@ func (o Options) markPrecise(total *testrun.Result, loads, size int) {
 
 // rule is the stopping rule over loads loads of each program, measured
 // size a group.
-func (o Options) rule(loads, size int) stats.StoppingRule {
-	return stats.StoppingRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
+func (o Options) rule(loads, size int) stopping.Rule {
+	return stopping.Rule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
 		Compare: o.Compared, Placements: loads, PerGroup: size, Threshold: o.Compare.NoiseThreshold}
 }
 
