@@ -17,7 +17,7 @@ func (r doc) loadsNote() (n note, ok bool) {
 	if len(r.Programs) == 0 {
 		return note{}, false
 	}
-	p := r.Programs[len(r.Programs)-1]
+	p := r.Measured()
 	var spreads []string
 	loads := 0
 	for _, c := range p.Results {

@@ -20,6 +20,10 @@ const (
 	AcrossLoadsNoiseThreshold = 0.03
 )
 
+// DefaultSignificance is the p-value below which a change is
+// distinguishable from none.
+const DefaultSignificance = 0.05
+
 // DefaultPrecision is the relative half-width adaptive sampling brings
 // an estimate to: ±1 %.
 const DefaultPrecision = 0.01

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"os"
 	"os/signal"
 	"strings"
@@ -12,9 +11,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/phases"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/report"
@@ -90,7 +91,7 @@ UDP DNS, ICMP echo, IPv6 TCP SYN, VLAN-tagged UDP, ARP; see --class, --packets,
 its BPF instructions counted; then the measuring thread is pinned to one CPU,
 warms up, and samples all cases in turn, round after round. Each load of a
 program is compiled to its own address, which alone moves its speed by a few
-per cent, so the program is loaded ` + fmt.Sprint(testrun.DefaultLoads) + ` times, in groups of ` + fmt.Sprint(bench.DefaultGroupLoads) + ` loaded and sampled
+per cent, so the program is loaded ` + fmt.Sprint(testrun.DefaultLoads) + ` times, in groups of ` + fmt.Sprint(xdpmicro.DefaultGroupLoads) + ` loaded and sampled
 apart (--placements), and each figure is the mean over the loads, its
 interval Student's t over them: it holds the next run's figure. While an
 estimate is short of --precision and --time allows, more groups add loads
@@ -237,7 +238,7 @@ func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, er
 	return progs, defaults, nil
 }
 
-// runBench checks the flags, hands them to bench.Run as options, and
+// runBench checks the flags, hands them to xdpmicro.Run as options, and
 // writes what it returns: flags to options, and exit codes, nothing more.
 func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 	opts, err := f.options(cmd, args)
@@ -255,10 +256,10 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 	ctx, stop, caught := signalContext()
 	defer stop()
 	obs, stopProgress := observe(cmd, f.quiet)
-	rep, err := bench.Run(ctx, opts, obs)
+	rep, err := xdpmicro.Run(ctx, opts, obs)
 	stopProgress() // before anything else is written
 	switch {
-	case rep == nil && caught() != 0 && bench.Interrupted(err):
+	case rep == nil && caught() != 0 && xdpmicro.Interrupted(err):
 		// Stopped before any sample: waiting for the CPU, or loading.
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted before measuring; nothing written")
 		return interrupted{signal: int(caught())}

@@ -268,6 +268,15 @@ func (c *cpuFlag) register(fl *pflag.FlagSet) {
 		"-1 picks a quiet one and says why")
 }
 
+// option is --cpu as the options take it: nil for any CPU.
+func (c cpuFlag) option() *int {
+	if int(c) == testrun.AnyCPU {
+		return nil
+	}
+	n := int(c)
+	return &n
+}
+
 // registerTimer adds --timer, the same for every command that measures.
 func registerTimer(fl *pflag.FlagSet, timer *testrun.Timer) {
 	fl.StringVar((*string)(timer), "timer", string(testrun.TimerKernel), "time runs with `TIMER`: kernel (BPF_PROG_TEST_RUN's figure) "+

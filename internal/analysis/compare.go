@@ -41,7 +41,7 @@ func Against(base, current *results.Report, mode string, opts stats.CompareOptio
 	if len(base.Programs) == 0 || len(current.Programs) == 0 {
 		return nil, fmt.Errorf("%w: a result holds no program", ErrNotComparable)
 	}
-	before, after := base.Programs[len(base.Programs)-1], current.Programs[len(current.Programs)-1]
+	before, after := *base.Measured(), *current.Measured()
 	opts.Paired = false
 	var warnings []string
 	if opts.Estimator == "" {

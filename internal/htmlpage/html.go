@@ -115,7 +115,7 @@ func (r doc) title() string {
 	if c := r.Comparison; c != nil {
 		return "xdpmicro: " + c.Before + " → " + c.After
 	}
-	p := r.Programs[len(r.Programs)-1]
+	p := r.Measured()
 	return "xdpmicro: " + p.Info.Name + " in " + p.Object
 }
 
@@ -165,7 +165,7 @@ func (r doc) summaryRows() []summaryRow {
 		}
 		return rows
 	}
-	p := r.Programs[len(r.Programs)-1]
+	p := r.Measured()
 	for _, c := range p.Results {
 		if c.Stats == nil {
 			continue
@@ -226,7 +226,7 @@ func (r doc) summaryCells(i int) []htmlCell {
 			verdict,
 		}
 	}
-	p := r.Programs[len(r.Programs)-1]
+	p := r.Measured()
 	j := slices.IndexFunc(p.Results, func(c results.Case) bool { return c.Name == name })
 	if j < 0 || p.Results[j].Stats == nil {
 		return []htmlCell{{Text: "too few samples"}}

@@ -1,4 +1,4 @@
-package bench
+package xdpmicro
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func runProfile(t *testing.T, s subject) (*profile.Profile, []uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := ProfileOptions{Programs: []testrun.Program{s.prog}, Cases: cases, CPU: testrun.AnyCPU}
+	o := Options{Programs: []testrun.Program{s.prog}, Cases: cases}
 	if s.mapInit != "" {
 		if o.MapInit, err = object.ParseMapInit("init.yaml", []byte(s.mapInit)); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package bench
+package xdpmicro
 
 import (
 	"context"
@@ -17,31 +17,62 @@ import (
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
-// ErrOptions: options that cannot hold together.
+// ErrBadInput is what every error that is the caller's input being wrong
+// wraps (an object, a case, a file, an option), as opposed to the kernel
+// or the machine refusing: errors.Is(err, ErrBadInput) tells them apart.
+var ErrBadInput = badinput.Err
+
+// ErrOptions: options that cannot hold together. It wraps ErrBadInput.
 var ErrOptions = badinput.New("bad options")
 
-// Options is a run: what to measure, how to sample it, and how to judge
-// a comparison. The zero value of a field leaves it to Run.
+// Sentinels of Options for what a zero value cannot say, as zero is the
+// default.
+const (
+	// FixedSamples, as Precision, takes exactly Samples rounds: no
+	// adaptive sampling, no time budget.
+	FixedSamples = -1
+	// NoWarmup, as Warmup, warms up for one round only.
+	NoWarmup time.Duration = -1
+)
+
+// Options are a run: what to measure, how to sample it, and how to judge
+// a comparison. Its zero value (or nil, where a pointer is taken) is the
+// command's defaults, every one filled in one place (complete) and the
+// whole checked before anything is loaded.
 type Options struct {
 	// Programs are what to measure, in the same rounds; with Compared,
-	// two: before, then after, whose change is judged.
+	// two: before, then after, whose change is judged. Measure and
+	// Compare set them from their arguments.
 	Programs []testrun.Program
 	Compared bool
-	Cases    []packets.Case
-	MapInit  *object.MapInit
-	Load     object.LoadOptions
-	CPU      int // or testrun.AnyCPU
-	Warmup   time.Duration
-	// Samples, alone, is the exact number of rounds; with Precision it
-	// is the fewest before precision is judged.
+	// Cases are the packets to run: Measure and Compare take nil for the
+	// source-address classes on bundled builds, else the protocol mix.
+	// Build them with Frame, Classes, Mix, or package packets.
+	Cases   []packets.Case
+	MapInit *object.MapInit
+	Load    object.LoadOptions
+	// CPU pins the measuring threads to one CPU; nil lets xdpmicro choose
+	// a quiet one.
+	CPU *int
+	// Warmup is how long every case is sampled, in turn, before samples
+	// are kept: zero is testrun.DefaultWarmup, NoWarmup one round.
+	Warmup time.Duration
+	// Samples, with Precision FixedSamples, is the exact number of
+	// rounds; otherwise it is the fewest before precision is judged.
 	Samples int
 	// Precision, with Budget, samples until every estimate (every change,
-	// when comparing by slope) is known to ±Precision, or Budget is spent.
+	// when comparing by slope) is known to ±Precision, or Budget is spent:
+	// zero is stats.DefaultPrecision; FixedSamples takes Samples rounds.
 	Precision float64
-	Budget    time.Duration
-	Repeat    uint32
-	Sampling  testrun.SamplingMode // linear when empty
-	Timer     testrun.Timer
+	// Budget bounds calibration, warm-up and sampling: zero is
+	// testrun.DefaultBenchBudget, or testrun.DefaultBudget comparing.
+	// Benchmark takes -test.benchtime when it is a duration other than 1s.
+	Budget time.Duration
+	// Repeat, when set, is the top level of runs a call: the most a call
+	// runs, as bpftool's repeat.
+	Repeat   uint32
+	Sampling testrun.SamplingMode // linear when empty
+	Timer    testrun.Timer
 	// Placements loads each program that many times, sampled in the same
 	// rounds: 0 chooses, DefaultPlacements a build when comparing, else
 	// DefaultLoads. Each case stands for the mean over its loads.
@@ -57,8 +88,13 @@ type Options struct {
 	// Estimator is what stands for a case; empty: the slope with linear
 	// sampling, the low quantile with flat.
 	Estimator stats.Estimator
-	Stats     stats.Options
-	// Compare judges a comparison: against the first program, or Baseline.
+	// Stats are the intervals' confidence and resamples: zero is
+	// stats.DefaultOptions.
+	Stats stats.Options
+	// Compare judges a comparison: against the first program, or
+	// Baseline. Zero is Stats with stats.DefaultSignificance, the
+	// kernel's resolution as the quantum, and the estimator's default
+	// noise threshold.
 	Compare  stats.CompareOptions
 	Baseline *results.Report
 	// BaselineName labels Baseline's side of the comparison.
@@ -127,9 +163,9 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 	return rep, nil
 }
 
-// Measure measures as Run does, and returns what was measured, raw: for
+// MeasureRaw measures as Run does, and returns what was measured, raw: for
 // callers that analyse it their own way.
-func Measure(ctx context.Context, o Options, obs Observer) (results.Measured, error) {
+func MeasureRaw(ctx context.Context, o Options, obs Observer) (results.Measured, error) {
 	o, err := o.complete()
 	if err != nil {
 		return results.Measured{}, err
@@ -150,24 +186,32 @@ func (o Options) measureRaw(ctx context.Context, obs Observer) (testrun.Result, 
 	return o.measureGroups(ctx, obs)
 }
 
-// complete checks the options and fills what they leave to Run.
+// complete checks the options and fills what they leave zero with the
+// defaults, every one of them here: nothing is loaded before it.
 func (o Options) complete() (Options, error) {
-	switch {
-	case len(o.Programs) == 0:
-		return o, fmt.Errorf("%w: no program to measure", ErrOptions)
-	case o.Compared && len(o.Programs) != 2:
-		return o, fmt.Errorf("%w: %d programs to compare: want two, before and after", ErrOptions, len(o.Programs))
-	case o.Compared && o.Baseline != nil:
-		return o, fmt.Errorf("%w: compare two programs or against a baseline, not both", ErrOptions)
-	case o.Placements < 0:
-		return o, fmt.Errorf("%w: %d placements: want a positive count, or 0 for the default", ErrOptions, o.Placements)
-	case o.Precision < 0 || o.Precision >= 1:
-		return o, fmt.Errorf("%w: precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", ErrOptions, o.Precision)
-	case o.Precision > 0 && o.Budget <= 0:
-		return o, fmt.Errorf("%w: sampling to a precision needs a time budget", ErrOptions)
+	if err := o.check(); err != nil {
+		return o, err
 	}
 	if o.Started.IsZero() {
 		o.Started = time.Now()
+	}
+	switch o.Warmup {
+	case 0:
+		o.Warmup = testrun.DefaultWarmup
+	case NoWarmup:
+		o.Warmup = 0 // one round, as testrun takes a zero warm-up
+	}
+	switch o.Precision {
+	case 0:
+		o.Precision = stats.DefaultPrecision
+	case FixedSamples:
+		o.Precision = 0 // exactly Samples rounds, no budget
+	}
+	if o.Precision > 0 && o.Budget == 0 {
+		o.Budget = testrun.DefaultBenchBudget
+		if o.Compared {
+			o.Budget = testrun.DefaultBudget // time to settle the verdicts
+		}
 	}
 	if o.Sampling == "" {
 		o.Sampling = testrun.SamplingLinear
@@ -178,23 +222,77 @@ func (o Options) complete() (Options, error) {
 			o.Estimator = stats.Low
 		}
 	}
-	if o.Estimator.Fitted() && o.Sampling != testrun.SamplingLinear {
-		return o, fmt.Errorf("%w: the %s estimator needs linear sampling", ErrOptions, o.Estimator)
-	}
 	if o.Placements == 0 {
 		o.Placements = testrun.DefaultLoads
 		if o.Compared {
 			o.Placements = testrun.DefaultPlacements
 		}
 	}
-	if o.GroupLoads < 0 {
-		return o, fmt.Errorf("%w: %d loads a group: want a positive count, or 0 for the default", ErrOptions, o.GroupLoads)
+	if o.Stats == (stats.Options{}) {
+		o.Stats = stats.DefaultOptions()
 	}
-	if o.Precision > 0 && o.Estimator == stats.Min {
-		return o, fmt.Errorf("%w: the min estimator has no interval to bring to a precision: give a number of samples", ErrOptions)
+	if o.Compare == (stats.CompareOptions{}) {
+		o.Compare = stats.CompareOptions{
+			Options: o.Stats, Significance: stats.DefaultSignificance, Quantum: testrun.Resolution,
+			NoiseThreshold: stats.DefaultNoiseThreshold(o.Estimator, o.Compared), ThresholdChosen: true,
+		}
+	}
+	if err := o.checkCompleted(); err != nil {
+		return o, err
 	}
 	o.Compare.Estimator = o.Estimator
 	return o, nil
+}
+
+// check refuses options that cannot hold together, whatever the defaults.
+func (o Options) check() error {
+	switch {
+	case len(o.Programs) == 0:
+		return fmt.Errorf("%w: no program to measure", ErrOptions)
+	case o.Compared && len(o.Programs) != 2:
+		return fmt.Errorf("%w: %d programs to compare: want two, before and after", ErrOptions, len(o.Programs))
+	case o.Compared && o.Baseline != nil:
+		return fmt.Errorf("%w: compare two programs or against a baseline, not both", ErrOptions)
+	case o.Placements < 0:
+		return fmt.Errorf("%w: %d placements: want a positive count, or 0 for the default", ErrOptions, o.Placements)
+	case o.Precision != FixedSamples && (o.Precision < 0 || o.Precision >= 1):
+		return fmt.Errorf("%w: precision %g: want a fraction in (0, 1), 0 for the default, or FixedSamples for a fixed number of samples", ErrOptions, o.Precision)
+	case o.Budget < 0:
+		return fmt.Errorf("%w: a negative time budget (%s)", ErrOptions, o.Budget)
+	case o.Warmup < 0 && o.Warmup != NoWarmup:
+		return fmt.Errorf("%w: a negative warm-up (%s)", ErrOptions, o.Warmup)
+	case o.GroupLoads < 0:
+		return fmt.Errorf("%w: %d loads a group: want a positive count, or 0 for the default", ErrOptions, o.GroupLoads)
+	}
+	return nil
+}
+
+// checkCompleted refuses what only the defaults make clear.
+func (o Options) checkCompleted() error {
+	switch {
+	case o.Estimator.Fitted() && o.Sampling != testrun.SamplingLinear:
+		return fmt.Errorf("%w: the %s estimator needs linear sampling", ErrOptions, o.Estimator)
+	case o.Precision > 0 && o.Estimator == stats.Min:
+		return fmt.Errorf("%w: the min estimator has no interval to bring to a precision: give a number of samples", ErrOptions)
+	}
+	return nil
+}
+
+// cpu is the CPU to measure on, or testrun.AnyCPU.
+func (o Options) cpu() int {
+	if o.CPU == nil {
+		return testrun.AnyCPU
+	}
+	return *o.CPU
+}
+
+// Measured is the program the run is about: the only one, or the after
+// build of a comparison (see results.Report.Measured).
+func (o *Options) Measured() *testrun.Program {
+	if len(o.Programs) == 0 {
+		return nil
+	}
+	return &o.Programs[len(o.Programs)-1]
 }
 
 // sampling is how many samples to take, or until when.
@@ -240,7 +338,7 @@ func sampled(results []testrun.CaseResult) []stopping.Sampled {
 // config is measure's configuration of the run.
 func (o Options) config(plan sampling, obs Observer) testrun.Config {
 	cfg := testrun.Config{
-		Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.CPU,
+		Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.cpu(),
 		Warmup: o.Warmup, Samples: plan.samples, Enough: plan.enough, Budget: plan.budget, MinTime: plan.minTime,
 		Repeat: o.Repeat, Timer: o.Timer, Sampling: o.Sampling, Placements: o.Placements,
 		SingleRun: o.SingleRun, Restore: o.Restore,
@@ -262,14 +360,14 @@ func (o Options) config(plan sampling, obs Observer) testrun.Config {
 // settings are the report's record of the run.
 func (o Options) settings() results.Settings {
 	s := o.Settings
-	s.Cases, s.CPU, s.Samples, s.Repeat, s.Warmup = nil, o.CPU, o.Samples, o.Repeat, o.Warmup.String()
+	s.Cases, s.CPU, s.Samples, s.Repeat, s.Warmup = nil, o.cpu(), o.Samples, o.Repeat, o.Warmup.String()
 	for _, c := range o.Cases {
 		s.Cases = append(s.Cases, c.Name)
 	}
 	s.Estimator = o.Estimator
 	s.Confidence, s.Resamples = o.Stats.Confidence, o.Stats.Resamples
 	if s.Object == "" {
-		s.Object = o.Programs[len(o.Programs)-1].Object.Name
+		s.Object = o.Measured().Object.Name
 	}
 	if o.Compared && s.Before == "" {
 		s.Before = o.Programs[0].Object.Name

@@ -1,37 +1,26 @@
-package bench
+package xdpmicro
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/profile"
-	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
-// ProfileOptions is a profile run: one program, or two to compare (before,
-// then after), and the cases, maps and loading as bench's.
-type ProfileOptions struct {
-	Programs []testrun.Program
-	Cases    []packets.Case
-	MapInit  *object.MapInit
-	Load     object.LoadOptions
-	CPU      int // or testrun.AnyCPU
-}
-
 // Profile runs every case once through each program's instrumented copy,
 // as bench counts instructions, and attributes each case's instructions to
-// the program's lines and functions; with two programs, it compares them.
-// Nothing is timed.
-func Profile(ctx context.Context, o ProfileOptions, obs Observer) (*profile.Report, error) {
+// the program's lines and functions; with two programs (before, then
+// after), it compares them. Of o it takes the programs, the cases, the
+// maps, the loading and the CPU; nothing is timed.
+func Profile(ctx context.Context, o Options, obs Observer) (*profile.Report, error) {
 	switch {
 	case len(o.Programs) == 0 || len(o.Programs) > 2:
 		return nil, fmt.Errorf("%w: %d programs to profile: want one, or two to compare", ErrOptions, len(o.Programs))
 	case len(o.Cases) == 0:
 		return nil, fmt.Errorf("%w: no packet case", ErrOptions)
 	}
-	cfg := testrun.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.CPU, Profile: true}
+	cfg := testrun.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.cpu(), Profile: true}
 	if obs != nil {
 		cfg.Notice = obs.Notice
 	}

@@ -1,4 +1,4 @@
-package bench
+package xdpmicro
 
 import (
 	"github.com/xdpmicro/xdpmicro/internal/profile"

@@ -1,4 +1,4 @@
-package bench
+package xdpmicro
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/worst"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // v3's costliest paths by instructions, timed: in time the costliest
@@ -29,11 +28,9 @@ func TestWorstV3Timed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := WorstOptions{
-		Search: worst.Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds, Candidates: 30_000, Seed: 1, Top: 6},
-		Time:   Options{CPU: testrun.AnyCPU, Precision: stats.DefaultPrecision, Budget: 2 * time.Second, Stats: stats.DefaultOptions()},
-	}
-	rep, err := Worst(context.Background(), o, nil)
+	search := worst.Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds, Candidates: 30_000, Seed: 1, Top: 6}
+	timing := &Options{Warmup: NoWarmup, Precision: stats.DefaultPrecision, Budget: 2 * time.Second, Stats: stats.DefaultOptions()}
+	rep, err := Worst(context.Background(), search, timing, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

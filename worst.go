@@ -1,4 +1,4 @@
-package bench
+package xdpmicro
 
 import (
 	"context"
@@ -6,17 +6,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/worst"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
-
-// WorstOptions is a search for the costliest packets of a program, and
-// the timing of those it finds.
-type WorstOptions struct {
-	Search worst.Options
-	// Time is how the packets found are timed, as Run times cases: the
-	// program, its maps and the cases are the search's. NoTime ranks
-	// them by instructions alone.
-	Time   Options
-	NoTime bool
-}
 
 // WorstObserver hears of a search while it goes, and of the timing after
 // it as Run's observer does.
@@ -26,12 +15,13 @@ type WorstObserver interface {
 }
 
 // Worst searches for the packets that run the most instructions, then
-// times the costliest distinct paths with Run, net of the floor, and
-// ranks them both ways. Interrupted, it returns what it has with ctx's
+// times the costliest distinct paths with Run, as timing says (the
+// program, its maps and the cases are the search's), net of the floor,
+// and ranks them both ways; a nil timing ranks them by instructions
+// alone. Interrupted, it returns what it has with ctx's
 // error: the search's costliest so far, untimed, or the timing's partial
 // figures.
-func Worst(ctx context.Context, o WorstOptions, obs WorstObserver) (*worst.Report, error) {
-	search := o.Search
+func Worst(ctx context.Context, search worst.Options, timing *Options, obs WorstObserver) (*worst.Report, error) {
 	if obs != nil {
 		search.Progress = obs.Searching
 	}
@@ -47,10 +37,10 @@ func Worst(ctx context.Context, o WorstOptions, obs WorstObserver) (*worst.Repor
 		}
 		obs.Searching(final)
 	}
-	if err != nil || o.NoTime || len(rep.Packets) == 0 {
+	if err != nil || timing == nil || len(rep.Packets) == 0 {
 		return rep, err
 	}
-	t := o.Time
+	t := *timing
 	t.Programs = []testrun.Program{{Object: search.Object, Program: search.Program}}
 	t.Compared, t.Baseline = false, nil
 	t.Cases, t.MapInit, t.Load = rep.Cases(), search.MapInit, search.Load
