@@ -123,6 +123,8 @@ func (f benchFlags) check(cmd *cobra.Command) error {
 		return usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
 	case f.budget <= 0:
 		return usageError{fmt.Errorf("--time %s: want a positive duration, e.g. 10s", f.budget)}
+	case f.warmup < 0:
+		return usageError{fmt.Errorf("--warmup %s: the warm-up must not be negative", f.warmup)}
 	}
 	return nil
 }

@@ -135,6 +135,12 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 	if err := checkFileTarget("output", f.output); err != nil {
 		return xdpmicro.Options{}, err
 	}
+	if f.precision > 0 && f.budget <= 0 {
+		return xdpmicro.Options{}, usageError{fmt.Errorf("--time %s: sampling to a precision needs a time budget", f.budget)}
+	}
+	if f.precision < 0 || f.precision >= 1 {
+		return xdpmicro.Options{}, usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", f.precision)}
+	}
 	if err := f.cpu.check(); err != nil {
 		return xdpmicro.Options{}, err
 	}
@@ -151,6 +157,9 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 		return xdpmicro.Options{}, err
 	}
 	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = f.cpu.option(), testrun.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
+	if f.precision == 0 {
+		o.Precision = xdpmicro.FixedSamples // the options' zero is the default
+	}
 	return o, nil
 }
 
