@@ -28,7 +28,7 @@ type subject struct {
 
 func testObject(t *testing.T, file string) object.Object {
 	t.Helper()
-	obj, err := object.ReadObject("../bpf/testdata/" + file)
+	obj, err := object.ReadObject("bpf/testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
