@@ -99,7 +99,7 @@ func (o Options) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 	return total, nil
 }
 
-// groupConfig is measure's configuration of group g of size loads a
+// groupConfig is testrun's configuration of group g of size loads a
 // program, in a run that started at start.
 func (o Options) groupConfig(g, size int, start time.Time, obs Observer) testrun.Config {
 	plan := o.plan()

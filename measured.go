@@ -10,7 +10,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
-// measuredOf turns what package measure returns into the saved schema:
+// measuredOf turns what package testrun returns into the saved schema:
 // what analysis takes and results save, in their own words (hex frames,
 // action names, summaries of the frames a program left).
 func measuredOf(res testrun.Result) results.Measured {

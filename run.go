@@ -181,7 +181,7 @@ func (o Options) measure(ctx context.Context, obs Observer) (results.Measured, e
 	return measuredOf(res), err
 }
 
-// measureRaw measures, and returns what package measure found.
+// measureRaw measures, and returns what package testrun found.
 func (o Options) measureRaw(ctx context.Context, obs Observer) (testrun.Result, error) {
 	return o.measureGroups(ctx, obs)
 }
@@ -319,7 +319,7 @@ func (o Options) plan() sampling {
 	return sampling{samples: rounds, enough: enough, budget: o.Budget, minTime: min(testrun.MinSamplingTime, o.Budget/2)}
 }
 
-// sampled hands measure's results so far to the stopping rules of stats.
+// sampled hands testrun's results so far to the stopping rules (internal/stopping).
 func sampled(results []testrun.CaseResult) []stopping.Sampled {
 	out := make([]stopping.Sampled, len(results))
 	for i, r := range results {
@@ -335,7 +335,7 @@ func sampled(results []testrun.CaseResult) []stopping.Sampled {
 	return out
 }
 
-// config is measure's configuration of the run.
+// config is testrun's configuration of the run.
 func (o Options) config(plan sampling, obs Observer) testrun.Config {
 	cfg := testrun.Config{
 		Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.cpu(),

@@ -1,4 +1,4 @@
-// Package measure measures BPF programs through the kernel's
+// Package testrun drives BPF programs through the kernel's
 // BPF_PROG_TEST_RUN command, without attaching them anywhere.
 //
 // It loads an object, picks the program, runs every packet case once and
@@ -20,12 +20,12 @@
 // about a microsecond; calibration measures both costs and anchors only
 // where it pays.
 //
-// Where to measure is package host's: a run holds a machine-wide lock on
+// Where to measure is internal/host's: a run holds a machine-wide lock on
 // its measuring CPU (host.ChooseCPU) from choosing it until it returns, so
 // that two xdpmicro runs never measure on one CPU at once, and host watches
 // what else the machine did meanwhile.
 //
-// What it measures, package object loads: as its own loader would set it
+// What it measures, internal/object loads: as its own loader would set it
 // up, with its maps filled, never pinned or attached. The checking run
 // runs every case once through each program and records its action, its
 // frame and what it changed in the maps.

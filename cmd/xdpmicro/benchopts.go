@@ -15,7 +15,7 @@ import (
 )
 
 // options checks bench's flags, each where the user can be told which,
-// and turns them into bench's options: the programs, the cases, the
+// and turns them into the root package's Options: the programs, the cases, the
 // map-init file and the baseline read, nothing measured.
 func (f benchFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options, error) {
 	if err := f.check(cmd); err != nil {

@@ -12,5 +12,5 @@
 // maps and variables (inspect.go), and lays out the program type's
 // context (context.go).
 //
-// It times nothing: package measure samples what it loads.
+// It times nothing: package testrun samples what it loads.
 package object
