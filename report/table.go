@@ -580,42 +580,9 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 		levels = 1 // no width to keep
 	}
 	level, err := writeFitting(w, levels, func(w io.Writer, level int) error {
-		var table *tablewriter.Table
-		if wide {
-			table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
-			table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict", "outliers")
-		} else {
-			// The estimator is named under the table; p and Δ in ns wait
-			// for --wide: the verdict holds p.
-			header := []any{"case", "insns", "before, ns", "after, ns", fmt.Sprintf("change %% [%g%% CI]", 100*confidence), "verdict"}
-			if level != outliersLine {
-				header = append(header, "outliers")
-			}
-			table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
-			table.Header(header...)
-		}
+		table := comparisonTable(w, est, confidence, wide, level)
 		for i, cc := range c.Cases {
-			m := cc.Change
-			var row []string
-			if wide {
-				row = []string{cc.Name, insnsChange(cc),
-					fmt.Sprintf("%s ns ±%s %%", figures.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-					fmt.Sprintf("%s ns ±%s %%", figures.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
-					fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
-					fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
-					figures.PValue(cc.P, c.Significance),
-					figures.VerdictText(cc.Verdict, wide),
-				}
-			} else {
-				// The change's digits as its size needs: the header has
-				// its %.
-				row = []string{cc.Name, insnsChange(cc),
-					fmt.Sprintf("%s ±%s %%", figures.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-					fmt.Sprintf("%s ±%s %%", figures.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
-					changeCell(m),
-					figures.VerdictText(cc.Verdict, wide),
-				}
-			}
+			row := c.row(cc, wide)
 			if wide || level != outliersLine {
 				cell := ""
 				if s := outliers[i]; s != nil {
@@ -663,6 +630,47 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// comparisonTable is the comparison's table with its header: every
+// column when wide, else the ones that fit 100 columns at level.
+func comparisonTable(w io.Writer, est string, confidence float64, wide bool, level int) *tablewriter.Table {
+	if wide {
+		table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
+		table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict", "outliers")
+		return table
+	}
+	// The estimator is named under the table; p and Δ in ns wait for
+	// --wide: the verdict holds p.
+	header := []any{"case", "insns", "before, ns", "after, ns", fmt.Sprintf("change %% [%g%% CI]", 100*confidence), "verdict"}
+	if level != outliersLine {
+		header = append(header, "outliers")
+	}
+	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
+	table.Header(header...)
+	return table
+}
+
+// row is a compared case's cells, its outliers aside.
+func (c comparison) row(cc results.ComparedCase, wide bool) []string {
+	m := cc.Change
+	if wide {
+		return []string{cc.Name, insnsChange(cc),
+			fmt.Sprintf("%s ns ±%s %%", figures.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+			fmt.Sprintf("%s ns ±%s %%", figures.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+			fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
+			fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
+			figures.PValue(cc.P, c.Significance),
+			figures.VerdictText(cc.Verdict, wide),
+		}
+	}
+	// The change's digits as its size needs: the header has its %.
+	return []string{cc.Name, insnsChange(cc),
+		fmt.Sprintf("%s ±%s %%", figures.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+		fmt.Sprintf("%s ±%s %%", figures.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+		changeCell(m),
+		figures.VerdictText(cc.Verdict, wide),
+	}
 }
 
 // unsettledNote names the cases whose change's interval crosses the

@@ -84,78 +84,12 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: too few samples to compare", b.Name))
 			continue
 		}
-		if b.Frame != a.Frame {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: the packets differ", b.Name))
-		}
-		if b.Restored != a.Restored {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: measured through the restorer on one side only: its figures hold the restoring, compare nets of the floor", b.Name))
-		}
-		caseOpts := opts
-		switch linear := bothLinear(b, a); {
-		case opts.Estimator == "" && linear:
-			caseOpts.Estimator = stats.Slope
-		case opts.Estimator.Fitted() && (b.Single || a.Single):
-			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: measured one run a call (a program changes its frame): compared by the low estimator", b.Name))
-			caseOpts.Estimator = stats.Low
-		case opts.Estimator.Fitted() && !linear:
-			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: not sampled linearly on both sides: compared by the low estimator", b.Name))
-			caseOpts.Estimator = stats.Low
-		}
-		if caseOpts.Estimator != "" {
-			c.Estimator = string(caseOpts.Estimator)
-		}
-		cc := results.ComparedCase{Name: b.Name, Source: b.Source, Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator)}
-		var err error
-		bl, al := loadsOf(b, caseOpts.Estimator), loadsOf(a, caseOpts.Estimator)
-		switch {
-		case bl != nil && al != nil && opts.Paired:
-			// Blocked by group: what a group's rounds shared divides out;
-			// by Welch where the loads do not pair up (a cancelled run).
-			if len(bl.Points) == len(al.Points) {
-				cc.Comparison, err = stats.CompareBlocked(*bl, *al, bl.PerGroup, b.Samples, a.Samples, caseOpts)
-			} else {
-				cc.Comparison, _, err = stats.CompareOverLoads(*bl, *al, b.Samples, a.Samples, caseOpts)
-			}
-			cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
-		case bl != nil && al != nil:
-			if caseOpts.ThresholdChosen {
-				caseOpts.NoiseThreshold = stats.AcrossLoadsNoiseThreshold
-				c.NoiseThreshold = caseOpts.NoiseThreshold
-			}
-			// By the time over the floor where both runs have it: the
-			// machine's speed, which differs between runs, divides out.
-			byb, bya := bl, al
-			if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil {
-				byb, bya = b.Stats.OverFloor, a.Stats.OverFloor
-			}
-			cc.Comparison, err = stats.CompareLoads(*byb, *bya, caseOpts)
-			if byb != bl {
-				cc.Comparison.Test = stats.FloorLoadsTest
-			}
-			cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
-		case caseOpts.Estimator.Fitted():
-			bs, as := placementsOf(before, b.Name), placementsOf(after, a.Name)
-			if !opts.Paired && len(bs) > 0 && len(as) > 0 {
-				// Runs at different times, one of them over a single load
-				// (saved before loads were measured, or a loaded program):
-				// each side's first load.
-				bs, as = bs[:1], as[:1]
-			}
-			var fc stats.FitChange
-			cc.Comparison, fc, err = compareLinear(bs, as, caseOpts)
-			if len(bs) > 1 || len(as) > 1 {
-				cc.Before, cc.After, cc.Placements, cc.PlacementSpread = fc.Before, fc.After, min(len(bs), len(as)), fc.Spread
-			}
-		default:
-			cc.Comparison, _, err = caseOpts.Estimator.Method().Compare(stats.Side{Samples: b.Samples}, stats.Side{Samples: a.Samples}, caseOpts)
-		}
+		c.Warnings = append(c.Warnings, caseWarnings(b, a)...)
+		caseOpts := caseOptions(c, b, a, opts)
+		cc, err := compareCase(c, before, after, b, a, opts, caseOpts)
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", b.Name, err)
 		}
-		if b.Action != a.Action {
-			cc.ActionBefore, cc.ActionAfter = b.Action, a.Action
-		}
-		cc.InsnsBefore, cc.InsnsAfter = b.Instructions, a.Instructions
 		c.Test = cc.Test
 		c.Cases = append(c.Cases, cc)
 	}
@@ -168,6 +102,103 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 		return nil, fmt.Errorf("%w: no case measured on both sides", ErrNotComparable)
 	}
 	return c, nil
+}
+
+// caseWarnings say what makes a case's two sides less alike than their
+// names: other packets, or the restorer on one side only.
+func caseWarnings(b, a results.Case) []string {
+	var out []string
+	if b.Frame != a.Frame {
+		out = append(out, fmt.Sprintf("case %s: the packets differ", b.Name))
+	}
+	if b.Restored != a.Restored {
+		out = append(out, fmt.Sprintf("case %s: measured through the restorer on one side only: its figures hold the restoring, compare nets of the floor", b.Name))
+	}
+	return out
+}
+
+// caseOptions are opts for one case, its estimator the one both sides
+// can be compared by (the low one where a slope is not to be had on
+// both), recorded in c, with a warning when it is not the one asked for.
+func caseOptions(c *results.Comparison, b, a results.Case, opts stats.CompareOptions) stats.CompareOptions {
+	caseOpts := opts
+	switch linear := bothLinear(b, a); {
+	case opts.Estimator == "" && linear:
+		caseOpts.Estimator = stats.Slope
+	case opts.Estimator.Fitted() && (b.Single || a.Single):
+		c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: measured one run a call (a program changes its frame): compared by the low estimator", b.Name))
+		caseOpts.Estimator = stats.Low
+	case opts.Estimator.Fitted() && !linear:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: not sampled linearly on both sides: compared by the low estimator", b.Name))
+		caseOpts.Estimator = stats.Low
+	}
+	if caseOpts.Estimator != "" {
+		c.Estimator = string(caseOpts.Estimator)
+	}
+	return caseOpts
+}
+
+// compareCase compares one case's sides by what both have: their loads
+// (blocked by group when paired, else over the floor where both have
+// it), their placements' slopes, or their samples.
+func compareCase(c *results.Comparison, before, after results.Program, b, a results.Case, opts, caseOpts stats.CompareOptions) (results.ComparedCase, error) {
+	cc := results.ComparedCase{Name: b.Name, Source: b.Source, Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator)}
+	var err error
+	bl, al := loadsOf(b, caseOpts.Estimator), loadsOf(a, caseOpts.Estimator)
+	switch {
+	case bl != nil && al != nil && opts.Paired:
+		// Blocked by group: what a group's rounds shared divides out;
+		// by Welch where the loads do not pair up (a cancelled run).
+		if len(bl.Points) == len(al.Points) {
+			cc.Comparison, err = stats.CompareBlocked(*bl, *al, bl.PerGroup, b.Samples, a.Samples, caseOpts)
+		} else {
+			cc.Comparison, _, err = stats.CompareOverLoads(*bl, *al, b.Samples, a.Samples, caseOpts)
+		}
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
+	case bl != nil && al != nil:
+		if caseOpts.ThresholdChosen {
+			caseOpts.NoiseThreshold = stats.AcrossLoadsNoiseThreshold
+			c.NoiseThreshold = caseOpts.NoiseThreshold
+		}
+		// By the time over the floor where both runs have it: the
+		// machine's speed, which differs between runs, divides out.
+		byb, bya := bl, al
+		if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil {
+			byb, bya = b.Stats.OverFloor, a.Stats.OverFloor
+		}
+		cc.Comparison, err = stats.CompareLoads(*byb, *bya, caseOpts)
+		if byb != bl {
+			cc.Comparison.Test = stats.FloorLoadsTest
+		}
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
+	case caseOpts.Estimator.Fitted():
+		err = compareSlopes(&cc, before, after, b, a, opts.Paired, caseOpts)
+	default:
+		cc.Comparison, _, err = caseOpts.Estimator.Method().Compare(stats.Side{Samples: b.Samples}, stats.Side{Samples: a.Samples}, caseOpts)
+	}
+	if b.Action != a.Action {
+		cc.ActionBefore, cc.ActionAfter = b.Action, a.Action
+	}
+	cc.InsnsBefore, cc.InsnsAfter = b.Instructions, a.Instructions
+	return cc, err
+}
+
+// compareSlopes compares a case by its placements' slopes on each side.
+func compareSlopes(cc *results.ComparedCase, before, after results.Program, b, a results.Case, paired bool, opts stats.CompareOptions) error {
+	bs, as := placementsOf(before, b.Name), placementsOf(after, a.Name)
+	if !paired && len(bs) > 0 && len(as) > 0 {
+		// Runs at different times, one of them over a single load
+		// (saved before loads were measured, or a loaded program):
+		// each side's first load.
+		bs, as = bs[:1], as[:1]
+	}
+	var fc stats.FitChange
+	var err error
+	cc.Comparison, fc, err = compareLinear(bs, as, opts)
+	if len(bs) > 1 || len(as) > 1 {
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = fc.Before, fc.After, min(len(bs), len(as)), fc.Spread
+	}
+	return err
 }
 
 // compareLinear compares one case's slopes, given by its placements'
