@@ -25,8 +25,15 @@
 //
 // Outside tests, Measure and Compare return a results.Report, which
 // package report writes as a table, BMF, JSON or Go benchmark lines.
-// Package bench has every option of the command; this package's Options
-// are the few a benchmark needs.
+//
+// This package is also the one orchestrator of the command: Run measures
+// (package testrun), analyses (internal/analysis, with package stats) and
+// compares, with everything it chooses on the way (the estimator for the
+// sampling mode, the loads and their groups, when adaptive sampling has
+// enough); RunEach, Profile and Worst are the other subcommands' runs.
+// Options is the one options type, of the command and of a benchmark
+// alike: its zero value is the defaults. Every error that is the caller's
+// input being wrong wraps ErrBadInput.
 //
 // Loading and running BPF needs root, or CAP_BPF and CAP_NET_ADMIN (and
 // CAP_PERFMON for programs that change their frame's length); without

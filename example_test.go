@@ -24,7 +24,7 @@ import (
 // Measure a bundled build's source-address classes: each case's action
 // and instruction count are exact, the same on every machine.
 func ExampleMeasure() {
-	rep, err := xdpmicro.Measure(context.Background(), xdpmicro.Build("v4"), &xdpmicro.Options{Time: time.Second})
+	rep, err := xdpmicro.Measure(context.Background(), xdpmicro.Build("v4"), &xdpmicro.Options{Budget: time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func timed(ok bool) string {
 // after are exact; the report's Comparison holds each case's change in
 // time and its verdict.
 func ExampleCompare() {
-	rep, err := xdpmicro.Compare(context.Background(), xdpmicro.Build("v3"), xdpmicro.Build("v4"), &xdpmicro.Options{Time: 2 * time.Second})
+	rep, err := xdpmicro.Compare(context.Background(), xdpmicro.Build("v3"), xdpmicro.Build("v4"), &xdpmicro.Options{Budget: 2 * time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func ExampleSpec() {
 	c := xdpmicro.Frame("from-10.0.0.21", frame)
 	c.Expect = "XDP_PASS"
 	rep, err := xdpmicro.Measure(context.Background(), xdpmicro.Spec(spec, "fizzbuzz"),
-		&xdpmicro.Options{Cases: []packets.Case{c}, Time: time.Second})
+		&xdpmicro.Options{Cases: []packets.Case{c}, Budget: time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func ExampleSpec() {
 // a benchmark per case, its latency in ns with the interval's bounds,
 // and its instruction count, which is exact.
 func ExampleMeasure_bmf() {
-	rep, err := xdpmicro.Measure(context.Background(), xdpmicro.Build("v4"), &xdpmicro.Options{Time: time.Second})
+	rep, err := xdpmicro.Measure(context.Background(), xdpmicro.Build("v4"), &xdpmicro.Options{Budget: time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 )
 
 // TestMain leaves out the examples where BPF cannot be loaded: they load

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -54,8 +54,8 @@ func Benchmark(b *testing.B, p Program, o *Options) {
 	if o != nil {
 		opts = *o
 	}
-	if opts.Time == 0 {
-		opts.Time = benchTime()
+	if opts.Budget == 0 {
+		opts.Budget = benchTime()
 	}
 	ctx := b.Context()
 	runs := &runs{measure: func() (*results.Report, error) { return Measure(ctx, p, &opts) }}

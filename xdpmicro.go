@@ -4,17 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/cilium/ebpf"
 
-	"github.com/xdpmicro/xdpmicro/bench"
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Program is a program to measure: from a collection spec, a program
@@ -64,84 +61,47 @@ func Build(name string) Program {
 	return Program{object: object.Object{Name: name + " (bundled)", ELF: b.Object}, program: b.Program, bundled: true, err: err}
 }
 
-// Options are what a benchmark may set; the zero value, or nil, measures
-// as the command does by default.
-type Options struct {
-	// Cases are the packets to run, one sub-benchmark each: nil for the
-	// source-address classes on a bundled build, else the protocol mix.
-	// Build them with Frame, Classes, Mix, or package packets.
-	Cases []packets.Case
-	// Time bounds calibration, warm-up and sampling; zero takes
-	// -test.benchtime when it is a duration other than 1s, else the
-	// command's 5 s.
-	Time time.Duration
-	// Precision is the relative half-width every estimate is sampled to,
-	// within Time; zero is the command's 1 %.
-	Precision float64
-	// Repeat, when set, is the top level of runs a call: the most a call
-	// runs, as bpftool's repeat.
-	Repeat uint32
-	// CPU pins the measuring threads to one CPU; nil lets xdpmicro
-	// choose a quiet one.
-	CPU *int
-}
-
-// ErrOptions: options that cannot hold together.
-var ErrOptions = bench.ErrOptions
-
-// Measure measures p's cases and returns the report.
+// Measure measures p's cases and returns the report. o may be nil: the
+// command's defaults.
 func Measure(ctx context.Context, p Program, o *Options) (*results.Report, error) {
-	opts, err := benchOptions([]Program{p}, false, o)
+	opts, err := withPrograms([]Program{p}, false, o)
 	if err != nil {
 		return nil, err
 	}
-	return bench.Run(ctx, opts, nil)
+	return Run(ctx, opts, nil)
 }
 
 // Compare measures before and after in the same rounds, each case's
 // samples interleaved, and judges each case's change: the report's
 // Comparison holds the verdicts.
 func Compare(ctx context.Context, before, after Program, o *Options) (*results.Report, error) {
-	opts, err := benchOptions([]Program{before, after}, true, o)
+	opts, err := withPrograms([]Program{before, after}, true, o)
 	if err != nil {
 		return nil, err
 	}
-	return bench.Run(ctx, opts, nil)
+	return Run(ctx, opts, nil)
 }
 
-// benchOptions are bench's options for programs and o, with the command's
-// defaults where o leaves a value zero.
-func benchOptions(progs []Program, compared bool, o *Options) (bench.Options, error) {
-	if o == nil {
-		o = &Options{}
+// withPrograms is o (nil: the zero Options) measuring progs, compared
+// when two are: the cases default to the classes for bundled builds and
+// to the protocol mix otherwise, and a program its caller loaded is one
+// placement.
+func withPrograms(progs []Program, compared bool, o *Options) (Options, error) {
+	var opts Options
+	if o != nil {
+		opts = *o
 	}
-	opts := bench.Options{
-		Compared: compared, Cases: o.Cases, Repeat: o.Repeat, CPU: measure.AnyCPU,
-		Warmup: measure.DefaultWarmup, Precision: o.Precision, Budget: o.Time,
-		Stats: stats.DefaultOptions(),
-	}
-	if o.CPU != nil {
-		opts.CPU = *o.CPU
-	}
-	if opts.Precision == 0 {
-		opts.Precision = stats.DefaultPrecision
-	}
-	if opts.Budget == 0 {
-		opts.Budget = measure.DefaultBenchBudget
-		if compared {
-			opts.Budget = measure.DefaultBudget
-		}
-	}
+	opts.Programs, opts.Compared = nil, compared
 	bundled := true
 	for i, p := range progs {
 		if p.err != nil {
-			return bench.Options{}, p.err
+			return Options{}, p.err
 		}
 		label := ""
 		if compared {
 			label = [...]string{"before", "after"}[i]
 		}
-		opts.Programs = append(opts.Programs, measure.Program{Label: label, Object: p.object, Program: p.program})
+		opts.Programs = append(opts.Programs, testrun.Program{Label: label, Object: p.object, Program: p.program})
 		bundled = bundled && p.bundled
 		if p.object.Prog != nil {
 			opts.Placements = 1 // the caller's one load
@@ -150,13 +110,9 @@ func benchOptions(progs []Program, compared bool, o *Options) (bench.Options, er
 	if opts.Cases == nil {
 		cases, err := packets.Assemble(packets.Selection{Builtin: true, Classes: bundled, BundledExpect: bundled})
 		if err != nil {
-			return bench.Options{}, err
+			return Options{}, err
 		}
 		opts.Cases = cases
-	}
-	opts.Compare = stats.CompareOptions{
-		Options: opts.Stats, Significance: 0.05, Quantum: measure.Resolution,
-		NoiseThreshold: stats.DefaultNoiseThreshold(stats.Slope, compared), ThresholdChosen: true,
 	}
 	return opts, nil
 }
@@ -181,10 +137,12 @@ func Mix() []packets.Case { return packets.DefaultMix() }
 // errNoResults: a report without the case a sub-benchmark reports.
 var errNoResults = errors.New("no results")
 
-// measured is the report's measured program, after when compared.
+// measured is the report's measured program (results.Report.Measured),
+// or an error when it holds none.
 func measured(rep *results.Report) (*results.Program, error) {
-	if len(rep.Programs) == 0 {
+	p := rep.Measured()
+	if p == nil {
 		return nil, fmt.Errorf("%w: the report holds no program", errNoResults)
 	}
-	return &rep.Programs[len(rep.Programs)-1], nil
+	return p, nil
 }

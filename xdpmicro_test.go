@@ -24,7 +24,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-var quick = &xdpmicro.Options{Time: time.Second}
+var quick = &xdpmicro.Options{Budget: time.Second}
 
 func v4Spec(t *testing.T) *ebpf.CollectionSpec {
 	t.Helper()
@@ -45,7 +45,7 @@ func TestSpecAsObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := &xdpmicro.Options{Cases: classes, Time: time.Second}
+	opts := &xdpmicro.Options{Cases: classes, Budget: time.Second}
 	fromSpec, err := xdpmicro.Measure(ctx, xdpmicro.Spec(v4Spec(t), "fizzbuzz"), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: got %v, want bad input", name, err)
 		}
 	}
-	if _, err := xdpmicro.Measure(ctx, xdpmicro.Build("v4"), &xdpmicro.Options{Precision: 2, Time: time.Second}); !errors.Is(err, badinput.Err) {
+	if _, err := xdpmicro.Measure(ctx, xdpmicro.Build("v4"), &xdpmicro.Options{Precision: 2, Budget: time.Second}); !errors.Is(err, badinput.Err) {
 		t.Errorf("precision 2: got %v, want bad input", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+	"github.com/xdpmicro/xdpmicro/internal/capture"
 )
 
 // sllHeader is a Linux cooked (SLL) pseudo-header.
@@ -95,14 +96,14 @@ func TestCookedHeaders(t *testing.T) {
 	multicast4 := pcapFrame(t, pcapEth(layers.EthernetTypeIPv4),
 		&layers.IPv4{Version: 4, IHL: 5, TTL: 1, Protocol: layers.IPProtocolUDP, SrcIP: pcapV4a.AsSlice(), DstIP: net.IP{224, 0, 0, 251}},
 		&layers.UDP{SrcPort: 5353, DstPort: 5353}, gopacket.Payload("mdns"))
-	llc := append(sll2Header(packetHost, 2, arphrdEther, nic, 0x0004), 0x42, 0x42, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+	llc := append(sll2Header(capture.PacketHost, 2, capture.ArphrdEther, nic, 0x0004), 0x42, 0x42, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 	packets := [][]byte{
-		asSLL(f.udp4, func(p uint16) []byte { return sll2Header(packetHost, 2, arphrdEther, nic, p) }),
-		asSLL(f.arp, func(p uint16) []byte { return sll2Header(packetBroadcast, 2, arphrdEther, nic, p) }),
+		asSLL(f.udp4, func(p uint16) []byte { return sll2Header(capture.PacketHost, 2, capture.ArphrdEther, nic, p) }),
+		asSLL(f.arp, func(p uint16) []byte { return sll2Header(capture.PacketBroadcast, 2, capture.ArphrdEther, nic, p) }),
 		llc,
-		asSLL(multicast4, func(p uint16) []byte { return sll2Header(packetMulticast, 2, arphrdEther, nic, p) }),
-		asSLL(f.vlan, func(p uint16) []byte { return sll2Header(packetOutgoing, 3, arphrdEther, nic, p) }),
-		asSLL(f.tcp6, func(p uint16) []byte { return sll2Header(packetHost, 9, 65534, nil, p) }), // a tun device: no address
+		asSLL(multicast4, func(p uint16) []byte { return sll2Header(capture.PacketMulticast, 2, capture.ArphrdEther, nic, p) }),
+		asSLL(f.vlan, func(p uint16) []byte { return sll2Header(capture.PacketOutgoing, 3, capture.ArphrdEther, nic, p) }),
+		asSLL(f.tcp6, func(p uint16) []byte { return sll2Header(capture.PacketHost, 9, 65534, nil, p) }), // a tun device: no address
 		make([]byte, 10), // shorter than the header
 	}
 	want := []struct {
@@ -117,13 +118,13 @@ func TestCookedHeaders(t *testing.T) {
 		{"6:tcp6 2001:db8::1>2001:db8::2", destMAC, sourceMAC, f.tcp6},
 	}
 	eth := ngInterfaceBlock(1)
-	blocks := [][]byte{ngSectionBlock(), ngInterfaceBlock(linkLinuxSLL2), eth}
+	blocks := [][]byte{ngSectionBlock(), ngInterfaceBlock(capture.LinkLinuxSLL2), eth}
 	for _, p := range packets {
 		blocks = append(blocks, ngPacketBlock(0, p, uint32(len(p))))
 	}
 	blocks = append(blocks, ngPacketBlock(1, f.tcp4, uint32(len(f.tcp4))))
 	classic := classicCapture(t, layers.LinkTypeEthernet, packets...)
-	binary.LittleEndian.PutUint32(classic[20:], linkLinuxSLL2)
+	binary.LittleEndian.PutUint32(classic[20:], capture.LinkLinuxSLL2)
 	for format, data := range map[string][]byte{"pcap": classic, "pcapng": bytes.Join(blocks, nil)} {
 		cases, err := ParsePcap(format, bytes.NewReader(data), 0)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+	"github.com/xdpmicro/xdpmicro/internal/capture"
 )
 
 // A case of a packet file may give its frame whole, in hex, instead of by
@@ -40,8 +41,8 @@ func (p *parser) frameCase(o *object, name, expect string, ctx Context) (Case, e
 		return Case{}, p.fail(n, o.at("frame"), "not hex: %v", err)
 	case len(data) < minFrame:
 		return Case{}, p.fail(n, o.at("frame"), "%d bytes: a frame needs at least an Ethernet header (%d bytes)", len(data), minFrame)
-	case len(data) > maxCapture:
-		return Case{}, p.fail(n, o.at("frame"), "%d bytes: more than any frame (%d)", len(data), maxCapture)
+	case len(data) > capture.MaxCapture:
+		return Case{}, p.fail(n, o.at("frame"), "%d bytes: more than any frame (%d)", len(data), capture.MaxCapture)
 	}
 	pkt := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.NoCopy)
 	return Case{Name: name, Summary: Summarize(data), Source: describe(pkt).source, Frame: data, Expect: expect, Context: ctx}, nil

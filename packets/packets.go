@@ -3,7 +3,6 @@ package packets
 import (
 	"encoding/binary"
 	"fmt"
-	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/capture"
 )
 
 // Case is one packet fed to the program under test.
@@ -76,8 +76,8 @@ var (
 var (
 	classPrefix = netip.MustParseAddr("192.0.2.0")
 	destination = netip.MustParseAddr("198.51.100.1")
-	sourceMAC   = net.HardwareAddr{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}
-	destMAC     = net.HardwareAddr{0x02, 0x00, 0x00, 0x00, 0x00, 0x02}
+	sourceMAC   = capture.DefaultSource
+	destMAC     = capture.DefaultDestination
 )
 
 const (

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/capture"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 )
 
@@ -31,9 +31,6 @@ const (
 	minFrame = 14
 	// maxPadSize is a 9000-byte jumbo payload with Ethernet and VLAN headers.
 	maxPadSize = 9018
-	// maxCapture is tcpdump's largest snaplen. No frame worth measuring is
-	// longer, and it bounds what a corrupt capture can make us allocate.
-	maxCapture = 262144
 	// writeSnaplen is the snaplen of written captures.
 	writeSnaplen = 65535
 )
@@ -41,15 +38,6 @@ const (
 // pcapEpoch is the time of the first packet WritePcap writes: a fixed
 // time, so that the same cases always give the same file.
 var pcapEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// Magic numbers, as the first four bytes read little-endian.
-const (
-	pcapMicro   = 0xa1b2c3d4
-	pcapMicroBE = 0xd4c3b2a1
-	pcapNano    = 0xa1b23c4d
-	pcapNanoBE  = 0x4d3cb2a1
-	ngSection   = 0x0a0d0d0a // pcapng section header block; reads the same both ways
-)
 
 // ReadPcap reads the cases of a capture file; see ParsePcap.
 func ReadPcap(path string, limit int) ([]Case, error) {
@@ -80,7 +68,7 @@ func ReadPcap(path string, limit int) ([]Case, error) {
 // leaves no usable packet is an error, and so is a record cut off at the
 // end of the file.
 func ParsePcap(name string, r io.Reader, limit int) ([]Case, error) {
-	src, err := openCapture(bufio.NewReader(r))
+	src, err := capture.Open(bufio.NewReader(r))
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrPcap, name, err)
 	}
@@ -98,146 +86,6 @@ func ParsePcap(name string, r io.Reader, limit int) ([]Case, error) {
 	return cases, nil
 }
 
-// packetSource is what the pcap and pcapng readers have in common: each
-// packet as an Ethernet frame.
-type packetSource interface {
-	next() (captured, error)
-}
-
-// linkSupported is true for the link types whose packets can be made
-// Ethernet frames.
-func linkSupported(link uint32) bool {
-	return link == linkEthernet || link == linkLinuxSLL || link == linkLinuxSLL2
-}
-
-// asEthernet turns a packet of a supported link type into a frame.
-func asEthernet(link uint32, data []byte, ci gopacket.CaptureInfo) (captured, error) {
-	p := captured{data: data, length: ci.Length}
-	if link == linkEthernet {
-		return p, nil
-	}
-	frame, note, err := fromCooked(link, data)
-	if err != nil {
-		return captured{}, err
-	}
-	grown := len(frame) - len(data) // the cooked header's length less Ethernet's
-	return captured{data: frame, length: ci.Length + grown, note: note}, nil
-}
-
-// classicSource reads a classic pcap, all of one link type.
-type classicSource struct {
-	r    *pcapgo.Reader
-	link uint32
-}
-
-func (s classicSource) next() (captured, error) {
-	data, ci, err := s.r.ReadPacketData()
-	if err != nil {
-		return captured{data: data}, err
-	}
-	return asEthernet(s.link, data, ci)
-}
-
-// ngSource reads pcapng, whose interfaces each have a link type: one that
-// cannot be made Ethernet is refused at its first packet. pcapgo keeps a
-// link type's low byte only: blocks hands it an index into its own table.
-type ngSource struct {
-	r      *pcapgo.NgReader
-	blocks *ngBlocks
-}
-
-func (s ngSource) next() (captured, error) {
-	data, ci, err := s.r.ReadPacketData()
-	if err != nil {
-		return captured{data: data}, err
-	}
-	index, _ := ci.AncillaryData[0].(layers.LinkType)
-	link := s.blocks.linkType(int(index))
-	if !linkSupported(link) {
-		return captured{}, fmt.Errorf("interface %d: %w", ci.InterfaceIndex, linkTypeError(link))
-	}
-	return asEthernet(link, data, ci)
-}
-
-// openCapture tells pcap from pcapng by the magic number. Anything else,
-// including a compressed capture, is refused.
-func openCapture(br *bufio.Reader) (packetSource, error) {
-	head, err := br.Peek(24) // the whole pcap file header
-	if len(head) < 4 {
-		if len(head) == 0 && errors.Is(err, io.EOF) {
-			return nil, errors.New("empty file")
-		}
-		return nil, errors.New("too short for a capture")
-	}
-	switch binary.LittleEndian.Uint32(head) {
-	case pcapMicro, pcapMicroBE, pcapNano, pcapNanoBE:
-		return openClassic(br, head)
-	case ngSection:
-		return guarded(func() (packetSource, error) {
-			// Mixed link types, so that packets of other interfaces are
-			// refused rather than skipped, which would shift the numbering.
-			blocks := &ngBlocks{r: br}
-			ng, err := pcapgo.NewNgReader(blocks, pcapgo.NgReaderOptions{WantMixedLinkType: true})
-			if err != nil {
-				return nil, err
-			}
-			return ngSource{ng, blocks}, nil
-		})
-	}
-	return nil, fmt.Errorf("not a pcap or pcapng file (magic %x)", head[:4])
-}
-
-func openClassic(br *bufio.Reader, head []byte) (packetSource, error) {
-	if len(head) < 24 {
-		return nil, errors.New("pcap file header cut short")
-	}
-	// The header's link type, read whole: pcapgo keeps only its low byte.
-	var order binary.ByteOrder = binary.LittleEndian
-	if m := binary.LittleEndian.Uint32(head); m == pcapMicroBE || m == pcapNanoBE {
-		order = binary.BigEndian
-	}
-	link := order.Uint32(head[20:24])
-	if !linkSupported(link) {
-		return nil, linkTypeError(link)
-	}
-	r, err := pcapgo.NewReader(br)
-	if err != nil {
-		return nil, err
-	}
-	// Packets may exceed a snaplen their writer did not enforce, as
-	// tcpdump and Wireshark accept; a bigger one bounds what we allocate.
-	r.SetSnaplen(maxCapture)
-	return classicSource{r, link}, nil
-}
-
-func linkTypeError(lt uint32) error {
-	const supported = "only Ethernet and Linux cooked captures (SLL, SLL2) are supported"
-	if lt <= 0xff {
-		return fmt.Errorf("link type %d (%s): %s", lt, layers.LinkType(lt), supported)
-	}
-	return fmt.Errorf("link type %d: %s", lt, supported)
-}
-
-// guarded runs a pcapgo call and turns its panics into errors: pcapgo
-// divides by zero on some corrupt pcapng timestamp resolutions, and a
-// corrupt capture must be an error, not a crash.
-func guarded[T any](f func() (T, error)) (v T, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("malformed capture: %v", p)
-		}
-	}()
-	return f()
-}
-
-// captured is a packet as an Ethernet frame, with the length it had on
-// the wire and, for a cooked capture's, where it came from.
-type captured struct {
-	data   []byte
-	length int
-	note   string
-}
-
 // counts are the packets read, and those skipped: too short to use, or
 // without an Ethernet form.
 type counts struct {
@@ -245,19 +93,19 @@ type counts struct {
 }
 
 // collect reads packets until the end or until limit cases are kept.
-func collect(src packetSource, limit int) (cases []Case, n counts, err error) {
+func collect(src capture.Source, limit int) (cases []Case, n counts, err error) {
 	seen := make(map[string]bool)
 	for limit <= 0 || len(cases) < limit {
-		p, err := guarded(src.next)
-		if errors.Is(err, io.EOF) && len(p.data) == 0 {
+		p, err := capture.Guarded(src.Next)
+		if errors.Is(err, io.EOF) && len(p.Data) == 0 {
 			break // between records: the end of the capture
 		}
 		switch {
 		case errors.Is(err, io.EOF):
 			err = io.ErrUnexpectedEOF
-		case errors.Is(err, errShort):
-			p, err = captured{}, nil
-		case errors.Is(err, errNotEthernet):
+		case errors.Is(err, capture.ErrShort):
+			p, err = capture.Packet{}, nil
+		case errors.Is(err, capture.ErrNotEthernet):
 			n.read++
 			n.notEthernet++
 			continue
@@ -267,10 +115,10 @@ func collect(src packetSource, limit int) (cases []Case, n counts, err error) {
 		}
 		n.read++
 		switch {
-		case len(p.data) < minFrame:
+		case len(p.Data) < minFrame:
 			n.short++
-		case !seen[string(p.data)]:
-			seen[string(p.data)] = true
+		case !seen[string(p.Data)]:
+			seen[string(p.Data)] = true
 			cases = append(cases, captureCase(n.read, p))
 		}
 	}
@@ -279,16 +127,16 @@ func collect(src packetSource, limit int) (cases []Case, n counts, err error) {
 
 // captureCase names packet number index of a capture. Its frame is not
 // shared: both readers allocate each packet afresh.
-func captureCase(index int, p captured) Case {
-	frame := p.data
+func captureCase(index int, p capture.Packet) Case {
+	frame := p.Data
 	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.NoCopy)
 	d := describe(pkt)
 	size := fmt.Sprintf("%d bytes", len(frame))
-	if p.length > len(frame) {
-		size = fmt.Sprintf("%d of %d bytes captured", len(frame), p.length)
+	if p.Length > len(frame) {
+		size = fmt.Sprintf("%d of %d bytes captured", len(frame), p.Length)
 	}
-	if p.note != "" {
-		size += ", " + p.note
+	if p.Note != "" {
+		size += ", " + p.Note
 	}
 	return Case{
 		Name:    fmt.Sprintf("%d:%s", index, d.short),
@@ -440,147 +288,6 @@ func describeLink(pkt gopacket.Packet) description {
 		short: fmt.Sprintf("eth 0x%04x", uint16(kind)),
 		long:  fmt.Sprintf("ethertype 0x%04x %s", uint16(kind), kind),
 	}
-}
-
-// ngBlocks passes a pcapng stream through to pcapgo, refusing packet
-// blocks that claim more than maxCapture bytes (pcapgo allocates what a
-// block claims before reading it: a dozen corrupt bytes could ask for
-// 4 GiB) and interfaces whose link type pcapgo would cut to a byte.
-type ngBlocks struct {
-	r         io.Reader
-	head      []byte // block header read ahead, still to pass on
-	rest      int64  // bytes of the current block still to pass on
-	bigEndian bool
-	buf       [24]byte
-	// links are the distinct link types of the interfaces seen, in full;
-	// pcapgo is handed each interface's index in it instead. pcapgo reads
-	// ahead, so the table only grows.
-	links []uint32
-}
-
-// linkType is the link type pcapgo reports as index.
-func (b *ngBlocks) linkType(index int) uint32 {
-	if index < len(b.links) {
-		return b.links[index]
-	}
-	return uint32(index) // unreachable: every interface went through next
-}
-
-// pcapng block types.
-const (
-	ngInterface      = 1
-	ngPacket         = 2 // obsolete, still written by old tools
-	ngSimplePacket   = 3
-	ngEnhancedPacket = 6
-	ngByteOrder      = 0x1a2b3c4d
-)
-
-func (b *ngBlocks) Read(p []byte) (int, error) {
-	if len(b.head) == 0 && b.rest == 0 {
-		if err := b.next(); err != nil {
-			return 0, err
-		}
-	}
-	if len(b.head) > 0 {
-		n := copy(p, b.head)
-		b.head = b.head[n:]
-		return n, nil
-	}
-	if int64(len(p)) > b.rest {
-		p = p[:b.rest]
-	}
-	n, err := b.r.Read(p)
-	b.rest -= int64(n)
-	if errors.Is(err, io.EOF) && b.rest > 0 {
-		err = io.ErrUnexpectedEOF
-	}
-	return n, err
-}
-
-// next reads and checks the header of the next block: as much of it as
-// holds the byte order, a link type or a packet's length.
-func (b *ngBlocks) next() error {
-	if _, err := io.ReadFull(b.r, b.buf[:8]); err != nil {
-		return err // io.EOF between blocks is the end of the capture
-	}
-	typ := b.uint32(0)
-	need := 8
-	switch typ {
-	case ngSection, ngSimplePacket:
-		need = 12
-	case ngInterface:
-		need = 10
-	case ngPacket, ngEnhancedPacket:
-		need = 24
-	}
-	if _, err := io.ReadFull(b.r, b.buf[8:need]); err != nil {
-		return unexpected(err)
-	}
-	if typ == ngSection {
-		switch binary.BigEndian.Uint32(b.buf[8:12]) {
-		case ngByteOrder:
-			b.bigEndian = true
-		case swap32(ngByteOrder):
-			b.bigEndian = false
-		default:
-			return errors.New("pcapng section header: bad byte-order magic")
-		}
-	}
-	length := int64(b.uint32(4))
-	if length < int64(need) || length < 12 {
-		return fmt.Errorf("pcapng block of type %d: length %d is too short", typ, length)
-	}
-	switch typ {
-	case ngInterface:
-		lt := uint32(b.uint16(8))
-		i := slices.Index(b.links, lt)
-		if i < 0 {
-			i, b.links = len(b.links), append(b.links, lt)
-		}
-		if i > 0xff {
-			return fmt.Errorf("pcapng: more than 256 link types")
-		}
-		b.putUint16(8, uint16(i))
-	case ngSimplePacket, ngPacket, ngEnhancedPacket:
-		if claim := b.uint32(need - 4); claim > maxCapture {
-			return fmt.Errorf("pcapng packet block claims %d bytes, more than %d", claim, maxCapture)
-		}
-	}
-	b.head, b.rest = b.buf[:need], length-int64(need)
-	return nil
-}
-
-func (b *ngBlocks) uint32(at int) uint32 {
-	if b.bigEndian {
-		return binary.BigEndian.Uint32(b.buf[at:])
-	}
-	return binary.LittleEndian.Uint32(b.buf[at:])
-}
-
-func (b *ngBlocks) putUint16(at int, v uint16) {
-	if b.bigEndian {
-		binary.BigEndian.PutUint16(b.buf[at:], v)
-	} else {
-		binary.LittleEndian.PutUint16(b.buf[at:], v)
-	}
-}
-
-func (b *ngBlocks) uint16(at int) uint16 {
-	if b.bigEndian {
-		return binary.BigEndian.Uint16(b.buf[at:])
-	}
-	return binary.LittleEndian.Uint16(b.buf[at:])
-}
-
-func swap32(v uint32) uint32 {
-	return v>>24 | v>>8&0xff00 | v<<8&0xff0000 | v<<24
-}
-
-func unexpected(err error) error {
-	if errors.Is(err, io.EOF) {
-		return io.ErrUnexpectedEOF
-	}
-	return err
 }
 
 // WritePcap writes the cases' frames as a classic pcap capture of Ethernet

@@ -17,6 +17,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
+	"github.com/xdpmicro/xdpmicro/internal/capture"
 )
 
 var updatePcapSample = flag.Bool("update-pcap-sample", false, "rewrite testdata/sample.pcapng")
@@ -253,8 +254,8 @@ func TestParsePcapRejects(t *testing.T) {
 	f := makePcapFrames(t)
 	good := classicCapture(t, layers.LinkTypeEthernet, f.udp4, f.tcp4)
 	linkType277 := bytes.Clone(good)
-	binary.LittleEndian.PutUint32(linkType277[20:], 277)                                                              // which pcapgo would read as 21
-	llc := append(sllHeader(packetHost, arphrdEther, sourceMAC, 0x0004), 0x42, 0x42, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0) // 802.2 STP
+	binary.LittleEndian.PutUint32(linkType277[20:], 277)                                                                              // which pcapgo would read as 21
+	llc := append(sllHeader(capture.PacketHost, capture.ArphrdEther, sourceMAC, 0x0004), 0x42, 0x42, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0) // 802.2 STP
 	for _, tc := range []struct {
 		name, data, want string
 	}{
@@ -296,12 +297,12 @@ func ngBlock(typ uint32, body ...[]byte) []byte {
 }
 
 func ngSectionBlock() []byte {
-	return ngBlock(ngSection, []byte{0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0}, bytes.Repeat([]byte{0xff}, 8))
+	return ngBlock(capture.NgSection, []byte{0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0}, bytes.Repeat([]byte{0xff}, 8))
 }
 
 // ngInterfaceBlock has the given link type and options.
 func ngInterfaceBlock(link uint16, options ...byte) []byte {
-	return ngBlock(ngInterface, binary.LittleEndian.AppendUint16(nil, link), []byte{0, 0, 0, 0, 0, 0}, options)
+	return ngBlock(capture.NgInterface, binary.LittleEndian.AppendUint16(nil, link), []byte{0, 0, 0, 0, 0, 0}, options)
 }
 
 func ngPacketBlock(iface uint32, frame []byte, capLen uint32) []byte {
@@ -309,7 +310,7 @@ func ngPacketBlock(iface uint32, frame []byte, capLen uint32) []byte {
 	head = append(head, make([]byte, 8)...) // timestamp
 	head = binary.LittleEndian.AppendUint32(head, capLen)
 	head = binary.LittleEndian.AppendUint32(head, uint32(len(frame)))
-	return ngBlock(ngEnhancedPacket, head, frame)
+	return ngBlock(capture.NgEnhancedPacket, head, frame)
 }
 
 // Corrupt pcapng blocks must give errors, neither a panic nor a huge
@@ -327,7 +328,7 @@ func TestParsePcapngCorrupt(t *testing.T) {
 		{"second interface", "interface 1: link type 101", [][]byte{ngSectionBlock(), eth, ngInterfaceBlock(101), ngPacketBlock(0, udp4, uint32(len(udp4))), ngPacketBlock(1, udp4, uint32(len(udp4)))}},
 		{"link type 257", "link type 257", [][]byte{ngSectionBlock(), ngInterfaceBlock(257), ngPacketBlock(0, udp4, uint32(len(udp4)))}},
 		{"short block", "length 4 is too short", [][]byte{ngSectionBlock(), {1, 0, 0, 0, 4, 0, 0, 0, 1, 0}}},
-		{"byte order", "byte-order magic", [][]byte{ngBlock(ngSection, make([]byte, 16))}},
+		{"byte order", "byte-order magic", [][]byte{ngBlock(capture.NgSection, make([]byte, 16))}},
 	} {
 		cases, err := ParsePcap(tc.name, bytes.NewReader(bytes.Join(tc.blocks, nil)), 0)
 		if tc.want == "" {

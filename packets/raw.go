@@ -14,6 +14,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 
+	"github.com/xdpmicro/xdpmicro/internal/capture"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 )
 
@@ -107,8 +108,8 @@ func ParseRaw(path string, data []byte) (Case, error) {
 		return fail("empty file: a raw frame needs at least an Ethernet header (%d bytes)", minFrame)
 	case len(data) < minFrame:
 		return fail("%d bytes: a raw frame needs at least an Ethernet header (%d bytes)", len(data), minFrame)
-	case len(data) > maxCapture:
-		return fail("%d bytes: more than any frame (%d)", len(data), maxCapture)
+	case len(data) > capture.MaxCapture:
+		return fail("%d bytes: more than any frame (%d)", len(data), capture.MaxCapture)
 	}
 	pkt := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.NoCopy)
 	return Case{
@@ -216,7 +217,7 @@ func isCaptureFile(path string, data []byte) bool {
 		return false
 	}
 	switch binary.LittleEndian.Uint32(data) {
-	case pcapMicro, pcapMicroBE, pcapNano, pcapNanoBE, ngSection:
+	case capture.PcapMicro, capture.PcapMicroBE, capture.PcapNano, capture.PcapNanoBE, capture.NgSection:
 		return true
 	}
 	return false

@@ -122,7 +122,7 @@ func (r doc) writeBMF(w io.Writer) error {
 // bmf adds the report's benchmarks to out, by program and case.
 func (r doc) bmf(out map[string]map[string]any) map[string]map[string]any {
 	if len(r.Programs) > 0 {
-		p := r.Programs[len(r.Programs)-1]
+		p := r.Measured()
 		for _, c := range p.Results {
 			measures := map[string]any{}
 			if c.Stats != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/xdpmicro/xdpmicro/internal/figures"
+
 	"github.com/xdpmicro/xdpmicro/results"
 	"golang.org/x/perf/benchfmt"
 )
@@ -57,7 +59,7 @@ func (r doc) writeGoBench(w io.Writer) error {
 		}
 		names := goBenchNames(benchmarkName(p.Info.Name), p.Results, len(r.Settings.Sizes) > 0)
 		for i, c := range p.Results {
-			perRun, calls := c.Samples, callTimes(c)
+			perRun, calls := c.Samples, figures.CallTimes(c)
 			if calls != nil {
 				perRun = make([]float64, len(calls))
 				for k, v := range calls {
@@ -92,21 +94,6 @@ func (r doc) writeGoBench(w io.Writer) error {
 // roundNs rounds a time per run from the wall clock to 0.0001 ns, which
 // keeps digits far below any figure's noise and none of the float's own.
 func roundNs(ns float64) float64 { return math.Round(ns*1e4) / 1e4 }
-
-// callTimes is each call's time per run from the wall clock: the call's
-// wall time less the fitted cost of a call (the fit's intercept), over
-// its repeat. Continuous, and centred where the slope is. Nil for a case
-// without them: sampled flat, one run a call, or without a fit.
-func callTimes(c results.Case) []float64 {
-	if c.Single || c.Stats == nil || c.Stats.Fit == nil || len(c.Runs) == 0 || len(c.Wall) != len(c.Runs) {
-		return nil
-	}
-	values := make([]float64, len(c.Runs))
-	for k, runs := range c.Runs {
-		values[k] = (c.Wall[k] - c.Stats.Fit.Intercept.Point) / float64(runs)
-	}
-	return values
-}
 
 // benchmarkName turns a program name into a Go benchmark name, to which
 // the writer adds "Benchmark": fizzbuzz becomes Fizzbuzz, xdp_pass Xdp_pass.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )

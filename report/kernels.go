@@ -12,6 +12,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/xdpmicro/xdpmicro/internal/figures"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -223,7 +224,7 @@ func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[
 				cell.action = cc.ActionBefore + " → " + cc.ActionAfter
 			}
 			if !k.Emulated {
-				cell.time = changeCell(cc.Change) + " % " + verdictText(cc.Verdict, false)
+				cell.time = changeCell(cc.Change) + " % " + figures.VerdictText(cc.Verdict, false)
 			}
 			cells[row{programName(rep), cc.Name}] = cell
 		}
@@ -237,11 +238,20 @@ func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[
 			cell.time = "—"
 		case !k.Emulated:
 			tv := tableView{d, t.View}
-			cell.time = tv.estimateCell(d.estimateOf(c), "", true)
+			cell.time = tv.estimateCell(caseEstimate(rep, c), "", true)
 		}
 		cells[row{p.Info.Name, c.Name}] = cell
 	}
 	return cells
+}
+
+// caseEstimate is a case's estimate as the table gives it: the low one
+// of a case sampled one run a call.
+func caseEstimate(rep *results.Report, c results.Case) results.Estimate {
+	if c.Single {
+		return c.Stats.Of(results.Low)
+	}
+	return c.Stats.Of(rep.Settings.ChosenEstimator())
 }
 
 // afterAction is the action of the case of that name in the last

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/internal/figures"
+
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -15,7 +17,7 @@ func (r doc) loadsNote() (n note, ok bool) {
 	if len(r.Programs) == 0 {
 		return note{}, false
 	}
-	p := r.Programs[len(r.Programs)-1]
+	p := r.Measured()
 	var spreads []string
 	loads := 0
 	for _, c := range p.Results {
@@ -84,7 +86,7 @@ func (r doc) phaseNote() (n note, ok bool) {
 	}
 	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
-		runsText(ph.RecalledRuns), ns(ph.Recalled), ns(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
+		runsText(ph.RecalledRuns), figures.NS(ph.Recalled), figures.NS(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
 }
 
 // phase is how the run was scaled to the machine's fast phase, as the

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/xdpmicro/xdpmicro/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/figures"
+
+	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -130,8 +132,8 @@ func TestTable(t *testing.T) {
 	for _, want := range []string{
 		"fizzbuzz in v4 (bundled) (XDP)",
 		"192.0.2.4", "XDP_ABORTED",
-		strings.TrimRight(ns(mean), "0"), // the mean, 22.27
-		"1/11 (1hs)",                     // the 100 ns sample, high severe
+		strings.TrimRight(figures.NS(mean), "0"), // the mean, 22.27
+		"1/11 (1hs)",                             // the 100 ns sample, high severe
 		"fizz: outliers 1 high severe",
 		"fizz: 2 sample(s) restarted",
 		"11 × 1000", "kernel 6.1.0-test", "CPU 1 of 2", "resolution 1 ns",

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/figures"
+
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
@@ -102,14 +104,14 @@ func (r doc) footer() []note {
 // floorNote gives the floor's own figures, which every net is of.
 func (r doc) floorNote() note {
 	f, est := r.Floor, r.Settings.ChosenEstimator()
-	var figures []string
+	var shown []string
 	for _, c := range f.Results {
 		if c.Stats != nil {
-			figures = append(figures, fmt.Sprintf("%s %s", c.Name, ns(c.Stats.Of(est).Point)))
+			shown = append(shown, fmt.Sprintf("%s %s", c.Name, figures.NS(c.Stats.Of(est).Point)))
 		}
 	}
 	return method("floor: %s, the empty %s program, in the same rounds; %s ns per case: %s",
-		f.Info.Name, f.Info.Type, r.shownEstimator(), strings.Join(figures, ", "))
+		f.Info.Name, f.Info.Type, r.shownEstimator(), strings.Join(shown, ", "))
 }
 
 // machineNotes say where the run measured: the kernel and the CPU, why
@@ -299,27 +301,9 @@ func singles(p results.Program) bool {
 // samplesCell is a case's samples, with their repeats in a wide table.
 func (r tableView) samplesCell(n int, c results.Case) string {
 	if r.Wide {
-		return fmt.Sprintf("%d × %s", n, repeatsOf(r.Environment, c))
+		return fmt.Sprintf("%d × %s", n, figures.RepeatsOf(r.Environment, c))
 	}
 	return strconv.Itoa(n)
-}
-
-// repeatsOf is the repeats of a case's samples: one run in each of several
-// calls for a case sampled one run a call.
-func repeatsOf(env results.Environment, c results.Case) string {
-	if c.Single {
-		return fmt.Sprintf("%d calls × 1", env.Sampling.SingleCalls)
-	}
-	return repeats(env)
-}
-
-// repeats is the repeat of every sample, or linear sampling's range.
-func repeats(env results.Environment) string {
-	if l := env.Sampling; l.Mode == results.SamplingLinear {
-		first, last := l.Range()
-		return fmt.Sprintf("%d…%d", first, last)
-	}
-	return fmt.Sprint(env.Repeat)
 }
 
 // intercept is the range of the fits' intercepts: what a call costs
@@ -512,7 +496,7 @@ func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSing
 		row = append(row, net)
 	}
 	if r.Wide {
-		row = append(row, ns(s.Of(other).Point)+" ns", ns(s.Estimates.StdDev.Point)+" ns", t.cell(true), r.samplesCell(s.N, c))
+		row = append(row, figures.NS(s.Of(other).Point)+" ns", figures.NS(s.Estimates.StdDev.Point)+" ns", t.cell(true), r.samplesCell(s.N, c))
 	} else if level != outliersLine {
 		row = append(row, t.cell(level == outliersKinds))
 	}
@@ -524,13 +508,13 @@ func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSing
 func (r tableView) estimateCell(e results.Estimate, mark string, interval bool) string {
 	switch {
 	case !interval:
-		return fmt.Sprintf("%s%s ns", ns(e.Point), mark)
+		return fmt.Sprintf("%s%s ns", figures.NS(e.Point), mark)
 	case r.Wide:
-		return fmt.Sprintf("%s%s [%s %s] ns", ns(e.Point), mark, ns(e.Lower), ns(e.Upper))
+		return fmt.Sprintf("%s%s [%s %s] ns", figures.NS(e.Point), mark, figures.NS(e.Lower), figures.NS(e.Upper))
 	case e.Upper == e.Lower:
-		return fmt.Sprintf("%s%s ns ±0 %%", ns(e.Point), mark) // whole-ns figures all alike
+		return fmt.Sprintf("%s%s ns ±0 %%", figures.NS(e.Point), mark) // whole-ns figures all alike
 	}
-	return fmt.Sprintf("%s%s ns ±%s %%", ns(e.Point), mark, percent(e.RelativeHalfWidth()))
+	return fmt.Sprintf("%s%s ns ±%s %%", figures.NS(e.Point), mark, percent(e.RelativeHalfWidth()))
 }
 
 // netCell is a case's time net of the floor: its interval's half-width in
@@ -539,7 +523,7 @@ func (r tableView) netCell(e results.Estimate) string {
 	if r.Wide {
 		return r.estimateCell(e, "", true)
 	}
-	return fmt.Sprintf("%s ±%s ns", ns(e.Point), ns((e.Upper-e.Lower)/2))
+	return fmt.Sprintf("%s ±%s ns", figures.NS(e.Point), figures.NS((e.Upper-e.Lower)/2))
 }
 
 // writeComparison writes the comparison's table and its lines, with each
@@ -596,42 +580,9 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 		levels = 1 // no width to keep
 	}
 	level, err := writeFitting(w, levels, func(w io.Writer, level int) error {
-		var table *tablewriter.Table
-		if wide {
-			table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
-			table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict", "outliers")
-		} else {
-			// The estimator is named under the table; p and Δ in ns wait
-			// for --wide: the verdict holds p.
-			header := []any{"case", "insns", "before, ns", "after, ns", fmt.Sprintf("change %% [%g%% CI]", 100*confidence), "verdict"}
-			if level != outliersLine {
-				header = append(header, "outliers")
-			}
-			table = newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
-			table.Header(header...)
-		}
+		table := comparisonTable(w, est, confidence, wide, level)
 		for i, cc := range c.Cases {
-			m := cc.Change
-			var row []string
-			if wide {
-				row = []string{cc.Name, insnsChange(cc),
-					fmt.Sprintf("%s ns ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-					fmt.Sprintf("%s ns ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
-					fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
-					fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
-					pValue(cc.P, c.Significance),
-					verdictText(cc.Verdict, wide),
-				}
-			} else {
-				// The change's digits as its size needs: the header has
-				// its %.
-				row = []string{cc.Name, insnsChange(cc),
-					fmt.Sprintf("%s ±%s %%", ns(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-					fmt.Sprintf("%s ±%s %%", ns(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
-					changeCell(m),
-					verdictText(cc.Verdict, wide),
-				}
-			}
+			row := c.row(cc, wide)
 			if wide || level != outliersLine {
 				cell := ""
 				if s := outliers[i]; s != nil {
@@ -679,6 +630,47 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// comparisonTable is the comparison's table with its header: every
+// column when wide, else the ones that fit 100 columns at level.
+func comparisonTable(w io.Writer, est string, confidence float64, wide bool, level int) *tablewriter.Table {
+	if wide {
+		table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
+		table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict", "outliers")
+		return table
+	}
+	// The estimator is named under the table; p and Δ in ns wait for
+	// --wide: the verdict holds p.
+	header := []any{"case", "insns", "before, ns", "after, ns", fmt.Sprintf("change %% [%g%% CI]", 100*confidence), "verdict"}
+	if level != outliersLine {
+		header = append(header, "outliers")
+	}
+	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
+	table.Header(header...)
+	return table
+}
+
+// row is a compared case's cells, its outliers aside.
+func (c comparison) row(cc results.ComparedCase, wide bool) []string {
+	m := cc.Change
+	if wide {
+		return []string{cc.Name, insnsChange(cc),
+			fmt.Sprintf("%s ns ±%s %%", figures.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+			fmt.Sprintf("%s ns ±%s %%", figures.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+			fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
+			fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
+			figures.PValue(cc.P, c.Significance),
+			figures.VerdictText(cc.Verdict, wide),
+		}
+	}
+	// The change's digits as its size needs: the header has its %.
+	return []string{cc.Name, insnsChange(cc),
+		fmt.Sprintf("%s ±%s %%", figures.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+		fmt.Sprintf("%s ±%s %%", figures.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+		changeCell(m),
+		figures.VerdictText(cc.Verdict, wide),
+	}
 }
 
 // unsettledNote names the cases whose change's interval crosses the
@@ -732,7 +724,7 @@ func writeSeries(w io.Writer, series []results.Series, est results.Estimator) er
 	for _, s := range series {
 		row := []string{s.Case}
 		for _, p := range s.Points {
-			row = append(row, fmt.Sprintf("%s ns ±%s %%", ns(p.Estimate.Point), percent(p.Estimate.RelativeHalfWidth())))
+			row = append(row, fmt.Sprintf("%s ns ±%s %%", figures.NS(p.Estimate.Point), percent(p.Estimate.RelativeHalfWidth())))
 		}
 		if err := table.Append(row); err != nil {
 			return err
@@ -824,7 +816,7 @@ func regimesNote(c results.Case) note {
 		switches = "switch"
 	}
 	return mattering("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d %s",
-		c.Name, 100*g.FastShare, ns(g.Fast), 100*(1-g.FastShare), ns(g.Slow), g.Slow/g.Fast, g.Switches, switches)
+		c.Name, 100*g.FastShare, figures.NS(g.Fast), 100*(1-g.FastShare), figures.NS(g.Slow), g.Slow/g.Fast, g.Switches, switches)
 }
 
 // outliersNote counts a case's outliers by kind; it matters where they
@@ -922,17 +914,6 @@ func changeCell(m results.Estimate) string {
 	return fmt.Sprintf(format, 100*m.Point, 100*m.Lower, 100*m.Upper)
 }
 
-// ns formats nanoseconds with a precision fitting their size.
-func ns(v float64) string {
-	switch {
-	case v >= 1000:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 100:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.2f", v)
-}
-
 // percent writes a fraction as a percentage with the digits it needs, so
 // that a small one does not read ±0.0 %.
 func percent(f float64) string {
@@ -946,30 +927,4 @@ func percent(f float64) string {
 	default:
 		return "<0.001"
 	}
-}
-
-// pValue writes p against the significance level with the digits that
-// tell them apart: never "0.050 < 0.05".
-func pValue(p, significance float64) string {
-	rel := ">="
-	if p < significance {
-		rel = "<"
-	}
-	digits := 3
-	for digits < 8 && (strconv.FormatFloat(p, 'f', digits, 64) == strconv.FormatFloat(significance, 'f', digits, 64)) {
-		digits++
-	}
-	text := strconv.FormatFloat(p, 'f', digits, 64)
-	if p < 0.001 && p < significance {
-		text = "0.000"
-	}
-	return fmt.Sprintf("%s %s %g", text, rel, significance)
-}
-
-// verdictText is Criterion's sentence in a wide table, its gist otherwise.
-func verdictText(v results.Verdict, wide bool) string {
-	if wide {
-		return v.Sentence()
-	}
-	return strings.ReplaceAll(string(v), "_", " ")
 }

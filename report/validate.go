@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/internal/figures"
+
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -115,7 +117,7 @@ func (v *Validation) Write(w io.Writer) error {
 	for i, steps := range v.Steps {
 		row := []string{v.Names[i], strconv.Itoa(steps)}
 		for _, run := range v.Runs {
-			row = append(row, ns(run.Estimates[i].Point)+" ns")
+			row = append(row, figures.NS(run.Estimates[i].Point)+" ns")
 		}
 		first := v.Runs[0]
 		step := ""
@@ -124,9 +126,9 @@ func (v *Validation) Write(w io.Writer) error {
 			step = fmt.Sprintf("%+.2f [%+.2f %+.2f] ns", d.Point, d.Lower, d.Upper)
 		}
 		row = append(row,
-			fmt.Sprintf("%s [%s %s] ns", ns(first.Net[i].Point), ns(first.Net[i].Lower), ns(first.Net[i].Upper)),
+			fmt.Sprintf("%s [%s %s] ns", figures.NS(first.Net[i].Point), figures.NS(first.Net[i].Lower), figures.NS(first.Net[i].Upper)),
 			step,
-			ns(v.Intercept+v.PerStep*float64(steps))+" ns",
+			figures.NS(v.Intercept+v.PerStep*float64(steps))+" ns",
 			fmt.Sprintf("%.1f %%", 100*v.Spread[i]))
 		if err := table.Append(row); err != nil {
 			return err

@@ -127,3 +127,13 @@ type Case struct {
 	Context        string          `json:"context,omitempty"`
 	ContextChanges []ContextChange `json:"context_changes,omitempty"`
 }
+
+// Measured is the program a report is about: the only one, or the after
+// build of a comparison, which is always the last. Nil when the report
+// holds none.
+func (r *Report) Measured() *Program {
+	if len(r.Programs) == 0 {
+		return nil
+	}
+	return &r.Programs[len(r.Programs)-1]
+}

@@ -134,3 +134,13 @@ func PairedDifference(before, after []float64, e Estimator, opts Options) (Estim
 	c, _ := bootstrapPaired(before, after, opts, e)
 	return c.Difference, nil
 }
+
+// Point is est's statistic of samples, without an interval: what a
+// judgement between rounds of sampling can afford.
+func Point(est Estimator, samples []float64, opts Options) (float64, error) {
+	sorted, err := prepare(samples, opts)
+	if err != nil {
+		return 0, err
+	}
+	return est.pointSorted(sorted, newHDWeights(len(sorted), opts.lowQuantile())), nil
+}

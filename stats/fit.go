@@ -662,9 +662,9 @@ func linearComparison(fc FitChange, beforeRuns, afterRuns []float64, opts Compar
 	return c, nil
 }
 
-// slopeOf is the robust slope of timings (or, with ols, least squares),
+// SlopePoint is the robust slope of timings (or, with ols, least squares),
 // without intervals: what a judgement between rounds can afford.
-func slopeOf(t Timings, ols bool, opts FitOptions) (float64, error) {
+func SlopePoint(t Timings, ols bool, opts FitOptions) (float64, error) {
 	if err := checkTimings(t); err != nil {
 		return 0, err
 	}
@@ -678,10 +678,10 @@ func slopeOf(t Timings, ols bool, opts FitOptions) (float64, error) {
 	return d.robust(d.arrange(t), nil, nil).slope, nil
 }
 
-// welchChange is the change from the mean of before's placements' slopes
+// WelchChange is the change from the mean of before's placements' slopes
 // to the mean of after's, with Welch's interval at confidence; each side
 // needs two placements or more.
-func welchChange(before, after []float64, confidence float64) (FitChange, error) {
+func WelchChange(before, after []float64, confidence float64) (FitChange, error) {
 	if len(before) < 2 || len(after) < 2 {
 		return FitChange{}, fmt.Errorf("%w: Welch's test needs two placements a side, not %d and %d", ErrTimings, len(before), len(after))
 	}

@@ -306,7 +306,7 @@ func TestSlopeOfAndWelchChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := slopeOf(tm, false, opts)
+		s, err := SlopePoint(tm, false, opts)
 		if err != nil || s != f.Slope.Point {
 			t.Fatalf("slopeOf %v (%v), fit %v", s, err, f.Slope.Point)
 		}
@@ -319,11 +319,11 @@ func TestSlopeOfAndWelchChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := welchChange(slopes[:2], slopes[2:], opts.Confidence)
+	got, err := WelchChange(slopes[:2], slopes[2:], opts.Confidence)
 	if err != nil || got.Change != want.Change || got.P() != want.P() {
 		t.Errorf("Welch %+v (%v), placed %+v", got.Change, err, want.Change)
 	}
-	if _, err := welchChange(slopes[:1], slopes[2:], 0.95); !errors.Is(err, ErrTimings) {
+	if _, err := WelchChange(slopes[:1], slopes[2:], 0.95); !errors.Is(err, ErrTimings) {
 		t.Errorf("one placement: %v", err)
 	}
 }

@@ -332,7 +332,7 @@ func CompareLoads(before, after Loads, opts CompareOptions) (Comparison, error) 
 	if !(mb > 0) {
 		return Comparison{}, fmt.Errorf("%w: a relative change needs a positive estimate before, not %v", ErrCompare, mb)
 	}
-	fc, err := welchChange(before.Points, after.Points, opts.Confidence)
+	fc, err := WelchChange(before.Points, after.Points, opts.Confidence)
 	if err != nil {
 		return Comparison{}, fmt.Errorf("%w: %w", ErrCompare, err)
 	}
@@ -358,7 +358,7 @@ const (
 // kernel's figures per run of the first loads (beforeRuns, afterRuns),
 // paired by round, as Compare gives them.
 func CompareOverLoads(before, after Loads, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, FitChange, error) {
-	fc, err := welchChange(before.Points, after.Points, opts.Confidence)
+	fc, err := WelchChange(before.Points, after.Points, opts.Confidence)
 	if err != nil {
 		return Comparison{}, FitChange{}, fmt.Errorf("%w: %w", ErrCompare, err)
 	}

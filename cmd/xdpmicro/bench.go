@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"os"
 	"os/signal"
 	"strings"
@@ -12,15 +11,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/phases"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 type benchFlags struct {
@@ -40,8 +41,8 @@ type benchFlags struct {
 	save       string
 	dir        string
 	quiet      bool
-	timer      measure.Timer
-	sampling   measure.SamplingMode
+	timer      testrun.Timer
+	sampling   testrun.SamplingMode
 	placements int
 	singleRun  bool
 	restore    bool
@@ -91,7 +92,7 @@ UDP DNS, ICMP echo, IPv6 TCP SYN, VLAN-tagged UDP, ARP; see --class, --packets,
 its BPF instructions counted; then the measuring thread is pinned to one CPU,
 warms up, and samples all cases in turn, round after round. Each load of a
 program is compiled to its own address, which alone moves its speed by a few
-per cent, so the program is loaded ` + fmt.Sprint(measure.DefaultLoads) + ` times, in groups of ` + fmt.Sprint(bench.DefaultGroupLoads) + ` loaded and sampled
+per cent, so the program is loaded ` + fmt.Sprint(testrun.DefaultLoads) + ` times, in groups of ` + fmt.Sprint(xdpmicro.DefaultGroupLoads) + ` loaded and sampled
 apart (--placements), and each figure is the mean over the loads, its
 interval Student's t over them: it holds the next run's figure. While an
 estimate is short of --precision and --time allows, more groups add loads
@@ -99,7 +100,7 @@ estimate is short of --precision and --time allows, more groups add loads
 one of 10 levels, and the time per run is the slope of the calls' wall time
 over their repeat (--sampling).
 
-With --before and --after, both builds are loaded together (each ` + fmt.Sprint(measure.DefaultPlacements) + ` times:
+With --before and --after, both builds are loaded together (each ` + fmt.Sprint(testrun.DefaultPlacements) + ` times:
 --placements) and sampled on the same CPU, interleaved sample by sample, and
 each case's change is reported with its confidence interval over the loads,
 p-value and verdict; more groups of loads follow while the change is
@@ -146,24 +147,24 @@ func (f *benchFlags) registerProgramFlags(cmd *cobra.Command) {
 // runs, the placements, when to stop, the CPU, the floor, anchoring and
 // the timer.
 func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
-	fl.StringVar((*string)(&f.sampling), "sampling", string(measure.SamplingLinear), "sample in `MODE`: linear (sample i runs i·step times; time per run is the slope) "+
+	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), "sample in `MODE`: linear (sample i runs i·step times; time per run is the slope) "+
 		"or flat (the kernel's whole ns)")
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame, "+
 		"instead of restoring the frame between repeats (see --restore)")
 	fl.BoolVar(&f.restore, "restore", false, "sample every XDP case through the restorer, which puts the frame back before each run "+
 		"(automatic where the program changes it)")
 	fl.IntVar(&f.placements, "placements", 0, "load each program at least `N` times, in groups that fit the XDP dispatcher; each figure is the mean over the loads")
-	explainDefault(fl, "placements", fmt.Sprintf("%d, or %d a build with --before/--after", measure.DefaultLoads, measure.DefaultPlacements))
+	explainDefault(fl, "placements", fmt.Sprintf("%d, or %d a build with --before/--after", testrun.DefaultLoads, testrun.DefaultPlacements))
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample until every estimate (comparing: every change) is known to ±`P`, relative (0.01: ±1 %), "+
 		"or --time is spent")
-	fl.DurationVar(&f.budget, "time", measure.DefaultBenchBudget, "the time budget `D` of the run, from the command line to the report, when sampling to --precision")
-	describeDefault(fl, "time", fmt.Sprintf("%s, or %s with --before/--after", measure.DefaultBenchBudget, measure.DefaultBudget))
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBenchBudget, "the time budget `D` of the run, from the command line to the report, when sampling to --precision")
+	describeDefault(fl, "time", fmt.Sprintf("%s, or %s with --before/--after", testrun.DefaultBenchBudget, testrun.DefaultBudget))
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (at least %d) instead of sampling to --precision; "+
-		"with --precision or --time also given, the fewest rounds", measure.MinSamples))
+		"with --precision or --time also given, the fewest rounds", testrun.MinSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")
 	fl.Uint32Var(&f.repeat, "repeat", 0, "run the program `N` times a call (linear sampling: its top level)")
-	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", measure.TargetSample))
-	fl.DurationVar(&f.warmup, "warmup", measure.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
+	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", testrun.TargetSample))
+	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
 	fl.StringVar(&f.history, "history", phases.DefaultPath(), "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
@@ -199,7 +200,7 @@ func (f *benchFlags) registerComparisonFlags(cmd *cobra.Command) {
 }
 
 // programs turns OBJECT, --before and --after into what to measure.
-func (f benchFlags) programs(args []string) ([]measure.Program, caseDefaults, error) {
+func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, error) {
 	after := bpf.Default
 	if len(args) == 1 {
 		after = args[0]
@@ -221,7 +222,7 @@ func (f benchFlags) programs(args []string) ([]measure.Program, caseDefaults, er
 		names = []string{f.before, after}
 		labels = []string{"before", "after"}
 	}
-	var progs []measure.Program
+	var progs []testrun.Program
 	defaults := caseDefaults{classes: true, expect: true}
 	for i, name := range names {
 		object, build, err := resolveObject(name)
@@ -234,12 +235,12 @@ func (f benchFlags) programs(args []string) ([]measure.Program, caseDefaults, er
 		}
 		defaults.classes = defaults.classes && build != nil
 		defaults.expect = defaults.expect && build != nil && !build.Rung
-		progs = append(progs, measure.Program{Label: labels[i], Object: object, Program: program})
+		progs = append(progs, testrun.Program{Label: labels[i], Object: object, Program: program})
 	}
 	return progs, defaults, nil
 }
 
-// runBench checks the flags, hands them to bench.Run as options, and
+// runBench checks the flags, hands them to xdpmicro.Run as options, and
 // writes what it returns: flags to options, and exit codes, nothing more.
 func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 	opts, err := f.options(cmd, args)
@@ -260,10 +261,10 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 	ctx, stop, caught := signalContext()
 	defer stop()
 	obs, stopProgress := observe(cmd, f.quiet)
-	rep, err := bench.Run(ctx, opts, obs)
+	rep, err := xdpmicro.Run(ctx, opts, obs)
 	stopProgress() // before anything else is written
 	switch {
-	case rep == nil && caught() != 0 && bench.Interrupted(err):
+	case rep == nil && caught() != 0 && xdpmicro.Interrupted(err):
 		// Stopped before any sample: waiting for the CPU, or loading.
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted before measuring; nothing written")
 		return interrupted{signal: int(caught())}

@@ -3,69 +3,79 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/xdpmicro/xdpmicro/bench"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // options checks bench's flags, each where the user can be told which,
-// and turns them into bench's options: the programs, the cases, the
+// and turns them into the root package's Options: the programs, the cases, the
 // map-init file and the baseline read, nothing measured.
-func (f benchFlags) options(cmd *cobra.Command, args []string) (bench.Options, error) {
+func (f benchFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options, error) {
 	if err := f.check(cmd); err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	statOpts, err := f.output.statsOptions()
 	if err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	defaultEst := stats.Slope
-	if f.sampling == measure.SamplingFlat {
+	if f.sampling == testrun.SamplingFlat {
 		defaultEst = stats.Low
 	}
 	est, err := f.output.estimatorValue(defaultEst)
 	if err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	compareOpts, err := f.comparison.options(statOpts, est, f.before != "")
 	if err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	progs, defaults, err := f.programs(args)
 	if err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	cases, err := f.selection.cases(cmd.Flags(), defaults)
 	if err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
-	o := bench.Options{
-		Programs: progs, Compared: f.before != "", Cases: cases, Load: f.load.options(), CPU: int(f.cpu), Warmup: f.warmup,
+	o := xdpmicro.Options{
+		Programs: progs, Compared: f.before != "", Cases: cases, Load: f.load.options(), CPU: f.cpu.option(), Warmup: warmupOption(f.warmup),
 		Samples: f.samples, Repeat: f.repeat, Sampling: f.sampling, Timer: f.timer, Placements: f.placements,
 		SingleRun: f.singleRun, Restore: f.restore, NoFloor: !f.floor, NoAnchor: !f.anchor, History: f.history,
 		Estimator: est, Stats: statOpts, Compare: compareOpts,
 		Settings: results.Settings{Program: f.program, Sizes: f.selection.sizes},
-		Started:  invoked,
+		Started:  invoked, Precision: xdpmicro.FixedSamples,
 	}
 	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
 		o.Precision, o.Budget = f.precision, f.budget // else exactly --samples rounds
 		if o.Compared && !fl.Changed("time") {
-			o.Budget = measure.DefaultBudget // time to settle the verdicts
+			o.Budget = testrun.DefaultBudget // time to settle the verdicts
 		}
 	}
 	if err := f.readFiles(&o); err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	return o, nil
 }
 
+// warmupOption is --warmup as the options take it: their zero is the
+// default, so --warmup 0 (one round) is NoWarmup.
+func warmupOption(d time.Duration) time.Duration {
+	if d == 0 {
+		return xdpmicro.NoWarmup
+	}
+	return d
+}
+
 // readFiles reads into o the map-init file and the baseline asked for.
-func (f benchFlags) readFiles(o *bench.Options) error {
+func (f benchFlags) readFiles(o *xdpmicro.Options) error {
 	var err error
 	if f.mapInit != "" {
 		if o.MapInit, err = object.ReadMapInit(f.mapInit); err != nil {
@@ -107,12 +117,14 @@ func (f benchFlags) check(cmd *cobra.Command) error {
 	switch {
 	case f.singleRun && f.restore:
 		return usageError{errors.New("--single-run and --restore are two ways to give every run a fresh frame: choose one")}
-	case f.sampling != measure.SamplingLinear && f.sampling != measure.SamplingFlat:
-		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, measure.SamplingLinear, measure.SamplingFlat)}
+	case f.sampling != testrun.SamplingLinear && f.sampling != testrun.SamplingFlat:
+		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, testrun.SamplingLinear, testrun.SamplingFlat)}
 	case !(f.precision > 0 && f.precision < 1):
 		return usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
 	case f.budget <= 0:
 		return usageError{fmt.Errorf("--time %s: want a positive duration, e.g. 10s", f.budget)}
+	case f.warmup < 0:
+		return usageError{fmt.Errorf("--warmup %s: the warm-up must not be negative", f.warmup)}
 	}
 	return nil
 }

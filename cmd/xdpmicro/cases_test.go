@@ -36,7 +36,7 @@ const casesYAML = `cases:
 // capture that reads back to the same frames.
 func TestPacketsCommand(t *testing.T) {
 	file := writeFile(t, "cases.yaml", casesYAML)
-	code, stdout, stderr := xdpmicro("packets", "--packets", file, "--class", "fizz", "--size", "128,256")
+	code, stdout, stderr := runCLI("packets", "--packets", file, "--class", "fizz", "--size", "128,256")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -46,7 +46,7 @@ func TestPacketsCommand(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "cases.pcap")
-	if code, _, stderr := xdpmicro("packets", "--class", "fizz,short,non-ipv4", "--pcap", out); code != 0 {
+	if code, _, stderr := runCLI("packets", "--class", "fizz,short,non-ipv4", "--pcap", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	back, err := packets.ReadPcap(out, 0)
@@ -88,13 +88,13 @@ func TestCaseSelectionBadInput(t *testing.T) {
 		{"bench", "--map-init", "no/such.yaml"},
 		{"packets", "--from-pcap", notPcap},
 	} {
-		code, stdout, stderr := xdpmicro(args...)
+		code, stdout, stderr := runCLI(args...)
 		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, code, stdout, stderr)
 		}
 	}
 	// The file's line and field are named.
-	if _, _, stderr := xdpmicro("bench", "--packets", bad); !strings.Contains(stderr, "bad.yaml:3") {
+	if _, _, stderr := runCLI("bench", "--packets", bad); !strings.Contains(stderr, "bad.yaml:3") {
 		t.Errorf("error does not name the file and line: %q", stderr)
 	}
 }
@@ -102,7 +102,7 @@ func TestCaseSelectionBadInput(t *testing.T) {
 // A case whose return differs from --expect fails the run before timing.
 func TestExpectFailsTheRun(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	code, stdout, stderr := xdpmicro(append([]string{"bench", "--class", "fizz", "--expect", "XDP_DROP"}, quick...)...)
+	code, stdout, stderr := runCLI(append([]string{"bench", "--class", "fizz", "--expect", "XDP_DROP"}, quick...)...)
 	if code != exitFailed || stdout != "" || !strings.Contains(stderr, "case fizz: returned XDP_PASS, expected XDP_DROP") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -114,7 +114,7 @@ func TestBenchOwnPackets(t *testing.T) {
 	file := writeFile(t, "cases.yaml", casesYAML)
 	args := append([]string{"bench", "../../bpf/testdata/multi.o", "--program", "tc_shot", "--packets", file,
 		"--expect", "TC_ACT_SHOT", "--size", "128,1500", "--format", "json"}, quick...)
-	code, stdout, stderr := xdpmicro(args...)
+	code, stdout, stderr := runCLI(args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -145,7 +145,7 @@ func TestBenchRawFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, stdout, stderr := xdpmicro(append([]string{"bench", "v4", "--packets", filepath.Join(dir, "*.bin"), "--format", "json"}, quick...)...)
+	code, stdout, stderr := runCLI(append([]string{"bench", "v4", "--packets", filepath.Join(dir, "*.bin"), "--format", "json"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -168,10 +168,10 @@ func TestBenchRawFrames(t *testing.T) {
 func TestBenchPcap(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	capture := filepath.Join(t.TempDir(), "in.pcap")
-	if code, _, stderr := xdpmicro("packets", "--class", "fizz,buzz,none", "--pcap", capture); code != 0 {
+	if code, _, stderr := runCLI("packets", "--class", "fizz,buzz,none", "--pcap", capture); code != 0 {
 		t.Fatal(stderr)
 	}
-	code, stdout, stderr := xdpmicro(append([]string{"bench", "v4", "--pcap", capture, "--pcap-limit", "2", "--format", "json"}, quick...)...)
+	code, stdout, stderr := runCLI(append([]string{"bench", "v4", "--pcap", capture, "--pcap-limit", "2", "--format", "json"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -190,7 +190,7 @@ func TestBenchPcap(t *testing.T) {
 
 func TestBenchFloor(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	code, stdout, stderr := xdpmicro(append([]string{"bench", "--floor", "--class", "fizz,none", "--format", "json"}, quick...)...)
+	code, stdout, stderr := runCLI(append([]string{"bench", "--floor", "--class", "fizz,none", "--format", "json"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -211,7 +211,7 @@ func TestBenchFloor(t *testing.T) {
 // An object other than the bundled ones gets the protocol mix by default,
 // and the mix is in the packets command.
 func TestDefaultProtocolMix(t *testing.T) {
-	code, stdout, stderr := xdpmicro("packets", "--class", "mix")
+	code, stdout, stderr := runCLI("packets", "--class", "mix")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -229,7 +229,7 @@ func TestDefaultProtocolMix(t *testing.T) {
 		{[]string{"v4"}, packets.Classes()},
 		{[]string{"../../bpf/testdata/proto.o", "--class", "classes,arp"}, append(packets.Classes(), packets.ARP)},
 	} {
-		code, stdout, stderr := xdpmicro(append(append([]string{"bench", "--format", "json"}, tc.args...), quick...)...)
+		code, stdout, stderr := runCLI(append(append([]string{"bench", "--format", "json"}, tc.args...), quick...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
 		}
@@ -263,7 +263,7 @@ func TestBenchContext(t *testing.T) {
     ipv4: {src: 192.0.2.1, dst: 198.51.100.1}
     udp: {src: 1, dst: 2}
 `)
-	code, stdout, stderr := xdpmicro(append([]string{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_mark", "--packets", file,
+	code, stdout, stderr := runCLI(append([]string{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_mark", "--packets", file,
 		"--ctx", "mark=0x2a,priority=3", "--format", "json"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -283,7 +283,7 @@ func TestBenchContext(t *testing.T) {
 	}
 	// A context the program changes is shown, and sampled one run a call;
 	// the context asked for, and how the case was sampled, with --verbose.
-	code, stdout, stderr = xdpmicro(append([]string{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_set_mark", "--class", "udp-dns", "--ctx", "mark=7", "--verbose"}, quick...)...)
+	code, stdout, stderr = runCLI(append([]string{"bench", "../../bpf/testdata/ctx.o", "--program", "tc_set_mark", "--class", "udp-dns", "--ctx", "mark=7", "--verbose"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

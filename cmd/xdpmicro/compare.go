@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/xdpmicro/xdpmicro/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 )

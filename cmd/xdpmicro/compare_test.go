@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Settings for tests that check a verdict on a real change: enough samples
@@ -37,7 +37,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cmp.json")
 	args := append([]string{"bench", "--before", "v3", "--after", "v4", "--class", "fibonacci,fizz",
 		"--format", "json", "-o", out}, measured...)
-	if code, _, stderr := xdpmicro(args...); code != 0 {
+	if code, _, stderr := runCLI(args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rep := readReport(t, out)
@@ -47,7 +47,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 	c := rep.Comparison
 	// Linear sampling by default: each build loaded in several placements.
 	if c.Mode != results.Interleaved || c.Test != stats.BlockedTest || c.Estimator != string(stats.Slope) ||
-		len(rep.Programs[0].Placements) != measure.DefaultPlacements-1 || len(rep.Programs[1].Placements) != measure.DefaultPlacements-1 {
+		len(rep.Programs[0].Placements) != testrun.DefaultPlacements-1 || len(rep.Programs[1].Placements) != testrun.DefaultPlacements-1 {
 		t.Errorf("mode %q, test %q, estimator %q, %d and %d placements beside the first", c.Mode, c.Test, c.Estimator,
 			len(rep.Programs[0].Placements), len(rep.Programs[1].Placements))
 	}
@@ -57,7 +57,7 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 		default:
 			t.Errorf("%s: verdict %q is not one of the four", cc.Name, cc.Verdict)
 		}
-		// Over measure.DefaultPlacements loads of 20 samples each, Welch's
+		// Over testrun.DefaultPlacements loads of 20 samples each, Welch's
 		// interval is wide: the verdict is checked, not its size, which
 		// differs from host to host (the loop is 13 steps; 6-40 % on the
 		// hosts seen).
@@ -76,12 +76,12 @@ func TestBeforeAfterFindsTheFibonacciLoop(t *testing.T) {
 func TestFailOnRegression(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	args := append([]string{"bench", "--before", "v4", "--after", "v3", "--class", "fibonacci", "--fail-on-regression"}, measured...)
-	code, stdout, stderr := xdpmicro(args...)
+	code, stdout, stderr := runCLI(args...)
 	if code != exitRegression || !strings.Contains(stdout, "│ regressed │") || !strings.HasSuffix(stderr, "xdpmicro: regressed, or changed action: fibonacci\n") {
 		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr: %s", code, exitRegression, stdout, stderr)
 	}
 	// Without the flag a regression is reported, not an error.
-	if code, _, _ := xdpmicro(args[:len(args)-len(measured)-1]...); code != 0 {
+	if code, _, _ := runCLI(args[:len(args)-len(measured)-1]...); code != 0 {
 		t.Errorf("without --fail-on-regression: exit %d", code)
 	}
 }
@@ -90,7 +90,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	dir := filepath.Join(t.TempDir(), "baselines")
 	save := append([]string{"bench", "--class", "none", "--baseline-dir", dir, "--save-baseline", "main"}, quick...)
-	if code, _, stderr := xdpmicro(save...); code != 0 || !strings.Contains(stderr, "saved") {
+	if code, _, stderr := runCLI(save...); code != 0 || !strings.Contains(stderr, "saved") {
 		t.Fatalf("save: exit %d: %s", code, stderr)
 	}
 	saved := readReport(t, filepath.Join(dir, "main.json"))
@@ -98,7 +98,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 		t.Errorf("baseline lacks its environment: %+v", saved.Environment)
 	}
 	against := append([]string{"bench", "--class", "none", "--baseline-dir", dir, "--baseline", "main", "--format", "json"}, quick...)
-	code, stdout, stderr := xdpmicro(against...)
+	code, stdout, stderr := runCLI(against...)
 	if code != 0 {
 		t.Fatalf("against baseline: exit %d: %s", code, stderr)
 	}
@@ -137,7 +137,7 @@ func TestComparisonBadInput(t *testing.T) {
 		{"compare", foreign, foreign},
 		{"compare", filepath.Join(dir, "none.json"), foreign},
 	} {
-		code, stdout, stderr := xdpmicro(args...)
+		code, stdout, stderr := runCLI(args...)
 		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line", args, code, stdout, stderr)
 		}
@@ -150,11 +150,11 @@ func TestCompareFiles(t *testing.T) {
 	old, cur := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
 	for _, run := range []struct{ object, out string }{{"v3", old}, {"v4", cur}} {
 		args := append([]string{"bench", run.object, "--class", "fibonacci,buzz", "--format", "json", "-o", run.out}, measured...)
-		if code, _, stderr := xdpmicro(args...); code != 0 {
+		if code, _, stderr := runCLI(args...); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 	}
-	code, stdout, stderr := xdpmicro("compare", old, cur, "--verbose") // which test: the method
+	code, stdout, stderr := runCLI("compare", old, cur, "--verbose") // which test: the method
 	if code != 0 || !strings.Contains(stdout, "fibonacci") || !strings.Contains(flat(stdout), "Welch t-test over each run's loads") {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr: %s", code, stdout, stderr)
 	}
@@ -187,7 +187,7 @@ func TestCompareFiles(t *testing.T) {
 	if err := report.WriteFile(slowerPath, slower, report.JSON, report.View{}); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, _ := xdpmicro("compare", cur, slowerPath, "--fail-on-regression"); code != exitRegression {
+	if code, stdout, _ := runCLI("compare", cur, slowerPath, "--fail-on-regression"); code != exitRegression {
 		t.Errorf("twice as slow, with --fail-on-regression: exit %d, want %d\n%s", code, exitRegression, stdout)
 	}
 	// Another environment is compared, with a warning.
@@ -196,7 +196,7 @@ func TestCompareFiles(t *testing.T) {
 	if err := report.WriteFile(old, rep, report.JSON, report.View{}); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := xdpmicro("compare", old, cur); code != 0 || !strings.Contains(stderr, "warning: kernels differ") {
+	if code, _, stderr := runCLI("compare", old, cur); code != 0 || !strings.Contains(stderr, "warning: kernels differ") {
 		t.Errorf("exit %d, stderr %q: want a warning that the kernels differ", code, stderr)
 	}
 }
@@ -206,7 +206,7 @@ func TestLowQuantile(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	path := filepath.Join(t.TempDir(), "run.json")
 	args := append([]string{"bench", "--class", "none", "--low-quantile", "0.25", "--format", "json", "-o", path}, measured...)
-	if code, _, stderr := xdpmicro(args...); code != 0 {
+	if code, _, stderr := runCLI(args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rep := readReport(t, path)
@@ -232,16 +232,16 @@ const savedBefore = "testdata/saved-2c8bdbc.json"
 // A result saved before the move reads and compares: against itself with
 // no kernel, and against a run of today's tool.
 func TestCompareReadsOlderResults(t *testing.T) {
-	code, stdout, stderr := xdpmicro("compare", savedBefore, savedBefore)
+	code, stdout, stderr := runCLI("compare", savedBefore, savedBefore)
 	if code != 0 || strings.Count(stdout, "│ no change │") != 5 {
 		t.Fatalf("the saved result against itself: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	kerneltest.RequireBPFAlone(t)
 	cur := filepath.Join(t.TempDir(), "new.json")
-	if code, _, stderr := xdpmicro(append([]string{"bench", "--format", "json", "-o", cur}, measured...)...); code != 0 {
+	if code, _, stderr := runCLI(append([]string{"bench", "--format", "json", "-o", cur}, measured...)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	code, stdout, stderr = xdpmicro("compare", savedBefore, cur)
+	code, stdout, stderr = runCLI("compare", savedBefore, cur)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

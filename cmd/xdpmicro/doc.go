@@ -2,7 +2,7 @@
 // and reports Criterion-style statistics per packet case.
 //
 // This package only wires the others together: flags become a
-// bench.Options, bench.Run measures and analyses, and its results.Report
+// xdpmicro.Options, xdpmicro.Run measures and analyses, and its results.Report
 // is written in the asked format; a regression becomes the exit code asked
 // for. Run `xdpmicro help` for the commands and their flags.
 package main

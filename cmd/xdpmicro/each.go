@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/xdpmicro/xdpmicro/bench"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -16,8 +16,8 @@ import (
 // programNames are the programs OBJECT's --program chooses when it
 // chooses several, as go test -bench . runs every benchmark; nil when the
 // run measures one, named in opts. A bundled build names its own.
-func (f benchFlags) programNames(cmd *cobra.Command, opts *bench.Options) ([]string, error) {
-	last := &opts.Programs[len(opts.Programs)-1]
+func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]string, error) {
+	last := opts.Measured()
 	if last.Program != "" && !object.IsPattern(last.Program) {
 		return nil, nil
 	}
@@ -59,10 +59,10 @@ func notMeasured(p object.ProgramInfo) string {
 
 // runEach measures each program in turn, a table each, and reports the
 // programs that failed after the others' results: exit 1 if any did.
-func runEach(cmd *cobra.Command, f benchFlags, opts bench.Options, names []string) error {
+func runEach(cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []string) error {
 	ctx, stop, caught := signalContext()
 	defer stop()
-	outcomes := bench.RunEach(ctx, opts, names, func(string) (bench.Observer, func()) {
+	outcomes := xdpmicro.RunEach(ctx, opts, names, func(string) (xdpmicro.Observer, func()) {
 		return observe(cmd, f.quiet)
 	})
 	var reps []*results.Report
@@ -73,7 +73,7 @@ func runEach(cmd *cobra.Command, f benchFlags, opts bench.Options, names []strin
 			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output")
 			_ = report.WriteAll(cmd.OutOrStdout(), append(reps, o.Report), report.Table, f.output.view())
 			return interrupted{signal: int(caught())}
-		case o.Err != nil && caught() != 0 && bench.Interrupted(o.Err):
+		case o.Err != nil && caught() != 0 && xdpmicro.Interrupted(o.Err):
 			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; nothing written")
 			return interrupted{signal: int(caught())}
 		case o.Err != nil:

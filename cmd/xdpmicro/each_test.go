@@ -16,7 +16,7 @@ const mixed = "../../bpf/testdata/mixed.o"
 // makes the exit code 1; the tracepoint is passed over with a note.
 func TestBenchEveryProgram(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	code, stdout, stderr := xdpmicro(append([]string{"bench", mixed, "--class", "arp", "--format", "json"}, quick...)...)
+	code, stdout, stderr := runCLI(append([]string{"bench", mixed, "--class", "arp", "--format", "json"}, quick...)...)
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d: a program failed", code, exitFailed)
 	}
@@ -51,7 +51,7 @@ func TestBenchChosenPrograms(t *testing.T) {
 		{"xdp_[ac]*", "xdp_a_pass xdp_c_drop"},
 		{"xdp_c_drop", "xdp_c_drop"},
 	} {
-		code, stdout, stderr := xdpmicro(append([]string{"bench", mixed, "--program", tc.program, "--class", "arp"}, quick...)...)
+		code, stdout, stderr := runCLI(append([]string{"bench", mixed, "--program", tc.program, "--class", "arp"}, quick...)...)
 		var headers []string
 		for _, line := range strings.Split(stdout, "\n") {
 			if name, _, ok := strings.Cut(line, " in "+mixed); ok {
@@ -68,7 +68,7 @@ func TestBenchChosenPrograms(t *testing.T) {
 		{"--save-baseline", "each"},
 		{"--program", "trace_getpid"},
 	} {
-		code, stdout, stderr := xdpmicro(append([]string{"bench", mixed}, args...)...)
+		code, stdout, stderr := runCLI(append([]string{"bench", mixed}, args...)...)
 		if code != exitUsage || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q: want exit 2 and one line", args, code, stdout, stderr)
 		}

@@ -11,7 +11,7 @@ import (
 // placeholder and its default in words where the value alone says
 // little, once, and wrapped to a width a terminal shows.
 func TestHelpFlags(t *testing.T) {
-	code, stdout, _ := xdpmicro("bench", "--help")
+	code, stdout, _ := runCLI("bench", "--help")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -54,7 +54,7 @@ func TestHelpFlags(t *testing.T) {
 	}
 
 	// compare describes its own default where bench's would be wrong.
-	_, stdout, _ = xdpmicro("compare", "--help")
+	_, stdout, _ = runCLI("compare", "--help")
 	if text := strings.Join(strings.Fields(stdout), " "); !strings.Contains(text, "(default the new file's, warning if they differ)") {
 		t.Errorf("compare help does not say whose estimator it compares by:\n%s", stdout)
 	}

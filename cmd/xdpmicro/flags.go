@@ -7,10 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/xdpmicro/xdpmicro/measure"
+	"github.com/xdpmicro/xdpmicro/internal/htmlpage"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // outputFlags are shared by the commands that write a report.
@@ -141,7 +142,7 @@ func (o *outputFlags) write(cmd *cobra.Command, rep *results.Report) error {
 		return err
 	}
 	if o.html != "" {
-		if err := report.WriteHTML(o.html, rep); err != nil {
+		if err := htmlpage.WriteHTML(o.html, rep); err != nil {
 			if o.output != "" {
 				_ = report.Write(cmd.OutOrStdout(), rep, report.Table, view)
 			}
@@ -189,7 +190,7 @@ func (c *compareFlags) options(base stats.Options, est stats.Estimator, interlea
 			return stats.CompareOptions{}, usageError{fmt.Errorf("--fail-on %q: want %s, %s or both", f, judgeTime, judgeInsns)}
 		}
 	}
-	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: measure.Resolution, Estimator: est,
+	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: testrun.Resolution, Estimator: est,
 		ThresholdChosen: c.noiseThreshold == autoThreshold}
 	if err := opts.Validate(); err != nil {
 		return opts, usageError{fmt.Errorf("--significance %g / --noise-threshold %g: %w", c.significance, threshold, err)}
@@ -262,19 +263,28 @@ func (c *compareFlags) verdict(rep *results.Report) error {
 type cpuFlag int
 
 func (c *cpuFlag) register(fl *pflag.FlagSet) {
-	*c = cpuFlag(measure.AnyCPU)
-	fl.IntVar((*int)(c), "cpu", measure.AnyCPU, "pin the measuring threads to CPU `N`, waiting out another xdpmicro run there; "+
+	*c = cpuFlag(testrun.AnyCPU)
+	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "pin the measuring threads to CPU `N`, waiting out another xdpmicro run there; "+
 		"-1 picks a quiet one and says why")
 }
 
+// option is --cpu as the options take it: nil for any CPU.
+func (c cpuFlag) option() *int {
+	if int(c) == testrun.AnyCPU {
+		return nil
+	}
+	n := int(c)
+	return &n
+}
+
 // registerTimer adds --timer, the same for every command that measures.
-func registerTimer(fl *pflag.FlagSet, timer *measure.Timer) {
-	fl.StringVar((*string)(timer), "timer", string(measure.TimerKernel), "time runs with `TIMER`: kernel (BPF_PROG_TEST_RUN's figure) "+
+func registerTimer(fl *pflag.FlagSet, timer *testrun.Timer) {
+	fl.StringVar((*string)(timer), "timer", string(testrun.TimerKernel), "time runs with `TIMER`: kernel (BPF_PROG_TEST_RUN's figure) "+
 		"or stats (BPF_ENABLE_STATS: finer, timing every run)")
 }
 
 func (c cpuFlag) check() error {
-	if c < measure.AnyCPU {
+	if c < testrun.AnyCPU {
 		return usageError{fmt.Errorf("--cpu %d: want a CPU number, or -1 to choose", c)}
 	}
 	return nil

@@ -45,7 +45,7 @@ func TestHistory(t *testing.T) {
 	bench := func(out string) *results.Report {
 		t.Helper()
 		args := append([]string{"bench", "--class", "fizz,none", "--placements", "6", "--history", history, "--format", "json", "-o", out}, quick...)
-		if code, _, stderr := xdpmicro(args...); code != 0 {
+		if code, _, stderr := runCLI(args...); code != 0 {
 			t.Fatalf("bench exits %d: %s", code, stderr)
 		}
 		return readReport(t, out)

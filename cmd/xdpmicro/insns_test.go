@@ -21,7 +21,7 @@ func TestInstructionsInEveryFormat(t *testing.T) {
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "run.json")
 	args := append([]string{"bench", "v3", "--class", "fizz,high", "--sampling", "flat", "--format", "json", "-o", jsonPath}, quick...)
-	if code, _, stderr := xdpmicro(args...); code != 0 {
+	if code, _, stderr := runCLI(args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	want := map[string]uint64{}
@@ -37,7 +37,7 @@ func TestInstructionsInEveryFormat(t *testing.T) {
 
 	bmfPath := filepath.Join(dir, "bmf.json")
 	args = append([]string{"bench", "v3", "--class", "fizz,high", "--sampling", "flat", "--format", "bmf", "-o", bmfPath}, quick...)
-	if code, _, stderr := xdpmicro(args...); code != 0 {
+	if code, _, stderr := runCLI(args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	data, err := os.ReadFile(bmfPath)
@@ -56,7 +56,7 @@ func TestInstructionsInEveryFormat(t *testing.T) {
 	}
 
 	args = append([]string{"bench", "v3", "--class", "fizz,high", "--sampling", "flat", "--format", "gobench"}, quick...)
-	code, stdout, stderr := xdpmicro(args...)
+	code, stdout, stderr := runCLI(args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -79,7 +79,7 @@ func TestInstructionsInEveryFormat(t *testing.T) {
 	}
 
 	args = append([]string{"bench", "v3", "--class", "fizz,high", "--sampling", "flat", "--verbose"}, quick...)
-	code, stdout, _ = xdpmicro(args...)
+	code, stdout, _ = runCLI(args...)
 	if code != 0 || !strings.Contains(stdout, "│ insns │") || !strings.Contains(flat(stdout), "a helper call counts as one") {
 		t.Errorf("table: exit %d, no insns column or note:\n%s", code, stdout)
 	}
@@ -99,17 +99,17 @@ func TestFailOnInstructions(t *testing.T) {
 	for _, build := range []string{"v3", "v4"} {
 		paths[build] = filepath.Join(dir, build+".json")
 		args := append([]string{"bench", build, "--class", "fibonacci,none", "--sampling", "flat", "--format", "json", "-o", paths[build]}, quick...)
-		if code, _, stderr := xdpmicro(args...); code != 0 {
+		if code, _, stderr := runCLI(args...); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 	}
-	if code, stdout, _ := xdpmicro("compare", paths["v4"], paths["v3"], "--fail-on", "insns"); code != exitRegression || !strings.Contains(stdout, "33 → 185") {
+	if code, stdout, _ := runCLI("compare", paths["v4"], paths["v3"], "--fail-on", "insns"); code != exitRegression || !strings.Contains(stdout, "33 → 185") {
 		t.Errorf("v4 → v3 judged by instructions: exit %d, want %d\n%s", code, exitRegression, stdout)
 	}
-	if code, stdout, _ := xdpmicro("compare", paths["v3"], paths["v4"], "--fail-on", "insns"); code != 0 {
+	if code, stdout, _ := runCLI("compare", paths["v3"], paths["v4"], "--fail-on", "insns"); code != 0 {
 		t.Errorf("v3 → v4 judged by instructions: exit %d, want 0\n%s", code, stdout)
 	}
-	if code, _, stderr := xdpmicro("compare", paths["v3"], paths["v4"], "--fail-on", "cycles"); code != exitUsage {
+	if code, _, stderr := runCLI("compare", paths["v3"], paths["v4"], "--fail-on", "cycles"); code != exitUsage {
 		t.Errorf("--fail-on cycles: exit %d, want %d: %s", code, exitUsage, stderr)
 	}
 	// A result without counts cannot pass an exact gate.
@@ -120,7 +120,7 @@ func TestFailOnInstructions(t *testing.T) {
 	if err := old.WriteFile(paths["v3"]); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := xdpmicro("compare", paths["v3"], paths["v4"], "--fail-on", "insns"); code != exitFailed || !strings.Contains(stderr, "no instruction count") {
+	if code, _, stderr := runCLI("compare", paths["v3"], paths["v4"], "--fail-on", "insns"); code != exitFailed || !strings.Contains(stderr, "no instruction count") {
 		t.Errorf("without counts: exit %d, want %d: %s", code, exitFailed, stderr)
 	}
 }
@@ -131,7 +131,7 @@ func TestFailOnInstructions(t *testing.T) {
 func TestGoBenchLinear(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	args := append([]string{"bench", "v3", "--class", "fizz", "--sampling", "linear", "--format", "gobench", "-q"}, quick...)
-	code, stdout, stderr := xdpmicro(args...)
+	code, stdout, stderr := runCLI(args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -191,7 +191,7 @@ func TestKernelsBadInput(t *testing.T) {
 			if tc.path != "" {
 				t.Setenv("PATH", tc.path)
 			}
-			code, _, stderr := xdpmicro(append([]string{"bench"}, tc.args...)...)
+			code, _, stderr := runCLI(append([]string{"bench"}, tc.args...)...)
 			if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("%q: exit %d, %q; want %d, one line with %q", tc.args, code, stderr, exitUsage, tc.want)
 			}

@@ -52,7 +52,7 @@ func TestLoadOptionsBadInput(t *testing.T) {
 			args[3] = writeFile(t, "init.yaml", args[3])
 		}
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			code, stdout, stderr := xdpmicro(append(args, quick...)...)
+			code, stdout, stderr := runCLI(append(args, quick...)...)
 			if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.msg) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and one line with %q", code, stdout, stderr, exitUsage, tt.msg)
 			}
@@ -69,7 +69,7 @@ func TestMapInitRefusalExitsOne(t *testing.T) {
 		doc += fmt.Sprintf("    - {key: {addr: 198.51.100.1, port: %d, proto: 6}, value: 1}\n", port+1)
 	}
 	init := writeFile(t, "init.yaml", doc)
-	code, stdout, stderr := xdpmicro(append([]string{"bench", sectionsObject, "--type", "socket_filter", "--program", "balance", "--map-init", init, "--class", "fizz"}, quick...)...)
+	code, stdout, stderr := runCLI(append([]string{"bench", sectionsObject, "--type", "socket_filter", "--program", "balance", "--map-init", init, "--class", "fizz"}, quick...)...)
 	if code != exitFailed || stdout != "" || strings.Count(stderr, "\n") != 1 ||
 		!strings.Contains(stderr, "init.yaml:19: map queues, key {addr: ") || !strings.Contains(stderr, "port: 17") || !strings.Contains(stderr, "the map is full (max_entries 16; E2BIG)") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -88,7 +88,7 @@ func TestProgramsListsMapsAndVariables(t *testing.T) {
 		tailcallObject: {"holds 0: drop", "inner: Array of __u32 -> __u32, 1 entries", "dropped", ".bss"},
 		attachObject:   {"cpu_count", "xdp/cpumap", "xdp.frags/devmap", "with --attach-type xdp", "│ spread     │ XDP  │ xdp              │ yes"},
 	} {
-		code, stdout, stderr := xdpmicro("programs", object)
+		code, stdout, stderr := runCLI("programs", object)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", object, code, stderr)
 		}
@@ -115,7 +115,7 @@ func TestBenchPortFilter(t *testing.T) {
 		if tt.set != "" {
 			args = append(args, "--set", tt.set)
 		}
-		code, stdout, stderr := xdpmicro(append(args, quick...)...)
+		code, stdout, stderr := runCLI(append(args, quick...)...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -155,7 +155,7 @@ func TestBenchPortFilter(t *testing.T) {
 func TestBenchProgramsForMaps(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	bench := func(args ...string) (int, string, string) {
-		return xdpmicro(append(append([]string{"bench", attachObject, "--class", "tcp-syn,arp", "--format", "json"}, args...), quick...)...)
+		return runCLI(append(append([]string{"bench", attachObject, "--class", "tcp-syn,arp", "--format", "json"}, args...), quick...)...)
 	}
 	for _, program := range []string{"cpu_count", "dev_filter", "dev_egress"} {
 		code, stdout, stderr := bench("--program", program)
@@ -195,7 +195,7 @@ func TestBenchProgramsForMaps(t *testing.T) {
 // left out of the map effects with a note.
 func TestBenchSocketMap(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	code, _, stderr := xdpmicro(append([]string{"bench", xskObject, "--class", "tcp-syn", "--format", "json"}, quick...)...)
+	code, _, stderr := runCLI(append([]string{"bench", xskObject, "--class", "tcp-syn", "--format", "json"}, quick...)...)
 	if code != 0 || !strings.Contains(stderr, "xdpmicro: note: the checking run's changes to these maps are not shown: sockets (XSKMap, whose sockets user space cannot read)") {
 		t.Errorf("exit %d, stderr %q; want a run and a note on the XSKMAP", code, stderr)
 	}

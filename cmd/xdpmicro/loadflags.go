@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 )
 
 // loadFlags change an object before it is loaded, as its own loader would.
@@ -57,7 +57,7 @@ func registerMapInit(fl *pflag.FlagSet, file *string) {
 }
 
 // check refuses, naming the flag, what measure would refuse of their form;
-// a value's fit to the object is measure's to judge.
+// a value's fit to the object is testrun's to judge.
 func (l *loadFlags) check() error {
 	if l.programType != "" && !slices.Contains(object.TypeNames, l.programType) {
 		return usageError{fmt.Errorf("--type %q: want one of %s", l.programType, strings.Join(object.TypeNames, ", "))}
@@ -93,7 +93,7 @@ func (l *loadFlags) hint(err error) error {
 }
 
 // printNotes writes what loading changed of its own accord, on stderr.
-// noticeTo prints a run's notices (measure.Config.Notice) on w, one line
+// noticeTo prints a run's notices (testrun.Config.Notice) on w, one line
 // each, --quiet or not: --quiet is the progress bar's switch, and a wait
 // for another run's CPU can last minutes, in which a job's log that says
 // nothing looks hung.

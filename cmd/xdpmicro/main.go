@@ -10,7 +10,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/spf13/cobra"
-	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/internal/vm"
 )
 
@@ -26,11 +26,13 @@ const (
 // errRegression ends a run whose comparison found a regression.
 var errRegression = errors.New("regressed, or changed action")
 
-// usageError marks an error as the user's input being wrong.
+// usageError marks an error found in the command line (a flag, an
+// argument) as the user's input being wrong: it wraps xdpmicro.ErrBadInput
+// as the library's bad input does, so that one errors.Is tells exit 2.
 type usageError struct{ err error }
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+func (e usageError) Error() string   { return e.err.Error() }
+func (e usageError) Unwrap() []error { return []error{e.err, xdpmicro.ErrBadInput} }
 
 // interrupted carries the signal that stopped a run.
 type interrupted struct{ signal int }
@@ -84,11 +86,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // isUsage says whether err is bad usage or input, exit 2: each package
-// classifies its own errors.
-func isUsage(err error) bool {
-	var ue usageError
-	return errors.As(err, &ue) || errors.Is(err, badinput.Err)
-}
+// classifies its own errors, all wrapping xdpmicro.ErrBadInput.
+func isUsage(err error) bool { return errors.Is(err, xdpmicro.ErrBadInput) }
 
 // oneLine keeps the first line of an error: the verifier's log, when there
 // is one, is printed separately.

@@ -17,7 +17,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-func xdpmicro(args ...string) (code int, stdout, stderr string) {
+func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errs bytes.Buffer
 	code = run(args, &out, &errs)
 	return code, out.String(), errs.String()
@@ -98,7 +98,7 @@ var badInputs = [][]string{
 func TestBadInput(t *testing.T) {
 	for _, args := range badInputs {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			code, stdout, stderr := xdpmicro(args...)
+			code, stdout, stderr := runCLI(args...)
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d; stderr: %s", code, exitUsage, stderr)
 			}
@@ -113,7 +113,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestProgramsListsBundledBuilds(t *testing.T) {
-	code, stdout, stderr := xdpmicro("programs")
+	code, stdout, stderr := runCLI("programs")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -126,7 +126,7 @@ func TestProgramsListsBundledBuilds(t *testing.T) {
 
 func TestVerifierRejectionExitsOne(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	code, _, stderr := xdpmicro("bench", "../../bpf/testdata/reject.o")
+	code, _, stderr := runCLI("bench", "../../bpf/testdata/reject.o")
 	first, rest, _ := strings.Cut(stderr, "\n")
 	if code != exitFailed || !strings.Contains(first, "rejected by the verifier") || !strings.Contains(rest, "verifier log") {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
@@ -135,7 +135,7 @@ func TestVerifierRejectionExitsOne(t *testing.T) {
 
 func TestBenchJSON(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	code, stdout, stderr := xdpmicro(append([]string{"bench", "v2", "--format", "json"}, quick...)...)
+	code, stdout, stderr := runCLI(append([]string{"bench", "v2", "--format", "json"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -172,7 +172,7 @@ func TestBenchBMFToFile(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "results.json")
 	html := filepath.Join(dir, "report")
-	code, stdout, stderr := xdpmicro(append([]string{"bench", "--format", "bmf", "--output", out, "--report", html, "--class", "fizz,short"}, quick...)...)
+	code, stdout, stderr := runCLI(append([]string{"bench", "--format", "bmf", "--output", out, "--report", html, "--class", "fizz,short"}, quick...)...)
 	if code != 0 || stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
@@ -213,7 +213,7 @@ func TestBenchTable(t *testing.T) {
 		{"linear", []string{"slope [95% CI]", "kernel (low)", "10 × 100…1000", "linear sampling: repeats 100…1000 in steps of 900 (2 levels)", "CLOCK_MONOTONIC"}},
 		{"flat", []string{"low [95% CI]", "10 × 1000", "whole number of ns per sample"}},
 	} {
-		code, stdout, stderr := xdpmicro(append([]string{"bench", "v3", "--wide", "--verbose", "--sampling", tc.sampling}, quick...)...)
+		code, stdout, stderr := runCLI(append([]string{"bench", "v3", "--wide", "--verbose", "--sampling", tc.sampling}, quick...)...)
 		if code != 0 || stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %q: want nothing on stderr when it is no terminal", tc.sampling, code, stderr)
 		}
@@ -236,7 +236,7 @@ func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 func TestDefaultOutputAtAGlance(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	for _, args := range [][]string{{"bench"}, {"bench", "--before", "v3", "--after", "v4"}} {
-		code, stdout, stderr := xdpmicro(args...)
+		code, stdout, stderr := runCLI(args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
@@ -258,7 +258,7 @@ func TestDefaultOutputAtAGlance(t *testing.T) {
 			t.Errorf("%v: the last line does not say where the method is:\n%s", args, stdout)
 		}
 	}
-	code, stdout, stderr := xdpmicro("bench", "--verbose")
+	code, stdout, stderr := runCLI("bench", "--verbose")
 	if code != 0 {
 		t.Fatalf("--verbose: exit %d: %s", code, stderr)
 	}
@@ -310,15 +310,15 @@ func TestUnprivileged(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
-	code, stdout, _ := xdpmicro("__complete", "bench", "--class", "")
+	code, stdout, _ := runCLI("__complete", "bench", "--class", "")
 	if code != 0 || !strings.Contains(stdout, "fibonacci\n") || !strings.Contains(stdout, "short\n") {
 		t.Errorf("--class completion: exit %d, %q", code, stdout)
 	}
-	code, stdout, _ = xdpmicro("__complete", "bench", "--format", "")
+	code, stdout, _ = runCLI("__complete", "bench", "--format", "")
 	if code != 0 || !strings.Contains(stdout, "gobench\n") {
 		t.Errorf("--format completion: exit %d, %q", code, stdout)
 	}
-	code, stdout, _ = xdpmicro("completion", "bash")
+	code, stdout, _ = runCLI("completion", "bash")
 	if code != 0 || !strings.Contains(stdout, "bash completion") {
 		t.Errorf("completion bash: exit %d", code)
 	}
@@ -326,7 +326,7 @@ func TestCompletion(t *testing.T) {
 
 // Help reads like a manual: every flag with its default, and examples.
 func TestHelp(t *testing.T) {
-	code, stdout, _ := xdpmicro("help", "bench")
+	code, stdout, _ := runCLI("help", "bench")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -336,7 +336,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("help bench lacks %q", want)
 		}
 	}
-	if _, root, _ := xdpmicro("help"); !strings.Contains(root, "Exit codes:") {
+	if _, root, _ := runCLI("help"); !strings.Contains(root, "Exit codes:") {
 		t.Error("help lacks the exit codes")
 	}
 }

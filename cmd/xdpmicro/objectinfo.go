@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 )
 
 // listMapsAndVariables writes tables of an object's maps and global

@@ -8,11 +8,11 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 type packetsFlags struct {
@@ -71,7 +71,7 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 	if f.out != "" {
 		return writePcapFile(cmd, f.out, cases)
 	}
-	var checked []measure.CaseResult
+	var checked []testrun.CaseResult
 	if prog != nil {
 		if checked, err = f.runCases(cmd, *prog, cases); err != nil {
 			return err
@@ -84,7 +84,7 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 
 // programToRun is the program OBJECT names, if any, and the cases' defaults
 // for it.
-func (f packetsFlags) programToRun(args []string) (*measure.Program, caseDefaults, error) {
+func (f packetsFlags) programToRun(args []string) (*testrun.Program, caseDefaults, error) {
 	defaults := caseDefaults{classes: true, expect: true}
 	if len(args) != 1 {
 		if f.program != "" || f.mapInit != "" {
@@ -101,7 +101,7 @@ func (f packetsFlags) programToRun(args []string) (*measure.Program, caseDefault
 		program = build.Program
 	}
 	defaults = caseDefaults{classes: build != nil, expect: build != nil && !build.Rung}
-	return &measure.Program{Object: object, Program: program}, defaults, nil
+	return &testrun.Program{Object: object, Program: program}, defaults, nil
 }
 
 // writePcapFile writes the cases to path as a pcap, atomically.
@@ -119,7 +119,7 @@ func writePcapFile(cmd *cobra.Command, path string, cases []packets.Case) error 
 
 // runCases runs each case once through prog, as bench's checking run
 // does, with the maps filled from --map-init.
-func (f packetsFlags) runCases(cmd *cobra.Command, prog measure.Program, cases []packets.Case) ([]measure.CaseResult, error) {
+func (f packetsFlags) runCases(cmd *cobra.Command, prog testrun.Program, cases []packets.Case) ([]testrun.CaseResult, error) {
 	var mapInit *object.MapInit
 	if f.mapInit != "" {
 		var err error
@@ -127,7 +127,7 @@ func (f packetsFlags) runCases(cmd *cobra.Command, prog measure.Program, cases [
 			return nil, err
 		}
 	}
-	res, err := measure.Check(cmd.Context(), measure.Config{Programs: []measure.Program{prog}, Cases: cases, MapInit: mapInit, CPU: -1,
+	res, err := testrun.Check(cmd.Context(), testrun.Config{Programs: []testrun.Program{prog}, Cases: cases, MapInit: mapInit, CPU: -1,
 		Notice: noticeTo(cmd.ErrOrStderr())})
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (f packetsFlags) runCases(cmd *cobra.Command, prog measure.Program, cases [
 // writeCases lists the cases and, when the program ran them, what it did;
 // with classes, why each IPv4 source is in its FizzBuzzFibonacci class, as
 // the bundled v3 and v4 decide it.
-func writeCases(w io.Writer, cases []packets.Case, checked []measure.CaseResult, classes bool) error {
+func writeCases(w io.Writer, cases []packets.Case, checked []testrun.CaseResult, classes bool) error {
 	if err := writeCaseTable(w, cases, checked); err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func writeCases(w io.Writer, cases []packets.Case, checked []measure.CaseResult,
 
 // writeCaseTable is the table of the cases, with the program's action and
 // output frame when it ran them.
-func writeCaseTable(w io.Writer, cases []packets.Case, checked []measure.CaseResult) error {
+func writeCaseTable(w io.Writer, cases []packets.Case, checked []testrun.CaseResult) error {
 	table := tablewriter.NewWriter(w)
 	header := []any{"case", "summary", "source", "bytes", "expect"}
 	if checked != nil {
@@ -188,7 +188,7 @@ func writeCaseTable(w io.Writer, cases []packets.Case, checked []measure.CaseRes
 
 // writeFrames dumps each case's frame and, when the program ran it, its
 // effects and the frame as the program left it.
-func writeFrames(w io.Writer, cases []packets.Case, checked []measure.CaseResult) {
+func writeFrames(w io.Writer, cases []packets.Case, checked []testrun.CaseResult) {
 	for i, c := range cases {
 		fmt.Fprintf(w, "\n%s (%d bytes)\n%s", c.Name, len(c.Frame), hex.Dump(c.Frame))
 		if checked == nil {

@@ -11,7 +11,7 @@ import (
 // it did to the frame and the maps; without one it runs nothing.
 func TestPacketsShowsOutputFrame(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	code, stdout, stderr := xdpmicro("packets", "../../bpf/testdata/rewrite.o", "--program", "swap_macs", "--class", "fizz")
+	code, stdout, stderr := runCLI("packets", "../../bpf/testdata/rewrite.o", "--program", "swap_macs", "--class", "fizz")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -27,7 +27,7 @@ func TestPacketsShowsOutputFrame(t *testing.T) {
 		}
 	}
 
-	code, stdout, stderr = xdpmicro("packets", "v4", "--class", "fizz,none")
+	code, stdout, stderr = runCLI("packets", "v4", "--class", "fizz,none")
 	if code != 0 {
 		t.Fatalf("v4: exit %d: %s", code, stderr)
 	}
@@ -44,7 +44,7 @@ func TestPacketsUsage(t *testing.T) {
 		{"packets", "--map-init", "x.yaml"},
 		{"packets", "v4", "--pcap", "/tmp/x.pcap"},
 	} {
-		code, stdout, stderr := xdpmicro(args...)
+		code, stdout, stderr := runCLI(args...)
 		if code != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, stdout, stderr)
 		}

@@ -32,7 +32,7 @@ func TestOutputNotAFile(t *testing.T) {
 		{"worst", "-o", fifo},
 		{"profile", "-o", link},
 	} {
-		code, stdout, stderr := xdpmicro(args...)
+		code, stdout, stderr := runCLI(args...)
 		want := "xdpmicro: --output " + args[len(args)-1] + ": not a regular file"
 		if code != exitUsage || stdout != "" || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line beginning %q", args, code, stdout, stderr, want)

@@ -20,7 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/internal/socklock"
 )

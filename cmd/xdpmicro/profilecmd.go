@@ -6,11 +6,11 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
-	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
-	"github.com/xdpmicro/xdpmicro/profile"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 type profileFlags struct {
@@ -87,7 +87,7 @@ func (f profileFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	ctx, stop, _ := signalContext()
 	defer stop()
-	rep, err := bench.Profile(ctx, opts, noticeObserver{noticeTo(cmd.ErrOrStderr())})
+	rep, err := xdpmicro.Profile(ctx, opts, noticeObserver{noticeTo(cmd.ErrOrStderr())})
 	if err != nil {
 		return f.load.hint(err)
 	}
@@ -108,35 +108,35 @@ func (f profileFlags) run(cmd *cobra.Command, args []string) error {
 
 // options checks the flags, naming them, and reads what they name: the
 // objects, the cases, the map-init file.
-func (f profileFlags) options(cmd *cobra.Command, args []string) (bench.ProfileOptions, error) {
+func (f profileFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options, error) {
 	if !slices.Contains(profile.Formats(), f.format) {
-		return bench.ProfileOptions{}, usageError{fmt.Errorf("--format %q: want one of %v", f.format, profile.Formats())}
+		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %q: want one of %v", f.format, profile.Formats())}
 	}
 	if f.before != "" && (f.format == string(profile.Pprof) || f.format == string(profile.Callgrind)) {
-		return bench.ProfileOptions{}, usageError{fmt.Errorf("--format %s holds one build: write each build's profile "+
+		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %s holds one build: write each build's profile "+
 			"and compare them there (go tool pprof -diff_base OLD NEW), or leave out --before", f.format)}
 	}
 	if err := checkFileTarget("output", f.output); err != nil {
-		return bench.ProfileOptions{}, err
+		return xdpmicro.Options{}, err
 	}
 	if err := f.cpu.check(); err != nil {
-		return bench.ProfileOptions{}, err
+		return xdpmicro.Options{}, err
 	}
 	if err := f.load.check(); err != nil {
-		return bench.ProfileOptions{}, err
+		return xdpmicro.Options{}, err
 	}
 	progs, defaults, err := benchFlags{program: f.program, before: f.before, after: f.after}.programs(args)
 	if err != nil {
-		return bench.ProfileOptions{}, err
+		return xdpmicro.Options{}, err
 	}
 	cases, err := f.selection.cases(cmd.Flags(), defaults)
 	if err != nil {
-		return bench.ProfileOptions{}, err
+		return xdpmicro.Options{}, err
 	}
-	o := bench.ProfileOptions{Programs: progs, Cases: cases, Load: f.load.options(), CPU: int(f.cpu)}
+	o := xdpmicro.Options{Programs: progs, Cases: cases, Load: f.load.options(), CPU: f.cpu.option()}
 	if f.mapInit != "" {
 		if o.MapInit, err = object.ReadMapInit(f.mapInit); err != nil {
-			return bench.ProfileOptions{}, err
+			return xdpmicro.Options{}, err
 		}
 	}
 	return o, nil
@@ -145,5 +145,5 @@ func (f profileFlags) options(cmd *cobra.Command, args []string) (bench.ProfileO
 // noticeObserver hears only notices: a profile takes no samples.
 type noticeObserver struct{ notice func(string) }
 
-func (noticeObserver) Progress(measure.Progress) {}
+func (noticeObserver) Progress(testrun.Progress) {}
 func (o noticeObserver) Notice(line string)      { o.notice(line) }

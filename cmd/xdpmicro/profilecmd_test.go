@@ -10,7 +10,7 @@ import (
 	pprof "github.com/google/pprof/profile"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/profile"
+	"github.com/xdpmicro/xdpmicro/internal/profile"
 )
 
 // profile as a user runs it: the text, its totals as bench counts them,
@@ -18,7 +18,7 @@ import (
 // library or by ours.
 func TestProfileCommand(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	code, stdout, stderr := xdpmicro("profile", "v3", "--class", "high,fizz")
+	code, stdout, stderr := runCLI("profile", "v3", "--class", "high,fizz")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -29,7 +29,7 @@ func TestProfileCommand(t *testing.T) {
 	}
 	dir := t.TempDir()
 	pb := filepath.Join(dir, "v3.pb.gz")
-	if code, _, stderr := xdpmicro("profile", "v3", "--format", "pprof", "-o", pb); code != 0 {
+	if code, _, stderr := runCLI("profile", "v3", "--format", "pprof", "-o", pb); code != 0 {
 		t.Fatalf("pprof: exit %d: %s", code, stderr)
 	}
 	f, err := os.Open(pb)
@@ -49,7 +49,7 @@ func TestProfileCommand(t *testing.T) {
 		t.Errorf("pprof: %d instructions over v3's classes, want 656", total)
 	}
 	cg := filepath.Join(dir, "cg.out")
-	if code, _, stderr := xdpmicro("profile", "v3", "--format", "callgrind", "-o", cg); code != 0 {
+	if code, _, stderr := runCLI("profile", "v3", "--format", "callgrind", "-o", cg); code != 0 {
 		t.Fatalf("callgrind: exit %d: %s", code, stderr)
 	}
 	if data, err := os.ReadFile(cg); err != nil || !strings.Contains(string(data), "events: Ir\nsummary: 656\n") {
@@ -61,7 +61,7 @@ func TestProfileCommand(t *testing.T) {
 // text and as JSON.
 func TestProfileBeforeAfter(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	code, stdout, stderr := xdpmicro("profile", "--before", "v3", "--after", "v4", "--class", "high", "--format", "json")
+	code, stdout, stderr := runCLI("profile", "--before", "v3", "--after", "v4", "--class", "high", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"github.com/xdpmicro/xdpmicro/measure"
+	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/term"
 )
 
@@ -23,7 +23,7 @@ import (
 // one end known in advance, and says so. Fixed sampling counts samples.
 type progressBar struct {
 	w      io.Writer
-	latest atomic.Pointer[measure.Progress]
+	latest atomic.Pointer[testrun.Progress]
 	stop   chan struct{}
 	done   sync.WaitGroup
 }
@@ -67,7 +67,7 @@ func (p *progressBar) draw(bar *progressbar.ProgressBar) {
 
 // showProgress draws state on bar. measuring says whether the bar counts the
 // sampling yet, rather than the warm-up; it is returned for the next.
-func showProgress(bar *progressbar.ProgressBar, state *measure.Progress, measuring bool) bool {
+func showProgress(bar *progressbar.ProgressBar, state *testrun.Progress, measuring bool) bool {
 	switch {
 	case state.Warmup:
 		bar.Describe("warming up " + state.Case)
@@ -95,7 +95,7 @@ func showProgress(bar *progressbar.ProgressBar, state *measure.Progress, measuri
 }
 
 // update records the latest progress; it returns at once.
-func (p *progressBar) update(state measure.Progress) { p.latest.Store(&state) }
+func (p *progressBar) update(state testrun.Progress) { p.latest.Store(&state) }
 
 // finish clears the bar and its line, so that what follows, a table or
 // the note of an interrupted run, starts on a clean line.
@@ -112,7 +112,7 @@ type observer struct {
 	notice func(string)
 }
 
-func (o observer) Progress(p measure.Progress) {
+func (o observer) Progress(p testrun.Progress) {
 	if o.bar != nil {
 		o.bar.update(p)
 	}

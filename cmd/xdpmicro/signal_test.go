@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/host"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"golang.org/x/sys/unix"
 )

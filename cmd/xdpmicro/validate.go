@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/ladder"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/ladder"
-	"github.com/xdpmicro/xdpmicro/measure"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // errValidation marks a validation whose checks failed: a failed run.
@@ -26,7 +26,7 @@ type validateFlags struct {
 	cpu       cpuFlag
 	precision float64
 	budget    time.Duration
-	timer     measure.Timer
+	timer     testrun.Timer
 	// stats holds --confidence, --resamples and --estimator: validate
 	// takes bench's, and none of its report's.
 	stats  outputFlags
@@ -70,7 +70,7 @@ Exit code 1 if a check fails.`,
 	fl.IntVar(&f.runs, "runs", 3, "measure the whole ladder in `N` separate runs, each loading everything anew")
 	f.cpu.register(fl)
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
-	fl.DurationVar(&f.budget, "time", measure.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
 	registerTimer(fl, &f.timer)
 	f.stats.registerBootstrap(fl)
 	f.stats.registerEstimator(fl)
@@ -92,8 +92,8 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	defer stopProgress()
 	var runs []*results.Report
 	for i := range f.runs {
-		rep, err := bench.Run(ctx, o, obs)
-		if caught() != 0 && bench.Interrupted(err) {
+		rep, err := xdpmicro.Run(ctx, o, obs)
+		if caught() != 0 && xdpmicro.Interrupted(err) {
 			return interrupted{signal: int(caught())}
 		}
 		if err != nil {
@@ -103,7 +103,8 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 		// Every run on the first one's CPU: the runs' spread is a check,
 		// and CPUs differ. Between runs another xdpmicro run may take it;
 		// then the next run waits for it rather than move.
-		o.CPU = rep.Environment.CPU
+		cpu := rep.Environment.CPU
+		o.CPU = &cpu
 	}
 	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, runs, o.Stats)
 	if err != nil {
@@ -124,32 +125,41 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 
 // options checks validate's flags and turns them into the options of
 // every run.
-func (f validateFlags) options() (bench.Options, error) {
+func (f validateFlags) options() (xdpmicro.Options, error) {
 	if f.runs < 1 {
-		return bench.Options{}, usageError{fmt.Errorf("--runs %d: want at least 1", f.runs)}
+		return xdpmicro.Options{}, usageError{fmt.Errorf("--runs %d: want at least 1", f.runs)}
 	}
 	if f.format != validateText && f.format != validateJSON {
-		return bench.Options{}, usageError{fmt.Errorf("--format %q: want %s or %s", f.format, validateText, validateJSON)}
+		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %q: want %s or %s", f.format, validateText, validateJSON)}
 	}
 	if err := checkFileTarget("output", f.output); err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
+	}
+	if f.precision > 0 && f.budget <= 0 {
+		return xdpmicro.Options{}, usageError{fmt.Errorf("--time %s: sampling to a precision needs a time budget", f.budget)}
+	}
+	if f.precision < 0 || f.precision >= 1 {
+		return xdpmicro.Options{}, usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", f.precision)}
 	}
 	if err := f.cpu.check(); err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	opts, err := f.stats.statsOptions()
 	if err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	est, err := f.stats.estimatorValue(stats.Slope)
 	if err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	o, err := ladderOptions()
 	if err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
-	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = int(f.cpu), measure.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
+	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = f.cpu.option(), testrun.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
+	if f.precision == 0 {
+		o.Precision = xdpmicro.FixedSamples // the options' zero is the default
+	}
 	return o, nil
 }
 
@@ -184,14 +194,14 @@ func writeValidation(out io.Writer, format string, v *report.Validation, est sta
 
 // ladderOptions are a validation run's programs and cases: the ladder's
 // and its fine rungs, with the floor, by linear sampling.
-func ladderOptions() (bench.Options, error) {
+func ladderOptions() (xdpmicro.Options, error) {
 	cases, err := ladder.Cases()
 	if err != nil {
-		return bench.Options{}, err
+		return xdpmicro.Options{}, err
 	}
 	programs := ladder.Programs()
 	// Every rung over as many loads as the dispatcher holds at once: a
 	// load's placement moves a rung by more than a fine step.
-	return bench.Options{Programs: programs, Cases: cases, Sampling: measure.SamplingLinear, CPU: measure.AnyCPU,
-		Placements: measure.MostLoads(len(programs))}, nil
+	return xdpmicro.Options{Programs: programs, Cases: cases, Sampling: testrun.SamplingLinear,
+		Placements: testrun.MostLoads(len(programs))}, nil
 }

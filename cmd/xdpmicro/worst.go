@@ -10,14 +10,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/xdpmicro/xdpmicro/bench"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/object"
+	"github.com/xdpmicro/xdpmicro/internal/worst"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/worst"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 type worstFlags struct {
@@ -84,7 +84,7 @@ func (f *worstFlags) register(cmd *cobra.Command) {
 	explainDefault(fl, "candidates", "until --time")
 	fl.Uint64Var(&f.seed, "seed", worst.DefaultSeed, "seed the search with `N`: the same seed tries the same packets in the same order")
 	fl.IntVar(&f.top, "top", worst.DefaultTop, "keep and time the `N` costliest distinct paths")
-	fl.DurationVar(&f.timing, "timing", measure.DefaultBudget, "time the packets found for at most `D`, as bench --time; 0: rank by instructions only")
+	fl.DurationVar(&f.timing, "timing", testrun.DefaultBudget, "time the packets found for at most `D`, as bench --time; 0: rank by instructions only")
 	f.cpu.register(fl)
 	fl.StringVar(&f.format, "format", worst.FormatTable, "write the report in `FORMAT`: "+strings.Join(worst.Formats(), ", "))
 	fl.StringVarP(&f.output, "output", "o", "", "also write the packets found to `FILE`, atomically, as a packet file that bench --packets takes")
@@ -114,11 +114,12 @@ func (f worstFlags) check() error {
 	return checkFileTarget("output", f.output)
 }
 
-// options turns the flags into bench.Worst's options: the object and
-// the seeds read, the map-init file parsed, nothing loaded.
-func (f worstFlags) options(args []string) (bench.WorstOptions, error) {
+// options turns the flags into xdpmicro.Worst's search and timing (nil:
+// --timing 0): the object and the seeds read, the map-init file parsed,
+// nothing loaded.
+func (f worstFlags) options(args []string) (worst.Options, *xdpmicro.Options, error) {
 	if err := f.check(); err != nil {
-		return bench.WorstOptions{}, err
+		return worst.Options{}, nil, err
 	}
 	name := bpf.Default
 	if len(args) == 1 {
@@ -126,7 +127,7 @@ func (f worstFlags) options(args []string) (bench.WorstOptions, error) {
 	}
 	obj, build, err := resolveObject(name)
 	if err != nil {
-		return bench.WorstOptions{}, err
+		return worst.Options{}, nil, err
 	}
 	program := f.program
 	if build != nil && program == "" {
@@ -134,40 +135,43 @@ func (f worstFlags) options(args []string) (bench.WorstOptions, error) {
 	}
 	seeds, err := f.selection.seeds()
 	if err != nil {
-		return bench.WorstOptions{}, err
+		return worst.Options{}, nil, err
 	}
 	var mapInit *object.MapInit
 	if f.mapInit != "" {
 		if mapInit, err = object.ReadMapInit(f.mapInit); err != nil {
-			return bench.WorstOptions{}, err
+			return worst.Options{}, nil, err
 		}
 	}
 	search := worst.Options{Object: obj, Program: program, MapInit: mapInit, Load: f.load.options(), Seeds: seeds,
 		Budget: f.budget, Candidates: f.candidates, Seed: f.seed, Top: f.top}
-	timing := bench.Options{CPU: int(f.cpu), Warmup: measure.DefaultWarmup, Precision: stats.DefaultPrecision,
+	if f.timing == 0 {
+		return search, nil, nil // ranked by instructions alone
+	}
+	timing := &xdpmicro.Options{CPU: f.cpu.option(), Warmup: testrun.DefaultWarmup, Precision: stats.DefaultPrecision,
 		Budget: f.timing, Stats: stats.DefaultOptions(), Settings: results.Settings{Program: f.program}}
-	return bench.WorstOptions{Search: search, Time: timing, NoTime: f.timing == 0}, nil
+	return search, timing, nil
 }
 
 // runWorst searches and times, then writes the report and the packet
 // file: the best found so far when interrupted.
 func runWorst(cmd *cobra.Command, args []string, f worstFlags) error {
-	opts, err := f.options(args)
+	search, timing, err := f.options(args)
 	if err != nil {
 		return err
 	}
 	ctx, stop, caught := signalContext()
 	defer stop()
 	obs := newWorstObserver(cmd, f.quiet)
-	rep, err := bench.Worst(ctx, opts, obs)
+	rep, err := xdpmicro.Worst(ctx, search, timing, obs)
 	obs.finish()
 	switch {
-	case rep == nil && caught() != 0 && bench.Interrupted(err):
+	case rep == nil && caught() != 0 && xdpmicro.Interrupted(err):
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted before the search began; nothing written")
 		return interrupted{signal: int(caught())}
 	case rep == nil:
 		return f.load.hint(err)
-	case err != nil && caught() != 0 && bench.Interrupted(err):
+	case err != nil && caught() != 0 && xdpmicro.Interrupted(err):
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; the costliest packets found so far follow")
 		if werr := f.write(cmd, rep); werr != nil {
 			return werr

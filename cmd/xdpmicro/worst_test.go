@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/internal/worst"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/worst"
 )
 
 // Bad flags: exit 2 and one line, before any search.
@@ -40,7 +40,7 @@ func TestWorstBadInput(t *testing.T) {
 		{"worst", "a", "b"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			code, stdout, stderr := xdpmicro(args...)
+			code, stdout, stderr := runCLI(args...)
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d; stderr: %s", code, exitUsage, stderr)
 			}
@@ -60,7 +60,7 @@ func TestWorstToBench(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	found := filepath.Join(t.TempDir(), "found.yaml")
 	const candidates, top = 30000, 4
-	code, stdout, stderr := xdpmicro("worst", "v3", "--candidates", strconv.Itoa(candidates), "--top", strconv.Itoa(top),
+	code, stdout, stderr := runCLI("worst", "v3", "--candidates", strconv.Itoa(candidates), "--top", strconv.Itoa(top),
 		"--timing", "1s", "--format", "json", "-o", found)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -81,7 +81,7 @@ func TestWorstToBench(t *testing.T) {
 	if err != nil || len(cases) != top || cases[0].Expect != "XDP_PASS" {
 		t.Fatalf("%v: %+v", err, cases)
 	}
-	code, stdout, stderr = xdpmicro(append([]string{"bench", "v3", "--packets", found, "--format", "json"}, quick...)...)
+	code, stdout, stderr = runCLI(append([]string{"bench", "v3", "--packets", found, "--format", "json"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("bench --packets on the file: exit %d: %s", code, stderr)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/xdpmicro/xdpmicro/measure"
-	"github.com/xdpmicro/xdpmicro/worst"
+	"github.com/xdpmicro/xdpmicro/internal/worst"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // worstObserver shows a search's progress in a line on stderr, redrawn
@@ -89,7 +89,7 @@ func (o *worstObserver) endSearch() {
 }
 
 // Progress is the timing's: the search is over, the bar takes the line.
-func (o *worstObserver) Progress(p measure.Progress) {
+func (o *worstObserver) Progress(p testrun.Progress) {
 	if !o.stopped {
 		o.endSearch()
 		o.timing, o.endBar = observe(o.cmd, o.quiet)

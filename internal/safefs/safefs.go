@@ -118,23 +118,16 @@ func resolve(op, path string, mode walkMode) (*node, error) {
 		c := comps[0]
 		comps = comps[1:]
 		if c == ".." {
-			up, err := unix.Openat(dir, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-			unix.Close(dir)
-			if err != nil {
+			if dir, err = parent(dir); err != nil {
 				return nil, fail(err)
 			}
-			dir, walked = up, join(walked, c)
+			walked = join(walked, c)
 			continue
 		}
 		last := len(comps) == 0
-		fd, err := unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if errors.Is(err, unix.ENOENT) && last && mode == walkWrite {
+		fd, missing, err := openComponent(dir, c, last, mode)
+		if missing {
 			return &node{parent: dir, fd: -1, name: c}, nil
-		}
-		if errors.Is(err, unix.ENOENT) && mode == walkMkdir {
-			if err = unix.Mkdirat(dir, c, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
-				fd, err = unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-			}
 		}
 		if err != nil {
 			unix.Close(dir)
@@ -152,19 +145,7 @@ func resolve(op, path string, mode walkMode) (*node, error) {
 			if last && mode == walkWrite && !trusted(st.Uid) {
 				return &node{parent: dir, fd: fd, name: c, st: st}, nil
 			}
-			target, err := readlink(fd)
-			unix.Close(fd)
-			switch {
-			case err != nil:
-			case !trusted(st.Uid):
-				err = fmt.Errorf("%w: %s is a symlink that uid %d owns, who could have planted it: xdpmicro follows only root's, yours and your sudo user's", ErrUnsafe, here, st.Uid)
-			case links >= maxSymlinks:
-				err = unix.ELOOP
-			case !strings.HasPrefix(target, "/") && strings.Contains(target, ":["):
-				// /proc's link to a pipe, socket or anonymous inode
-				// (/dev/stdout into a pipe): no file has that name.
-				err = ErrNotRegular
-			}
+			target, err := followable(fd, st.Uid, here, links)
 			if err != nil {
 				unix.Close(dir)
 				return nil, fail(err)
@@ -195,12 +176,64 @@ func resolve(op, path string, mode walkMode) (*node, error) {
 		return &node{parent: dir, fd: fd, name: c, st: st}, nil
 	}
 	// The path names the directory reached: /, ., or one ending in "..".
-	n := &node{parent: -1, fd: dir}
-	if err := unix.Fstat(dir, &n.st); err != nil {
-		unix.Close(dir)
+	n, err := dirNode(dir)
+	if err != nil {
 		return nil, fail(err)
 	}
 	return n, nil
+}
+
+// parent opens dir's parent and closes dir.
+func parent(dir int) (int, error) {
+	up, err := unix.Openat(dir, "..", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	unix.Close(dir)
+	return up, err
+}
+
+// dirNode is the node of the directory dir itself, or closes it.
+func dirNode(dir int) (*node, error) {
+	n := &node{parent: -1, fd: dir}
+	if err := unix.Fstat(dir, &n.st); err != nil {
+		unix.Close(dir)
+		return nil, err
+	}
+	return n, nil
+}
+
+// openComponent opens c in dir without following it. missing says that c
+// is a write's last component and does not exist yet: the write makes it.
+// With walkMkdir a missing directory is made.
+func openComponent(dir int, c string, last bool, mode walkMode) (fd int, missing bool, err error) {
+	fd, err = unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) && last && mode == walkWrite {
+		return -1, true, nil
+	}
+	if errors.Is(err, unix.ENOENT) && mode == walkMkdir {
+		if err = unix.Mkdirat(dir, c, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
+			fd, err = unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		}
+	}
+	return fd, false, err
+}
+
+// followable reads the symlink fd (and closes it), which uid owns and
+// here names, the links-th followed so far, and returns its target if it
+// may be followed: a link another user owns could have been planted.
+func followable(fd int, uid uint32, here string, links int) (string, error) {
+	target, err := readlink(fd)
+	unix.Close(fd)
+	switch {
+	case err != nil:
+	case !trusted(uid):
+		err = fmt.Errorf("%w: %s is a symlink that uid %d owns, who could have planted it: xdpmicro follows only root's, yours and your sudo user's", ErrUnsafe, here, uid)
+	case links >= maxSymlinks:
+		err = unix.ELOOP
+	case !strings.HasPrefix(target, "/") && strings.Contains(target, ":["):
+		// /proc's link to a pipe, socket or anonymous inode
+		// (/dev/stdout into a pipe): no file has that name.
+		err = ErrNotRegular
+	}
+	return target, err
 }
 
 func join(dir, name string) string {

@@ -1,0 +1,247 @@
+package xdpmicro
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/internal/stopping"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// Groups of loads. Every load of a program is JIT-compiled to its own
+// address and differs from the others by a few per cent; loads measured
+// together also share the machine's phase and the dispatcher's image
+// while they run, which moves them together. So a run measures its loads
+// in groups, each loaded, anchored, sampled and closed on its own, and
+// judges each case over all of them (stats.OverGroupedLoads): the next
+// run's figure then falls within the interval as often as it says. The
+// groups also keep the anchored programs within what the XDP dispatcher
+// holds at once, and let time buy precision: while the budget allows and
+// an estimate is not yet known to the precision asked, another group
+// adds loads.
+
+// Defaults of the groups.
+const (
+	// DefaultGroupLoads is how many loads of a program measured alone one
+	// group holds. What a group shares moved v4's fizz here about as much
+	// as its loads differ (1.3 %), so many small groups narrow the interval
+	// most for the time: each costs some 0.1 s of dispatcher changes.
+	DefaultGroupLoads = 2
+	// maxLoads bounds the loads adaptive sampling adds.
+	maxLoads = 1024
+	// laterWarmup is the warm-up of every group after the first: the CPU
+	// is warm by then; only the new loads' caches are not.
+	laterWarmup = 20 * time.Millisecond
+	// reserve is what the budget keeps for the analysis after sampling.
+	reserve = 300 * time.Millisecond
+	// longRepeat is a given repeat whose calls last milliseconds.
+	longRepeat = 100000
+	// longRepeatLoads is the group of a long repeat: four loads, three
+	// degrees of freedom (t 3.2), for twice the time of two.
+	longRepeatLoads = 4
+)
+
+// groupLoads is how many loads of each program one group holds.
+func (o Options) groupLoads() int {
+	size := o.GroupLoads
+	if size == 0 {
+		size = min(o.Placements, DefaultGroupLoads)
+		switch {
+		case o.Compared:
+			size = o.Placements
+		case o.Repeat >= longRepeat:
+			// Calls of tens of milliseconds: the budget holds one group
+			// at most, and its loads are all the interval has. With two,
+			// Student's t over one degree of freedom (12.7) made
+			// `--repeat 1000000` read ±73 to ±233 %.
+			size = min(o.Placements, longRepeatLoads)
+		}
+	}
+	size = max(1, min(size, o.Placements, testrun.MostLoads(len(o.Programs))))
+	// As many groups as that takes, the loads spread evenly over them.
+	groups := (o.Placements + size - 1) / size
+	return (o.Placements + groups - 1) / groups
+}
+
+// measureGroups measures the loads group by group and returns them as one
+// result, each program's loads in the order measured.
+func (o Options) measureGroups(ctx context.Context, obs Observer) (testrun.Result, error) {
+	size := o.groupLoads()
+	least := (o.Placements + size - 1) / size
+	start := o.Started
+	var total testrun.Result
+	var groupTime time.Duration
+	for g := 0; ; g++ {
+		began := time.Now()
+		cfg := o.groupConfig(g, size, start, obs)
+		cfg.Unanchored = total.Environment.Dispatcher.Unanchored
+		res, err := testrun.Run(ctx, cfg)
+		merge(&total, res, g)
+		if err != nil {
+			// Cancelled: what the groups so far measured is the partial
+			// result; any other failure fails the run.
+			total.Partial = ctx.Err() != nil && (res.Partial || g > 0)
+			total.Environment.LoadsPerGroup = size
+			return total, err
+		}
+		groupTime = max(groupTime, time.Since(began))
+		if !o.anotherGroup(g+1, least, size, total, time.Since(start), groupTime) {
+			break
+		}
+	}
+	if o.Precision > 0 {
+		o.markPrecise(&total, loadsOf(total), size)
+	}
+	total.Environment.Wall = time.Since(start)
+	total.Environment.LoadsPerGroup = size
+	total.Environment.Groups = max(total.Environment.Groups, 1)
+	return total, nil
+}
+
+// groupConfig is testrun's configuration of group g of size loads a
+// program, in a run that started at start.
+func (o Options) groupConfig(g, size int, start time.Time, obs Observer) testrun.Config {
+	plan := o.plan()
+	if o.Precision > 0 {
+		// A group takes the rounds every fit needs, no more: the loads,
+		// not the samples of one, narrow the interval.
+		plan.enough = func(int, []testrun.CaseResult) bool { return true }
+		plan.minTime = 0
+		plan.budget = max(o.Budget-time.Since(start)-reserve, time.Millisecond)
+	}
+	cfg := o.config(plan, obs)
+	// A program measured alone takes the fewest rounds a group, its loads
+	// being what narrows it; a comparison keeps ten calls a level of each
+	// load: at repeat 1000000, five made v3 -> v4 read 3, 2 and 4 of 5
+	// improved in three runs here.
+	cfg.Placements, cfg.Grouped = size, (o.Placements > size || o.Precision > 0) && !o.Compared
+	if cfg.Floor != nil {
+		cfg.FloorPlacements = testrun.FloorLoads(size)
+		if o.Placements > size && o.Repeat < longRepeat {
+			// Groups: the floor's loads spread over them, one a group. A
+			// long repeat's budget holds one group at most, whose floor
+			// then needs loads of its own to know their spread.
+			cfg.FloorPlacements = 1
+		}
+	}
+	if g > 0 {
+		cfg.Warmup = min(cfg.Warmup, laterWarmup)
+		cfg.Notice = nil // said once, by the first group
+	}
+	return cfg
+}
+
+// anotherGroup says whether to measure one more group after done groups:
+// while the budget holds another group as long as the longest so far,
+// until least, then while an estimate is short of the precision asked;
+// without a precision, exactly least.
+func (o Options) anotherGroup(done, least, size int, total testrun.Result, elapsed, groupTime time.Duration) bool {
+	switch {
+	case o.Precision == 0, o.callersLoad():
+		// A fixed number of rounds: every load asked for. A program its
+		// caller loaded is one load, however often it is sampled.
+		return done < least
+	case elapsed+groupTime+reserve > o.Budget:
+		return false // the budget is kept, and the notes say what more time would give
+	case done < least:
+		return true
+	case (done+1)*size > maxLoads:
+		return false
+	}
+	return !o.preciseOverLoads(total, loadsOf(total), size)
+}
+
+// preciseOverLoads says whether every case is known to the precision
+// asked over the loads measured so far, loads of each program.
+func (o Options) preciseOverLoads(total testrun.Result, loads, size int) bool {
+	for ci := range o.Cases {
+		if !o.rule(loads, size).Enough(sampled(sidesOf(total, ci))) {
+			return false
+		}
+	}
+	return true
+}
+
+// markPrecise marks every case whether it reached the precision asked
+// over all its loads: what the report's notes say of it.
+func (o Options) markPrecise(total *testrun.Result, loads, size int) {
+	for ci := range o.Cases {
+		enough := o.rule(loads, size).Enough(sampled(sidesOf(*total, ci)))
+		for i := range total.Programs {
+			if ci < len(total.Programs[i].Cases) {
+				total.Programs[i].Cases[ci].Enough = enough
+			}
+		}
+	}
+}
+
+// rule is the stopping rule over loads loads of each program, measured
+// size a group.
+func (o Options) rule(loads, size int) stopping.Rule {
+	return stopping.Rule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
+		Compare: o.Compared, Placements: loads, PerGroup: size, Threshold: o.Compare.NoiseThreshold}
+}
+
+// sidesOf is case ci of every load of every program, each program's in
+// turn.
+func sidesOf(total testrun.Result, ci int) []testrun.CaseResult {
+	var sides []testrun.CaseResult
+	for _, p := range total.Programs {
+		for _, q := range append([]testrun.ProgramResult{p}, p.Placements...) {
+			if ci < len(q.Cases) {
+				sides = append(sides, q.Cases[ci])
+			}
+		}
+	}
+	return sides
+}
+
+// loadsOf is how many loads of each program total holds.
+func loadsOf(total testrun.Result) int {
+	if len(total.Programs) == 0 {
+		return 0
+	}
+	return 1 + len(total.Programs[0].Placements)
+}
+
+// callersLoad says whether a program is one its caller loaded: it has
+// one placement, and more groups would sample the same one again.
+func (o Options) callersLoad() bool {
+	for _, p := range o.Programs {
+		if p.Object.Prog != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// merge adds group g's result to total: its loads after each program's
+// loads so far, its floor's after the floor's.
+func merge(total *testrun.Result, res testrun.Result, g int) {
+	if g == 0 {
+		*total = res
+		return
+	}
+	for i := range min(len(total.Programs), len(res.Programs)) {
+		p := res.Programs[i]
+		total.Programs[i].Placements = append(total.Programs[i].Placements, p)
+		total.Programs[i].Placements = append(total.Programs[i].Placements, p.Placements...)
+		total.Programs[i].Placements[len(total.Programs[i].Placements)-1-len(p.Placements)].Placements = nil
+	}
+	if total.Floor != nil && res.Floor != nil {
+		f := *res.Floor
+		total.Floor.Placements = append(total.Floor.Placements, f)
+		total.Floor.Placements = append(total.Floor.Placements, f.Placements...)
+		total.Floor.Placements[len(total.Floor.Placements)-1-len(f.Placements)].Placements = nil
+	}
+	env, other := &total.Environment, res.Environment
+	env.KernelTime += other.KernelTime
+	env.MachineLoad.Preemptions += other.MachineLoad.Preemptions
+	for _, n := range other.Notes {
+		if !slices.Contains(env.Notes, n) {
+			env.Notes = append(env.Notes, n)
+		}
+	}
+	env.Groups = g + 1
+}

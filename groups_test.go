@@ -1,0 +1,99 @@
+package xdpmicro
+
+import (
+	"testing"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// A group never holds more anchored programs than the dispatcher leaves
+// room for, and the loads spread evenly over as many groups as that takes.
+func TestGroupLoads(t *testing.T) {
+	two := []testrun.Program{{Label: "before"}, {Label: "after"}}
+	thirteen := make([]testrun.Program, 13)
+	for _, tt := range []struct {
+		name string
+		o    Options
+		want int
+	}{
+		{"the default", Options{Programs: two[:1], Placements: testrun.DefaultLoads}, DefaultGroupLoads},
+		{"a comparison's default, one group", Options{Programs: two, Compared: true, Placements: testrun.DefaultPlacements}, testrun.DefaultPlacements},
+		{"64 a build, in 4 groups of 16", Options{Programs: two, Compared: true, Placements: 64}, 16},
+		{"the ladder, two a group", Options{Programs: thirteen, Placements: 9}, 2},
+		{"the ladder, as many as fit", Options{Programs: thirteen, Placements: 9, GroupLoads: 9}, 3},
+		{"asked for", Options{Programs: two[:1], Placements: 12, GroupLoads: 6}, 6},
+		{"long calls", Options{Programs: two[:1], Placements: 16, Repeat: 1000000}, longRepeatLoads},
+		{"one load", Options{Programs: two[:1], Placements: 1}, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			size := tt.o.groupLoads()
+			if size != tt.want {
+				t.Errorf("%d loads a group, want %d", size, tt.want)
+			}
+			held := size*len(tt.o.Programs) + testrun.FloorLoads(size)
+			if held > testrun.DispatcherMax {
+				t.Errorf("%d programs anchored at once, more than the dispatcher's %d", held, testrun.DispatcherMax)
+			}
+		})
+	}
+}
+
+// Groups are added while the budget holds one more, at least the loads
+// asked for, and no more once every estimate is precise; a fixed number
+// of rounds takes exactly the loads asked for.
+func TestAnotherGroup(t *testing.T) {
+	o := Options{Programs: []testrun.Program{{}}, Placements: 16, Precision: 0.01, Budget: 5 * time.Second}
+	var none testrun.Result
+	if !o.anotherGroup(1, 4, 4, none, time.Second, 400*time.Millisecond) {
+		t.Error("1 of 4 groups, 1 s of 5: stopped")
+	}
+	if o.anotherGroup(2, 4, 4, none, 4500*time.Millisecond, 400*time.Millisecond) {
+		t.Error("past the budget: went on")
+	}
+	fixed := o
+	fixed.Precision, fixed.Budget = 0, 0
+	if !fixed.anotherGroup(3, 4, 4, none, time.Hour, time.Second) || fixed.anotherGroup(4, 4, 4, none, 0, 0) {
+		t.Error("fixed rounds: not exactly the groups asked for")
+	}
+}
+
+// merge puts each group's loads after the loads so far, program by
+// program and for the floor, and counts the groups.
+func TestMerge(t *testing.T) {
+	group := func(tag string) testrun.Result {
+		return testrun.Result{
+			Environment: results.Environment{KernelTime: time.Second, Notes: []string{"n"}},
+			Programs: []testrun.ProgramResult{{Label: tag + "a0", Placements: []testrun.ProgramResult{{Label: tag + "a1"}}},
+				{Label: tag + "b0", Placements: []testrun.ProgramResult{{Label: tag + "b1"}}}},
+			Floor: &testrun.ProgramResult{Label: tag + "f0"},
+		}
+	}
+	var total testrun.Result
+	for g, tag := range []string{"x", "y", "z"} {
+		merge(&total, group(tag), g)
+	}
+	labels := func(p testrun.ProgramResult) []string {
+		out := []string{p.Label}
+		for _, q := range p.Placements {
+			out = append(out, q.Label)
+			if len(q.Placements) > 0 {
+				t.Errorf("load %s keeps loads of its own", q.Label)
+			}
+		}
+		return out
+	}
+	for i, want := range [][]string{{"xa0", "xa1", "ya0", "ya1", "za0", "za1"}, {"xb0", "xb1", "yb0", "yb1", "zb0", "zb1"}, {"xf0", "yf0", "zf0"}} {
+		p := total.Floor
+		if i < 2 {
+			p = &total.Programs[i]
+		}
+		if got := labels(*p); len(got) != len(want) || got[len(got)-1] != want[len(want)-1] || got[2] != want[2] {
+			t.Errorf("loads %v, want %v", got, want)
+		}
+	}
+	if env := total.Environment; env.Groups != 3 || env.KernelTime != 3*time.Second || len(env.Notes) != 1 {
+		t.Errorf("environment: %d groups, kernel time %s, notes %q", env.Groups, env.KernelTime, env.Notes)
+	}
+}

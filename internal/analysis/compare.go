@@ -1,0 +1,279 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// ErrNotComparable is returned when two results share no case.
+var ErrNotComparable = badinput.New("results not comparable")
+
+// CompareInterleaved compares the two programs of a run that measured them
+// together, pairing their samples round by round.
+func CompareInterleaved(r *results.Report, opts stats.CompareOptions) error {
+	if len(r.Programs) != 2 {
+		return fmt.Errorf("%w: a before/after run holds 2 programs, this one %d", ErrNotComparable, len(r.Programs))
+	}
+	opts.Paired = true
+	if q := r.Environment.Resolution; q > 0 {
+		opts.Quantum = q // the timer's own quantum
+	}
+	c, err := compare(r.Programs[0], r.Programs[1], opts)
+	if err != nil {
+		return err
+	}
+	c.Mode = results.Interleaved
+	r.Comparison = c
+	return nil
+}
+
+// Against returns a report of current compared with an earlier result:
+// the last program measured in each (the only one, or the "after" build),
+// case by case, by name. Samples taken at different times cannot be
+// paired, so the comparison uses the unpaired test, and warns when the two
+// were taken in different environments.
+func Against(base, current *results.Report, mode string, opts stats.CompareOptions) (*results.Report, error) {
+	if len(base.Programs) == 0 || len(current.Programs) == 0 {
+		return nil, fmt.Errorf("%w: a result holds no program", ErrNotComparable)
+	}
+	before, after := *base.Measured(), *current.Measured()
+	opts.Paired = false
+	var warnings []string
+	if opts.Estimator == "" {
+		// The files decide: the estimator they were measured for.
+		opts.Estimator = current.Settings.ChosenEstimator()
+		if b := base.Settings.ChosenEstimator(); b != opts.Estimator {
+			warnings = append(warnings, fmt.Sprintf("estimators differ: %s before, %s after: compared by %s", b, opts.Estimator, opts.Estimator))
+		}
+	}
+	if q := max(base.Environment.Resolution, current.Environment.Resolution); q > 0 {
+		opts.Quantum = q // the coarser of the two timers
+	}
+	c, err := compare(before, after, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.Mode = mode
+	c.Warnings = append(c.Warnings, warnings...)
+	c.Warnings = append(c.Warnings, environmentDiffers(base.Environment, current.Environment)...)
+	out := *current
+	out.Programs = []results.Program{before, after}
+	out.Comparison = c
+	return &out, nil
+}
+
+func compare(before, after results.Program, opts stats.CompareOptions) (*results.Comparison, error) {
+	c := &results.Comparison{
+		Before: describe(before), After: describe(after),
+		Significance: opts.Significance, NoiseThreshold: opts.NoiseThreshold, Quantum: opts.Quantum,
+		Estimator: string(opts.Estimator),
+	}
+	for _, b := range before.Results {
+		i := slices.IndexFunc(after.Results, func(a results.Case) bool { return a.Name == b.Name })
+		if i < 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s only measured before", b.Name))
+			continue
+		}
+		a := after.Results[i]
+		if b.Stats == nil || a.Stats == nil {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: too few samples to compare", b.Name))
+			continue
+		}
+		c.Warnings = append(c.Warnings, caseWarnings(b, a)...)
+		caseOpts := caseOptions(c, b, a, opts)
+		cc, err := compareCase(c, before, after, b, a, opts, caseOpts)
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", b.Name, err)
+		}
+		c.Test = cc.Test
+		c.Cases = append(c.Cases, cc)
+	}
+	for _, a := range after.Results {
+		if !slices.ContainsFunc(before.Results, func(b results.Case) bool { return b.Name == a.Name }) {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s only measured after", a.Name))
+		}
+	}
+	if len(c.Cases) == 0 {
+		return nil, fmt.Errorf("%w: no case measured on both sides", ErrNotComparable)
+	}
+	return c, nil
+}
+
+// caseWarnings say what makes a case's two sides less alike than their
+// names: other packets, or the restorer on one side only.
+func caseWarnings(b, a results.Case) []string {
+	var out []string
+	if b.Frame != a.Frame {
+		out = append(out, fmt.Sprintf("case %s: the packets differ", b.Name))
+	}
+	if b.Restored != a.Restored {
+		out = append(out, fmt.Sprintf("case %s: measured through the restorer on one side only: its figures hold the restoring, compare nets of the floor", b.Name))
+	}
+	return out
+}
+
+// caseOptions are opts for one case, its estimator the one both sides
+// can be compared by (the low one where a slope is not to be had on
+// both), recorded in c, with a warning when it is not the one asked for.
+func caseOptions(c *results.Comparison, b, a results.Case, opts stats.CompareOptions) stats.CompareOptions {
+	caseOpts := opts
+	switch linear := bothLinear(b, a); {
+	case opts.Estimator == "" && linear:
+		caseOpts.Estimator = stats.Slope
+	case opts.Estimator.Fitted() && (b.Single || a.Single):
+		c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: measured one run a call (a program changes its frame): compared by the low estimator", b.Name))
+		caseOpts.Estimator = stats.Low
+	case opts.Estimator.Fitted() && !linear:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("case %s: not sampled linearly on both sides: compared by the low estimator", b.Name))
+		caseOpts.Estimator = stats.Low
+	}
+	if caseOpts.Estimator != "" {
+		c.Estimator = string(caseOpts.Estimator)
+	}
+	return caseOpts
+}
+
+// compareCase compares one case's sides by what both have: their loads
+// (blocked by group when paired, else over the floor where both have
+// it), their placements' slopes, or their samples.
+func compareCase(c *results.Comparison, before, after results.Program, b, a results.Case, opts, caseOpts stats.CompareOptions) (results.ComparedCase, error) {
+	cc := results.ComparedCase{Name: b.Name, Source: b.Source, Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator)}
+	var err error
+	bl, al := loadsOf(b, caseOpts.Estimator), loadsOf(a, caseOpts.Estimator)
+	switch {
+	case bl != nil && al != nil && opts.Paired:
+		// Blocked by group: what a group's rounds shared divides out;
+		// by Welch where the loads do not pair up (a cancelled run).
+		if len(bl.Points) == len(al.Points) {
+			cc.Comparison, err = stats.CompareBlocked(*bl, *al, bl.PerGroup, b.Samples, a.Samples, caseOpts)
+		} else {
+			cc.Comparison, _, err = stats.CompareOverLoads(*bl, *al, b.Samples, a.Samples, caseOpts)
+		}
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
+	case bl != nil && al != nil:
+		if caseOpts.ThresholdChosen {
+			caseOpts.NoiseThreshold = stats.AcrossLoadsNoiseThreshold
+			c.NoiseThreshold = caseOpts.NoiseThreshold
+		}
+		// By the time over the floor where both runs have it: the
+		// machine's speed, which differs between runs, divides out.
+		byb, bya := bl, al
+		if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil {
+			byb, bya = b.Stats.OverFloor, a.Stats.OverFloor
+		}
+		cc.Comparison, err = stats.CompareLoads(*byb, *bya, caseOpts)
+		if byb != bl {
+			cc.Comparison.Test = stats.FloorLoadsTest
+		}
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
+	case caseOpts.Estimator.Fitted():
+		err = compareSlopes(&cc, before, after, b, a, opts.Paired, caseOpts)
+	default:
+		cc.Comparison, _, err = caseOpts.Estimator.Method().Compare(stats.Side{Samples: b.Samples}, stats.Side{Samples: a.Samples}, caseOpts)
+	}
+	if b.Action != a.Action {
+		cc.ActionBefore, cc.ActionAfter = b.Action, a.Action
+	}
+	cc.InsnsBefore, cc.InsnsAfter = b.Instructions, a.Instructions
+	return cc, err
+}
+
+// compareSlopes compares a case by its placements' slopes on each side.
+func compareSlopes(cc *results.ComparedCase, before, after results.Program, b, a results.Case, paired bool, opts stats.CompareOptions) error {
+	bs, as := placementsOf(before, b.Name), placementsOf(after, a.Name)
+	if !paired && len(bs) > 0 && len(as) > 0 {
+		// Runs at different times, one of them over a single load
+		// (saved before loads were measured, or a loaded program):
+		// each side's first load.
+		bs, as = bs[:1], as[:1]
+	}
+	var fc stats.FitChange
+	var err error
+	cc.Comparison, fc, err = compareLinear(bs, as, opts)
+	if len(bs) > 1 || len(as) > 1 {
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = fc.Before, fc.After, min(len(bs), len(as)), fc.Spread
+	}
+	return err
+}
+
+// compareLinear compares one case's slopes, given by its placements'
+// cases on each side, over the rounds all have when they were paired.
+func compareLinear(bs, as []results.Case, opts stats.CompareOptions) (stats.Comparison, stats.FitChange, error) {
+	n := math.MaxInt
+	if opts.Paired {
+		for _, c := range append(slices.Clone(bs), as...) {
+			n = min(n, len(c.Runs))
+		}
+	}
+	return opts.Estimator.Method().Compare(sideOf(bs, n), sideOf(as, n), opts)
+}
+
+// placementsOf returns the case of that name in every placement of p, the
+// first load's first; the placements that lack it are left out.
+func placementsOf(p results.Program, name string) []results.Case {
+	var cases []results.Case
+	for _, q := range append([]results.Program{p}, p.Placements...) {
+		if i := slices.IndexFunc(q.Results, func(c results.Case) bool { return c.Name == name }); i >= 0 && len(q.Results[i].Runs) > 0 {
+			cases = append(cases, q.Results[i])
+		}
+	}
+	return cases
+}
+
+// loadsOf is a case's estimate over its loads by e, nil when it has none.
+func loadsOf(c results.Case, e stats.Estimator) *stats.Loads {
+	if c.Stats == nil || c.Stats.Loads == nil || c.Stats.Loads.Estimator != e {
+		return nil
+	}
+	return c.Stats.Loads
+}
+
+func bothLinear(b, a results.Case) bool { return len(b.Runs) > 0 && len(a.Runs) > 0 }
+
+func describe(p results.Program) string {
+	return p.Info.Name + " in " + p.Object
+}
+
+// environmentDiffers lists what makes two environments' figures
+// incomparable: another kernel, CPU model, CPU or repeat count.
+func environmentDiffers(a, b results.Environment) []string {
+	var w []string
+	if a.Kernel != b.Kernel {
+		w = append(w, fmt.Sprintf("kernels differ: %s before, %s after", a.Kernel, b.Kernel))
+	}
+	if a.CPUModel != b.CPUModel {
+		w = append(w, fmt.Sprintf("CPU models differ: %s before, %s after", a.CPUModel, b.CPUModel))
+	}
+	if a.CPU != b.CPU {
+		w = append(w, fmt.Sprintf("measured on CPU %d before, CPU %d after: the CPUs of one machine can differ by 40 %%", a.CPU, b.CPU))
+	}
+	if a.Timer != b.Timer {
+		w = append(w, fmt.Sprintf("timers differ: %s before, %s after", a.Timer, b.Timer))
+	}
+	// A repeat xdpmicro chose, or linear sampling's range, differs by
+	// design from run to run; only two repeats both given are worth a word.
+	if a.Repeat != b.Repeat && !a.RepeatChosen && !b.RepeatChosen && a.Sampling.Mode != results.SamplingLinear && b.Sampling.Mode != results.SamplingLinear {
+		w = append(w, fmt.Sprintf("repeat differs: %d before, %d after", a.Repeat, b.Repeat))
+	}
+	if a.Sampling.Mode != b.Sampling.Mode {
+		w = append(w, fmt.Sprintf("sampling differs: %s before, %s after", orFlat(a.Sampling.Mode), orFlat(b.Sampling.Mode)))
+	}
+	if a.Hostname != b.Hostname {
+		w = append(w, fmt.Sprintf("hosts differ: %s before, %s after", a.Hostname, b.Hostname))
+	}
+	return w
+}
+
+// orFlat names a sampling mode, flat for results saved before there was
+// a choice.
+func orFlat(mode string) string {
+	if mode == "" {
+		return results.SamplingFlat
+	}
+	return mode
+}

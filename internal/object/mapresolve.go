@@ -1,0 +1,291 @@
+package object
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
+	"gopkg.in/yaml.v3"
+)
+
+// innerKeyword asks for a new map of a map of maps' inner type.
+const innerKeyword = "inner"
+
+// target is an object whose maps a map-init file fills: the measured one,
+// or another whose program a program array holds (a tail call into
+// another object, as katran's xdp_root into its balancer). The other's
+// maps and programs are named "FILE:NAME", FILE its base name.
+type target struct {
+	spec     *ebpf.CollectionSpec
+	programs map[string]*ebpf.ProgramSpec // before any was dropped
+	prefix   string                       // "" for the measured object
+	path     string                       // the other object's file
+	notes    []string
+	info     ProgramInfo
+}
+
+// Other is an object loaded beside the measured one.
+type Other struct {
+	Prefix string // how its notes are introduced
+	Chosen Chosen
+}
+
+// Resolve turns the entries into bytes, checking them against the maps of
+// the object they will be put into. programs are the object's programs
+// before any was dropped (nil: spec's own): those a program array names
+// are added to spec to be loaded, as are new inner maps. A program array's
+// entry may name a program of another object file, which is then loaded
+// beside this one: it is returned, and its maps are filled by name too.
+func (mi *MapInit) Resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.ProgramSpec, s Settings) ([]Update, []Other, error) {
+	if programs == nil {
+		programs = spec.Programs
+	}
+	targets := []*target{{spec: spec, programs: programs}}
+	// The other objects first, so that their maps can be found by name.
+	for _, me := range mi.maps {
+		ms := spec.Maps[me.name]
+		if ms == nil || ms.Type != ebpf.ProgramArray {
+			continue
+		}
+		for _, e := range me.entries {
+			if e.value == nil || e.value.Kind != yaml.MappingNode {
+				continue
+			}
+			if _, err := mi.otherObject(e, &targets, s); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	var updates []Update
+	// Maps of maps before the rest: a new inner map can then be filled by
+	// name.
+	for _, pass := range []bool{true, false} {
+		for _, me := range mi.maps {
+			t, name, err := mi.find(targets, me)
+			if err != nil {
+				return nil, nil, err
+			}
+			ms := t.spec.Maps[name]
+			if isMapOfMaps(ms.Type) != pass {
+				continue
+			}
+			if strings.HasPrefix(name, ".rodata") {
+				return nil, nil, mi.fail(me.line, "map %s holds constants, frozen when the program is loaded: set them by name under variables:", me.name)
+			}
+			for _, e := range me.entries {
+				u, err := mi.resolveEntry(t, targets, name, ms, e)
+				if err != nil {
+					return nil, nil, err
+				}
+				updates = append(updates, u)
+			}
+		}
+	}
+	var others []Other
+	for _, t := range targets[1:] {
+		c := Chosen{Object: Object{Name: t.path}, Info: t.info, Spec: t.spec, Programs: t.programs, Notes: t.notes}
+		others = append(others, Other{Prefix: t.prefix, Chosen: c})
+	}
+	return updates, others, nil
+}
+
+// find is the object holding the map an entry list names, and the map's
+// name there: the measured object's maps first, then the others' by their
+// own name (if only one has it) or as FILE:NAME.
+func (mi *MapInit) find(targets []*target, me mapEntries) (*target, string, error) {
+	if targets[0].spec.Maps[me.name] != nil {
+		return targets[0], me.name, nil
+	}
+	var found []*target
+	var name string
+	for _, t := range targets[1:] {
+		n := strings.TrimPrefix(me.name, t.prefix)
+		if t.spec.Maps[n] != nil {
+			found, name = append(found, t), n
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], name, nil
+	case 0:
+		maps := sortedKeys(targets[0].spec.Maps)
+		for _, t := range targets[1:] {
+			for _, n := range sortedKeys(t.spec.Maps) {
+				maps = append(maps, t.prefix+n)
+			}
+		}
+		return nil, "", mi.fail(me.line, "the object has no map %q (maps: %s)", me.name, strings.Join(maps, ", "))
+	}
+	return nil, "", mi.fail(me.line, "map %q is in more than one object: name it FILE:NAME", me.name)
+}
+
+// otherObject reads the object a program array's entry names, {object:
+// FILE, program: NAME}, FILE relative to the map-init file, once.
+func (mi *MapInit) otherObject(e mapEntry, targets *[]*target, s Settings) (*target, error) {
+	var file, program string
+	for i := 0; i+1 < len(e.value.Content); i += 2 {
+		switch k, v := e.value.Content[i], e.value.Content[i+1]; k.Value {
+		case "object":
+			file = v.Value
+		case "program":
+			program = v.Value
+		default:
+			return nil, mi.fail(k.Line, "unknown field %q: a program of another object is {object: FILE, program: NAME}", k.Value)
+		}
+	}
+	if file == "" || program == "" {
+		return nil, mi.fail(e.line, "a program of another object is {object: FILE, program: NAME}")
+	}
+	path := file
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(mi.file), file)
+	}
+	prefix := filepath.Base(path) + ":"
+	for _, t := range (*targets)[1:] {
+		if t.path == path {
+			return t, nil
+		}
+		if t.prefix == prefix {
+			return nil, mi.fail(e.line, "two objects named %s", filepath.Base(path))
+		}
+	}
+	obj, err := ReadObject(path)
+	if err != nil {
+		return nil, mi.fail(e.line, "%v", err)
+	}
+	spec, info, all, err := obj.choose(program, s)
+	if err != nil {
+		return nil, mi.fail(e.line, "%v", err)
+	}
+	// Unpinned, sized and attached as the measured object; --set is for
+	// that one.
+	notes, err := (&Settings{programType: s.programType, plainXDP: s.plainXDP}).prepare(spec, path)
+	if err != nil {
+		return nil, mi.fail(e.line, "%v", err)
+	}
+	t := &target{spec: spec, programs: all, prefix: prefix, path: path, notes: notes, info: info}
+	*targets = append(*targets, t)
+	return t, nil
+}
+
+func (mi *MapInit) fail(line int, format string, args ...any) error {
+	return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, mi.file, line, fmt.Sprintf(format, args...))
+}
+
+func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *ebpf.MapSpec, e mapEntry) (Update, error) {
+	u := Update{mapName: t.prefix + name, where: fmt.Sprintf("%s:%d", mi.file, e.line)}
+	name = t.prefix + name // as the user reads it in messages
+	keyless := ms.Type == ebpf.Queue || ms.Type == ebpf.Stack || ms.Type == ebpf.BloomFilter
+	var err error
+	switch {
+	case keyless && (e.key != nil || e.hasKeyHex):
+		return u, mi.fail(e.line, "map %s is a %s: give values only", name, ms.Type)
+	case keyless:
+	case e.hasKeyHex:
+		u.key = e.keyHex
+	case e.key == nil:
+		return u, mi.fail(e.line, "map %s: no key", name)
+	default:
+		if u.key, err = btfvalue.EncodeSized(ms.Key, int(ms.KeySize), e.key, "key_hex"); err != nil {
+			return u, mi.fail(e.line, "map %s key: %v", name, err)
+		}
+	}
+	if !keyless && uint32(len(u.key)) != ms.KeySize {
+		return u, mi.fail(e.line, "map %s: key of %d bytes, the map's are %d", name, len(u.key), ms.KeySize)
+	}
+	if isArray(ms.Type) {
+		if i, ok := btfvalue.Uint(u.key, 4); ok && i >= uint64(ms.MaxEntries) {
+			return u, mi.fail(e.line, "map %s: index %d is beyond its %d entries", name, i, ms.MaxEntries)
+		}
+	}
+
+	switch {
+	case ms.Type == ebpf.ProgramArray && e.value != nil:
+		return u, mi.resolveProgram(t, targets, name, e, &u)
+	case isMapOfMaps(ms.Type) && e.value != nil:
+		return u, mi.resolveInner(t, name, ms, e, &u)
+	case ms.Type == ebpf.ProgramArray || isMapOfMaps(ms.Type):
+		return u, mi.fail(e.line, "map %s is a %s: give its value by name, not in hex", name, ms.Type)
+	case isPerCPU(ms.Type):
+		u.perCPU, err = mi.perCPUValues(name, ms, e)
+		return u, err
+	case len(e.valueHex) > 1:
+		return u, mi.fail(e.line, "map %s is not per-CPU: give one value_hex", name)
+	case e.valueHex != nil:
+		u.value = e.valueHex[0]
+	default:
+		if u.value, err = btfvalue.EncodeSized(ms.Value, int(ms.ValueSize), e.value, "value_hex"); err != nil {
+			return u, mi.fail(e.line, "map %s value: %v", name, err)
+		}
+	}
+	if uint32(len(u.value)) != ms.ValueSize {
+		return u, mi.fail(e.line, "map %s: value of %d bytes, the map's are %d", name, len(u.value), ms.ValueSize)
+	}
+	return u, nil
+}
+
+// resolveProgram checks a program array's entry and has its program
+// loaded: a program of the same object, by name, or of another, {object:
+// FILE, program: NAME}.
+func (mi *MapInit) resolveProgram(t *target, targets []*target, name string, e mapEntry, u *Update) error {
+	if e.value.Kind == yaml.MappingNode {
+		var file, program string
+		for i := 0; i+1 < len(e.value.Content); i += 2 {
+			if e.value.Content[i].Value == "program" {
+				program = e.value.Content[i+1].Value
+			} else {
+				file = e.value.Content[i+1].Value
+			}
+		}
+		i := slices.IndexFunc(targets[1:], func(o *target) bool {
+			return o.path == file || o.path == filepath.Join(filepath.Dir(mi.file), file)
+		})
+		if i < 0 || t != targets[0] {
+			return mi.fail(e.line, "map %s: only the measured object's program arrays take programs of other objects", name)
+		}
+		u.program = targets[1+i].prefix + program
+		return nil
+	}
+	prog := t.programs[e.value.Value]
+	switch {
+	case e.value.Kind != yaml.ScalarNode:
+		return mi.fail(e.line, "map %s is a program array: its value is a program's name, or {object: FILE, program: NAME}", name)
+	case prog == nil:
+		return mi.fail(e.line, "map %s: the object has no program %q (programs: %s)", name, e.value.Value, strings.Join(sortedKeys(t.programs), ", "))
+	case prog.Type == ebpf.UnspecifiedProgram:
+		return mi.fail(e.line, "map %s: program %s is in section %q, which names no type: give the program type", name, e.value.Value, prog.SectionName)
+	}
+	t.spec.Programs[e.value.Value] = prog
+	u.program = t.prefix + e.value.Value
+	return nil
+}
+
+func (mi *MapInit) resolveInner(t *target, name string, ms *ebpf.MapSpec, e mapEntry, u *Update) error {
+	value := e.value.Value
+	if e.value.Kind != yaml.ScalarNode {
+		return mi.fail(e.line, "map %s is a map of maps: its value is a map's name, or %q for a new map of its inner type", name, innerKeyword)
+	}
+	own := strings.TrimPrefix(value, t.prefix)
+	if t.spec.Maps[own] != nil && t.prefix+own != name {
+		u.inner = t.prefix + own
+		return nil
+	}
+	if value != innerKeyword {
+		return mi.fail(e.line, "map %s: the object has no map %q to put in it (maps: %s; or %q for a new map of its inner type)",
+			name, value, strings.Join(sortedKeys(t.spec.Maps), ", "), innerKeyword)
+	}
+	if ms.InnerMap == nil {
+		return mi.fail(e.line, "map %s declares no inner map type", name)
+	}
+	own = fmt.Sprintf("%s/%s", strings.TrimPrefix(name, t.prefix), formatKey(ms.Type, ms.Key, u.key))
+	if t.spec.Maps[own] == nil {
+		inner := ms.InnerMap.Copy()
+		inner.Name = own
+		t.spec.Maps[own] = inner
+	}
+	u.inner = t.prefix + own
+	return nil
+}

@@ -1,0 +1,312 @@
+package object
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"golang.org/x/sys/unix"
+	"gopkg.in/yaml.v3"
+)
+
+// ErrMapInit reports a --map-init file that cannot be used.
+var ErrMapInit = badinput.New("bad map-init file")
+
+// MapInit holds entries to put into maps after loading, before any run,
+// and global variables and map sizes to set before loading.
+//
+// The file is YAML (or JSON). Under maps, one list of entries per map
+// name. A key or value is written in hex (key_hex, value_hex), or, when
+// the object has BTF for the map, as YAML: numbers and enum names for
+// integers, mappings for structs and unions (members of anonymous ones
+// by their own names), sequences for arrays, IPv4, IPv6 and MAC addresses
+// as strings for fields of their size. Fields of type __be16, __be32 and
+// __be64 take numbers as written; htons(80) and htonl(N) give an integer
+// in network byte order. Queues and stacks take values only. A per-CPU
+// map's value fills every possible CPU; a list of values gives one per CPU
+// (the rest are zero). A program array's value is a program's name, a map
+// of maps' value a map's name, or "inner" for a new map of its inner type.
+//
+//	variables:
+//	  action: XDP_TX
+//	max_entries:
+//	  cpu_map: 4
+//	maps:
+//	  config:
+//	    - {key: 0, value: {port: 53, enabled: 1}}
+//	    - {key_hex: "01000000", value_hex: "35000100"}
+//	  verdicts:
+//	    - value: FIZZ
+//	  jump_table:
+//	    - {key: 0, value: tail_target}
+type MapInit struct {
+	file      string
+	maps      []mapEntries
+	variables []assignment
+	sizes     []sizing
+}
+
+type mapEntries struct {
+	name    string
+	line    int
+	entries []mapEntry
+}
+
+type mapEntry struct {
+	line       int
+	key, value *yaml.Node
+	keyHex     []byte
+	valueHex   [][]byte // one, or one per CPU
+	hasKeyHex  bool
+}
+
+// ReadMapInit reads and checks the syntax of a --map-init file; whether
+// the maps and types fit is checked against the object before loading.
+func ReadMapInit(path string) (*MapInit, error) {
+	data, err := safefs.ReadFile(path, safefs.MaxInput)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMapInit, err)
+	}
+	return ParseMapInit(path, data)
+}
+
+// ParseMapInit parses the content of a --map-init file named name.
+func ParseMapInit(name string, data []byte) (*MapInit, error) {
+	fail := func(line int, format string, args ...any) error {
+		return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, name, line, fmt.Sprintf(format, args...))
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrMapInit, name, err)
+	}
+	const sections = `"maps", "variables" and "max_entries"`
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode || len(doc.Content[0].Content) == 0 {
+		return nil, fail(1, "want a mapping with the keys %s", sections)
+	}
+	init := &MapInit{file: name}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, section := root.Content[i], root.Content[i+1]
+		if key.Value != "maps" && key.Value != "variables" && key.Value != "max_entries" {
+			return nil, fail(key.Line, "unknown key %q: want %s", key.Value, sections)
+		}
+		if section.Kind != yaml.MappingNode {
+			return nil, fail(section.Line, "%s: want a mapping by name", key.Value)
+		}
+		var err error
+		switch key.Value {
+		case "maps":
+			err = init.parseMaps(section, fail)
+		case "variables":
+			for j := 0; j+1 < len(section.Content); j += 2 {
+				name, value := section.Content[j], section.Content[j+1]
+				init.variables = append(init.variables, assignment{
+					name: name.Value, value: value, where: fmt.Sprintf("%s:%d", init.file, name.Line), file: true})
+			}
+		case "max_entries":
+			for j := 0; j+1 < len(section.Content); j += 2 {
+				name, value := section.Content[j], section.Content[j+1]
+				n, err := strconv.ParseUint(value.Value, 0, 32)
+				if value.Kind != yaml.ScalarNode || err != nil || n == 0 {
+					return nil, fail(value.Line, "max_entries.%s: %q is not a size from 1 to 4294967295", name.Value, value.Value)
+				}
+				init.sizes = append(init.sizes, sizing{
+					name: name.Value, n: uint32(n), where: fmt.Sprintf("%s:%d", init.file, name.Line), file: true})
+			}
+		default:
+			return nil, fail(key.Line, "unknown key %q: want %s", key.Value, sections)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return init, nil
+}
+
+func (mi *MapInit) parseMaps(maps *yaml.Node, fail func(int, string, ...any) error) error {
+	for i := 0; i+1 < len(maps.Content); i += 2 {
+		mapName, list := maps.Content[i], maps.Content[i+1]
+		if list.Kind != yaml.SequenceNode {
+			return fail(list.Line, "maps.%s: want a list of entries", mapName.Value)
+		}
+		me := mapEntries{name: mapName.Value, line: mapName.Line}
+		for j, item := range list.Content {
+			where := fmt.Sprintf("maps.%s[%d]", mapName.Value, j)
+			if item.Kind != yaml.MappingNode {
+				return fail(item.Line, "%s: want a mapping with key/key_hex and value/value_hex", where)
+			}
+			e := mapEntry{line: item.Line}
+			for k := 0; k+1 < len(item.Content); k += 2 {
+				field, v := item.Content[k], item.Content[k+1]
+				switch field.Value {
+				case "key":
+					e.key = v
+				case "value":
+					e.value = v
+				case "key_hex":
+					b, ok := hexBytes(v)
+					if !ok {
+						return fail(v.Line, "%s.key_hex: %q is not hex", where, v.Value)
+					}
+					e.keyHex, e.hasKeyHex = b, true
+				case "value_hex":
+					values := []*yaml.Node{v}
+					if v.Kind == yaml.SequenceNode {
+						values = v.Content
+					}
+					for _, v := range values {
+						b, ok := hexBytes(v)
+						if !ok {
+							return fail(v.Line, "%s.value_hex: %q is not hex (give one string, or a list of one per CPU)", where, v.Value)
+						}
+						e.valueHex = append(e.valueHex, b)
+					}
+				default:
+					return fail(field.Line, "%s: unknown field %q (key, key_hex, value, value_hex)", where, field.Value)
+				}
+			}
+			if e.key != nil && e.hasKeyHex || e.value != nil && e.valueHex != nil {
+				return fail(item.Line, "%s: give a key and a value each once, as YAML or as hex", where)
+			}
+			if e.value == nil && e.valueHex == nil {
+				return fail(item.Line, "%s: no value", where)
+			}
+			me.entries = append(me.entries, e)
+		}
+		mi.maps = append(mi.maps, me)
+	}
+	return nil
+}
+
+func hexBytes(n *yaml.Node) ([]byte, bool) {
+	if n.Kind != yaml.ScalarNode {
+		return nil, false
+	}
+	s := strings.TrimPrefix(strings.ReplaceAll(n.Value, " ", ""), "0x")
+	b, err := hex.DecodeString(s)
+	return b, err == nil
+}
+
+// Update is one resolved entry.
+type Update struct {
+	mapName string
+	where   string // file:line
+	key     []byte // nil for queues, stacks and bloom filters
+	value   []byte
+	// perCPU is a per-CPU map's value, one per possible CPU.
+	perCPU [][]byte
+	// program is the program a program array's entry holds; inner the
+	// map a map of maps' entry holds.
+	program, inner string
+}
+
+// perCPUValues gives a per-CPU map's entry one value per possible CPU: a
+// single value for each, or a list of them.
+func (mi *MapInit) perCPUValues(name string, ms *ebpf.MapSpec, e mapEntry) ([][]byte, error) {
+	cpus, err := ebpf.PossibleCPU()
+	if err != nil {
+		return nil, fmt.Errorf("map %s is per-CPU, and the possible CPUs are unknown: %w", name, err)
+	}
+	values, list := e.valueHex, len(e.valueHex) > 1
+	if e.valueHex == nil {
+		nodes := []*yaml.Node{e.value}
+		if list = perCPUList(ms.Value, e.value); list {
+			nodes = e.value.Content
+		}
+		for i, n := range nodes {
+			b, err := btfvalue.EncodeSized(ms.Value, int(ms.ValueSize), n, "value_hex")
+			if err != nil {
+				return nil, mi.fail(e.line, "map %s value (CPU %d): %v", name, i, err)
+			}
+			values = append(values, b)
+		}
+	}
+	for i, v := range values {
+		if uint32(len(v)) != ms.ValueSize {
+			return nil, mi.fail(e.line, "map %s: value (CPU %d) of %d bytes, the map's are %d", name, i, len(v), ms.ValueSize)
+		}
+	}
+	if len(values) > cpus {
+		return nil, mi.fail(e.line, "map %s is per-CPU: %d values for %d possible CPUs", name, len(values), cpus)
+	}
+	fill := make([]byte, ms.ValueSize)
+	if !list {
+		fill = values[0]
+	}
+	for len(values) < cpus {
+		values = append(values, fill)
+	}
+	return values, nil
+}
+
+// perCPUList says whether a per-CPU map's value is a list of one value per
+// CPU: a sequence, unless the value type is an array, whose one value is
+// a sequence already; then a sequence of sequences.
+func perCPUList(t btf.Type, n *yaml.Node) bool {
+	if n.Kind != yaml.SequenceNode {
+		return false
+	}
+	if _, isArray := btf.UnderlyingType(t).(*btf.Array); t != nil && isArray {
+		return len(n.Content) > 0 && n.Content[0].Kind == yaml.SequenceNode
+	}
+	return true
+}
+
+func isPerCPU(t ebpf.MapType) bool {
+	switch t {
+	case ebpf.PerCPUHash, ebpf.PerCPUArray, ebpf.LRUCPUHash, ebpf.PerCPUCGroupStorage:
+		return true
+	}
+	return false
+}
+
+func isMapOfMaps(t ebpf.MapType) bool { return t == ebpf.ArrayOfMaps || t == ebpf.HashOfMaps }
+
+// isArray says whether the map's keys are indexes below max_entries.
+func isArray(t ebpf.MapType) bool {
+	switch t {
+	case ebpf.Array, ebpf.PerCPUArray, ebpf.ProgramArray, ebpf.ArrayOfMaps, ebpf.DevMap, ebpf.CPUMap, ebpf.XSKMap, ebpf.CGroupArray:
+		return true
+	}
+	return false
+}
+
+// Apply puts the resolved entries into the loaded maps. A refusal is the
+// kernel's, not the file's: the run fails, naming the map and the entry.
+func (l *Loaded) Apply(updates []Update) error {
+	maps := l.Maps()
+	for _, u := range updates {
+		m, spec := maps[u.mapName], l.mapSpec(u.mapName)
+		var key, value any = u.key, u.value
+		if u.key == nil {
+			key = nil
+		}
+		switch {
+		case u.perCPU != nil:
+			value = u.perCPU
+		case u.program != "":
+			value = l.program(u.program)
+		case u.inner != "":
+			value = maps[u.inner]
+		}
+		if err := m.Update(key, value, ebpf.UpdateAny); err != nil {
+			entry := "value " + btfvalue.Format(spec.Value, u.value)
+			if u.key != nil {
+				entry = "key " + formatKey(m.Type(), spec.Key, u.key)
+			}
+			if errors.Is(err, unix.E2BIG) && !isArray(m.Type()) {
+				// cilium/ebpf says "key too big for map", which it is not.
+				return fmt.Errorf("%s: map %s, %s: the map is full (max_entries %d; E2BIG)", u.where, u.mapName, entry, m.MaxEntries())
+			}
+			return fmt.Errorf("%s: map %s, %s: the kernel refused the entry: %w", u.where, u.mapName, entry, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package xdpmicro
+
+import (
+	"encoding/hex"
+
+	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// measuredOf turns what package testrun returns into the saved schema:
+// what analysis takes and results save, in their own words (hex frames,
+// action names, summaries of the frames a program left).
+func measuredOf(res testrun.Result) results.Measured {
+	m := results.Measured{Environment: res.Environment, Partial: res.Partial}
+	for _, p := range res.Programs {
+		m.Programs = append(m.Programs, program(p))
+	}
+	if res.Floor != nil {
+		floor := program(*res.Floor)
+		m.Floor = &floor
+	}
+	return m
+}
+
+func program(p testrun.ProgramResult) results.Program {
+	prog := results.Program{Label: p.Label, Object: p.Object, Info: results.ProgramInfo{Name: p.Info.Name, Type: p.Info.Type.String(), Section: p.Info.Section}}
+	for _, c := range p.Cases {
+		prog.Results = append(prog.Results, caseOf(p.Info.Type, c))
+	}
+	for _, other := range p.Placements {
+		prog.Placements = append(prog.Placements, program(other))
+	}
+	return prog
+}
+
+func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) results.Case {
+	rc := results.Case{
+		Name: c.Case.Name, Summary: c.Case.Summary, Length: len(c.Case.Frame), Frame: hex.EncodeToString(c.Case.Frame),
+		Return: c.Return, Action: c.Action, Retries: c.Retries, Single: c.Single, Restored: c.Restored,
+		OtherReturns: c.OtherReturns, Instructions: c.Instructions, NoCount: c.NoCount,
+		Samples: c.Samples, Runs: c.Runs, Wall: c.Wall, Enough: c.Enough,
+		Context: c.Case.Context.String(),
+	}
+	if c.Case.Source.IsValid() {
+		rc.Source = c.Case.Source.String()
+	}
+	for _, e := range c.Effects {
+		rc.Effects = append(rc.Effects, results.Effect(e))
+	}
+	for _, ch := range c.ContextChanges {
+		rc.ContextChanges = append(rc.ContextChanges, results.ContextChange(ch))
+	}
+	if c.Output != nil {
+		rc.OutputFrame = hex.EncodeToString(c.Output)
+		rc.OutputSummary = packets.Summarize(c.Output)
+		rc.OutputChanges = packets.Changes(c.Case.Frame, c.Output)
+	}
+	if c.OtherReturns > 0 {
+		rc.OtherAction = object.ActionName(programType, c.OtherReturn)
+	}
+	return rc
+}

@@ -1,0 +1,44 @@
+package xdpmicro
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
+	"github.com/xdpmicro/xdpmicro/results"
+)
+
+// recall scales rep to the fast phase the runs before it on this boot and
+// CPU met (analysis.AtRecalled), and remembers its own.
+// The history only ever adds: a file it cannot read or write is said, and
+// the run stands on its own.
+func (o Options) recall(rep *results.Report, obs Observer) {
+	level, half, ok := analysis.FloorLevel(rep)
+	if !ok {
+		return
+	}
+	say := func(err error) {
+		if obs != nil {
+			obs.Notice(fmt.Sprintf("phase history (--history): %v", err))
+		}
+	}
+	boot, err := phases.Boot()
+	if err != nil {
+		say(err)
+		return
+	}
+	key := phases.Key{Boot: boot, CPU: rep.Environment.CPU, Type: rep.Floor.Info.Type}
+	h, err := phases.Load(o.History)
+	if err != nil {
+		say(fmt.Errorf("%w; starting it anew", err))
+	}
+	now := time.Now()
+	if ref, ok := h.Reference(key, now, o.Stats.Confidence); ok {
+		analysis.AtRecalled(rep, analysis.Recalled{Floor: ref.Floor, RelHalf: ref.RelHalf, Runs: ref.Runs}, o.Stats.Confidence)
+	}
+	h.Add(key, level, half, now)
+	if err := h.Save(o.History); err != nil {
+		say(err)
+	}
+}

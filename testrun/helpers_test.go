@@ -1,0 +1,24 @@
+package testrun
+
+import (
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/internal/object"
+)
+
+// readTestObject reads an object of bpf/testdata.
+func readTestObject(t testing.TB, name string) object.Object {
+	t.Helper()
+	obj, err := object.ReadObject("../bpf/testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// configInit fills maps.o's config map (object's tests read it too).
+const configInit = `maps:
+  config:
+    - key: 0
+      value: {port: 53, enabled: 1, limit: 59}
+`

@@ -1,0 +1,98 @@
+package testrun
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/internal/progrun"
+	"golang.org/x/sys/unix"
+)
+
+// program is a loaded program as the sampler runs it.
+type program struct {
+	*object.Loaded
+	// statsTimer takes samples from the program's run-time statistics.
+	statsTimer bool
+}
+
+// measurement is one sample: the kernel's figure for the time per run, the
+// wall time of the call that gave it, and how often an interrupted call was
+// restarted before it.
+type measurement struct {
+	perRun  float64 // ns
+	wall    time.Duration
+	retries int
+	retval  uint32 // the last run's return
+}
+
+// sample runs a frame repeat times. The wall time is that of the last,
+// complete call, read around the raw syscall on this thread: Go's
+// monotonic clock, CLOCK_MONOTONIC through the vDSO, which reads the TSC in
+// user space in tens of nanoseconds and enters no kernel code.
+func (l *program) sample(frame, ctx []byte, repeat uint32) (m measurement, err error) {
+	before, err := l.statsBefore()
+	if err != nil {
+		return m, err
+	}
+	var per uint32
+	m.retval, per, m.wall, m.retries, err = l.call(frame, ctx, repeat)
+	if err != nil {
+		return m, err
+	}
+	m.perRun = float64(per)
+	return m, l.statsSince(before, &m)
+}
+
+// call makes one test run of repeat runs, restarted after each signal
+// that interrupts it (the kernel gives up the whole loop, so does the
+// call), and returns the last run's return, the kernel's figure per run,
+// the wall time of the complete call and the restarts.
+func (l *program) call(frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
+	for {
+		start := time.Now()
+		ret, nsPerRun, err = progrun.Run(l.Prog.FD(), frame, ctx, repeat)
+		wall = time.Since(start)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+		retries++
+	}
+	if err != nil {
+		return 0, 0, wall, retries, l.RunError(err, frame, ctx)
+	}
+	return ret, nsPerRun, wall, retries, nil
+}
+
+// statsBefore reads the program's run-time statistics before a sample
+// taken with the stats timer; nil without it.
+func (l *program) statsBefore() (*ebpf.ProgramStats, error) {
+	if !l.statsTimer {
+		return nil, nil
+	}
+	s, err := l.Prog.Stats()
+	if err != nil {
+		return nil, fmt.Errorf("read run-time statistics: %w", err)
+	}
+	return s, nil
+}
+
+// statsSince sets m's time per run from the run-time statistics' growth
+// since before, with the stats timer; it leaves m alone without it.
+func (l *program) statsSince(before *ebpf.ProgramStats, m *measurement) error {
+	if before == nil {
+		return nil
+	}
+	after, err := l.Prog.Stats()
+	if err != nil {
+		return fmt.Errorf("read run-time statistics: %w", err)
+	}
+	runs := after.RunCount - before.RunCount
+	if runs == 0 {
+		return fmt.Errorf("run-time statistics counted no run")
+	}
+	m.perRun = float64(after.Runtime-before.Runtime) / float64(runs)
+	return nil
+}

@@ -1,0 +1,246 @@
+package testrun
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/packets"
+)
+
+// Restored frames. A test run's repeats share one buffer, and a case a
+// program changes the frame of was first sampled one run a call. Measured
+// here, one run a call reads more than the same runs repeated (on this
+// host 10-20 ns for v4, which changes nothing: every call starts with a
+// flushed TLB), so an XDP program's frame-changing cases are sampled as
+// repeats through a restorer (bpf/restore.c) instead: before each run it
+// puts the buffer back to the case's frame and tail-calls the program.
+// The floor runs through a restorer of its own, which takes the
+// restoring's cost out of the net.
+//
+// A restorer is relied on only where its runs reproduce the program's own
+// checking run, action and frame, in a call of one run and in a call of
+// several; elsewhere the case stays one run a call, and a note says why.
+
+// maxRestoredFrame is the longest frame the restorer holds (restore.c's
+// MAX_FRAME).
+const maxRestoredFrame = 3520
+
+// restoreProbeRepeat is the repeat of the call that checks a restorer's
+// runs after the first.
+const restoreProbeRepeat = 3
+
+// restorer is a restoring program in the kernel for one program.
+type restorer struct {
+	*program // the restore program: it tail-calls the target
+	current  *ebpf.Variable
+	at       int // the case current holds; -1 before the first
+}
+
+// newRestorer loads a restorer of target for cases; it moves the ends
+// back of the cases move marks and writes the bytes back of those write
+// marks. Frames too long for it are left out: a case of one is never
+// restored.
+func newRestorer(target *program, cases []packets.Case, move, write []bool) (*restorer, error) {
+	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(bpf.Restorer()))
+	if err != nil {
+		return nil, fmt.Errorf("restorer: %w", err)
+	}
+	spec.Maps["frames"].MaxEntries = uint32(max(len(cases), 1))
+	// Where no case moves, the variant that only writes bytes: it needs
+	// no CAP_PERFMON (restore.c).
+	name, other := "restore_bytes", "restore"
+	if slices.Contains(move, true) {
+		name, other = other, name
+	}
+	delete(spec.Programs, other)
+	// A program array takes only programs like its first user: the same
+	// type, attach type and multi-buffer flag.
+	if ts := target.Spec.Programs[target.Info.Name]; ts != nil {
+		rs := spec.Programs[name]
+		rs.Flags |= ts.Flags & unix.BPF_F_XDP_HAS_FRAGS
+		rs.AttachType = ts.AttachType
+	}
+	coll, err := ebpf.NewCollection(spec)
+	if err != nil {
+		return nil, fmt.Errorf("load the restorer: %w", err)
+	}
+	r := &restorer{
+		program: &program{Loaded: object.FromCollection(object.Object{Name: "restorer (bundled)"},
+			object.ProgramInfo{Name: name, Type: ebpf.XDP, Section: "xdp"}, spec, coll, coll.Programs[name])},
+		current: coll.Variables["current_case"],
+		at:      -1,
+	}
+	if err := coll.Maps["target"].Put(uint32(0), target.Prog); err != nil {
+		coll.Close()
+		return nil, fmt.Errorf("put %s in the restorer's program array: %w", target.Info.Name, err)
+	}
+	for i, c := range cases {
+		if len(c.Frame) > maxRestoredFrame {
+			continue
+		}
+		value := make([]byte, 12+maxRestoredFrame) // restore.c's struct frame
+		binary.NativeEndian.PutUint32(value, uint32(len(c.Frame)))
+		if write[i] {
+			binary.NativeEndian.PutUint32(value[4:], 1)
+		}
+		if move[i] {
+			binary.NativeEndian.PutUint32(value[8:], 1)
+		}
+		copy(value[12:], c.Frame)
+		if err := coll.Maps["frames"].Put(uint32(i), value); err != nil {
+			coll.Close()
+			return nil, fmt.Errorf("restorer: frame of case %s: %w", c.Name, err)
+		}
+	}
+	return r, nil
+}
+
+// choose makes the next calls restore case ci's frame.
+func (r *restorer) choose(ci int) error {
+	if r.at == ci {
+		return nil
+	}
+	if err := r.current.Set(uint32(ci)); err != nil {
+		return fmt.Errorf("restorer: choose case %d: %w", ci, err)
+	}
+	r.at = ci
+	return nil
+}
+
+// reproduces says whether the restorer's runs of case ci give the
+// program's checking run's action and frame, out, in a call of one run
+// and in a call of several; if not, why.
+func (r *restorer) reproduces(ci int, frame, ctx []byte, action uint32, out []byte) (string, error) {
+	if len(frame) > maxRestoredFrame {
+		return fmt.Sprintf("its %d-byte frame is longer than the restorer holds (%d)", len(frame), maxRestoredFrame), nil
+	}
+	if err := r.choose(ci); err != nil {
+		return "", err
+	}
+	for _, repeat := range []uint32{1, restoreProbeRepeat} {
+		ret, got, _, err := r.RunTimes(frame, ctx, repeat)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case ret != action:
+			return fmt.Sprintf("a call of %d run(s) through the restorer returned %d, the program's own run %d", repeat, ret, action), nil
+		case !bytes.Equal(got, out):
+			return fmt.Sprintf("a call of %d run(s) through the restorer left another frame than the program's own run (%d bytes, not %d)", repeat, len(got), len(out)), nil
+		}
+	}
+	return "", nil
+}
+
+// restoredRunner samples one case through a restorer.
+type restoredRunner struct {
+	r         *restorer
+	caseIndex int
+}
+
+func (x restoredRunner) sample(frame, ctx []byte, repeat uint32) (measurement, error) {
+	if err := x.r.choose(x.caseIndex); err != nil {
+		return measurement{}, err
+	}
+	return x.r.sample(frame, ctx, repeat)
+}
+
+func (x restoredRunner) sampleSingle(frame, ctx []byte, calls int, want uint32) (measurement, error) {
+	if err := x.r.choose(x.caseIndex); err != nil {
+		return measurement{}, err
+	}
+	return x.r.sampleSingle(frame, ctx, calls, want)
+}
+
+// restore decides, before sampling, which cases run through restorers:
+// every case with Config.Restore, else those some program changes the
+// frame of. It loads a restorer for every program and the floor, and
+// keeps a case one run a call unless every one of them reproduces its
+// program's checking run. It fills p.restorers and marks res's cases.
+func (p *plan) restore(progs []*program, res *Result) error {
+	if p.cfg.SingleRun {
+		return nil
+	}
+	var candidates []int
+	move, write := make([]bool, len(p.cfg.Cases)), make([]bool, len(p.cfg.Cases))
+	for ci := range p.cfg.Cases {
+		changed, ctxChanged := false, false
+		for i, pr := range res.Programs {
+			c := pr.Cases[ci]
+			changed = changed || (!p.isFloor(i) && c.Output != nil)
+			ctxChanged = ctxChanged || (!p.isFloor(i) && c.ContextChanges != nil)
+			// A program that moves an end by as much as it moves the
+			// other keeps the length: the restorer, not told to move
+			// them, then fails to reproduce its runs, and the case stays
+			// one run a call.
+			move[ci] = move[ci] || (!p.isFloor(i) && c.Output != nil && len(c.Output) != len(c.Case.Frame))
+		}
+		if (changed || p.cfg.Restore) && !ctxChanged {
+			candidates = append(candidates, ci)
+		}
+		write[ci] = changed
+	}
+	if len(candidates) == 0 {
+		return nil
+	}
+	for _, l := range progs {
+		if l.Info.Type != ebpf.XDP {
+			return nil // Config.Restore was refused in prepare
+		}
+	}
+	p.restorers = make([]*restorer, len(progs))
+	for i, l := range progs {
+		r, err := newRestorer(l, p.cfg.Cases, move, write)
+		if err != nil {
+			res.Environment.Notes = append(res.Environment.Notes,
+				fmt.Sprintf("no restorer for %s (%v): cases it changes the frame of are sampled one run a call", l.Info.Name, err))
+			p.releaseRestorers()
+			return nil
+		}
+		p.restorers[i] = r
+	}
+	for _, ci := range candidates {
+		why := ""
+		for i, l := range progs {
+			c := res.Programs[i].Cases[ci]
+			out := c.Output
+			if out == nil {
+				out = c.Case.Frame
+			}
+			w, err := p.restorers[i].reproduces(ci, c.Case.Frame, c.ctxIn, c.Return, out)
+			if err != nil {
+				return fmt.Errorf("case %s: %w", c.Case.Name, err)
+			}
+			if w != "" {
+				why = fmt.Sprintf("%s: %s", l.Info.Name, w)
+				break
+			}
+		}
+		if why != "" {
+			res.Environment.Notes = append(res.Environment.Notes,
+				fmt.Sprintf("case %s is sampled one run a call: the restorer does not reproduce its runs (%s)", p.cfg.Cases[ci].Name, why))
+			continue
+		}
+		for i := range res.Programs {
+			res.Programs[i].Cases[ci].Single, res.Programs[i].Cases[ci].Restored = false, true
+		}
+	}
+	return nil
+}
+
+// releaseRestorers closes every restorer.
+func (p *plan) releaseRestorers() {
+	for _, r := range p.restorers {
+		if r != nil {
+			r.Close()
+		}
+	}
+	p.restorers = nil
+}

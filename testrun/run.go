@@ -1,0 +1,610 @@
+package testrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/internal/host"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
+)
+
+// Limits on the configuration.
+const (
+	MinSamples = 10 // fewer cannot support a bootstrap interval or outlier fences
+	MaxRepeat  = math.MaxUint32
+)
+
+// Resolution is the kernel's quantum for the time of one run, in ns:
+// BPF_PROG_TEST_RUN reports floor(total ns / repeat).
+const Resolution = 1.0
+
+// Timer is how the time of a run is taken.
+type Timer string
+
+const (
+	// TimerKernel is BPF_PROG_TEST_RUN's own figure: the loop of Repeat
+	// runs timed as a whole, reported as whole nanoseconds per run.
+	TimerKernel Timer = "kernel"
+	// TimerStats is BPF_ENABLE_STATS: the kernel times every run with
+	// sched_clock and sums it in run_time_ns; a sample is the growth of
+	// run_time_ns over that of run_cnt. Finer than 1 ns, but each run
+	// carries the cost of the two clock reads.
+	TimerStats Timer = "stats"
+)
+
+// ErrNoRunTimeStats: the stats timer's run-time statistics cannot be
+// enabled here.
+var ErrNoRunTimeStats = errors.New("no BPF run-time statistics")
+
+// ErrConfig reports a configuration that cannot be run: object's, so that
+// one sentinel stands for both packages' refusals.
+var ErrConfig = object.ErrConfig
+
+// Program names a program to measure.
+type Program struct {
+	Label   string // distinguishes programs measured together, e.g. "before"
+	Object  object.Object
+	Program string // function name; empty for the only supported one
+}
+
+// AnyCPU lets Run choose the CPU to measure on (see host.ChooseCPU).
+const AnyCPU = host.AnyCPU
+
+// Config is what to measure, and how.
+type Config struct {
+	Programs []Program
+	Cases    []packets.Case
+	CPU      int           // CPU to measure on, or AnyCPU
+	Warmup   time.Duration // time spent sampling before samples are kept
+	// Samples is the number of samples kept per case and program; with
+	// Enough, the fewest rounds before Enough is asked.
+	Samples int
+	// Repeat is the runs per sample; 0 chooses it (see chooseRepeat).
+	Repeat uint32
+	// Enough, if set, makes sampling adaptive: after every round from the
+	// Samples-th on, it is asked of each case not yet accepted, with that
+	// case's results so far per program (not the floor's), program by
+	// program, each program's placements together, whether they suffice. Sampling ends when every case is accepted or Budget is
+	// spent. It runs on the measuring thread between rounds, at most a
+	// tenth of the time (judgeShare).
+	Enough func(caseIndex int, results []CaseResult) bool
+	// Budget bounds the time of calibration, warm-up and sampling when
+	// Enough is set.
+	Budget time.Duration
+	// MinTime, with Enough, is the least time spent sampling before Enough
+	// is asked: the machine's phases last up to about a second, and a low
+	// quantile judged on a shorter stretch could be one phase's alone.
+	MinTime time.Duration
+	// Anchor says whether XDP programs are held in the dispatcher while
+	// they are sampled (see anchor.go); the zero value anchors where the
+	// calibration finds that it pays.
+	Anchor AnchorPolicy
+	Timer  Timer // TimerKernel (the default when empty) or TimerStats
+	// Sampling is SamplingFlat (the default when empty) or SamplingLinear;
+	// Levels is linear sampling's number of repeat levels, 0 for
+	// DefaultLevels. In linear mode, Repeat is the mean repeat of a sample.
+	Sampling SamplingMode
+	Levels   int
+	// Restore samples every case of an XDP program through a restorer, as
+	// repeats each on a fresh copy of the frame; cases a program changes
+	// the frame of are sampled so anyway, where the restorer reproduces
+	// their runs (restore.go).
+	Restore bool
+	// SingleRun samples every case one run a call; cases a program changes
+	// the frame of are sampled so anyway.
+	SingleRun bool
+	// Placements is how many times each program is loaded, 0 or 1 for
+	// once. Each load is JIT-compiled to its own address, and two loads of
+	// one program differ in speed by up to a few per cent (the code's
+	// placement); comparing builds over several placements each keeps that
+	// from passing for the builds' difference. The extra loads come back
+	// in ProgramResult.Placements.
+	Placements int
+	// Grouped says this run is one group of several whose loads are
+	// judged together: its loads need no more calls than any other, and
+	// fewer repeat levels (GroupedLevels) when Levels is 0.
+	Grouped bool
+	// Unanchored, if set, is what an earlier run on this CPU found a call
+	// to cost without anchors: calibration then takes it, rather than pay
+	// two dispatcher changes to find it again.
+	Unanchored time.Duration
+	// Floor, if set, is an object of empty programs: the one of the
+	// measured programs' type is sampled with every case in the same rounds,
+	// so that each case's time can be given net of the harness's own.
+	// FloorPlacements loads it that many times (0 or 1: once), as
+	// Placements the programs, so that the net holds its placement too.
+	Floor           *object.Object
+	FloorPlacements int
+	// MapInit, if set, fills maps of every program after loading, and sets
+	// variables and map sizes before.
+	MapInit *object.MapInit
+	// Load changes every measured object before loading (not the floor).
+	Load object.LoadOptions
+	// Progress, if set, is called after every sample, on the measuring
+	// thread: it must return at once.
+	Progress func(Progress)
+	// Profile keeps, for every case, how many times each basic block of
+	// the program ran (CaseResult.Blocks), and for every program what the
+	// blocks are of (ProgramResult.Counted): for per-line profiles.
+	Profile bool
+	// Notice, if set, is told in one line what a person waiting for the
+	// run should know at once: that it waits for another xdpmicro run to
+	// free the measuring CPU (cpulock.go), or will take longer than Budget.
+	Notice func(string)
+}
+
+// AnchorPolicy says when to hold XDP programs in the dispatcher.
+type AnchorPolicy int
+
+const (
+	// AnchorWherePays anchors XDP programs when calibration finds that a
+	// call costs more without an anchor than AnchorWorthIt.
+	AnchorWherePays AnchorPolicy = iota
+	// AnchorNever leaves every call to change the dispatcher twice.
+	AnchorNever
+)
+
+// Progress says how far a run has got.
+type Progress struct {
+	Warmup bool   // still warming up: Done and Total count kept samples only
+	Done   int    // samples kept so far, over all cases and programs
+	Total  int    // samples to keep
+	Case   string // the case just sampled
+	// Elapsed and Budget are set when sampling is adaptive: how much of
+	// the time budget is spent.
+	Elapsed, Budget time.Duration
+}
+
+// CaseResult holds one case's samples for one program.
+type CaseResult struct {
+	Case    packets.Case
+	Return  uint32
+	Action  string
+	Samples []float64 // kernel's ns per run, one per sample, in the order taken
+	// Runs and Wall are, with linear sampling, each sample's repeat and
+	// the wall time of its call in ns.
+	Runs    []uint32
+	Wall    []float64
+	Retries int // samples restarted after EINTR
+	// Enough says adaptive sampling found the samples sufficient; false
+	// when the budget ran out first, or sampling was not adaptive.
+	Enough bool
+	// Effects are the changes the checking run made to the maps.
+	Effects []object.Effect
+	// Single says the case was sampled one run a call, each on a fresh
+	// copy of the frame: some program changed it (Output), or
+	// Config.SingleRun asked. Its samples have no Runs or Wall.
+	Single bool
+	// Restored says the case was sampled as repeats through a restorer,
+	// every run on a fresh copy of the frame (restore.go): some program
+	// changed it, or Config.Restore asked. Its samples are the
+	// restorer's, which the floor's, restored alike, take out of the net.
+	Restored bool
+	// Output is the frame as the checking run left it, when the program
+	// changed it. The kernel runs every repeat on one buffer, so from the
+	// second run on the program sees its own output.
+	Output []byte
+	// OtherReturns counts the samples whose call's last run returned
+	// another action than the checking run, OtherReturn the first such
+	// return: later runs took another path (the changed frame, or maps the
+	// earlier runs filled).
+	OtherReturns int
+	OtherReturn  uint32
+	// Instructions is the number of BPF instructions the checking run
+	// executed, counted on an instrumented copy (insns.go); zero when not
+	// counted, and NoCount says why.
+	Instructions uint64
+	NoCount      string
+	// Blocks, with Config.Profile, are how many times the checking run
+	// executed each basic block of ProgramResult.Counted.Blocks.
+	Blocks []uint64
+	// ContextChanges are the fields of Case.Context that the checking
+	// run's program changed; such a case is sampled one run a call too.
+	ContextChanges []object.ContextChange
+	// ctxIn is Case.Context as the program type's struct; nil without one.
+	ctxIn []byte
+}
+
+// ProgramResult holds the results for one program.
+type ProgramResult struct {
+	Label  string
+	Object string
+	Info   object.ProgramInfo
+	Cases  []CaseResult
+	// Placements are the results of the program's other loads, sampled
+	// in the same rounds (Config.Placements).
+	Placements []ProgramResult
+	// Counted, with Config.Profile, is what the cases' Blocks count; nil
+	// when the program was not counted.
+	Counted *Counted
+}
+
+// Result is everything a run measured.
+type Result struct {
+	Environment results.Environment
+	Programs    []ProgramResult
+	// Floor holds the empty program's samples, when Config.Floor was set.
+	Floor *ProgramResult
+	// Partial is set when the run was cancelled before every sample was taken.
+	Partial bool
+}
+
+func (c Config) validate() error {
+	switch {
+	case len(c.Programs) == 0:
+		return fmt.Errorf("%w: no program to measure", ErrConfig)
+	case len(c.Cases) == 0:
+		return fmt.Errorf("%w: no packet case", ErrConfig)
+	case c.Samples < MinSamples:
+		return fmt.Errorf("%w: %d samples is below the minimum of %d", ErrConfig, c.Samples, MinSamples)
+	case c.Enough != nil && c.Budget <= 0:
+		return fmt.Errorf("%w: adaptive sampling needs a time budget", ErrConfig)
+	case c.Warmup < 0:
+		return fmt.Errorf("%w: the warm-up must not be negative", ErrConfig)
+	case c.Timer != "" && c.Timer != TimerKernel && c.Timer != TimerStats:
+		return fmt.Errorf("%w: timer %q: want %s or %s", ErrConfig, c.Timer, TimerKernel, TimerStats)
+	case c.SingleRun && c.Restore:
+		return fmt.Errorf("%w: one run a call and restored frames are two ways to a fresh frame: choose one", ErrConfig)
+	case c.Sampling != "" && c.Sampling != SamplingFlat && c.Sampling != SamplingLinear:
+		return fmt.Errorf("%w: sampling %q: want %s or %s", ErrConfig, c.Sampling, SamplingLinear, SamplingFlat)
+	case c.Levels < 0 || c.Levels == 1:
+		return fmt.Errorf("%w: %d repeat levels: want at least 2", ErrConfig, c.Levels)
+	}
+	return nil
+}
+
+// Run loads the programs, checks every case once, and samples them all on
+// one pinned CPU. When ctx is cancelled it stops after the current sample
+// and returns what it has, marked Partial, with ctx's error; cancelled
+// while it waits for the CPU (another xdpmicro run holds it, cpulock.go),
+// it returns nothing, with ctx's error.
+//
+// Its phases: prepare (everything that can be refused before loading),
+// load, check (one run per case), measure (calibration, warm-up, samples)
+// and assemble.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	p, progs, res, err := begin(ctx, cfg)
+	defer p.releaseCPU() // last: everything on the CPU has ended
+	defer closeAll(progs)
+	if err != nil {
+		return Result{}, err
+	}
+	defer p.releaseRestorers()
+	err = p.measure(ctx, progs, &res)
+	res = p.assemble(res)
+	if err != nil {
+		if ctx.Err() != nil {
+			res.Partial = true
+			return res, err
+		}
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// begin prepares, loads and checks: the phases Run and Check share. It
+// returns the plan, holding the CPU, and what it loaded even on error,
+// for the caller to release and close.
+func begin(ctx context.Context, cfg Config) (p *plan, progs []*program, res Result, err error) {
+	if p, err = prepare(ctx, cfg); err != nil {
+		return nil, nil, Result{}, err
+	}
+	if progs, err = p.load(); err != nil {
+		return p, progs, Result{}, err
+	}
+	// On the measuring CPU: a per-CPU map's changes then show on the CPU
+	// the samples run on, and the checking run finds its caches warm.
+	err = host.Pin(p.cpu, func() error {
+		var err error
+		res, err = p.check(progs)
+		return err
+	})
+	return p, progs, res, err
+}
+
+func closeAll(progs []*program) {
+	for _, l := range progs {
+		l.Close()
+	}
+}
+
+// plan is a run that passed every check that needs no kernel.
+type plan struct {
+	cfg       Config
+	cpu       int
+	claim     *host.Claim       // the CPU's lock, held until the run returns
+	picked    []object.Chosen   // every placement of every program, the floor last
+	programOf []int             // the index in cfg.Programs of each picked, -1 for the floor
+	floor     int               // index of the floor's first load in picked, or -1; its others follow
+	updates   [][]object.Update // map-init entries per program
+	others    [][]object.Other  // objects loaded beside each program (map-init)
+	linkLayer bool              // frames behind a copy of their Ethernet header
+	restorers []*restorer       // one per program and the floor, when cases are restored
+}
+
+// prepare checks the configuration, the objects, the expectations and the
+// map-init file against the objects, and the privileges, in that order:
+// bad input is reported as such, whatever the privileges. Last it chooses
+// the CPU and takes its lock, which may wait for another run: nothing
+// that can be refused is left to refuse after a wait.
+func prepare(ctx context.Context, cfg Config) (*plan, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	p := &plan{cfg: cfg, floor: -1}
+	allowed, err := host.AllowedCPUs(cfg.CPU)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := object.NewSettings(cfg.Load, cfg.MapInit)
+	if err != nil {
+		return nil, err
+	}
+	if settings.LinkLayer() {
+		p.cfg.Cases, p.linkLayer = object.BehindLinkHeader(cfg.Cases), true
+	}
+	var chosen []object.Chosen
+	for _, prog := range cfg.Programs {
+		c, err := object.Choose(prog.Object, prog.Program, settings)
+		if err != nil {
+			return nil, err
+		}
+		chosen = append(chosen, c)
+	}
+	// The placements are loaded in turns, one of each program a turn:
+	// loads that follow each other land near each Other, and loading one
+	// build's all before the other's measured here as a difference of the
+	// builds.
+	for range max(cfg.Placements, 1) {
+		for i, c := range chosen {
+			p.picked, p.programOf = append(p.picked, c), append(p.programOf, i)
+		}
+	}
+	for _, c := range p.picked {
+		if cfg.Restore && c.Info.Type != ebpf.XDP {
+			return nil, fmt.Errorf("%w: restored frames are for XDP programs; %s is %s program", ErrConfig, c.Info.Name, object.WithArticle(c.Info.Type))
+		}
+		for _, k := range cfg.Cases {
+			if k.Expect == "" {
+				continue
+			}
+			if _, err := object.ParseExpect(c.Info.Type, k.Expect); err != nil {
+				return nil, fmt.Errorf("case %s: %w", k.Name, err)
+			}
+		}
+	}
+	if cfg.Floor != nil {
+		c, err := object.ChooseByType(*cfg.Floor, p.picked[0].Info.Type)
+		if err != nil {
+			return nil, err
+		}
+		p.floor = len(p.picked)
+		for range max(cfg.FloorPlacements, 1) {
+			p.picked, p.programOf = append(p.picked, c), append(p.programOf, -1)
+		}
+	}
+	p.updates, p.others = make([][]object.Update, len(p.picked)), make([][]object.Other, len(p.picked))
+	if cfg.MapInit != nil {
+		for i, c := range p.picked {
+			if p.isFloor(i) {
+				continue
+			}
+			if p.updates[i], p.others[i], err = cfg.MapInit.Resolve(c.Spec, c.Programs, settings); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := p.checkContexts(); err != nil {
+		return nil, err
+	}
+	if err := host.CheckPrivileges(); err != nil {
+		return nil, err
+	}
+	if p.claim, err = host.ChooseCPU(ctx, cfg.CPU, allowed, cfg.Notice); err != nil {
+		return nil, err
+	}
+	p.cpu = p.claim.CPU
+	return p, nil
+}
+
+// isFloor says whether picked[i] is a load of the floor.
+func (p *plan) isFloor(i int) bool { return p.programOf[i] < 0 }
+
+// releaseCPU gives the measuring CPU back to other runs; p may be nil.
+func (p *plan) releaseCPU() {
+	if p != nil {
+		p.claim.Release()
+	}
+}
+
+// load puts every program into the kernel and fills its maps. It returns
+// what it loaded even on error, for the caller to close.
+func (p *plan) load() ([]*program, error) {
+	var progs []*program
+	for i, c := range p.picked {
+		loaded, err := c.Load()
+		if err != nil {
+			return progs, err
+		}
+		l := &program{Loaded: loaded}
+		progs = append(progs, l)
+		if err := l.LoadOthers(p.others[i]); err != nil {
+			return progs, err
+		}
+		if err := l.Apply(p.updates[i]); err != nil {
+			return progs, err
+		}
+	}
+	return progs, nil
+}
+
+// check runs every case once on every program, as a packet would be run,
+// records the action and the changes to the maps, and holds the action
+// against the case's expectation.
+func (p *plan) check(progs []*program) (Result, error) {
+	res := Result{Environment: environment(p.cfg, p.claim)}
+	for i, l := range progs {
+		pr := ProgramResult{Label: "floor", Object: l.Object.Name, Info: l.Info}
+		if !p.isFloor(i) {
+			pr.Label = p.cfg.Programs[p.programOf[i]].Label
+		}
+		for _, c := range p.cfg.Cases {
+			cr, err := p.checkCase(l, c, p.isFloor(i))
+			if err != nil {
+				return Result{}, err
+			}
+			pr.Cases = append(pr.Cases, cr)
+		}
+		res.Programs = append(res.Programs, pr)
+	}
+	res.Environment.Notes = p.notes(progs)
+	if n := p.claim.Note; n != "" {
+		res.Environment.Notes = append(res.Environment.Notes, n)
+	}
+	p.countInstructions(progs, &res)
+	// A case any program changes the frame of is sampled one run a call
+	// for every program and the floor, so that all are measured alike.
+	for ci := range p.cfg.Cases {
+		single := p.cfg.SingleRun
+		for i := range res.Programs {
+			c := res.Programs[i].Cases[ci]
+			single = single || (!p.isFloor(i) && (c.Output != nil || c.ContextChanges != nil))
+		}
+		for i := range res.Programs {
+			res.Programs[i].Cases[ci].Single = single
+		}
+	}
+	return res, nil
+}
+
+func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, error) {
+	before, err := l.Snapshot()
+	if err != nil {
+		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	ctxIn, err := object.ContextIn(l.Info.Type, c)
+	if err != nil {
+		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	ret, out, ctxOut, err := l.RunOnce(c.Frame, ctxIn)
+	if err != nil {
+		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	effects, err := l.Effects(before)
+	if err != nil {
+		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	action := object.ActionName(l.Info.Type, ret)
+	if c.Expect != "" && !floor {
+		// Validated in prepare; cannot fail here.
+		want, _ := object.ParseExpect(l.Info.Type, c.Expect)
+		if ret != want {
+			return CaseResult{}, fmt.Errorf("%w: %s, case %s: returned %s, expected %s",
+				object.ErrUnexpectedReturn, l.Info.Name, c.Name, action, object.ActionName(l.Info.Type, want))
+		}
+	}
+	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples),
+		ctxIn: ctxIn, ContextChanges: object.ContextChanges(l.Info.Type, ctxIn, ctxOut)}
+	if object.FrameChanged(l.Info.Type, c.Frame, out) {
+		cr.Output = out
+	}
+	return cr, nil
+}
+
+// measure calibrates, warms up and samples on the pinned CPU, filling the
+// samples of res and its environment.
+func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error {
+	if p.cfg.Timer == TimerStats {
+		stats, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
+		if err != nil {
+			return fmt.Errorf("%w: enabling them needs CAP_SYS_ADMIN and a kernel with BPF_ENABLE_STATS: %w", ErrNoRunTimeStats, err)
+		}
+		defer stats.Close()
+		for _, l := range progs {
+			l.statsTimer = true
+		}
+	}
+	watch := host.WatchMachine(p.cpu)
+	var s *sampler
+	var preempted int
+	err := host.Pin(p.cpu, func() error {
+		if err := p.restore(progs, res); err != nil {
+			return err
+		}
+		for _, r := range p.restorers {
+			r.statsTimer = p.cfg.Timer == TimerStats
+		}
+		s = newSampler(ctx, p.cfg, progs, p.restorers, p.programOf, res)
+		s.machine, s.cpu = watch, p.cpu
+		before := host.ThreadPreemptions()
+		err := s.run()
+		preempted = host.ThreadPreemptions() - before
+		return err
+	})
+	env := &res.Environment
+	env.MachineLoad = watch.Finish(preempted)
+	if s == nil {
+		return err
+	}
+	env.Wall = time.Since(s.start)
+	env.Repeat, env.RepeatChosen = s.repeat, p.cfg.Repeat == 0
+	if env.RepeatChosen {
+		env.TargetSample = TargetSample
+	}
+	if p.cfg.Timer == TimerStats {
+		env.Resolution = Resolution / float64(s.repeat)
+	}
+	env.Dispatcher, env.Sampling = s.dispatcher, s.sampling
+	if s.linear != nil {
+		// The clock reads whole nanoseconds of a call of at least first runs.
+		env.Resolution = Resolution / float64(s.linear.first)
+	}
+	return err
+}
+
+// assemble moves the floor out of the programs, puts each program's Other
+// placements with its first, and adds up the time the kernel timed.
+func (p *plan) assemble(res Result) Result {
+	env := &res.Environment
+	for _, pr := range res.Programs {
+		for _, c := range pr.Cases {
+			for i, s := range c.Samples {
+				runs := env.Repeat
+				switch {
+				case c.Single: // a sample is the mean of one run in each of several calls
+					runs = uint32(env.Sampling.SingleCalls)
+				case i < len(c.Runs):
+					runs = c.Runs[i]
+				}
+				env.KernelTime += time.Duration(s * float64(runs))
+			}
+		}
+	}
+	if p.floor >= 0 && p.floor < len(res.Programs) {
+		floor := res.Programs[p.floor]
+		floor.Placements = slices.Clone(res.Programs[p.floor+1:])
+		res.Floor = &floor
+		res.Programs = slices.Clip(res.Programs[:p.floor])
+	}
+	var programs []ProgramResult
+	first := map[int]int{} // program index -> its first load's index in programs
+	for i, pr := range res.Programs {
+		if j, ok := first[p.programOf[i]]; ok {
+			programs[j].Placements = append(programs[j].Placements, pr)
+			continue
+		}
+		first[p.programOf[i]] = len(programs)
+		programs = append(programs, pr)
+	}
+	res.Programs = programs
+	return res
+}
