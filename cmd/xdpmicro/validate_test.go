@@ -97,10 +97,6 @@ func TestValidationFailsWrongTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Samples = 40
-	measured, err := xdpmicro.MeasureRaw(context.Background(), o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts := stats.DefaultOptions()
 	opts.Resamples = 1000
 	validateMeasured := func(runs ...results.Measured) *report.Validation {
@@ -119,8 +115,27 @@ func TestValidationFailsWrongTool(t *testing.T) {
 		}
 		return v
 	}
-	v := validateMeasured(measured)
-	t.Logf("as measured: %.3f ns per step, R² %.4f, resolution %.2f ns, failures %q", v.PerStep, v.R2, v.Resolution, v.Failures)
+	// A swap of ladder_32 and ladder_64 moves each by 32 steps. A run on a
+	// machine too noisy to resolve that (neighbours known to ±48 ns, with
+	// the load average at 5) cannot tell it, and says so: such a run is
+	// measured again, and the test skips only if none of three resolves it.
+	var measured results.Measured
+	var v *report.Validation
+	for attempt := 1; ; attempt++ {
+		var err error
+		if measured, err = xdpmicro.MeasureRaw(context.Background(), o, nil); err != nil {
+			t.Fatal(err)
+		}
+		v = validateMeasured(measured)
+		t.Logf("as measured: %.3f ns per step, R² %.4f, resolution %.2f ns, failures %q", v.PerStep, v.R2, v.Resolution, v.Failures)
+		swap := v.PerStep * float64(bpf.LadderSteps[len(bpf.LadderSteps)-1]-bpf.LadderSteps[len(bpf.LadderSteps)-2])
+		if swap > 2*v.Resolution {
+			break
+		}
+		if attempt == 3 {
+			t.Skipf("three runs resolved the ladder to ±%.1f ns at best, not enough to see a swap of %.1f ns", v.Resolution, swap)
+		}
+	}
 
 	stuck := clone(t, measured)
 	for _, p := range append(stuck.Programs, *stuck.Floor) {
