@@ -38,6 +38,11 @@ type VariableInfo = object.VariableInfo
 // XDP). It wraps ErrBadInput.
 var ErrNotTestRunnable = object.ErrNotTestRunnable
 
+// ErrUntyped marks a refusal of programs in sections that name no type
+// (Suricata's SEC("filter")): LoadOptions.Type gives them one, and they
+// run. It goes with the refusal's own error, which wraps ErrBadInput.
+var ErrUntyped = object.ErrUntyped
+
 // ReadMapInit reads a map-init file (YAML or JSON).
 func ReadMapInit(path string) (*MapInit, error) { return object.ReadMapInit(path) }
 

@@ -84,12 +84,21 @@ func (l *loadFlags) options() xdpmicro.LoadOptions {
 }
 
 // hint names the flag that runs a program the kernel would not test-run
-// as it is: one for a cpumap or a devmap, loaded as plain XDP.
+// as it is: one for a cpumap or a devmap, loaded as plain XDP; one in a
+// section that names no type, given a type.
 func (l *loadFlags) hint(err error) error {
-	if errors.Is(err, xdpmicro.ErrNotTestRunnable) && l.attachType == "" {
+	switch {
+	case errors.Is(err, xdpmicro.ErrNotTestRunnable) && l.attachType == "":
 		return fmt.Errorf("%w: --attach-type xdp", err)
+	case errors.Is(err, xdpmicro.ErrUntyped) && l.programType == "":
+		return fmt.Errorf("%w; run them with --type socket_filter (or %s)", err, strings.Join(otherTypes("socket_filter"), ", "))
 	}
 	return err
+}
+
+// otherTypes are the program types --type takes but one.
+func otherTypes(but string) []string {
+	return slices.DeleteFunc(xdpmicro.ProgramTypes(), func(t string) bool { return t == but })
 }
 
 // printNotes writes what loading changed of its own accord, on stderr.
