@@ -30,7 +30,8 @@
 // (package testrun), analyses (internal/analysis, with package stats) and
 // compares, with everything it chooses on the way (the estimator for the
 // sampling mode, the loads and their groups, when adaptive sampling has
-// enough); RunEach, Profile and Worst are the other subcommands' runs.
+// enough); RunEach, Profile, Worst and Validate are the other subcommands'
+// runs, and Find turns a name on the command line into a Program.
 // Options is the one options type, of the command and of a benchmark
 // alike: its zero value is the defaults. Every error that is the caller's
 // input being wrong wraps ErrBadInput.

@@ -3,17 +3,44 @@ package xdpmicro
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
+
+// ProfileReport is what Profile returns: each program's profile and, for
+// two, their difference.
+type ProfileReport = profile.Report
+
+// ProfileView is how much a text profile shows.
+type ProfileView = profile.View
+
+// ProfileFormat is an encoding of a profile.
+type ProfileFormat = profile.Format
+
+// The encodings of a profile.
+const (
+	ProfileText      = profile.Text      // the annotated source, for people
+	ProfilePprof     = profile.Pprof     // gzipped profile.proto, for go tool pprof
+	ProfileCallgrind = profile.Callgrind // for callgrind_annotate and KCachegrind
+	ProfileJSON      = profile.JSON      // the report as it is, for other tools
+)
+
+// ProfileFormats are the encodings' names, as the command takes them.
+func ProfileFormats() []string { return profile.Formats() }
+
+// WriteProfile encodes rep in format f; the view is the text's.
+func WriteProfile(w io.Writer, rep *ProfileReport, f ProfileFormat, v ProfileView) error {
+	return profile.Write(w, rep, f, v)
+}
 
 // Profile runs every case once through each program's instrumented copy,
 // as bench counts instructions, and attributes each case's instructions to
 // the program's lines and functions; with two programs (before, then
 // after), it compares them. Of o it takes the programs, the cases, the
 // maps, the loading and the CPU; nothing is timed.
-func Profile(ctx context.Context, o Options, obs Observer) (*profile.Report, error) {
+func Profile(ctx context.Context, o Options, obs Observer) (*ProfileReport, error) {
 	switch {
 	case len(o.Programs) == 0 || len(o.Programs) > 2:
 		return nil, fmt.Errorf("%w: %d programs to profile: want one, or two to compare", ErrOptions, len(o.Programs))

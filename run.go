@@ -48,9 +48,12 @@ type Options struct {
 	// Cases are the packets to run: Measure and Compare take nil for the
 	// source-address classes on bundled builds, else the protocol mix.
 	// Build them with Frame, Classes, Mix, or package packets.
-	Cases   []packets.Case
-	MapInit *object.MapInit
-	Load    object.LoadOptions
+	Cases []packets.Case
+	// MapInit, if set, fills the maps of every program measured after
+	// loading, and sets variables and map sizes before (ReadMapInit).
+	MapInit *MapInit
+	// Load changes every program measured before it is loaded.
+	Load LoadOptions
 	// CPU pins the measuring threads to one CPU; nil lets xdpmicro choose
 	// a quiet one.
 	CPU *int

@@ -2,16 +2,73 @@ package xdpmicro
 
 import (
 	"context"
+	"io"
+	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/worst"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
+
+// WorstSearch is a search for the costliest packets (Worst): the
+// program, loaded as Run loads it, the packets it starts from, and when
+// to stop.
+type WorstSearch struct {
+	Program Program
+	MapInit *MapInit
+	Load    LoadOptions
+	// Seeds are the packets the search starts from; each one's context
+	// goes with every packet made from it.
+	Seeds []packets.Case
+	// Budget and Candidates stop the search: after Budget, or after
+	// Candidates packets were run, whichever comes first; zero: no limit
+	// of that kind (one of them is required).
+	Budget     time.Duration
+	Candidates uint64
+	// Seed seeds the mutations: the same seed tries the same packets in
+	// the same order.
+	Seed uint64
+	// Top is how many distinct paths to keep, the costliest.
+	Top int
+}
+
+// Defaults of a search, as the command's flags have them.
+const (
+	DefaultWorstBudget = worst.DefaultBudget
+	DefaultWorstSeed   = worst.DefaultSeed
+	DefaultWorstTop    = worst.DefaultTop
+)
+
+// WorstReport is what Worst found: the packets, costliest first, and
+// what makes each costly.
+type WorstReport = worst.Report
+
+// WorstProgress is how far a search has got.
+type WorstProgress = worst.Progress
+
+// The formats of a WorstReport.
+const (
+	WorstTable = worst.FormatTable
+	WorstJSON  = worst.FormatJSON
+)
+
+// WorstFormats are the formats WriteWorst takes.
+func WorstFormats() []string { return worst.Formats() }
+
+// WriteWorst renders rep in format (WorstFormats).
+func WriteWorst(w io.Writer, rep *WorstReport, format string) error {
+	return worst.Write(w, rep, format)
+}
+
+// WriteWorstPackets writes the packets rep found as a packet file that
+// packets.Assemble and bench --packets read.
+func WriteWorstPackets(w io.Writer, rep *WorstReport) error { return worst.WritePackets(w, rep) }
 
 // WorstObserver hears of a search while it goes, and of the timing after
 // it as Run's observer does.
 type WorstObserver interface {
 	Observer
-	Searching(worst.Progress)
+	Searching(WorstProgress)
 }
 
 // Worst searches for the packets that run the most instructions, then
@@ -21,7 +78,12 @@ type WorstObserver interface {
 // alone. Interrupted, it returns what it has with ctx's
 // error: the search's costliest so far, untimed, or the timing's partial
 // figures.
-func Worst(ctx context.Context, search worst.Options, timing *Options, obs WorstObserver) (*worst.Report, error) {
+func Worst(ctx context.Context, s WorstSearch, timing *Options, obs WorstObserver) (*WorstReport, error) {
+	if s.Program.err != nil {
+		return nil, s.Program.err
+	}
+	search := worst.Options{Object: s.Program.object, Program: s.Program.program, MapInit: s.MapInit, Load: s.Load,
+		Seeds: s.Seeds, Budget: s.Budget, Candidates: s.Candidates, Seed: s.Seed, Top: s.Top}
 	if obs != nil {
 		search.Progress = obs.Searching
 	}

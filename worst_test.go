@@ -5,10 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
-	"github.com/xdpmicro/xdpmicro/internal/worst"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -20,15 +17,11 @@ import (
 // several times the noise: v4's none class runs 3 ns net, its pushes 27.
 func TestWorstV3Timed(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	v3, err := bpf.Lookup("v3")
-	if err != nil {
-		t.Fatal(err)
-	}
 	seeds, err := packets.Select(packets.Names())
 	if err != nil {
 		t.Fatal(err)
 	}
-	search := worst.Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds, Candidates: 30_000, Seed: 1, Top: 6}
+	search := WorstSearch{Program: Build("v3"), Seeds: seeds, Candidates: 30_000, Seed: 1, Top: 6}
 	timing := &Options{Warmup: NoWarmup, Precision: stats.DefaultPrecision, Budget: 2 * time.Second, Stats: stats.DefaultOptions()}
 	rep, err := Worst(context.Background(), search, timing, nil)
 	if err != nil {

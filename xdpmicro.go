@@ -11,7 +11,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Program is a program to measure: from a collection spec, a program
@@ -20,6 +19,7 @@ type Program struct {
 	object  object.Object
 	program string
 	bundled bool
+	rung    bool  // a fine-ladder rung: it passes every frame
 	err     error // why the program cannot be measured, found when named
 }
 
@@ -56,9 +56,9 @@ func File(path, program string) Program {
 func Build(name string) Program {
 	b, err := bpf.Lookup(name)
 	if err != nil {
-		err = fmt.Errorf("%w: %w", object.ErrBadObject, err)
+		return Program{object: object.Object{Name: name + " (bundled)"}, bundled: true, err: fmt.Errorf("%w: %w", object.ErrBadObject, err)}
 	}
-	return Program{object: object.Object{Name: name + " (bundled)", ELF: b.Object}, program: b.Program, bundled: true, err: err}
+	return bundled(b, "")
 }
 
 // Measure measures p's cases and returns the report. o may be nil: the
@@ -91,24 +91,19 @@ func withPrograms(progs []Program, compared bool, o *Options) (Options, error) {
 	if o != nil {
 		opts = *o
 	}
-	opts.Programs, opts.Compared = nil, compared
-	bundled := true
-	for i, p := range progs {
-		if p.err != nil {
-			return Options{}, p.err
-		}
-		label := ""
-		if compared {
-			label = [...]string{"before", "after"}[i]
-		}
-		opts.Programs = append(opts.Programs, testrun.Program{Label: label, Object: p.object, Program: p.program})
-		bundled = bundled && p.bundled
+	var err error
+	if opts.Programs, err = Targets(progs...); err != nil {
+		return Options{}, err
+	}
+	opts.Compared = compared
+	for _, p := range progs {
 		if p.object.Prog != nil {
 			opts.Placements = 1 // the caller's one load
 		}
 	}
 	if opts.Cases == nil {
-		cases, err := packets.Assemble(packets.Selection{Builtin: true, Classes: bundled, BundledExpect: bundled})
+		classes, expect := CaseDefaults(progs...)
+		cases, err := packets.Assemble(packets.Selection{Builtin: true, Classes: classes, BundledExpect: expect})
 		if err != nil {
 			return Options{}, err
 		}

@@ -46,24 +46,32 @@ func (l *program) sample(frame, ctx []byte, repeat uint32) (m measurement, err e
 	return m, l.statsSince(before, &m)
 }
 
-// call makes one test run of repeat runs, restarted after each signal
-// that interrupts it (the kernel gives up the whole loop, so does the
-// call), and returns the last run's return, the kernel's figure per run,
-// the wall time of the complete call and the restarts.
+// call makes one test run of repeat runs (callRestarting) and returns
+// the last run's return, the kernel's figure per run, the wall time of
+// the complete call and the restarts.
 func (l *program) call(frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
-	for {
-		start := time.Now()
-		ret, nsPerRun, err = progrun.Run(l.Prog.FD(), frame, ctx, repeat)
-		wall = time.Since(start)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-		retries++
-	}
+	ret, nsPerRun, wall, retries, err = callRestarting(l.Prog.FD(), frame, ctx, repeat)
 	if err != nil {
 		return 0, 0, wall, retries, l.RunError(err, frame, ctx)
 	}
 	return ret, nsPerRun, wall, retries, nil
+}
+
+// callRestarting makes one test run of repeat runs of the program fd,
+// restarted after each signal that interrupts it (the kernel gives up
+// the whole loop, so does the call), and returns the last run's return,
+// the kernel's figure per run, the wall time of the complete call and
+// the restarts. The error is the system call's.
+func callRestarting(fd int, frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
+	for {
+		start := time.Now()
+		ret, nsPerRun, err = progrun.Run(fd, frame, ctx, repeat)
+		wall = time.Since(start)
+		if !errors.Is(err, unix.EINTR) {
+			return ret, nsPerRun, wall, retries, err
+		}
+		retries++
+	}
 }
 
 // statsBefore reads the program's run-time statistics before a sample

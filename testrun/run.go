@@ -393,14 +393,12 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 		}
 	}
 	p.updates, p.others = make([][]object.Update, len(p.picked)), make([][]object.Other, len(p.picked))
-	if cfg.MapInit != nil {
-		for i, c := range p.picked {
-			if p.isFloor(i) {
-				continue
-			}
-			if p.updates[i], p.others[i], err = cfg.MapInit.Resolve(c.Spec, c.Programs, settings); err != nil {
-				return nil, err
-			}
+	for i, c := range p.picked {
+		if p.isFloor(i) {
+			continue
+		}
+		if p.updates[i], p.others[i], err = resolveMapInit(cfg.MapInit, c, settings); err != nil {
+			return nil, err
 		}
 	}
 	if err := p.checkContexts(); err != nil {
@@ -491,9 +489,9 @@ func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, er
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
-	ctxIn, err := object.ContextIn(l.Info.Type, c)
+	ctxIn, err := caseContext(l.Info.Type, c)
 	if err != nil {
-		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+		return CaseResult{}, err
 	}
 	ret, out, ctxOut, err := l.RunOnce(c.Frame, ctxIn)
 	if err != nil {

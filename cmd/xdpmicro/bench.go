@@ -11,13 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/internal/phases"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -83,7 +80,7 @@ func benchLong() string {
 	return `Measure an XDP, tc or socket-filter program on every packet case and report
 the time per run.
 
-OBJECT is a bundled build (` + strings.Join(bundledNames(), ", ") + `; default ` + bpf.Default + `) or the path of
+OBJECT is a bundled build (` + strings.Join(xdpmicro.BundledNames(), ", ") + `; default ` + bpf.Default + `) or the path of
 an ELF object file. The packet cases are, by default, the source-address
 classes for a bundled build and a protocol mix for any other object (TCP SYN,
 UDP DNS, ICMP echo, IPv6 TCP SYN, VLAN-tagged UDP, ARP; see --class, --packets,
@@ -167,7 +164,7 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
-	fl.StringVar(&f.history, "history", phases.DefaultPath(), "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
+	fl.StringVar(&f.history, "history", xdpmicro.DefaultHistory(), "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
 		"and scale every run to it (\"\": every run on its own)")
 	describeDefault(fl, "history", "~/.cache/xdpmicro/phases.json (your cache directory)")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the XDP dispatcher while sampling, where that pays; "+
@@ -217,26 +214,19 @@ func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, er
 		return nil, caseDefaults{}, usageError{errors.New("compare with --before or with --baseline, not both")}
 	}
 	names := []string{after}
-	labels := []string{""}
 	if f.before != "" {
 		names = []string{f.before, after}
-		labels = []string{"before", "after"}
 	}
-	var progs []testrun.Program
-	defaults := caseDefaults{classes: true, expect: true}
-	for i, name := range names {
-		object, build, err := resolveObject(name)
-		if err != nil {
-			return nil, caseDefaults{}, err
-		}
-		program := f.program
-		if build != nil && program == "" {
-			program = build.Program
-		}
-		defaults.classes = defaults.classes && build != nil
-		defaults.expect = defaults.expect && build != nil && !build.Rung
-		progs = append(progs, testrun.Program{Label: labels[i], Object: object, Program: program})
+	var found []xdpmicro.Program
+	for _, name := range names {
+		found = append(found, xdpmicro.Find(name, f.program))
 	}
+	progs, err := xdpmicro.Targets(found...)
+	if err != nil {
+		return nil, caseDefaults{}, err
+	}
+	var defaults caseDefaults
+	defaults.classes, defaults.expect = xdpmicro.CaseDefaults(found...)
 	return progs, defaults, nil
 }
 
@@ -303,28 +293,6 @@ func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
 	return f.comparison.verdict(rep)
 }
 
-// resolveObject finds a bundled build by name, else reads a file; the
-// build is nil for a file.
-func resolveObject(arg string) (object.Object, *bpf.Build, error) {
-	if b, err := bpf.Lookup(arg); err == nil {
-		return object.Object{Name: b.Name + " (bundled)", ELF: b.Object}, &b, nil
-	}
-	if _, err := os.Stat(arg); errors.Is(err, os.ErrNotExist) {
-		return object.Object{}, nil, usageError{fmt.Errorf("%q is neither a file nor a bundled build (%s)", arg, strings.Join(bundledNames(), ", "))}
-	}
-	obj, err := object.ReadObject(arg)
-	return obj, nil, err
-}
-
-// bundledNames are the bundled builds, then the fine ladder's rungs.
-func bundledNames() []string {
-	var names []string
-	for _, b := range append(bpf.Builds(), bpf.Rungs()...) {
-		names = append(names, b.Name)
-	}
-	return names
-}
-
 // signalContext is cancelled by SIGINT or SIGTERM; caught tells which.
 func signalContext() (ctx context.Context, stop func(), caught func() syscall.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -360,5 +328,5 @@ func completeObject(_ *cobra.Command, args []string, _ string) ([]string, cobra.
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return bundledNames(), cobra.ShellCompDirectiveDefault
+	return xdpmicro.BundledNames(), cobra.ShellCompDirectiveDefault
 }

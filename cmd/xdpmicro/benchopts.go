@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/xdpmicro/xdpmicro"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -78,7 +77,7 @@ func warmupOption(d time.Duration) time.Duration {
 func (f benchFlags) readFiles(o *xdpmicro.Options) error {
 	var err error
 	if f.mapInit != "" {
-		if o.MapInit, err = object.ReadMapInit(f.mapInit); err != nil {
+		if o.MapInit, err = xdpmicro.ReadMapInit(f.mapInit); err != nil {
 			return err
 		}
 	}

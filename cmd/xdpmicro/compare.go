@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -54,7 +54,7 @@ func compareFiles(cmd *cobra.Command, args []string, out *outputFlags, cmp *comp
 	if err != nil {
 		return err
 	}
-	est, err := out.estimatorValue("") // the files decide: see analysis.Against
+	est, err := out.estimatorValue("") // the files decide: see xdpmicro.CompareSaved
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func compareFiles(cmd *cobra.Command, args []string, out *outputFlags, cmp *comp
 	if err != nil {
 		return err
 	}
-	rep, err := analysis.Against(before, after, results.Files, opts)
+	rep, err := xdpmicro.CompareSaved(before, after, opts)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,9 @@
 // and reports Criterion-style statistics per packet case.
 //
 // This package only wires the others together: flags become a
-// xdpmicro.Options, xdpmicro.Run measures and analyses, and its results.Report
-// is written in the asked format; a regression becomes the exit code asked
-// for. Run `xdpmicro help` for the commands and their flags.
+// xdpmicro.Options, the root package's Run (or RunEach, Profile, Worst,
+// Validate) measures and analyses, and what it returns is written in the
+// asked format; a regression becomes the exit code asked for. It imports
+// no internal package: everything it does goes through the root
+// package's API. Run `xdpmicro help` for the commands and their flags.
 package main

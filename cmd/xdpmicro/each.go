@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/xdpmicro/xdpmicro"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -17,15 +16,7 @@ import (
 // chooses several, as go test -bench . runs every benchmark; nil when the
 // run measures one, named in opts. A bundled build names its own.
 func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]string, error) {
-	last := opts.Measured()
-	if last.Program != "" && !object.IsPattern(last.Program) {
-		return nil, nil
-	}
-	settings, err := object.NewSettings(opts.Load, opts.MapInit)
-	if err != nil {
-		return nil, err
-	}
-	names, skipped, err := object.Select(last.Object, last.Program, settings)
+	names, skipped, err := xdpmicro.Choose(*opts)
 	if err != nil {
 		return nil, f.load.hint(err)
 	}
@@ -50,7 +41,7 @@ func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]
 }
 
 // notMeasured says why a program was passed over.
-func notMeasured(p object.ProgramInfo) string {
+func notMeasured(p xdpmicro.ProgramInfo) string {
 	if p.Supported() {
 		return "the kernel will not test-run a " + p.ForMap() + " program (--attach-type xdp loads it as plain XDP)"
 	}

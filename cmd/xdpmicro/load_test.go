@@ -60,6 +60,17 @@ func TestLoadOptionsBadInput(t *testing.T) {
 	}
 }
 
+// Programs in sections that name no type (Suricata's SEC("filter")) are
+// refused with the flag that runs them.
+func TestUntypedRefusalNamesType(t *testing.T) {
+	for _, args := range [][]string{{"bench", sectionsObject}, {"bench", sectionsObject, "--program", "balance"}} {
+		code, stdout, stderr := runCLI(args...)
+		if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--type socket_filter") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d and one line naming --type socket_filter", strings.Join(args, " "), code, stdout, stderr, exitUsage)
+		}
+	}
+}
+
 // A kernel refusal while filling a map is a failed run: exit 1, one line
 // naming the file's line, the map and the entry.
 func TestMapInitRefusalExitsOne(t *testing.T) {

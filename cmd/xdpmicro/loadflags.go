@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro"
 )
 
 // loadFlags change an object before it is loaded, as its own loader would.
@@ -23,17 +23,17 @@ type loadFlags struct {
 
 func (l *loadFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&l.programType, "type", "", "program `TYPE` where the section names none: "+strings.Join(object.TypeNames, ", "))
+	fl.StringVar(&l.programType, "type", "", "program `TYPE` where the section names none: "+strings.Join(xdpmicro.ProgramTypes(), ", "))
 	describeDefault(fl, "type", "from the section")
 	fl.StringVar(&l.attachType, "attach-type", "", "load a cpumap or devmap program, which the kernel will not test-run, "+
-		"as `TYPE` "+strings.Join(object.AttachTypeNames, ", ")+": plain XDP")
+		"as `TYPE` "+strings.Join(xdpmicro.AttachTypes(), ", ")+": plain XDP")
 	describeDefault(fl, "attach-type", "the section's, refused")
 	fl.StringArrayVar(&l.set, "set", nil, "set the global variable `NAME=VALUE` before loading, "+
 		"VALUE as in a --map-init file (XDP_TX, 42, true, an address, YAML); repeatable")
 	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "give map NAME N entries, `NAME=N`; repeatable")
 	describeDefault(fl, "max-entries", "as declared; if none, one per possible CPU, a ring buffer 64 pages")
-	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(object.TypeNames))
-	_ = cmd.RegisterFlagCompletionFunc("attach-type", fixedCompletion(object.AttachTypeNames))
+	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(xdpmicro.ProgramTypes()))
+	_ = cmd.RegisterFlagCompletionFunc("attach-type", fixedCompletion(xdpmicro.AttachTypes()))
 }
 
 // registerProgram adds --program, the same for every command that runs a
@@ -59,11 +59,11 @@ func registerMapInit(fl *pflag.FlagSet, file *string) {
 // check refuses, naming the flag, what measure would refuse of their form;
 // a value's fit to the object is testrun's to judge.
 func (l *loadFlags) check() error {
-	if l.programType != "" && !slices.Contains(object.TypeNames, l.programType) {
-		return usageError{fmt.Errorf("--type %q: want one of %s", l.programType, strings.Join(object.TypeNames, ", "))}
+	if l.programType != "" && !slices.Contains(xdpmicro.ProgramTypes(), l.programType) {
+		return usageError{fmt.Errorf("--type %q: want one of %s", l.programType, strings.Join(xdpmicro.ProgramTypes(), ", "))}
 	}
-	if l.attachType != "" && !slices.Contains(object.AttachTypeNames, l.attachType) {
-		return usageError{fmt.Errorf("--attach-type %q: want %s", l.attachType, strings.Join(object.AttachTypeNames, ", "))}
+	if l.attachType != "" && !slices.Contains(xdpmicro.AttachTypes(), l.attachType) {
+		return usageError{fmt.Errorf("--attach-type %q: want %s", l.attachType, strings.Join(xdpmicro.AttachTypes(), ", "))}
 	}
 	for _, set := range l.set {
 		if name, _, ok := strings.Cut(set, "="); !ok || name == "" {
@@ -79,17 +79,26 @@ func (l *loadFlags) check() error {
 	return nil
 }
 
-func (l *loadFlags) options() object.LoadOptions {
-	return object.LoadOptions{Type: l.programType, AttachType: l.attachType, Set: l.set, MaxEntries: l.maxEntries}
+func (l *loadFlags) options() xdpmicro.LoadOptions {
+	return xdpmicro.LoadOptions{Type: l.programType, AttachType: l.attachType, Set: l.set, MaxEntries: l.maxEntries}
 }
 
 // hint names the flag that runs a program the kernel would not test-run
-// as it is: one for a cpumap or a devmap, loaded as plain XDP.
+// as it is: one for a cpumap or a devmap, loaded as plain XDP; one in a
+// section that names no type, given a type.
 func (l *loadFlags) hint(err error) error {
-	if errors.Is(err, object.ErrNotTestRunnable) && l.attachType == "" {
+	switch {
+	case errors.Is(err, xdpmicro.ErrNotTestRunnable) && l.attachType == "":
 		return fmt.Errorf("%w: --attach-type xdp", err)
+	case errors.Is(err, xdpmicro.ErrUntyped) && l.programType == "":
+		return fmt.Errorf("%w; run them with --type socket_filter (or %s)", err, strings.Join(otherTypes("socket_filter"), ", "))
 	}
 	return err
+}
+
+// otherTypes are the program types --type takes but one.
+func otherTypes(but string) []string {
+	return slices.DeleteFunc(xdpmicro.ProgramTypes(), func(t string) bool { return t == but })
 }
 
 // printNotes writes what loading changed of its own accord, on stderr.

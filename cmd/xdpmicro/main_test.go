@@ -55,6 +55,7 @@ var badInputs = [][]string{
 	{"bench", "--class", "fizz,fizz"},
 	{"bench", "--program", "nope"},
 	{"bench", "../../bpf/testdata/multi.o", "--program", "trace_getpid"},
+	{"bench", sectionsObject}, // SEC("filter"): runs with --type, which the refusal names
 	{"bench", "--cpu", "4096"},
 	{"bench", "a", "b"},
 	{"bench", "--no-such-flag"},

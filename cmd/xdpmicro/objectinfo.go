@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro"
 )
 
 // listMapsAndVariables writes tables of an object's maps and global
 // variables, for writing a --map-init file and --set.
-func listMapsAndVariables(w io.Writer, object object.Object) error {
+func listMapsAndVariables(w io.Writer, object xdpmicro.Program) error {
 	maps, err := object.Maps()
 	if err != nil {
 		return err

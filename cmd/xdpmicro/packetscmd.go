@@ -8,8 +8,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
-	"github.com/xdpmicro/xdpmicro/internal/object"
-	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -92,16 +91,13 @@ func (f packetsFlags) programToRun(args []string) (*testrun.Program, caseDefault
 		}
 		return nil, defaults, nil
 	}
-	object, build, err := resolveObject(args[0])
+	found := xdpmicro.Find(args[0], f.program)
+	progs, err := xdpmicro.Targets(found)
 	if err != nil {
 		return nil, defaults, err
 	}
-	program := f.program
-	if build != nil && program == "" {
-		program = build.Program
-	}
-	defaults = caseDefaults{classes: build != nil, expect: build != nil && !build.Rung}
-	return &testrun.Program{Object: object, Program: program}, defaults, nil
+	defaults.classes, defaults.expect = xdpmicro.CaseDefaults(found)
+	return &progs[0], defaults, nil
 }
 
 // writePcapFile writes the cases to path as a pcap, atomically.
@@ -110,8 +106,8 @@ func writePcapFile(cmd *cobra.Command, path string, cases []packets.Case) error 
 	if err := packets.WritePcap(&buf, cases); err != nil {
 		return err
 	}
-	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := xdpmicro.WriteFile(path, buf.Bytes()); err != nil {
+		return err
 	}
 	_, err := fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d case(s) written to %s\n", len(cases), path)
 	return err
@@ -120,10 +116,10 @@ func writePcapFile(cmd *cobra.Command, path string, cases []packets.Case) error 
 // runCases runs each case once through prog, as bench's checking run
 // does, with the maps filled from --map-init.
 func (f packetsFlags) runCases(cmd *cobra.Command, prog testrun.Program, cases []packets.Case) ([]testrun.CaseResult, error) {
-	var mapInit *object.MapInit
+	var mapInit *xdpmicro.MapInit
 	if f.mapInit != "" {
 		var err error
-		if mapInit, err = object.ReadMapInit(f.mapInit); err != nil {
+		if mapInit, err = xdpmicro.ReadMapInit(f.mapInit); err != nil {
 			return nil, err
 		}
 	}

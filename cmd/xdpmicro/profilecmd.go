@@ -7,9 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
-	"github.com/xdpmicro/xdpmicro/internal/object"
-	"github.com/xdpmicro/xdpmicro/internal/profile"
-	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -65,7 +62,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	f.load.register(cmd)
 	f.selection.register(cmd, "pcap")
 	f.cpu.register(fl)
-	fl.StringVar(&f.format, "format", string(profile.Text), "write the profile in `FORMAT`: text, pprof (for go tool pprof), "+
+	fl.StringVar(&f.format, "format", string(xdpmicro.ProfileText), "write the profile in `FORMAT`: text, pprof (for go tool pprof), "+
 		"callgrind (for callgrind_annotate, KCachegrind), json")
 	fl.StringVarP(&f.output, "output", "o", "", "write the profile to `FILE`, atomically, instead of standard output")
 	fl.BoolVar(&f.sourceOrder, "source", false, "list every line in source order, unexecuted ones too, instead of the executed ones hottest first")
@@ -73,7 +70,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.before, "before", "", "compare: the old build `OBJECT`; show per case the lines and functions whose counts changed")
 	fl.StringVar(&f.after, "after", "", "compare: the new build `OBJECT`, given here or as the argument; needs --before")
 	describeDefault(fl, "after", "OBJECT")
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(profile.Formats()))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(xdpmicro.ProfileFormats()))
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
 	_ = cmd.RegisterFlagCompletionFunc("after", completeObject)
 }
@@ -92,27 +89,24 @@ func (f profileFlags) run(cmd *cobra.Command, args []string) error {
 		return f.load.hint(err)
 	}
 	var buf bytes.Buffer
-	view := profile.View{SourceOrder: f.sourceOrder, Machine: f.machine}
-	if err := profile.Write(&buf, rep, profile.Format(f.format), view); err != nil {
+	view := xdpmicro.ProfileView{SourceOrder: f.sourceOrder, Machine: f.machine}
+	if err := xdpmicro.WriteProfile(&buf, rep, xdpmicro.ProfileFormat(f.format), view); err != nil {
 		return err
 	}
 	if f.output == "" {
 		_, err := cmd.OutOrStdout().Write(buf.Bytes())
 		return err
 	}
-	if err := safefs.WriteFile(f.output, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", f.output, err)
-	}
-	return nil
+	return xdpmicro.WriteFile(f.output, buf.Bytes())
 }
 
 // options checks the flags, naming them, and reads what they name: the
 // objects, the cases, the map-init file.
 func (f profileFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options, error) {
-	if !slices.Contains(profile.Formats(), f.format) {
-		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %q: want one of %v", f.format, profile.Formats())}
+	if !slices.Contains(xdpmicro.ProfileFormats(), f.format) {
+		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %q: want one of %v", f.format, xdpmicro.ProfileFormats())}
 	}
-	if f.before != "" && (f.format == string(profile.Pprof) || f.format == string(profile.Callgrind)) {
+	if f.before != "" && (f.format == string(xdpmicro.ProfilePprof) || f.format == string(xdpmicro.ProfileCallgrind)) {
 		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %s holds one build: write each build's profile "+
 			"and compare them there (go tool pprof -diff_base OLD NEW), or leave out --before", f.format)}
 	}
@@ -135,7 +129,7 @@ func (f profileFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Optio
 	}
 	o := xdpmicro.Options{Programs: progs, Cases: cases, Load: f.load.options(), CPU: f.cpu.option()}
 	if f.mapInit != "" {
-		if o.MapInit, err = object.ReadMapInit(f.mapInit); err != nil {
+		if o.MapInit, err = xdpmicro.ReadMapInit(f.mapInit); err != nil {
 			return xdpmicro.Options{}, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
 )
 
@@ -51,10 +52,7 @@ func listBuilds(w io.Writer) error {
 // listObject lists the programs of an object, whether each can be
 // measured, then its maps and global variables.
 func listObject(w io.Writer, arg string) error {
-	object, _, err := resolveObject(arg)
-	if err != nil {
-		return err
-	}
+	object := xdpmicro.Find(arg, "")
 	progs, err := object.Programs()
 	if err != nil {
 		return err
@@ -78,7 +76,7 @@ func listObject(w io.Writer, arg string) error {
 	if err := table.Render(); err != nil {
 		return err
 	}
-	if _, err = fmt.Fprintf(w, "%d program(s) in %s\n", len(progs), object.Name); err != nil {
+	if _, err = fmt.Fprintf(w, "%d program(s) in %s\n", len(progs), object.ObjectName()); err != nil {
 		return err
 	}
 	return listMapsAndVariables(w, object)

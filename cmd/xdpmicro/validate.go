@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/internal/ladder"
-	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -90,23 +88,10 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	defer stop()
 	obs, stopProgress := observe(cmd, true)
 	defer stopProgress()
-	var runs []*results.Report
-	for i := range f.runs {
-		rep, err := xdpmicro.Run(ctx, o, obs)
-		if caught() != 0 && xdpmicro.Interrupted(err) {
-			return interrupted{signal: int(caught())}
-		}
-		if err != nil {
-			return fmt.Errorf("run %d: %w", i+1, err)
-		}
-		runs = append(runs, rep)
-		// Every run on the first one's CPU: the runs' spread is a check,
-		// and CPUs differ. Between runs another xdpmicro run may take it;
-		// then the next run waits for it rather than move.
-		cpu := rep.Environment.CPU
-		o.CPU = &cpu
+	v, runs, err := xdpmicro.Validate(ctx, o, f.runs, obs)
+	if caught() != 0 && xdpmicro.Interrupted(err) {
+		return interrupted{signal: int(caught())}
 	}
-	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, runs, o.Stats)
 	if err != nil {
 		return err
 	}
@@ -124,7 +109,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 }
 
 // options checks validate's flags and turns them into the options of
-// every run.
+// every run (xdpmicro.Validate measures the ladder).
 func (f validateFlags) options() (xdpmicro.Options, error) {
 	if f.runs < 1 {
 		return xdpmicro.Options{}, usageError{fmt.Errorf("--runs %d: want at least 1", f.runs)}
@@ -152,10 +137,7 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
-	o, err := ladderOptions()
-	if err != nil {
-		return xdpmicro.Options{}, err
-	}
+	o := xdpmicro.Options{}
 	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = f.cpu.option(), testrun.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
 	if f.precision == 0 {
 		o.Precision = xdpmicro.FixedSamples // the options' zero is the default
@@ -174,9 +156,9 @@ func (f validateFlags) write(out io.Writer, v *report.Validation, est stats.Esti
 	if err := writeValidation(&buf, f.format, v, est, env); err != nil {
 		return err
 	}
-	if err := safefs.WriteFile(f.output, buf.Bytes()); err != nil {
+	if err := xdpmicro.WriteFile(f.output, buf.Bytes()); err != nil {
 		_ = writeValidation(out, validateText, v, est, env)
-		return fmt.Errorf("write %s: %w", f.output, err)
+		return err
 	}
 	return nil
 }
@@ -190,18 +172,4 @@ func writeValidation(out io.Writer, format string, v *report.Validation, est sta
 	err := v.Write(out)
 	fmt.Fprintf(out, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", est, env.Timer, env.CPU, env.Repeat, env.Kernel)
 	return err
-}
-
-// ladderOptions are a validation run's programs and cases: the ladder's
-// and its fine rungs, with the floor, by linear sampling.
-func ladderOptions() (xdpmicro.Options, error) {
-	cases, err := ladder.Cases()
-	if err != nil {
-		return xdpmicro.Options{}, err
-	}
-	programs := ladder.Programs()
-	// Every rung over as many loads as the dispatcher holds at once: a
-	// load's placement moves a rung by more than a fine step.
-	return xdpmicro.Options{Programs: programs, Cases: cases, Sampling: testrun.SamplingLinear,
-		Placements: testrun.MostLoads(len(programs))}, nil
 }

@@ -92,7 +92,7 @@ func validateOnce(t *testing.T) (int, report.Validation) {
 // with two programs' samples filed under each other's names.
 func TestValidationFailsWrongTool(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	o, err := ladderOptions()
+	o, err := xdpmicro.Ladder(xdpmicro.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

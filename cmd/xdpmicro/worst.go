@@ -12,9 +12,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/internal/object"
-	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/internal/worst"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -79,25 +76,25 @@ func (f *worstFlags) register(cmd *cobra.Command) {
 	f.load.register(cmd)
 	f.selection.registerFiles(cmd, "pcap")
 	f.selection.registerContext(cmd)
-	fl.DurationVar(&f.budget, "time", worst.DefaultBudget, "search for `D`, then time the packets found")
+	fl.DurationVar(&f.budget, "time", xdpmicro.DefaultWorstBudget, "search for `D`, then time the packets found")
 	fl.Uint64Var(&f.candidates, "candidates", 0, "stop the search after `N` packets, before --time if sooner: with --seed, the same result every run")
 	explainDefault(fl, "candidates", "until --time")
-	fl.Uint64Var(&f.seed, "seed", worst.DefaultSeed, "seed the search with `N`: the same seed tries the same packets in the same order")
-	fl.IntVar(&f.top, "top", worst.DefaultTop, "keep and time the `N` costliest distinct paths")
+	fl.Uint64Var(&f.seed, "seed", xdpmicro.DefaultWorstSeed, "seed the search with `N`: the same seed tries the same packets in the same order")
+	fl.IntVar(&f.top, "top", xdpmicro.DefaultWorstTop, "keep and time the `N` costliest distinct paths")
 	fl.DurationVar(&f.timing, "timing", testrun.DefaultBudget, "time the packets found for at most `D`, as bench --time; 0: rank by instructions only")
 	f.cpu.register(fl)
-	fl.StringVar(&f.format, "format", worst.FormatTable, "write the report in `FORMAT`: "+strings.Join(worst.Formats(), ", "))
+	fl.StringVar(&f.format, "format", xdpmicro.WorstTable, "write the report in `FORMAT`: "+strings.Join(xdpmicro.WorstFormats(), ", "))
 	fl.StringVarP(&f.output, "output", "o", "", "also write the packets found to `FILE`, atomically, as a packet file that bench --packets takes")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr (it is only drawn when stderr is a terminal)")
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(worst.Formats()))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(xdpmicro.WorstFormats()))
 }
 
 // check refuses, naming the flag, what cannot run, before anything is
 // read or loaded.
 func (f worstFlags) check() error {
 	switch {
-	case !slices.Contains(worst.Formats(), f.format):
-		return usageError{fmt.Errorf("--format %q: want %s", f.format, strings.Join(worst.Formats(), " or "))}
+	case !slices.Contains(xdpmicro.WorstFormats(), f.format):
+		return usageError{fmt.Errorf("--format %q: want %s", f.format, strings.Join(xdpmicro.WorstFormats(), " or "))}
 	case f.budget <= 0:
 		return usageError{fmt.Errorf("--time %s: want a positive duration, e.g. 20s", f.budget)}
 	case f.top <= 0:
@@ -117,33 +114,29 @@ func (f worstFlags) check() error {
 // options turns the flags into xdpmicro.Worst's search and timing (nil:
 // --timing 0): the object and the seeds read, the map-init file parsed,
 // nothing loaded.
-func (f worstFlags) options(args []string) (worst.Options, *xdpmicro.Options, error) {
+func (f worstFlags) options(args []string) (xdpmicro.WorstSearch, *xdpmicro.Options, error) {
 	if err := f.check(); err != nil {
-		return worst.Options{}, nil, err
+		return xdpmicro.WorstSearch{}, nil, err
 	}
 	name := bpf.Default
 	if len(args) == 1 {
 		name = args[0]
 	}
-	obj, build, err := resolveObject(name)
-	if err != nil {
-		return worst.Options{}, nil, err
-	}
-	program := f.program
-	if build != nil && program == "" {
-		program = build.Program
+	prog := xdpmicro.Find(name, f.program)
+	if err := prog.Err(); err != nil {
+		return xdpmicro.WorstSearch{}, nil, err
 	}
 	seeds, err := f.selection.seeds()
 	if err != nil {
-		return worst.Options{}, nil, err
+		return xdpmicro.WorstSearch{}, nil, err
 	}
-	var mapInit *object.MapInit
+	var mapInit *xdpmicro.MapInit
 	if f.mapInit != "" {
-		if mapInit, err = object.ReadMapInit(f.mapInit); err != nil {
-			return worst.Options{}, nil, err
+		if mapInit, err = xdpmicro.ReadMapInit(f.mapInit); err != nil {
+			return xdpmicro.WorstSearch{}, nil, err
 		}
 	}
-	search := worst.Options{Object: obj, Program: program, MapInit: mapInit, Load: f.load.options(), Seeds: seeds,
+	search := xdpmicro.WorstSearch{Program: prog, MapInit: mapInit, Load: f.load.options(), Seeds: seeds,
 		Budget: f.budget, Candidates: f.candidates, Seed: f.seed, Top: f.top}
 	if f.timing == 0 {
 		return search, nil, nil // ranked by instructions alone
@@ -179,15 +172,15 @@ func runWorst(cmd *cobra.Command, args []string, f worstFlags) error {
 		return interrupted{signal: int(caught())}
 	case err != nil:
 		// The search's findings are not lost with the timing.
-		_ = worst.Write(cmd.OutOrStdout(), rep, f.format)
+		_ = xdpmicro.WriteWorst(cmd.OutOrStdout(), rep, f.format)
 		return err
 	}
 	return f.write(cmd, rep)
 }
 
 // write puts the report on standard output and the packets in --output.
-func (f worstFlags) write(cmd *cobra.Command, rep *worst.Report) error {
-	if err := worst.Write(cmd.OutOrStdout(), rep, f.format); err != nil {
+func (f worstFlags) write(cmd *cobra.Command, rep *xdpmicro.WorstReport) error {
+	if err := xdpmicro.WriteWorst(cmd.OutOrStdout(), rep, f.format); err != nil {
 		return err
 	}
 	if f.output == "" {
@@ -197,11 +190,11 @@ func (f worstFlags) write(cmd *cobra.Command, rep *worst.Report) error {
 		return errors.New("no packet was found to write to --output")
 	}
 	var buf bytes.Buffer
-	if err := worst.WritePackets(&buf, rep); err != nil {
+	if err := xdpmicro.WriteWorstPackets(&buf, rep); err != nil {
 		return err
 	}
-	if err := safefs.WriteFile(f.output, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", f.output, err)
+	if err := xdpmicro.WriteFile(f.output, buf.Bytes()); err != nil {
+		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d packets written to %s\n", len(rep.Packets), f.output)
 	return nil

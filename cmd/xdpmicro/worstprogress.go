@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/xdpmicro/xdpmicro/internal/worst"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -23,7 +23,7 @@ type worstObserver struct {
 	quiet   bool
 	w       io.Writer // the terminal; nil: draw nothing
 	width   int       // the terminal's: a longer line would wrap, and not be redrawn
-	latest  atomic.Pointer[worst.Progress]
+	latest  atomic.Pointer[xdpmicro.WorstProgress]
 	stop    chan struct{}
 	done    sync.WaitGroup
 	timing  observer
@@ -63,7 +63,7 @@ func (o *worstObserver) draw() {
 }
 
 // progressLine is a search's progress in a line.
-func progressLine(p worst.Progress) string {
+func progressLine(p xdpmicro.WorstProgress) string {
 	rate := 0.0
 	if p.Elapsed > 0 {
 		rate = float64(p.Tried) / p.Elapsed.Seconds()
@@ -73,7 +73,7 @@ func progressLine(p worst.Progress) string {
 }
 
 // Searching records the search's progress; it returns at once.
-func (o *worstObserver) Searching(p worst.Progress) { o.latest.Store(&p) }
+func (o *worstObserver) Searching(p xdpmicro.WorstProgress) { o.latest.Store(&p) }
 
 // endSearch stops the line, once, and says in one what the search did.
 func (o *worstObserver) endSearch() {

@@ -32,8 +32,18 @@ func BehindLinkHeader(cases []packets.Case) []packets.Case {
 	out := slices.Clone(cases)
 	for i, c := range out {
 		if len(c.Frame) >= linkHeader {
-			out[i].Frame = append(slices.Clone(c.Frame[:linkHeader]), c.Frame...)
+			out[i].Frame = AppendBehindLinkHeader(nil, c.Frame)
 		}
 	}
 	return out
+}
+
+// AppendBehindLinkHeader appends frame to dst behind a copy of its
+// Ethernet header, as BehindLinkHeader puts each case's; a frame shorter
+// than the header is appended as it is.
+func AppendBehindLinkHeader(dst, frame []byte) []byte {
+	if len(frame) >= linkHeader {
+		dst = append(dst, frame[:linkHeader]...)
+	}
+	return append(dst, frame...)
 }

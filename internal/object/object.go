@@ -25,6 +25,10 @@ var (
 	ErrNoProgram = badinput.New("no such program")
 	// ErrUnsupportedType: the program's type cannot be measured.
 	ErrUnsupportedType = badinput.New("unsupported program type")
+	// ErrUntyped marks a refusal of programs in sections that name no
+	// type (Suricata's SEC("filter")): given one (LoadOptions.Type), they
+	// run. It goes with ErrUnsupportedType.
+	ErrUntyped = badinput.New("a section that names no type")
 	// ErrVerifier: the verifier rejected the program.
 	ErrVerifier = errors.New("rejected by the verifier")
 	// ErrUnexpectedReturn: a case's checking run returned the wrong action.
@@ -218,8 +222,8 @@ func (o Object) only(infos []ProgramInfo, plainXDP bool) (ProgramInfo, error) {
 		return ProgramInfo{}, fmt.Errorf("%w: %s holds only XDP programs for cpumaps and devmaps, which the kernel's BPF_PROG_TEST_RUN refuses whatever the frame: %s; "+
 			"choose one by name, and if it needs nothing of its map, load it as plain XDP", ErrNotTestRunnable, o.Name, listPrograms(forMaps))
 	}
-	return ProgramInfo{}, fmt.Errorf("%w: %s has no program of a supported type (%s); it holds: %s%s",
-		ErrUnsupportedType, o.Name, strings.Join(SupportedTypes, ", "), listPrograms(infos), typeHint(infos))
+	return ProgramInfo{}, withTypeHint(fmt.Errorf("%w: %s has no program of a supported type (%s); it holds: %s",
+		ErrUnsupportedType, o.Name, strings.Join(SupportedTypes, ", "), listPrograms(infos)), infos)
 }
 
 // named picks the program called name from infos, if xdpmicro can run it.
@@ -231,8 +235,8 @@ func (o Object) named(infos []ProgramInfo, name string, plainXDP bool) (ProgramI
 	p := infos[i]
 	switch {
 	case !p.Supported():
-		return ProgramInfo{}, fmt.Errorf("%w: %s is a %s program; supported: %s%s",
-			ErrUnsupportedType, name, p.Type, strings.Join(SupportedTypes, ", "), typeHint([]ProgramInfo{p}))
+		return ProgramInfo{}, withTypeHint(fmt.Errorf("%w: %s is a %s program; supported: %s",
+			ErrUnsupportedType, name, p.Type, strings.Join(SupportedTypes, ", ")), []ProgramInfo{p})
 	case p.ForMap() != "" && !plainXDP:
 		return ProgramInfo{}, mapProgramError(o.Name, p)
 	}
@@ -262,16 +266,24 @@ func programInfos(spec *ebpf.CollectionSpec) []ProgramInfo {
 	return infos
 }
 
-// typeHint suggests giving a type to programs in sections of no known type.
-func typeHint(infos []ProgramInfo) string {
+// withTypeHint is err, a refusal of the types of infos, suggesting a type
+// for programs in sections that name none, and marked ErrUntyped, when
+// one of infos is.
+func withTypeHint(err error, infos []ProgramInfo) error {
 	for _, p := range infos {
 		if p.Type == ebpf.UnspecifiedProgram {
-			return fmt.Sprintf(" (a program in a section that names no type, such as %q, is measured when given a type: %s)",
-				p.Section, strings.Join(TypeNames, ", "))
+			return untypedError{fmt.Errorf("%w (a program in a section that names no type, such as %q, is measured when given a type: %s)",
+				err, p.Section, strings.Join(TypeNames, ", "))}
 		}
 	}
-	return ""
+	return err
 }
+
+// untypedError is err, whose text it keeps, marked ErrUntyped.
+type untypedError struct{ err error }
+
+func (e untypedError) Error() string   { return e.err.Error() }
+func (e untypedError) Unwrap() []error { return []error{e.err, ErrUntyped} }
 
 // retype gives programs in sections that name no type the type t. A
 // program named with --program must be one of them, or of type t already.

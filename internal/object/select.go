@@ -72,7 +72,8 @@ func Select(obj Object, patterns string, s Settings) (names []string, skipped []
 		}
 	}
 	if len(names) == 0 {
-		return nil, skipped, fmt.Errorf("%w: %s: none of the programs chosen can be measured: %s", ErrUnsupportedType, obj.Name, listPrograms(skipped))
+		return nil, skipped, withTypeHint(fmt.Errorf("%w: %s: none of the programs chosen can be measured: %s",
+			ErrUnsupportedType, obj.Name, listPrograms(skipped)), skipped)
 	}
 	return names, skipped, nil
 }

@@ -193,7 +193,7 @@ func exhaustiveV3(t *testing.T, o Options) []uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.close()
+	defer c.Close()
 	seed, ok := shapeOf(o.Seeds[0].Frame)
 	if !ok || seed.net != netIPv4 {
 		t.Fatal("the first seed is no IPv4 packet")
@@ -206,11 +206,11 @@ func exhaustiveV3(t *testing.T, o Options) []uint64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, counts, err := c.run(frame, nil)
+		_, counts, err := c.Run(frame, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		paths[pathHash(counts)] = c.prog.Rewrite.Total(counts)
+		paths[pathHash(counts)] = c.Rewrite.Total(counts)
 	}
 	var insns []uint64
 	for _, n := range paths {

@@ -59,17 +59,17 @@ type Found struct {
 func (s *searcher) result() *Result {
 	c := s.c
 	r := &Result{
-		Object: s.o.Object.Name, Program: c.info, Notes: c.notes, Seed: s.o.Seed, Without: s.o.Without,
+		Object: s.o.Object.Name, Program: c.Info, Notes: c.Notes, Seed: s.o.Seed, Without: s.o.Without,
 		Tried: s.tried, Refused: s.refused, Paths: len(s.paths), Elapsed: time.Since(s.start),
-		Blocks: len(c.prog.Rewrite.Blocks), Reached: len(s.reached),
+		Blocks: len(c.Rewrite.Blocks), Reached: len(s.reached),
 		Constants: s.nConstants, Keys: s.nKeys,
-		blocks: blockInfos(c.insns, c.prog.Rewrite.Blocks),
+		blocks: blockInfos(c.Instructions, c.Rewrite.Blocks),
 	}
 	for _, e := range s.top {
 		seed := s.o.Seeds[e.pkt.seed]
 		r.Top = append(r.Top, Found{
 			Frame: e.frame, Context: seed.Context, Seed: seed.Name, Instructions: e.insns,
-			Return: e.ret, Action: object.ActionName(c.info.Type, e.ret), Counts: e.counts, Tried: e.tried,
+			Return: e.ret, Action: object.ActionName(c.Info.Type, e.ret), Counts: e.counts, Tried: e.tried,
 		})
 	}
 	return r

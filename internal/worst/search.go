@@ -11,6 +11,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // ErrOptions: options a search cannot run with.
@@ -119,7 +120,8 @@ const maxCorpus = 1 << 16
 // searcher is one search's state.
 type searcher struct {
 	o       Options
-	c       *counted
+	c       *testrun.Counter
+	counts  []uint64 // the last packet's block counts, valid until the next run
 	m       *mutator
 	b       *builder
 	guide   Guidance
@@ -151,7 +153,7 @@ func Search(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer c.close()
+	defer c.Close()
 	s, err := newSearcher(o, c)
 	if err != nil {
 		return nil, err
@@ -173,16 +175,16 @@ func Search(ctx context.Context, o Options) (*Result, error) {
 	return res, runErr
 }
 
-func newSearcher(o Options, c *counted) (*searcher, error) {
+func newSearcher(o Options, c *testrun.Counter) (*searcher, error) {
 	s := &searcher{o: o, c: c, b: newBuilder(), guide: Guided &^ o.Without, paths: map[uint64]struct{}{}, start: time.Now()}
 	s.m = &mutator{rng: rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))}
 	if s.guide&Constants != 0 {
-		if d := constantsOf(c.insns); !d.empty() {
+		if d := constantsOf(c.Instructions); !d.empty() {
 			s.m.dicts, s.nConstants = append(s.m.dicts, d), d.size()
 		}
 	}
 	if s.guide&MapKeys != 0 {
-		d, err := keysOf(c.maps())
+		d, err := keysOf(c.Maps())
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +192,7 @@ func newSearcher(o Options, c *counted) (*searcher, error) {
 			s.m.dicts, s.nKeys = append(s.m.dicts, d), d.size()
 		}
 	}
-	n := len(c.prog.Rewrite.Blocks)
+	n := len(c.Rewrite.Blocks)
 	s.buckets, s.max, s.holder = make([]uint8, n), make([]uint64, n), make([]int, n)
 	for i := range s.holder {
 		s.holder[i] = -1
@@ -215,7 +217,7 @@ func (s *searcher) seed() error {
 			}
 			if e != nil {
 				slot := s.slot()
-				s.judge(s.c.counts, slot)
+				s.judge(s.counts, slot)
 				s.place(e, slot)
 			}
 		}
@@ -254,7 +256,7 @@ func (s *searcher) loop(ctx context.Context) error {
 		if e == nil {
 			continue
 		}
-		if slot := s.slot(); s.judge(s.c.counts, slot) {
+		if slot := s.slot(); s.judge(s.counts, slot) {
 			s.place(e, slot)
 		}
 	}
@@ -291,9 +293,10 @@ func (s *searcher) try(p *packet) (*entry, error) {
 	if err != nil {
 		return nil, nil // a shape gopacket cannot serialize: not a packet
 	}
-	ret, counts, err := s.c.run(frame, s.c.ctxs[p.seed])
+	ret, counts, err := s.c.Run(frame, s.c.Contexts[p.seed])
 	s.tried++
-	if errors.Is(err, errRefused) {
+	s.counts = counts
+	if errors.Is(err, testrun.ErrFrameRefused) {
 		s.refused++
 		return nil, nil
 	}
@@ -301,7 +304,7 @@ func (s *searcher) try(p *packet) (*entry, error) {
 		return nil, err
 	}
 	e := &entry{pkt: p, frame: frame, length: len(frame), ret: ret, hash: pathHash(counts), tried: s.tried}
-	e.insns = s.c.prog.Rewrite.Total(counts)
+	e.insns = s.c.Rewrite.Total(counts)
 	s.paths[e.hash] = struct{}{}
 	s.offer(e, counts)
 	return e, nil

@@ -3,6 +3,8 @@ package worst
 import (
 	"errors"
 	"slices"
+
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // A packet the search found carries every change that led to it, most of
@@ -91,8 +93,8 @@ func (s *searcher) samePath(p *packet, e *entry) (bool, error) {
 	if err != nil {
 		return false, nil
 	}
-	ret, counts, err := s.c.run(frame, s.c.ctxs[p.seed])
-	if errors.Is(err, errRefused) {
+	ret, counts, err := s.c.Run(frame, s.c.Contexts[p.seed])
+	if errors.Is(err, testrun.ErrFrameRefused) {
 		return false, nil
 	}
 	if err != nil {

@@ -1,0 +1,173 @@
+package xdpmicro
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// MapInit is a map-init file: entries to put into a program's maps after
+// loading, map sizes and variables to set before, objects to load beside
+// it for its program arrays (docs/usage.md). Read it with ReadMapInit.
+type MapInit = object.MapInit
+
+// LoadOptions change an object before it is loaded, as --type,
+// --attach-type, --set and --max-entries do: the program type of a section
+// that names none, a devmap or cpumap program loaded as plain XDP,
+// variables, map sizes.
+type LoadOptions = object.LoadOptions
+
+// ProgramInfo is a program of an object: its name, type and section, and
+// whether xdpmicro can measure it.
+type ProgramInfo = object.ProgramInfo
+
+// MapInfo is a map of an object, as `xdpmicro programs` lists it.
+type MapInfo = object.MapInfo
+
+// VariableInfo is a global variable of an object, as --set names it.
+type VariableInfo = object.VariableInfo
+
+// ErrNotTestRunnable: a program the kernel will not test-run as it is (a
+// devmap or cpumap program; LoadOptions.AttachType "xdp" loads it as plain
+// XDP). It wraps ErrBadInput.
+var ErrNotTestRunnable = object.ErrNotTestRunnable
+
+// ErrUntyped marks a refusal of programs in sections that name no type
+// (Suricata's SEC("filter")): LoadOptions.Type gives them one, and they
+// run. It goes with the refusal's own error, which wraps ErrBadInput.
+var ErrUntyped = object.ErrUntyped
+
+// ReadMapInit reads a map-init file (YAML or JSON).
+func ReadMapInit(path string) (*MapInit, error) { return object.ReadMapInit(path) }
+
+// ProgramTypes are the names LoadOptions.Type takes.
+func ProgramTypes() []string { return slices.Clone(object.TypeNames) }
+
+// AttachTypes are the names LoadOptions.AttachType takes.
+func AttachTypes() []string { return slices.Clone(object.AttachTypeNames) }
+
+// BundledNames are the bundled builds' names, then the fine ladder's
+// rungs': what Find takes besides a file.
+func BundledNames() []string {
+	var names []string
+	for _, b := range append(bpf.Builds(), bpf.Rungs()...) {
+		names = append(names, b.Name)
+	}
+	return names
+}
+
+// Find is the program a name on the command line stands for: a bundled
+// build by its name (BundledNames), else an ELF object file. program names
+// the function; empty, a bundled build's own, or a file's only measurable
+// one. A name that is neither a build nor a file is bad input.
+func Find(name, program string) Program {
+	if b, err := bpf.Lookup(name); err == nil {
+		return bundled(b, program)
+	}
+	if _, err := os.Stat(name); errors.Is(err, os.ErrNotExist) {
+		return Program{err: badInput{fmt.Errorf("%q is neither a file nor a bundled build (%s)", name, strings.Join(BundledNames(), ", "))}}
+	}
+	return File(name, program)
+}
+
+// bundled is b's program, or the one named.
+func bundled(b bpf.Build, program string) Program {
+	if program == "" {
+		program = b.Program
+	}
+	return Program{object: object.Object{Name: b.Name + " (bundled)", ELF: b.Object}, program: program, bundled: true, rung: b.Rung}
+}
+
+// Targets are progs as Options.Programs holds them: one program, or two
+// to compare, labelled before and after. A program that cannot be
+// measured (a missing file, an unknown build) is its error.
+func Targets(progs ...Program) ([]testrun.Program, error) {
+	var out []testrun.Program
+	for i, p := range progs {
+		if p.err != nil {
+			return nil, p.err
+		}
+		label := ""
+		if len(progs) == 2 {
+			label = [...]string{"before", "after"}[i]
+		}
+		out = append(out, testrun.Program{Label: label, Object: p.object, Program: p.program})
+	}
+	return out, nil
+}
+
+// CaseDefaults says which built-in cases suit progs: the source-address
+// classes when every one is a bundled build, and each class's expected
+// action when every one is a FizzBuzzFibonacci build (a ladder rung passes
+// every frame). With no program, both.
+func CaseDefaults(progs ...Program) (classes, expect bool) {
+	classes, expect = true, true
+	for _, p := range progs {
+		classes = classes && p.bundled
+		expect = expect && p.bundled && !p.rung
+	}
+	return classes, expect
+}
+
+// Choose lists the programs of the measured object (Options.Measured)
+// that its program name chooses: the one it names, or, for a pattern (as
+// go test -bench takes one) or no name, every measurable one it matches,
+// and those passed over.
+func Choose(o Options) (names []string, skipped []ProgramInfo, err error) {
+	last := o.Measured()
+	if last == nil {
+		return nil, nil, fmt.Errorf("%w: no program to measure", ErrOptions)
+	}
+	if last.Program != "" && !object.IsPattern(last.Program) {
+		return []string{last.Program}, nil, nil
+	}
+	settings, err := object.NewSettings(o.Load, o.MapInit)
+	if err != nil {
+		return nil, nil, err
+	}
+	return object.Select(last.Object, last.Program, settings)
+}
+
+// Err is why p cannot be measured (a missing file, an unknown build), nil
+// when it can be tried.
+func (p Program) Err() error { return p.err }
+
+// ObjectName is the name of p's object, as reports give it.
+func (p Program) ObjectName() string { return p.object.Name }
+
+// Programs are the programs of p's object.
+func (p Program) Programs() ([]ProgramInfo, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p.object.Programs()
+}
+
+// Maps are the maps of p's object.
+func (p Program) Maps() ([]MapInfo, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p.object.Maps()
+}
+
+// Variables are the global variables of p's object.
+func (p Program) Variables() ([]VariableInfo, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return p.object.Variables()
+}
+
+// badInput is err, whose text it keeps, as bad input: it wraps
+// ErrBadInput.
+type badInput struct{ err error }
+
+func (e badInput) Error() string   { return e.err.Error() }
+func (e badInput) Unwrap() []error { return []error{e.err, ErrBadInput} }

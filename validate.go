@@ -1,0 +1,66 @@
+package xdpmicro
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/ladder"
+	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// Ladder is o measuring the bundled ladder and its fine rungs, as each of
+// Validate's runs does: their one case, by linear sampling, every rung over
+// as many loads as the XDP dispatcher holds at once (a load's placement
+// moves a rung by more than a fine step).
+func Ladder(o Options) (Options, error) {
+	cases, err := ladder.Cases()
+	if err != nil {
+		return Options{}, err
+	}
+	o.Programs, o.Compared, o.Baseline, o.Cases = ladder.Programs(), false, nil, cases
+	o.Sampling, o.Placements = testrun.SamplingLinear, testrun.MostLoads(len(o.Programs))
+	return o, nil
+}
+
+// Validate measures the bundled ladder (Ladder) in runs separate runs,
+// each loading everything anew, every one on the first one's CPU, and
+// checks the measurements (internal/ladder): the order of the rungs, the
+// linearity of their cost, the spread from run to run, the fine rungs. Of
+// o it takes how to sample and the statistics; the validation's Failures
+// say which checks failed. It returns the runs' reports with it. A run
+// that fails, or is interrupted, ends it with that run's error.
+func Validate(ctx context.Context, o Options, runs int, obs Observer) (*report.Validation, []*results.Report, error) {
+	if runs < 1 {
+		return nil, nil, fmt.Errorf("%w: %d runs: want at least 1", ErrOptions, runs)
+	}
+	o, err := Ladder(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	var reps []*results.Report
+	for i := range runs {
+		rep, err := Run(ctx, o, obs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("run %d: %w", i+1, err)
+		}
+		reps = append(reps, rep)
+		// Every run on the first one's CPU: the runs' spread is a check,
+		// and CPUs differ. Between runs another xdpmicro run may take it;
+		// then the next run waits for it rather than move.
+		cpu := rep.Environment.CPU
+		o.CPU = &cpu
+	}
+	opts := o.Stats
+	if opts == (stats.Options{}) {
+		opts = stats.DefaultOptions()
+	}
+	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, reps, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, reps, nil
+}
