@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/xdpmicro/xdpmicro/internal/kernels"
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -58,7 +58,7 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 			return usageError{fmt.Errorf("--%s is not for a run across kernels (--kernel)", name)}
 		}
 	}
-	targets, qemu, err := kernels.Targets(f.kernel.kernels)
+	targets, qemu, err := xdpmicro.KernelTargets(f.kernel.kernels)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 	}
 	ctx, stop, caught := signalContext()
 	defer stop()
-	outcomes, err := kernels.Run(ctx, job, targets)
+	outcomes, err := xdpmicro.RunOnKernels(ctx, job, targets)
 	if caught() != 0 {
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; every VM stopped, nothing written")
 		return interrupted{signal: int(caught())}
@@ -80,7 +80,7 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	runs := kernels.Reports(outcomes, job.Args)
+	runs := xdpmicro.KernelReports(outcomes, job.Args)
 	runs.Wall = time.Since(invoked)
 	if err := writeKernels(cmd, f, runs, format); err != nil {
 		return err
@@ -91,16 +91,16 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 // kernelJob is the command line for each kernel: the subcommand, its
 // arguments, and the flags given, but those of notInGuest; its input
 // files; xdpmicro itself.
-func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (kernels.Job, error) {
+func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (xdpmicro.KernelJob, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return kernels.Job{}, fmt.Errorf("find xdpmicro itself for the VMs: %w", err)
+		return xdpmicro.KernelJob{}, fmt.Errorf("find xdpmicro itself for the VMs: %w", err)
 	}
 	dir, err := os.Getwd()
 	if err != nil {
-		return kernels.Job{}, err
+		return xdpmicro.KernelJob{}, err
 	}
-	job := kernels.Job{Binary: exe, Dir: dir, Args: append([]string{sub}, args...)}
+	job := xdpmicro.KernelJob{Binary: exe, Dir: dir, Args: append([]string{sub}, args...)}
 	values := slices.Clone(args)
 	var hostArgs []string
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
@@ -136,7 +136,7 @@ func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (kernels
 			maps = append(maps, m)
 		}
 	}
-	job.Files, err = kernels.Inputs(values, maps)
+	job.Files, err = xdpmicro.KernelInputs(values, maps)
 	return job, err
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
-	"github.com/xdpmicro/xdpmicro/internal/vm"
 )
 
 // Exit codes, as documented in docs/usage.md.
@@ -40,8 +39,8 @@ type interrupted struct{ signal int }
 func (e interrupted) Error() string { return "interrupted" }
 
 func main() {
-	if vm.IsGuest() { // /init of a VM that --kernel booted
-		os.Exit(vm.Guest(run))
+	if xdpmicro.IsGuest() { // /init of a VM that --kernel booted
+		os.Exit(xdpmicro.Guest(run))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
