@@ -44,7 +44,39 @@ func TestAtRecalled(t *testing.T) {
 	if f := r.Floor.Results[0].Stats.Loads.Estimate.Point; math.Abs(f-25) > 1e-9 {
 		t.Errorf("floor %.3f, want the recalled 25", f)
 	}
+	// The scaling's size widens the interval, beyond the reference's own
+	// ±2 %: a phase need not slow the program as much as the floor.
+	if rel, want := got.Stats.Loads.Estimate.RelativeHalfWidth(), RecallTransfer*math.Log(35.0/25); rel < want {
+		t.Errorf("scaled by %.2f: ±%.1f %%, want at least ±%.1f %%", factor, 100*rel, 100*want)
+	}
+	at := reportAt(25.2, 70)
+	AtRecalled(at, Recalled{Floor: 25, RelHalf: 0.02, Runs: 5}, 0.95)
+	if rel := at.Programs[0].Results[0].Stats.Loads.Estimate.RelativeHalfWidth(); rel > 0.03 {
+		t.Errorf("a run at the recalled phase: ±%.1f %%, want about the reference's ±2 %%", 100*rel)
+	}
 	if AtRecalled(reportAt(35, 70), Recalled{}, 0.95) {
 		t.Error("scaled to no reference")
+	}
+}
+
+// A case whose own groups' scaling would widen it is brought to the fast
+// phase by the run's mean factor over its groups: not left at the mix of
+// phases its loads met while the floor goes to the fast one.
+func TestAtMeanPhase(t *testing.T) {
+	points := []float64{80, 81, 96, 97, 88, 89}
+	l, err := stats.OverLoads(points, stats.Slope, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factors := []float64{1.0, 1.2, 1.1}
+	got := atMeanPhase(l, factors, stats.Phase{Slowest: 1.2, Fast: 1, Groups: 3, RefHalf: 0.01}, 2)
+	if want := l.Estimate.Point / 1.1; math.Abs(got.Estimate.Point-want) > 1e-9 {
+		t.Errorf("point %.3f, want %.3f (the measured %.3f over the mean factor 1.1)", got.Estimate.Point, want, l.Estimate.Point)
+	}
+	if got.Estimate.RelativeHalfWidth() < RecallTransfer*math.Log(1.1) {
+		t.Errorf("±%.2f %%: want the scaling's own uncertainty in it", 100*got.Estimate.RelativeHalfWidth())
+	}
+	if got.Phase == nil || got.Phase.Groups != 3 {
+		t.Errorf("phase %+v, want the run's", got.Phase)
 	}
 }
