@@ -1,6 +1,7 @@
 package xdpmicro
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -171,3 +173,15 @@ type badInput struct{ err error }
 
 func (e badInput) Error() string   { return e.err.Error() }
 func (e badInput) Unwrap() []error { return []error{e.err, ErrBadInput} }
+
+// Check runs each case once through prog, as every run's checking run
+// does, with the maps filled from mapInit (nil: as declared), on any CPU:
+// the action each case takes, its instructions and the maps it changed,
+// without sampling. notice, if not nil, hears what the run notices.
+func Check(ctx context.Context, prog testrun.Program, cases []packets.Case, mapInit *MapInit, notice func(string)) ([]testrun.CaseResult, error) {
+	res, err := testrun.Check(ctx, testrun.Config{Programs: []testrun.Program{prog}, Cases: cases, MapInit: mapInit, CPU: -1, Notice: notice})
+	if err != nil {
+		return nil, err
+	}
+	return res.Programs[0].Cases, nil
+}

@@ -71,7 +71,11 @@ func checkTimed(t *testing.T, rep *results.Report, c *results.Case) {
 	t.Helper()
 	m := xdpmicro.Metrics(rep, c)
 	ns, lo, hi := m["ns/op"], m[xdpmicro.UnitLow], m[xdpmicro.UnitHigh]
-	if !(lo <= ns && ns <= hi && lo > 0) {
+	// The low bound itself may fall below zero: a 1 s run of three
+	// groups, one in a slow phase, has two degrees of freedom (t 4.3),
+	// and read 81.8 ns in [-10.9 174.5] here. That is the run's honest
+	// width, not a fault.
+	if !(lo <= ns && ns <= hi && ns > 0 && hi > lo) {
 		t.Errorf("%s: %g ns in [%g %g]: want a positive estimate inside its interval", c.Name, ns, lo, hi)
 	}
 	if net, ok := m[xdpmicro.UnitNet]; !ok || net >= ns {

@@ -198,6 +198,16 @@ func (f *benchFlags) registerComparisonFlags(cmd *cobra.Command) {
 
 // programs turns OBJECT, --before and --after into what to measure.
 func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, error) {
+	return programChoice{program: f.program, before: f.before, after: f.after, baseline: f.baseline}.find(args)
+}
+
+// programChoice is what names the programs to measure, in bench and
+// profile alike: OBJECT, --program, --before, --after and --baseline.
+type programChoice struct{ program, before, after, baseline string }
+
+// find turns the choice and OBJECT (args) into the programs and their
+// cases' defaults.
+func (f programChoice) find(args []string) ([]testrun.Program, caseDefaults, error) {
 	after := bpf.Default
 	if len(args) == 1 {
 		after = args[0]

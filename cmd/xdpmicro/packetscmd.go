@@ -123,12 +123,7 @@ func (f packetsFlags) runCases(cmd *cobra.Command, prog testrun.Program, cases [
 			return nil, err
 		}
 	}
-	res, err := testrun.Check(cmd.Context(), testrun.Config{Programs: []testrun.Program{prog}, Cases: cases, MapInit: mapInit, CPU: -1,
-		Notice: noticeTo(cmd.ErrOrStderr())})
-	if err != nil {
-		return nil, err
-	}
-	return res.Programs[0].Cases, nil
+	return xdpmicro.Check(cmd.Context(), prog, cases, mapInit, noticeTo(cmd.ErrOrStderr()))
 }
 
 // writeCases lists the cases and, when the program ran them, what it did;

@@ -119,7 +119,7 @@ func (f profileFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Optio
 	if err := f.load.check(); err != nil {
 		return xdpmicro.Options{}, err
 	}
-	progs, defaults, err := benchFlags{program: f.program, before: f.before, after: f.after}.programs(args)
+	progs, defaults, err := programChoice{program: f.program, before: f.before, after: f.after}.find(args)
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
