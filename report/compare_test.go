@@ -8,59 +8,13 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-func compareOpts() stats.CompareOptions {
-	o := stats.DefaultOptions()
-	o.Resamples = 1000
-	return stats.CompareOptions{Options: o, Significance: 0.05, NoiseThreshold: 0.02, Quantum: 1}
-}
-
-// derived is a copy of p labelled label, every sample passed through f.
-func derived(p results.Program, label string, f func(float64) float64) results.Program {
-	out := p
-	out.Label = label
-	out.Results = nil
-	for _, c := range p.Results {
-		samples := make([]float64, len(c.Samples))
-		for i, s := range c.Samples {
-			samples[i] = f(s)
-		}
-		c.Samples = samples
-		out.Results = append(out.Results, c)
-	}
-	return out
-}
-
-// interleaved is the report of res, its two programs compared as sampled
-// together.
-func interleaved(t *testing.T, res results.Measured, opts stats.Options) *results.Report {
-	t.Helper()
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := analysis.CompareInterleaved(r, compareOpts()); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// twoBuilds is a before/after run where every after sample is 1.5 times
-// its before sample.
-func twoBuilds(t *testing.T) results.Measured {
-	t.Helper()
-	res := sampleResult(t)
-	after := derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
-	res.Programs[0].Label = "before"
-	res.Programs = append(res.Programs, after)
-	return res
-}
-
 func TestCompareInterleaved(t *testing.T) {
-	r := interleaved(t, twoBuilds(t), stats.DefaultOptions())
+	r := reportfixture.Interleaved(t, reportfixture.TwoBuilds(t), stats.DefaultOptions())
 	c := r.Comparison
 	if !c.Regressed() || c.Mode != results.Interleaved || c.Test != stats.PairedTest || len(c.Cases) != 2 {
 		t.Fatalf("comparison: %+v", c)
@@ -99,8 +53,8 @@ func TestCompareInterleaved(t *testing.T) {
 // of the means, here exactly 14.5 - 4.5 = 10 ns for fizz (samples 10..19
 // against 0..9 in the same rounds, plus 100 against 90).
 func TestNetOfFloor(t *testing.T) {
-	res := sampleResult(t)
-	floor := derived(res.Programs[0], "floor", func(s float64) float64 { return s - 10 })
+	res := reportfixture.SampleResult(t)
+	floor := reportfixture.Derived(res.Programs[0], "floor", func(s float64) float64 { return s - 10 })
 	res.Floor = &floor
 	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
@@ -129,12 +83,12 @@ func TestNetOfFloor(t *testing.T) {
 // Builds that return different actions for a case say so, and that counts
 // as a regression, however the times compare.
 func TestActionChanged(t *testing.T) {
-	res := sampleResult(t)
-	after := derived(res.Programs[0], "after", func(s float64) float64 { return s })
+	res := reportfixture.SampleResult(t)
+	after := reportfixture.Derived(res.Programs[0], "after", func(s float64) float64 { return s })
 	after.Results[0].Return, after.Results[0].Action = 1, "XDP_DROP"
 	res.Programs[0].Label = "before"
 	res.Programs = append(res.Programs, after)
-	r := interleaved(t, res, stats.DefaultOptions())
+	r := reportfixture.Interleaved(t, res, stats.DefaultOptions())
 	c := r.Comparison
 	if !c.Regressed() || !c.Cases[0].ActionChanged() || c.Cases[1].ActionChanged() || c.Cases[0].Verdict == stats.Regressed {
 		t.Fatalf("comparison: %+v", c.Cases)
@@ -152,7 +106,7 @@ func TestActionChanged(t *testing.T) {
 // read and compared.
 func TestCPULockSaved(t *testing.T) {
 	dir := t.TempDir()
-	res := sampleResult(t)
+	res := reportfixture.SampleResult(t)
 	res.Environment.CPU = 0
 	res.Environment.CPUChoice = "moved from CPU 1 (only allowed CPU other than 0), which another xdpmicro run held"
 	res.Environment.CPULock = &results.CPULock{Path: "@xdpmicro-cpu0", Preferred: 1, HeldByOthers: []int{1}}
@@ -175,7 +129,7 @@ func TestCPULockSaved(t *testing.T) {
 		t.Errorf("cpu_lock read back as %+v", l)
 	}
 
-	old, err := analysis.New(results.Settings{Confidence: 0.95}, sampleResult(t), stats.DefaultOptions())
+	old, err := analysis.New(results.Settings{Confidence: 0.95}, reportfixture.SampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +151,7 @@ func TestCPULockSaved(t *testing.T) {
 	if base.Environment.CPULock != nil {
 		t.Errorf("no cpu_lock read as %+v", base.Environment.CPULock)
 	}
-	r, err := analysis.Against(base, back, results.Files, compareOpts())
+	r, err := analysis.Against(base, back, results.Files, reportfixture.CompareOpts())
 	if err != nil {
 		t.Fatal(err)
 	}

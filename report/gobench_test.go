@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -44,7 +45,7 @@ func TestGoBenchCaptureNames(t *testing.T) {
 		for i := range samples {
 			samples[i] = float64(20 + i)
 		}
-		measured = append(measured, fixture(c, 2, "XDP_PASS", samples))
+		measured = append(measured, reportfixture.Fixture(c, 2, "XDP_PASS", samples))
 	}
 	res := results.Measured{
 		Environment: results.Environment{Kernel: "6.18", Repeat: 1000, Resolution: 1},
@@ -153,13 +154,13 @@ func gobenchRead(t *testing.T, out string) (map[string][]benchfmt.Result, benchf
 // iterations the call's repeat; a flat case keeps the kernel's whole ns.
 func TestGoBenchUnits(t *testing.T) {
 	for _, linear := range []bool{true, false} {
-		res := spikeRun(t, 2, linear)
+		res := reportfixture.SpikeRun(t, 2, linear)
 		for i := range res.Programs[0].Results {
 			res.Programs[0].Results[i].Instructions = uint64(40 + i)
 		}
 		opts := stats.DefaultOptions()
 		opts.Resamples = 100
-		r, err := analysis.New(settingsFor(linear), res, opts)
+		r, err := analysis.New(reportfixture.SettingsFor(linear), res, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -23,7 +24,7 @@ func TestOutliersColumn(t *testing.T) {
 		}
 	}
 	// No severe one, no line.
-	res := sampleResult(t)
+	res := reportfixture.SampleResult(t)
 	fizz := &res.Programs[0].Results[0]
 	fizz.Samples = append(fizz.Samples[:10:10], 30) // 30 ns: high mild
 	r := reportOf(t, res, "")
@@ -31,7 +32,7 @@ func TestOutliersColumn(t *testing.T) {
 		t.Errorf("want a high mild outlier in the column and no line:\n%s", out)
 	}
 	// Under mean, each case's outliers have a line already.
-	if out := render(t, reportOf(t, sampleResult(t), stats.Mean), Table); !strings.Contains(out, "fizz: outliers 1 high severe") || strings.Contains(out, "Found") {
+	if out := render(t, reportOf(t, reportfixture.SampleResult(t), stats.Mean), Table); !strings.Contains(out, "fizz: outliers 1 high severe") || strings.Contains(out, "Found") {
 		t.Errorf("under mean, want the case's line and no Found:\n%s", out)
 	}
 }

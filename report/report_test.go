@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,60 +10,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
+	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
-	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"golang.org/x/perf/benchfmt"
 )
 
-// sampleResult is a run as cmd hands it to report, with samples chosen so
-// that the statistics are known: fizz is 10..19 ns (mean 14.5) plus one
-// high severe outlier at 100 ns.
-func sampleResult(t *testing.T) results.Measured {
-	t.Helper()
-	cases, err := packets.Select([]string{packets.Fizz, packets.Short})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fizz, short []float64
-	for i := range 10 {
-		fizz = append(fizz, float64(10+i))
-		short = append(short, 5)
-	}
-	fizz = append(fizz, 100)
-	short = append(short, 5)
-	return results.Measured{
-		Environment: results.Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1},
-		Programs: []results.Program{{
-			Object: "v4 (bundled)",
-			Info:   results.ProgramInfo{Name: "fizzbuzz", Type: "XDP"},
-			Results: []results.Case{
-				withRetries(fixture(cases[0], 2, "XDP_PASS", fizz), 2),
-				fixture(cases[1], 0, "XDP_ABORTED", short),
-			},
-		}},
-	}
-}
-
-// fixture is a packet case's samples as cmd hands them to report.
-func fixture(c packets.Case, ret uint32, action string, samples []float64) results.Case {
-	rc := results.Case{Name: c.Name, Summary: c.Summary, Length: len(c.Frame), Frame: hex.EncodeToString(c.Frame), Return: ret, Action: action, Samples: samples}
-	if c.Source.IsValid() {
-		rc.Source = c.Source.String()
-	}
-	return rc
-}
-
-func withRetries(c results.Case, n int) results.Case {
-	c.Retries = n
-	return c
-}
-
 func newReport(t *testing.T) *results.Report {
 	t.Helper()
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000}, sampleResult(t), stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000}, reportfixture.SampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +102,7 @@ func TestTable(t *testing.T) {
 
 // Outliers matter where they move the estimate shown: the mean's.
 func TestOutliersUnderMean(t *testing.T) {
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: stats.Mean}, sampleResult(t), stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: stats.Mean}, reportfixture.SampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +163,7 @@ func TestJSONRoundTrip(t *testing.T) {
 }
 
 func TestPartialReportSkipsThinCases(t *testing.T) {
-	res := sampleResult(t)
+	res := reportfixture.SampleResult(t)
 	res.Partial = true
 	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:3]
 	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
@@ -257,7 +213,7 @@ func TestParseFormat(t *testing.T) {
 // Go benchmark format: one line per sample, read back by benchfmt as
 // benchstat would read it.
 func TestGoBench(t *testing.T) {
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, twoBuilds(t), stats.DefaultOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, reportfixture.TwoBuilds(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +247,7 @@ func TestGoBench(t *testing.T) {
 // A case whose program changed its frame, or whose calls ended with
 // another action, says so in the table and the JSON.
 func TestFrameChangeWarnings(t *testing.T) {
-	res := sampleResult(t)
+	res := reportfixture.SampleResult(t)
 	c := &res.Programs[0].Results[0]
 	// As cmd hands over a frame changed in its first byte (toReport).
 	c.OutputFrame = "ff" + c.Frame[2:]

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 func TestWriteHTML(t *testing.T) {
-	r := interleaved(t, twoBuilds(t), stats.DefaultOptions())
+	r := reportfixture.Interleaved(t, reportfixture.TwoBuilds(t), stats.DefaultOptions())
 	dir, page := writePage(t, r)
 	for _, want := range []string{"<h2>fizz</h2>", "<h2>short</h2>", "Performance has regressed.", `src="case-0-distribution.svg"`, `src="case-1-samples.svg"`} {
 		if !strings.Contains(string(page), want) {
@@ -40,7 +41,7 @@ func TestWriteHTML(t *testing.T) {
 // A linear run gets Criterion's regression figure per case: the calls, the
 // levels' low quantiles and the fitted line, its slope in the legend.
 func TestWriteHTMLLinear(t *testing.T) {
-	res := sampleResult(t)
+	res := reportfixture.SampleResult(t)
 	res.Environment.Sampling = results.Sampling{Mode: results.SamplingLinear, Step: 100, Levels: 2}
 	for i := range res.Programs[0].Results {
 		c := &res.Programs[0].Results[i]

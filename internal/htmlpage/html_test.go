@@ -13,54 +13,14 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
-	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// spikeRun is a run of n cases, c00, c01, …, of a program named
-// xdp_prog_main: each case's runs mostly take 19.2 ns plus i/10, a third
-// of them up to 3 ns more, and one call 170 ns a run (a machine hiccup). Flat: the kernel's whole ns of each sample; linear: calls of
-// 100 to 1000 runs costing 900 ns beyond them, and the kernel's figures.
-func spikeRun(t *testing.T, n int, linear bool) results.Measured {
-	t.Helper()
-	base, err := packets.Select([]string{packets.Fizz})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(uint64(n), 1))
-	prog := results.Program{Object: "test.o", Info: results.ProgramInfo{Name: "xdp_prog_main", Type: "XDP"}}
-	for i := range n {
-		c := fixture(base[0], 2, "XDP_PASS", nil)
-		c.Name = fmt.Sprintf("c%02d", i)
-		for k := range 200 {
-			perRun := 19.2 + float64(i)/10 + 0.02*r.NormFloat64()
-			if r.Float64() < 0.3 {
-				perRun += 3 * r.Float64()
-			}
-			if k == 77 {
-				perRun = 170
-			}
-			c.Samples = append(c.Samples, math.Floor(perRun))
-			if linear {
-				runs := uint32(100 * (1 + k%10))
-				c.Runs = append(c.Runs, runs)
-				c.Wall = append(c.Wall, 900+perRun*float64(runs))
-			}
-		}
-		prog.Results = append(prog.Results, c)
-	}
-	env := results.Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1, Timer: "kernel"}
-	if linear {
-		env.Sampling = results.Sampling{Mode: results.SamplingLinear, Step: 100, Levels: 10}
-		env.Resolution = 0.001
-	}
-	return results.Measured{Environment: env, Programs: []results.Program{prog}}
-}
-
 // withFloor adds a floor 5 ns a run below every case, in the same rounds.
 func withFloor(res results.Measured) results.Measured {
-	floor := derived(res.Programs[0], "", func(s float64) float64 { return s - 5 })
+	floor := reportfixture.Derived(res.Programs[0], "", func(s float64) float64 { return s - 5 })
 	floor.Info.Name = "empty_xdp"
 	for i := range floor.Results {
 		c := &floor.Results[i]
@@ -73,15 +33,6 @@ func withFloor(res results.Measured) results.Measured {
 	}
 	res.Floor = &floor
 	return res
-}
-
-// settingsFor are bench's: the slope stands for a case sampled linearly.
-func settingsFor(linear bool) results.Settings {
-	s := results.Settings{Confidence: 0.95}
-	if linear {
-		s.Estimator = stats.Slope
-	}
-	return s
 }
 
 func htmlOptions() stats.Options {
@@ -125,12 +76,12 @@ func texts(svg string) []string {
 // verdict, with the noise threshold's band, before any case's section;
 // its table links to every section.
 func TestHTMLComparisonSummaryFirst(t *testing.T) {
-	res := spikeRun(t, 3, false)
-	after := derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
+	res := reportfixture.SpikeRun(t, 3, false)
+	after := reportfixture.Derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
 	after.Results[1] = res.Programs[0].Results[1] // c01 unchanged
 	res.Programs[0].Label = "before"
 	res.Programs = append(res.Programs, after)
-	r := interleaved(t, res, htmlOptions())
+	r := reportfixture.Interleaved(t, res, htmlOptions())
 	dir, page := writePage(t, r)
 	first := strings.Index(page, "<img ")
 	if first < 0 || !strings.HasPrefix(page[first:], `<img src="summary.svg"`) || first > strings.Index(page, `<details class="case"`) {
@@ -177,7 +128,7 @@ func numbers(svg string) []float64 {
 func TestHTMLClippedAxes(t *testing.T) {
 	for _, linear := range []bool{false, true} {
 		t.Run(fmt.Sprintf("linear=%v", linear), func(t *testing.T) {
-			r, err := analysis.New(settingsFor(linear), spikeRun(t, 1, linear), htmlOptions())
+			r, err := analysis.New(reportfixture.SettingsFor(linear), reportfixture.SpikeRun(t, 1, linear), htmlOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +168,7 @@ func TestHTMLClippedAxes(t *testing.T) {
 // sampling's continuous times per run as a curve of the bandwidth named.
 func TestHTMLDensityKind(t *testing.T) {
 	for _, linear := range []bool{false, true} {
-		r, err := analysis.New(settingsFor(linear), spikeRun(t, 1, linear), htmlOptions())
+		r, err := analysis.New(reportfixture.SettingsFor(linear), reportfixture.SpikeRun(t, 1, linear), htmlOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +187,7 @@ func TestHTMLDensityKind(t *testing.T) {
 // A lone program's summary gives each case's time, split at the floor,
 // and the regression figure draws the floor's line.
 func TestHTMLFloor(t *testing.T) {
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, withFloor(spikeRun(t, 2, true)), htmlOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, withFloor(reportfixture.SpikeRun(t, 2, true)), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +210,7 @@ func TestHTMLFloor(t *testing.T) {
 // Fifty cases: every one linked from the table, the sections collapsed,
 // the summary figure tall enough for a row each.
 func TestHTMLManyCases(t *testing.T) {
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, spikeRun(t, 50, false), htmlOptions())
+	r, err := analysis.New(results.Settings{Confidence: 0.95}, reportfixture.SpikeRun(t, 50, false), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +230,7 @@ func TestHTMLManyCases(t *testing.T) {
 		}
 	}
 	// A few cases' sections are open.
-	r, err = analysis.New(results.Settings{Confidence: 0.95}, spikeRun(t, 3, false), htmlOptions())
+	r, err = analysis.New(results.Settings{Confidence: 0.95}, reportfixture.SpikeRun(t, 3, false), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +302,7 @@ func TestBulkSpan(t *testing.T) {
 // A cancelled run can leave cases without statistics, or every case: the
 // page is still written, and says so.
 func TestHTMLPartial(t *testing.T) {
-	res := spikeRun(t, 2, false)
+	res := reportfixture.SpikeRun(t, 2, false)
 	res.Partial = true
 	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:5]
 	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, htmlOptions())
