@@ -79,7 +79,9 @@ func (c comparison) insnsNotes() []note {
 		switch {
 		case timeChanged && cc.InsnsBefore == cc.InsnsAfter:
 			same = append(same, cc)
-		case !timeChanged && cc.InsnsBefore != cc.InsnsAfter:
+		// An unsettled case has its note already (unsettledNote): that
+		// its time did not change is not yet known.
+		case !timeChanged && cc.InsnsBefore != cc.InsnsAfter && c.Settled(cc):
 			hidden = append(hidden, cc)
 		}
 	}
@@ -142,7 +144,9 @@ func (c comparison) linesChangedNotes() []note {
 		out = append(out, mattering("instructions changed most on %s: %s (by case: --verbose)", key, strings.Join(casesOf[key], ", ")))
 	}
 	if len(out) > 0 {
-		out = append(out, mattering("every line's change, and the machine code: xdpmicro profile --before OLD --after NEW"))
+		hint := mattering("every line's change, and the machine code: xdpmicro profile --before OLD --after NEW")
+		hint.givesWay = true
+		out = append(out, hint)
 	}
 	return out
 }

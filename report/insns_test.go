@@ -6,6 +6,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -93,5 +94,35 @@ func TestLinesChangedNote(t *testing.T) {
 	}
 	if js := render(t, r, JSON); !strings.Contains(js, `"lines_changed"`) {
 		t.Errorf("JSON lacks the lines changed")
+	}
+}
+
+// The comparison CI printed in 26 lines: four cases improved and one,
+// fewer instructions, whose interval crossed the threshold, with severe
+// outliers on every case. An unsettled case's note says its verdict is
+// open, so no second note claims its time did not change, and the
+// output keeps within maxLines.
+func TestUnsettledCaseInAtAGlance(t *testing.T) {
+	r := comparedRun(packets.Classes(), 4, stats.Outliers{HighMild: 22, HighSevere: 15}, -0.075, stats.Improved, 0.016)
+	fizz := &r.Comparison.Cases[0]
+	fizz.Verdict = stats.WithinNoise
+	fizz.Change = stats.Estimate{Point: -0.0182, Lower: -0.0343, Upper: -0.0018}
+	out := render(t, r, Table)
+	checkWidth(t, out)
+	if n := strings.Count(out, "\n"); n > maxLines {
+		t.Errorf("%d lines, want at most %d:\n%s", n, maxLines, out)
+	}
+	if strings.Contains(flat(out), "no change in time") {
+		t.Errorf("an unsettled case is said not to have changed:\n%s", out)
+	}
+	if !strings.Contains(flat(out), "its verdict is not settled") {
+		t.Errorf("the unsettled case has no note:\n%s", out)
+	}
+
+	// Settled within the threshold, the same case's fewer instructions
+	// did not move its time: that is said.
+	fizz.Change = stats.Estimate{Point: -0.0005, Lower: -0.0015, Upper: 0.0010}
+	if out := flat(render(t, r, Table)); !strings.Contains(out, "fizz: -152 instructions, but no change in time") {
+		t.Errorf("a settled case's hidden instructions not named:\n%s", out)
 	}
 }

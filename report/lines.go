@@ -59,8 +59,9 @@ import (
 const maxColumns = 100
 
 // maxLines is what the default output of the bundled program holds, a
-// table or a comparison: Criterion's outliers lines give way first, where
-// that keeps an output within it.
+// table or a comparison: the lines that repeat what a column or another
+// line says in part (Criterion's outliers sentence, the pointer to
+// profile) give way first, where that keeps an output within it.
 const maxLines = 24
 
 // note is a line under a table, shown by default when it matters (see
@@ -69,9 +70,9 @@ type note struct {
 	text    string
 	long    string
 	matters bool
-	// sentence marks Criterion's outliers line, which a default output
-	// drops first to keep within maxLines.
-	sentence bool
+	// givesWay marks a line a default output drops first to keep within
+	// maxLines.
+	givesWay bool
 }
 
 // mattering and method make notes.
@@ -88,14 +89,14 @@ func method(format string, args ...any) note {
 type lines struct {
 	w       io.Writer
 	verbose bool
-	// noSentences drops Criterion's outliers lines.
-	noSentences bool
+	// short drops the notes that give way.
+	short bool
 }
 
 // note writes n after indent, if it is to be shown; an empty note is
 // none.
 func (l lines) note(indent string, n note) {
-	if n.text == "" || !n.matters && !l.verbose || n.sentence && l.noSentences {
+	if n.text == "" || !n.matters && !l.verbose || n.givesWay && l.short {
 		return
 	}
 	text := n.text

@@ -172,7 +172,7 @@ func foundNote(t tally) note {
 	if t.severe() == 0 {
 		return note{}
 	}
-	return note{text: t.sentence(), matters: true, sentence: true}
+	return note{text: t.sentence(), matters: true, givesWay: true}
 }
 
 // columnNote gives each case's outliers, "name cell", where the table

@@ -26,7 +26,7 @@ type tableView struct {
 // write writes the tables, then the lines under them: by default those
 // that matter and one line of where and how long, with Verbose every one
 // (see lines.go for which matter). A default output passing maxLines
-// drops Criterion's outliers lines, where that keeps it within.
+// drops the lines that give way, where that keeps it within.
 func (r tableView) write(w io.Writer) error {
 	if r.Verbose {
 		return r.writeLines(w, lines{w: w, verbose: true})
@@ -37,7 +37,7 @@ func (r tableView) write(w io.Writer) error {
 	}
 	out := &all
 	if strings.Count(all.String(), "\n") > maxLines {
-		if err := r.writeLines(&short, lines{w: &short, noSentences: true}); err != nil {
+		if err := r.writeLines(&short, lines{w: &short, short: true}); err != nil {
 			return err
 		}
 		if strings.Count(short.String(), "\n") <= maxLines {
