@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
+	"github.com/xdpmicro/xdpmicro/stats"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -168,6 +169,10 @@ func (r doc) samplingNotes() []note {
 		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
 	}
 	out = append(out, method("estimate: %s · %s", describeEstimator(est, r.quantile()), sampling))
+	if first, _ := env.Sampling.Range(); est == results.Slope && env.Sampling.Mode == results.SamplingLinear && first >= stats.PooledRuns {
+		out = append(out, method("from repeat %d a call's own cost is under 0.05 %% of its runs: the slope is the %g-quantile of every call's time per run, its levels pooled, and the intercept 0",
+			stats.PooledRuns, r.quantile()))
+	}
 	if n, ok := r.loadsNote(); ok {
 		out = append(out, n)
 	}

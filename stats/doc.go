@@ -1,11 +1,8 @@
-// Package stats turns benchmark samples into the figures xdpmicro reports:
-// bootstrap point estimates with percentile confidence intervals for the
-// mean, median, standard deviation, median absolute deviation and a low
-// quantile, Tukey's outlier classification, comparisons of two samples
-// (relative change with its interval, a p-value, a verdict), linear
-// sampling's fits (the time per run as the slope of a call's time over its
-// repeat, and comparisons of slopes, over several placements of a build
-// too), and a density estimate for plots, following Criterion.rs.
+// Package stats turns benchmark samples into the figures xdpmicro reports,
+// following Criterion.rs: bootstrap estimates with percentile intervals
+// (mean, median, standard deviation, MAD, a low quantile), Tukey's
+// outliers, comparisons (relative change, interval, p-value, verdict),
+// linear sampling's fits and comparisons of slopes over several loads.
 //
 // A sample is one measurement in nanoseconds per run, as a float64; the
 // kernel reports whole nanoseconds, so samples often tie, and a bootstrap

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/stat"
@@ -154,31 +155,68 @@ func TestFitLinearRefuses(t *testing.T) {
 }
 
 // The resample's low quantile, cut off where the weights vanish, is that
-// of the resample written out in full.
+// of the resample written out in full: each level's, and, at repeats from
+// PooledRuns, every call's time per run pooled.
 func TestLowOfMatchesExpandedResample(t *testing.T) {
-	pcg := rand.NewPCG(7, 8)
-	r := rand.New(pcg)
-	tm := linearCalls(r, 600, 3, 100, 500, 10)
-	d, err := newDesign(tm.Runs, 0.02)
+	for _, step := range []float64{100, PooledRuns} {
+		pcg := rand.NewPCG(7, 8)
+		r := rand.New(pcg)
+		tm := linearCalls(r, 600, 3, step, 500, 10)
+		d, err := newDesign(tm.Runs, 0.02)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := d.arrange(tm)
+		counts := d.newResample()
+		for range 50 {
+			d.draw(pcg, counts)
+			for l := range d.runs {
+				var expanded []float64
+				for i, v := range f.sorted[l] {
+					for range counts[l][f.order[l][i]] {
+						expanded = append(expanded, v)
+					}
+				}
+				want := HarrellDavis(expanded, 0.02)
+				if got := d.low[l].of(f.sorted[l], false, func(i int) int { return counts[l][f.order[l][i]] }); math.Abs(got-want) > 1e-9*math.Abs(want) {
+					t.Fatalf("level %d: %v, want %v", l, got, want)
+				}
+			}
+			var perRun []float64
+			for l, m := range d.members {
+				for i, call := range m {
+					for range counts[l][i] {
+						perRun = append(perRun, tm.Total[call]/d.runs[l])
+					}
+				}
+			}
+			slices.Sort(perRun)
+			got := d.robust(f, counts, nil)
+			if pooled := step >= PooledRuns; pooled != (got.intercept == 0) {
+				t.Fatalf("repeats from %v: intercept %v", step, got.intercept)
+			} else if want := HarrellDavis(perRun, 0.02); pooled && math.Abs(got.slope-want) > 1e-9*want {
+				t.Fatalf("pooled slope %v, want %v", got.slope, want)
+			}
+		}
+	}
+}
+
+// At repeats from PooledRuns the fit pools its calls: its slope is the
+// time per run, high by at most a call's own cost over its runs, and
+// its interval holds that.
+func TestFitLinearPools(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const slope = 70.0
+	fit, err := FitLinear(linearCalls(r, 40, 2, PooledRuns, 2000, slope), fitOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := d.arrange(tm)
-	counts := d.newResample()
-	for range 50 {
-		d.draw(pcg, counts)
-		for l := range d.runs {
-			var expanded []float64
-			for i, v := range f.sorted[l] {
-				for range counts[l][f.order[l][i]] {
-					expanded = append(expanded, v)
-				}
-			}
-			want := HarrellDavis(expanded, 0.02)
-			if got := d.lowOf(f, l, counts); math.Abs(got-want) > 1e-9*math.Abs(want) {
-				t.Fatalf("level %d: %v, want %v", l, got, want)
-			}
-		}
+	const ownCost = 2000.0 / PooledRuns
+	if fit.Intercept.Point != 0 || fit.Slope.Lower > slope+ownCost || fit.Slope.Upper < slope {
+		t.Errorf("slope %+v, intercept %+v: want an interval within %v + %v, intercept 0", fit.Slope, fit.Intercept, slope, ownCost)
+	}
+	if len(fit.Levels) != 2 || fit.Levels[1].Runs != 2*PooledRuns {
+		t.Errorf("levels %+v: want both shown", fit.Levels)
 	}
 }
 

@@ -7,12 +7,10 @@ import (
 // HarrellDavis returns the Harrell–Davis estimate of the p-quantile of
 // sorted, which must be sorted ascending and non-empty, with p in (0, 1).
 //
-// It is a weighted mean of every order statistic, the weights being the
-// mass that Beta(p(n+1), (1-p)(n+1)) puts on each ((i-1)/n, i/n]. A type 7
-// quantile jumps from one whole nanosecond to the next as samples come and
-// go; this one moves smoothly, so on samples that jitter across the
-// kernel's 1 ns quantum it resolves below it, and its bootstrap
-// distribution is not a handful of integers.
+// It is a weighted mean of every order statistic, weighted by the mass
+// Beta(p(n+1), (1-p)(n+1)) puts on each ((i-1)/n, i/n]. It moves
+// smoothly where a type 7 quantile jumps a whole nanosecond, so it
+// resolves below the kernel's quantum, and its bootstrap too.
 func HarrellDavis(sorted []float64, p float64) float64 {
 	return weightedSum(sorted, harrellDavisWeights(len(sorted), p))
 }
@@ -57,8 +55,10 @@ func harrellDavisCDF(n int, p float64) []float64 {
 type hdWeights struct {
 	head []float64 // the weights before the run of zeros
 	last float64   // the weight of the last position, after the run
-	// cdf is harrellDavisCDF's, for tied values to take their share at once.
-	cdf []float64
+	// cdf is harrellDavisCDF's, for ties to take their share at once;
+	// past position reach the weights sum under weightTail (ignored).
+	cdf   []float64
+	reach int
 }
 
 func newHDWeights(n int, p float64) hdWeights {
@@ -68,7 +68,11 @@ func newHDWeights(n int, p float64) hdWeights {
 	for head > 0 && w[head-1] == 0 {
 		head--
 	}
-	return hdWeights{head: w[:head], last: w[n-1], cdf: cdf}
+	reach := n
+	for reach > 0 && cdf[n]-cdf[reach-1] < weightTail {
+		reach--
+	}
+	return hdWeights{head: w[:head], last: w[n-1], cdf: cdf, reach: reach}
 }
 
 // weightedSum is weightedSum(sorted, harrellDavisWeights(n, p)), the same

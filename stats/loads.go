@@ -80,15 +80,12 @@ type Phase struct {
 
 // PhaseFactors is each group's speed against the machine's fast phase,
 // from the empty program's estimates floors[c][g], of case c in group g.
-// For each case, a group's floor is divided by the mean floor of the
-// case's fast groups (those within PhaseTolerance of its fastest); a
-// group's factor is the median of that over the cases, as a slow phase
-// slows every case's floor alike, and one case's floor that misread its
-// phase (the phase changed while it was sampled) is outvoted by the
-// others. The phase is the fast groups' (factor within PhaseTolerance of
-// 1), and refHalf the relative half-width of its mean: Student's t over
-// their factors, at most PhaseTolerance/2, the band they lie in. ok is
-// false where fewer than MinGroups groups, or none slow.
+// A group's factor is the median over the cases of its floor over the
+// mean of the case's fast groups' (within PhaseTolerance of its
+// fastest): a slow phase slows every floor alike, and a floor that
+// misread its phase is outvoted. The phase is the fast groups', its
+// half-width Student's t over their factors, at most PhaseTolerance/2.
+// ok is false where fewer than MinGroups groups, or none slow.
 func PhaseFactors(floors [][]float64, confidence float64) (factors []float64, phase Phase, ok bool) {
 	if len(floors) == 0 || len(floors[0]) < MinGroups {
 		return nil, Phase{}, false

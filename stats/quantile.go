@@ -5,18 +5,12 @@ import (
 	"sort"
 )
 
-// Quantile returns the p-quantile of sorted, which must be sorted ascending
-// and non-empty, by linear interpolation between closest ranks: with
-// h = (n-1)p, it is sorted[⌊h⌋] + (h-⌊h⌋)(sorted[⌊h⌋+1] - sorted[⌊h⌋]).
-//
-// This is R's type 7 and numpy.percentile's default, the definition
-// Criterion.rs uses, so our quartiles and medians match its. gonum's
-// stat.Quantile offers only Empirical (type 1) and LinInterp, which
-// interpolates at rank np (type 4) and so gives 1 rather than 1.75 for the
-// 0.25-quantile of [1 2 3 4].
-//
-// Quantile panics if sorted is empty or p is outside [0, 1], like an index
-// out of range: both are the caller's mistake.
+// Quantile returns the p-quantile of sorted (ascending, non-empty) by
+// linear interpolation between closest ranks at h = (n-1)p: R's type 7,
+// numpy's default and Criterion.rs's, so quartiles and medians match its.
+// gonum's stat.Quantile has type 1 and type 4 (1, not 1.75, for the
+// 0.25-quantile of [1 2 3 4]). It panics, as an index out of range does,
+// if sorted is empty or p is outside [0, 1].
 func Quantile(sorted []float64, p float64) float64 {
 	if len(sorted) == 0 {
 		panic("stats: Quantile of empty slice")

@@ -42,14 +42,10 @@ const (
 	// MaxSeparation keeps Separation finite, for JSON.
 	MaxSeparation = 1000.0
 	// MaxValley: of three bins of width (Slow-Fast)/2 centred on Fast,
-	// midway and Slow, the middle one must hold fewer than MaxValley times
-	// the samples of the emptier outer one. Ashman's D alone cannot tell
-	// one regime from two here: the groups are cut where they meet, and
-	// cut groups are narrow, so every wide enough unimodal sample has D
-	// above 2 (about 2.7 for normal data, 3.5 for uniform). A single
-	// regime, however wide or skewed, fills the middle bin at least about
-	// as well as its far side. Whole-nanosecond samples two quanta apart
-	// fall one value to a bin.
+	// midway and Slow, the middle one holds under MaxValley times the
+	// emptier outer one's samples. Ashman's D alone passes any wide
+	// unimodal sample cut in two (2.7 for normal data); one regime, however
+	// skewed, fills the middle bin about as well as its far side.
 	MaxValley = 0.5
 )
 
