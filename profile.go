@@ -2,10 +2,13 @@ package xdpmicro
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 
+	"github.com/xdpmicro/xdpmicro/internal/kernels"
 	"github.com/xdpmicro/xdpmicro/internal/profile"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -93,4 +96,36 @@ func profileOf(pr testrun.ProgramResult) (*profile.Profile, error) {
 		names[i], blocks[i] = c.Case.Name, c.Blocks
 	}
 	return profile.New(pr.Label, pr.Object, pr.Info.Name, pr.Info.Type.String(), prog, names, blocks)
+}
+
+// KernelProfiles is a profile run on several kernels (profile --kernel),
+// KernelProfile what one kernel gave.
+type (
+	KernelProfiles = profile.KernelProfiles
+	KernelProfile  = profile.KernelProfile
+)
+
+// ProfileKernels gathers the outcomes of profile --format json on each
+// kernel: each kernel's profile, or why it has none.
+func ProfileKernels(outcomes []KernelOutcome, args []string) KernelProfiles {
+	byKernel := map[string]*profile.Report{}
+	runs := kernels.Runs(outcomes, args, func(k *results.KernelRun, stdout []byte) error {
+		var rep profile.Report
+		if err := json.Unmarshal(stdout, &rep); err != nil {
+			return fmt.Errorf("unreadable profile: %w", err)
+		}
+		byKernel[k.Kernel] = &rep
+		return nil
+	})
+	kp := KernelProfiles{Schema: profile.KernelsSchema}
+	for _, k := range runs.Kernels {
+		kp.Kernels = append(kp.Kernels, profile.KernelProfile{KernelRun: k, Profile: byKernel[k.Kernel]})
+	}
+	return kp
+}
+
+// WriteKernelProfiles encodes a profile across kernels as text or JSON;
+// the view is the text's.
+func WriteKernelProfiles(w io.Writer, kp KernelProfiles, f ProfileFormat, v ProfileView) error {
+	return profile.WriteKernels(w, kp, f, v)
 }

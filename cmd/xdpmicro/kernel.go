@@ -32,7 +32,7 @@ func (k *kernelFlags) register(fl *pflag.FlagSet) {
 // what the host writes (the table, files, baselines, verdicts), and
 // what the guest chooses for itself (its CPU, among its own vCPUs).
 var notInGuest = []string{"kernel", "kernel-timeout", "format", "output", "report", "quiet", "wide", "verbose",
-	"save-baseline", "baseline", "baseline-dir", "fail-on-regression", "fail-on", "history", "cpu"}
+	"save-baseline", "baseline", "baseline-dir", "fail-on-regression", "fail-on", "history", "cpu", "jit", "source"}
 
 // hostOnly are flags of that list the host's run keeps.
 var hostOnly = []string{"cpu", "history"}
@@ -123,11 +123,17 @@ func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (xdpmicr
 			}
 		}
 	})
-	job.HostArgs = append(hostArgs, "--format=json", "--quiet")
-	job.GuestArgs = []string{"--format=json", "--quiet", "--history="}
-	for _, a := range emulatedArgs {
-		if !cmd.Flags().Changed(a[0]) {
-			job.EmulatedArgs = append(job.EmulatedArgs, "--"+a[0]+"="+a[1])
+	job.HostArgs = append(hostArgs, "--format=json")
+	job.GuestArgs = []string{"--format=json"}
+	if sub == "bench" {
+		// A profile times nothing: it has no history, no progress, and
+		// nothing to shorten under TCG.
+		job.HostArgs = append(job.HostArgs, "--quiet")
+		job.GuestArgs = append(job.GuestArgs, "--quiet", "--history=")
+		for _, a := range emulatedArgs {
+			if !cmd.Flags().Changed(a[0]) {
+				job.EmulatedArgs = append(job.EmulatedArgs, "--"+a[0]+"="+a[1])
+			}
 		}
 	}
 	var maps []string

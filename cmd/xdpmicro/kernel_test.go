@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -215,4 +216,60 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// profile --kernel on the host, 6.1 and 6.12 (under TCG), of a program
+// 6.1 cannot load: 6.1 is named with the kfunc it lacks, the run exits 1,
+// and the others each give every case the host's BPF instructions and
+// the machine code their own JIT emitted.
+func TestProfileKernels(t *testing.T) {
+	kerneltest.RequireBPF(t)
+	older, newer, _ := kerneltest.Images(t)
+	out := filepath.Join(t.TempDir(), "profiles.json")
+	cmd := exec.Command(buildBinary(t), "profile", "../../bpf/testdata/dynptr.o", "--format", "json", "-o", out,
+		"--kernel", "host", "--kernel", older, "--kernel", newer)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	var exit *exec.ExitError
+	if err := cmd.Run(); !errors.As(err, &exit) || exit.ExitCode() != exitFailed {
+		t.Fatalf("%v; want exit %d\n%s", err, exitFailed, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kp xdpmicro.KernelProfiles
+	if err := json.Unmarshal(data, &kp); err != nil || len(kp.Kernels) != 3 {
+		t.Fatalf("%v, %d kernels; want 3", err, len(kp.Kernels))
+	}
+	host, old, cur := kp.Kernels[0], kp.Kernels[1], kp.Kernels[2]
+	if old.Status != results.KernelRefused || old.Profile != nil || !strings.Contains(old.Error, "bpf_dynptr_from_xdp") {
+		t.Errorf("6.1: %s: %s; want refused, naming the kfunc", old.Status, old.Error)
+	}
+	for _, k := range []xdpmicro.KernelProfile{host, cur} {
+		if k.Status != results.KernelMeasured || k.Profile == nil || len(k.Profile.Profiles) != 1 {
+			t.Fatalf("%s: %s (%s); want a profile", k.Name(), k.Status, k.Error)
+		}
+		p := k.Profile.Profiles[0]
+		code := 0
+		for _, s := range p.Source {
+			code += len(s.Code)
+		}
+		if p.Machine != "x86-64" || code == 0 {
+			t.Errorf("%s: machine %q, %d instructions of machine code (%s)", k.Name(), p.Machine, code, p.NoMachine)
+		}
+		for i, c := range p.Cases {
+			if want := host.Profile.Profiles[0].Cases[i]; c.Name != want.Name || c.Total != want.Total || c.Total == 0 {
+				t.Errorf("%s: %s %d instructions; the host's %s %d", k.Name(), c.Name, c.Total, want.Name, want.Total)
+			}
+		}
+	}
+	var text bytes.Buffer
+	if err := xdpmicro.WriteKernelProfiles(&text, kp, xdpmicro.ProfileText, xdpmicro.ProfileView{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := text.String(); !strings.Contains(s, "not loaded") || !strings.Contains(s, "JIT image") || !strings.Contains(s, "bpf_dynptr_from_xdp") {
+		t.Errorf("the table lacks the refusal or the image:\n%s", s)
+	}
+	t.Log("\n" + text.String())
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -22,6 +25,7 @@ type profileFlags struct {
 	output      string
 	sourceOrder bool
 	machine     bool
+	kernel      kernelFlags
 }
 
 func profileCommand() *cobra.Command {
@@ -41,10 +45,13 @@ Nothing is timed. An object without line info is profiled by instruction index.
 mapping is exact, the machine instructions it executed. --format pprof and
 --format callgrind write files that go tool pprof and callgrind_annotate read.
 With --before and --after, show per case the lines and functions whose counts
-changed, the largest change first.`,
+changed, the largest change first. With --kernel (repeatable), profile on each
+kernel, booted under QEMU, and show per case the machine instructions each
+kernel's JIT code executed, and the lines whose code differs (docs/kernels.md).`,
 		Example: `  sudo xdpmicro profile v3 --class high           # where v3's costliest case runs
   sudo xdpmicro profile v3 --source --jit         # in source order, with the JIT's code
   sudo xdpmicro profile --before v3 --after v4    # which lines the fix changed
+  sudo xdpmicro profile v4 --kernel host --kernel /boot/vmlinuz-6.1.0-28-amd64   # the JIT's code per kernel
   sudo xdpmicro profile v4 --format pprof -o v4.pb.gz && go tool pprof -top v4.pb.gz
   sudo xdpmicro profile v4 --format callgrind -o cg.out && callgrind_annotate cg.out`,
 		Args:              atMostArgs(1),
@@ -67,6 +74,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.output, "output", "o", "", "write the profile to `FILE`, atomically, instead of standard output")
 	fl.BoolVar(&f.sourceOrder, "source", false, "list every line in source order, unexecuted ones too, instead of the executed ones hottest first")
 	fl.BoolVar(&f.machine, "jit", false, "show each line's machine code, as the JIT emitted it, and the machine instructions it executed where exact")
+	f.kernel.register(fl)
 	fl.StringVar(&f.before, "before", "", "compare: the old build `OBJECT`; show per case the lines and functions whose counts changed")
 	fl.StringVar(&f.after, "after", "", "compare: the new build `OBJECT`, given here or as the argument; needs --before")
 	describeDefault(fl, "after", "OBJECT")
@@ -81,6 +89,9 @@ func (f profileFlags) run(cmd *cobra.Command, args []string) error {
 	opts, err := f.options(cmd, args)
 	if err != nil {
 		return err
+	}
+	if len(f.kernel.kernels) > 0 {
+		return f.runKernels(cmd, args)
 	}
 	ctx, stop, _ := signalContext()
 	defer stop()
@@ -141,3 +152,55 @@ type noticeObserver struct{ notice func(string) }
 
 func (noticeObserver) Progress(testrun.Progress) {}
 func (o noticeObserver) Notice(line string)      { o.notice(line) }
+
+// runKernels profiles on each --kernel and writes one table across them;
+// a kernel that gave no profile fails the run, after the others'.
+func (f profileFlags) runKernels(cmd *cobra.Command, args []string) error {
+	if f.format != string(xdpmicro.ProfileText) && f.format != string(xdpmicro.ProfileJSON) {
+		return usageError{fmt.Errorf("--kernel writes text or json, not %s: profile one kernel at a time for a %s file", f.format, f.format)}
+	}
+	targets, qemu, err := xdpmicro.KernelTargets(f.kernel.kernels)
+	if err != nil {
+		return err
+	}
+	job, err := kernelJob(cmd, "profile", args, []string{f.mapInit})
+	if err != nil {
+		return err
+	}
+	job.QEMU, job.Timeout, job.Progress = qemu, f.kernel.timeout, cmd.ErrOrStderr()
+	ctx, stop, caught := signalContext()
+	defer stop()
+	outcomes, err := xdpmicro.RunOnKernels(ctx, job, targets)
+	if caught() != 0 {
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; every VM stopped, nothing written")
+		return interrupted{signal: int(caught())}
+	}
+	if err != nil {
+		return err
+	}
+	kp := xdpmicro.ProfileKernels(outcomes, job.Args)
+	kp.Wall = time.Since(invoked)
+	var buf bytes.Buffer
+	view := xdpmicro.ProfileView{SourceOrder: f.sourceOrder, Machine: f.machine}
+	if err := xdpmicro.WriteKernelProfiles(&buf, kp, xdpmicro.ProfileFormat(f.format), view); err != nil {
+		return err
+	}
+	if f.output == "" {
+		_, err = cmd.OutOrStdout().Write(buf.Bytes())
+	} else {
+		err = xdpmicro.WriteFile(f.output, buf.Bytes())
+	}
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, k := range kp.Kernels {
+		if k.Status != results.KernelMeasured {
+			missing = append(missing, k.Name()+" ("+k.Status+")")
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%d of %d kernels gave no profile: %s", len(missing), len(kp.Kernels), strings.Join(missing, ", "))
+	}
+	return nil
+}

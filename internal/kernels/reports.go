@@ -12,6 +12,18 @@ import (
 // Reports turns the outcomes of bench --format json into a run across
 // kernels: each kernel's reports, or why it has none.
 func Reports(outcomes []Outcome, args []string) results.KernelRuns {
+	return Runs(outcomes, args, func(k *results.KernelRun, stdout []byte) error {
+		reps, err := decodeReports(stdout)
+		k.Reports = reps
+		return err
+	})
+}
+
+// Runs turns the outcomes of a command into a run across kernels: what
+// each kernel was, and whether it ran (status, error, console), its
+// output given to decode where the command succeeded; an output decode
+// cannot read fails that kernel.
+func Runs(outcomes []Outcome, args []string, decode func(k *results.KernelRun, stdout []byte) error) results.KernelRuns {
 	runs := results.KernelRuns{Schema: results.KernelsSchema}
 	for _, o := range outcomes {
 		k := results.KernelRun{
@@ -25,12 +37,11 @@ func Reports(outcomes []Outcome, args []string) results.KernelRuns {
 			k.Status = results.KernelRefused
 			k.Error, k.Log = commandError(o.Stderr)
 		default:
-			reps, err := decodeReports(o.Stdout)
-			if err != nil {
+			if err := decode(&k, o.Stdout); err != nil {
 				k.Status, k.Error = results.KernelFailed, err.Error()
 				break
 			}
-			k.Status, k.Reports = results.KernelMeasured, reps
+			k.Status = results.KernelMeasured
 		}
 		runs.Kernels = append(runs.Kernels, k)
 	}
