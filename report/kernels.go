@@ -133,7 +133,7 @@ func (c kernelColumn) render(r row) string {
 		return "—"
 	}
 	pad := c.widths[1] - utf8.RuneCountInString(cell.insns) // "→" is one column, three bytes
-	return fmt.Sprintf("%-*s  %s%s  %s", c.widths[0], cell.action, strings.Repeat(" ", pad), cell.insns, cell.time)
+	return strings.TrimRight(fmt.Sprintf("%-*s  %s%s  %s", c.widths[0], cell.action, strings.Repeat(" ", pad), cell.insns, cell.time), " ")
 }
 
 // cells are every kernel's cells, and the cases in the order the
@@ -219,7 +219,7 @@ func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[
 	d := doc{rep}
 	if c := rep.Comparison; c != nil {
 		for _, cc := range c.Cases {
-			cell := kernelCell{action: afterAction(rep, cc.Name), insns: insnsChange(cc), time: "emulated"}
+			cell := kernelCell{action: afterAction(rep, cc.Name), insns: insnsChange(cc), time: ""}
 			if cc.ActionChanged() {
 				cell.action = cc.ActionBefore + " → " + cc.ActionAfter
 			}
@@ -232,7 +232,7 @@ func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[
 	}
 	p := rep.Programs[len(rep.Programs)-1]
 	for _, c := range p.Results {
-		cell := kernelCell{action: c.Action, insns: insns(c), time: "emulated"}
+		cell := kernelCell{action: c.Action, insns: insns(c), time: ""}
 		switch {
 		case c.Stats == nil:
 			cell.time = "—"
@@ -282,7 +282,7 @@ func (t kernelsTable) title() string {
 			if c := rep.Comparison; c != nil {
 				return fmt.Sprintf("before: %s\nafter:  %s\non %d kernels", c.Before, c.After, len(t.Kernels))
 			}
-			return fmt.Sprintf("%s in %s (%s), on %d kernels", p.Info.Name, p.Object, strings.ToUpper(string(p.Info.Type)), len(t.Kernels))
+			return fmt.Sprintf("%s in %s, %s, on %d kernels", p.Info.Name, p.Object, strings.ToUpper(string(p.Info.Type)), len(t.Kernels))
 		}
 	}
 	return ""
@@ -295,17 +295,20 @@ func (t kernelsTable) kernelHeader(k results.KernelRun, widths [2]int) string {
 	case k.Accel == "host":
 		how = "host"
 	case k.Emulated:
-		how += ", emulated"
+		how += " (emulated)"
 	}
 	if len(k.Reports) == 0 {
-		return k.Name() + " (" + how + ")"
+		return k.Name() + "\n" + how
 	}
 	rep := k.Reports[0]
 	what := fmt.Sprintf("time [%g%% CI]", 100*rep.Settings.Confidence)
 	if rep.Comparison != nil {
 		what = fmt.Sprintf("change %% [%g%% CI]", 100*rep.Settings.Confidence)
 	}
-	return fmt.Sprintf("%s (%s)\n%-*s  %*s  %s", k.Name(), how, widths[0], "action", widths[1], "insns", what)
+	if k.Emulated {
+		what = "" // its header says so, and the cells keep the table narrow
+	}
+	return strings.TrimRight(fmt.Sprintf("%s\n%s\n%-*s  %*s  %s", k.Name(), how, widths[0], "action", widths[1], "insns", what), " ")
 }
 
 // notes say how each kernel ran, why one has nothing, and where the
@@ -337,8 +340,8 @@ func (t kernelsTable) notes(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", n)
 	}
 	if emulated {
-		fmt.Fprintln(w, "  emulated (TCG): actions and instruction counts are exact, times are not the program's: not shown, not compared")
-		fmt.Fprintln(w, "    (--format json has them; with KVM, on a machine whose /dev/kvm runs these kernels, they are real)")
+		fmt.Fprintln(w, "  emulated (TCG): actions and instructions are exact; times are not the program's: not shown,")
+		fmt.Fprintln(w, "    not compared (--format json has them; under a KVM that runs these kernels, they are real)")
 	}
 	fmt.Fprintf(w, "%d kernels · wall %s\n", len(t.Kernels), t.Wall.Round(100*time.Millisecond))
 }
@@ -359,7 +362,7 @@ func kernelLine(k results.KernelRun) string {
 		s += fmt.Sprintf(", booted in %s, done in %s", k.Boot.Round(100*time.Millisecond), k.Wall.Round(100*time.Millisecond))
 	}
 	if env != nil {
-		s += fmt.Sprintf("; pinned to vCPU %d", env.CPU)
+		s += fmt.Sprintf("\n    pinned to vCPU %d", env.CPU)
 		if k.Emulated {
 			s += fmt.Sprintf("; %d rounds of %d load(s), enough for actions and instructions", env.Samples, max(env.LoadsPerGroup*max(env.Groups, 1), 1))
 		}
