@@ -181,7 +181,7 @@ func (s *sampler) planRounds(perRun []float64) {
 	}
 	if need := s.roundCost(perRun, mean) * time.Duration(s.minRounds); need > s.spare() {
 		total := time.Since(s.start) + s.cfg.Warmup + need
-		s.sampling.PastBudget = fmt.Sprintf("at repeat %d the %d rounds every result needs take about %s, past the time budget of %s: taking them (a smaller repeat takes less)",
+		s.sampling.PastBudget = fmt.Sprintf("at repeat %d the %d rounds every result needs take about %s, past the %s the time budget (--time) leaves: taking them (a smaller repeat takes less)",
 			s.repeat, s.minRounds, total.Round(time.Second/10), s.cfg.Budget.Round(time.Second/10))
 	}
 }
