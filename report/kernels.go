@@ -318,22 +318,12 @@ func (t kernelsTable) notes(w io.Writer) {
 	for _, k := range t.Kernels {
 		emulated = emulated || k.Emulated
 		fmt.Fprintf(w, "  %s\n", kernelLine(k))
-		if k.Status == results.KernelMeasured {
-			continue
+		tail := 8
+		if t.Verbose {
+			tail = 0
 		}
-		fmt.Fprintf(w, "    %s: %s\n", k.Status, k.Error)
-		lines := k.Log
-		if k.Status == results.KernelFailed {
-			lines = k.Console
-			if len(lines) > 0 {
-				fmt.Fprintln(w, "    its console's tail:")
-			}
-		}
-		if !t.Verbose && len(lines) > 8 {
-			lines = lines[len(lines)-8:]
-		}
-		for _, l := range lines {
-			fmt.Fprintf(w, "      %s\n", l)
+		for _, l := range k.Why(tail) {
+			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
 	for _, n := range t.insnsDiffer() {

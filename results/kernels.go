@@ -1,6 +1,9 @@
 package results
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // KernelsSchema identifies the JSON document of a run across kernels.
 const KernelsSchema = "xdpmicro.kernels/v1"
@@ -62,4 +65,28 @@ func (k KernelRun) Name() string {
 		return k.Release
 	}
 	return k.Kernel
+}
+
+// Why is what a kernel that gave no report says under a table: its status
+// and error, then the verifier's log's or the console's last lines, at
+// most tail of them (0: all), indented.
+func (k KernelRun) Why(tail int) []string {
+	if k.Status == KernelMeasured {
+		return nil
+	}
+	out := []string{fmt.Sprintf("%s: %s", k.Status, k.Error)}
+	lines := k.Log
+	if k.Status == KernelFailed {
+		lines = k.Console
+		if len(lines) > 0 {
+			out = append(out, "its console's tail:")
+		}
+	}
+	if tail > 0 && len(lines) > tail {
+		lines = lines[len(lines)-tail:]
+	}
+	for _, l := range lines {
+		out = append(out, "  "+l)
+	}
+	return out
 }

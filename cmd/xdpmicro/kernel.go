@@ -58,25 +58,7 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 			return usageError{fmt.Errorf("--%s is not for a run across kernels (--kernel)", name)}
 		}
 	}
-	targets, qemu, err := xdpmicro.KernelTargets(f.kernel.kernels)
-	if err != nil {
-		return err
-	}
-	job, err := kernelJob(cmd, "bench", args, []string{f.mapInit})
-	if err != nil {
-		return err
-	}
-	job.QEMU, job.Timeout = qemu, f.kernel.timeout
-	if !f.quiet {
-		job.Progress = cmd.ErrOrStderr()
-	}
-	ctx, stop, caught := signalContext()
-	defer stop()
-	outcomes, err := xdpmicro.RunOnKernels(ctx, job, targets)
-	if caught() != 0 {
-		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; every VM stopped, nothing written")
-		return interrupted{signal: int(caught())}
-	}
+	outcomes, job, err := f.kernel.run(cmd, "bench", args, f.mapInit, !f.quiet)
 	if err != nil {
 		return err
 	}
@@ -86,6 +68,45 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 		return err
 	}
 	return kernelsVerdict(f, runs)
+}
+
+// run runs sub on each --kernel, its progress on stderr if asked, every
+// VM stopped on a signal.
+func (k kernelFlags) run(cmd *cobra.Command, sub string, args []string, mapInit string, progress bool) ([]xdpmicro.KernelOutcome, xdpmicro.KernelJob, error) {
+	targets, qemu, err := xdpmicro.KernelTargets(k.kernels)
+	if err != nil {
+		return nil, xdpmicro.KernelJob{}, err
+	}
+	job, err := kernelJob(cmd, sub, args, []string{mapInit})
+	if err != nil {
+		return nil, job, err
+	}
+	job.QEMU, job.Timeout = qemu, k.timeout
+	if progress {
+		job.Progress = cmd.ErrOrStderr()
+	}
+	ctx, stop, caught := signalContext()
+	defer stop()
+	outcomes, err := xdpmicro.RunOnKernels(ctx, job, targets)
+	if caught() != 0 {
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; every VM stopped, nothing written")
+		return nil, job, interrupted{signal: int(caught())}
+	}
+	return outcomes, job, err
+}
+
+// kernelsMissing fails a run across kernels where one gave nothing.
+func kernelsMissing(kernels []results.KernelRun) error {
+	var missing []string
+	for _, k := range kernels {
+		if k.Status != results.KernelMeasured {
+			missing = append(missing, k.Name()+" ("+k.Status+")")
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%d of %d kernels not measured: %s", len(missing), len(kernels), strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // kernelJob is the command line for each kernel: the subcommand, its
@@ -126,15 +147,7 @@ func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (xdpmicr
 	job.HostArgs = append(hostArgs, "--format=json")
 	job.GuestArgs = []string{"--format=json"}
 	if sub == "bench" {
-		// A profile times nothing: it has no history, no progress, and
-		// nothing to shorten under TCG.
-		job.HostArgs = append(job.HostArgs, "--quiet")
-		job.GuestArgs = append(job.GuestArgs, "--quiet", "--history=")
-		for _, a := range emulatedArgs {
-			if !cmd.Flags().Changed(a[0]) {
-				job.EmulatedArgs = append(job.EmulatedArgs, "--"+a[0]+"="+a[1])
-			}
-		}
+		benchArgs(cmd, &job)
 	}
 	var maps []string
 	for _, m := range mapInits {
@@ -144,6 +157,18 @@ func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (xdpmicr
 	}
 	job.Files, err = xdpmicro.KernelInputs(values, maps)
 	return job, err
+}
+
+// benchArgs are what bench adds on each kernel; a profile times nothing:
+// it has no history, no progress, and nothing to shorten under TCG.
+func benchArgs(cmd *cobra.Command, job *xdpmicro.KernelJob) {
+	job.HostArgs = append(job.HostArgs, "--quiet")
+	job.GuestArgs = append(job.GuestArgs, "--quiet", "--history=")
+	for _, a := range emulatedArgs {
+		if !cmd.Flags().Changed(a[0]) {
+			job.EmulatedArgs = append(job.EmulatedArgs, "--"+a[0]+"="+a[1])
+		}
+	}
 }
 
 // writeKernels writes the run across kernels where --format and
@@ -164,14 +189,8 @@ func writeKernels(cmd *cobra.Command, f benchFlags, runs results.KernelRuns, for
 // each kernel's comparison as --fail-on asks: under emulation only by
 // its instructions.
 func kernelsVerdict(f benchFlags, runs results.KernelRuns) error {
-	var missing []string
-	for _, k := range runs.Kernels {
-		if k.Status != results.KernelMeasured {
-			missing = append(missing, k.Name()+" ("+k.Status+")")
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("%d of %d kernels not measured: %s", len(missing), len(runs.Kernels), strings.Join(missing, ", "))
+	if err := kernelsMissing(runs.Kernels); err != nil {
+		return err
 	}
 	for _, k := range runs.Kernels {
 		c := f.comparison

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -159,22 +158,7 @@ func (f profileFlags) runKernels(cmd *cobra.Command, args []string) error {
 	if f.format != string(xdpmicro.ProfileText) && f.format != string(xdpmicro.ProfileJSON) {
 		return usageError{fmt.Errorf("--kernel writes text or json, not %s: profile one kernel at a time for a %s file", f.format, f.format)}
 	}
-	targets, qemu, err := xdpmicro.KernelTargets(f.kernel.kernels)
-	if err != nil {
-		return err
-	}
-	job, err := kernelJob(cmd, "profile", args, []string{f.mapInit})
-	if err != nil {
-		return err
-	}
-	job.QEMU, job.Timeout, job.Progress = qemu, f.kernel.timeout, cmd.ErrOrStderr()
-	ctx, stop, caught := signalContext()
-	defer stop()
-	outcomes, err := xdpmicro.RunOnKernels(ctx, job, targets)
-	if caught() != 0 {
-		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; every VM stopped, nothing written")
-		return interrupted{signal: int(caught())}
-	}
+	outcomes, job, err := f.kernel.run(cmd, "profile", args, f.mapInit, true)
 	if err != nil {
 		return err
 	}
@@ -193,14 +177,9 @@ func (f profileFlags) runKernels(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	var missing []string
-	for _, k := range kp.Kernels {
-		if k.Status != results.KernelMeasured {
-			missing = append(missing, k.Name()+" ("+k.Status+")")
-		}
+	runs := make([]results.KernelRun, len(kp.Kernels))
+	for i, k := range kp.Kernels {
+		runs[i] = k.KernelRun
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("%d of %d kernels gave no profile: %s", len(missing), len(kp.Kernels), strings.Join(missing, ", "))
-	}
-	return nil
+	return kernelsMissing(runs)
 }

@@ -35,12 +35,17 @@ func Write(w io.Writer, rep *Report, f Format, v View) error {
 	case Callgrind:
 		return WriteCallgrind(w, rep)
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return fmt.Errorf("write the profile as JSON: %w", err)
-		}
-		return nil
+		return writeJSON(w, rep)
 	}
 	return fmt.Errorf("profile format %q: want one of %v", f, Formats())
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write the profile as JSON: %w", err)
+	}
+	return nil
 }

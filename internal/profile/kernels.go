@@ -2,7 +2,6 @@ package profile
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -56,12 +55,7 @@ func WriteKernels(w io.Writer, kp KernelProfiles, f Format, v View) error {
 		}
 		return bw.Flush()
 	case JSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(kp); err != nil {
-			return fmt.Errorf("write the profiles as JSON: %w", err)
-		}
-		return nil
+		return writeJSON(w, kp)
 	}
 	return fmt.Errorf("profile format %q: a profile across kernels is written as text or json", f)
 }
@@ -313,19 +307,8 @@ func (kp KernelProfiles) writeKernelLines(w io.Writer) {
 				k.VCPUs, k.MemoryMiB, k.Boot.Round(100*time.Millisecond), k.Wall.Round(100*time.Millisecond))
 		}
 		fmt.Fprintf(w, "  %s\n", line)
-		if k.Status == results.KernelMeasured {
-			continue
-		}
-		fmt.Fprintf(w, "    %s: %s\n", k.Status, k.Error)
-		tail := k.Log
-		if k.Status == results.KernelFailed {
-			tail = k.Console
-		}
-		if len(tail) > 8 {
-			tail = tail[len(tail)-8:]
-		}
-		for _, l := range tail {
-			fmt.Fprintf(w, "      %s\n", l)
+		for _, l := range k.Why(8) {
+			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
 }
