@@ -106,7 +106,7 @@ func (f *frame) encap(o *object) error {
 	}
 	f.outer = append(f.outer,
 		&layers.VXLAN{ValidIDFlag: true, VNI: uint32(vni)},
-		&innerEthernet{src: sourceMAC, dst: destMAC, etherType: f.ipType})
+		&InnerEthernet{Src: sourceMAC, Dst: destMAC, EtherType: f.ipType})
 	f.outerWhat = fmt.Sprintf("vxlan %d %s", vni, ports)
 	return nil
 }
@@ -136,24 +136,26 @@ func (o *object) outerAddresses() (src, dst netip.Addr, err error) {
 	return src, dst, err
 }
 
-// innerEthernet is the Ethernet header inside VXLAN. gopacket's Ethernet
-// pads a frame to 60 bytes, as a wire needs; an encapsulated frame has no
-// such padding.
-type innerEthernet struct {
-	src, dst  net.HardwareAddr
-	etherType layers.EthernetType
+// InnerEthernet is the Ethernet header inside VXLAN, a gopacket layer to
+// serialize. gopacket's Ethernet pads a frame to 60 bytes, as a wire
+// needs; an encapsulated frame has no such padding.
+type InnerEthernet struct {
+	Src, Dst  net.HardwareAddr
+	EtherType layers.EthernetType
 }
 
-func (e *innerEthernet) LayerType() gopacket.LayerType { return layers.LayerTypeEthernet }
+// LayerType is Ethernet's.
+func (e *InnerEthernet) LayerType() gopacket.LayerType { return layers.LayerTypeEthernet }
 
-func (e *innerEthernet) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
+// SerializeTo writes the 14-byte header, unpadded.
+func (e *InnerEthernet) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
 	h, err := b.PrependBytes(14)
 	if err != nil {
 		return err
 	}
-	copy(h, e.dst)
-	copy(h[6:], e.src)
-	binary.BigEndian.PutUint16(h[12:], uint16(e.etherType))
+	copy(h, e.Dst)
+	copy(h[6:], e.Src)
+	binary.BigEndian.PutUint16(h[12:], uint16(e.EtherType))
 	return nil
 }
 

@@ -19,7 +19,7 @@ func reserialized(t *testing.T, frame []byte) []byte {
 	for i, l := range pkt.Layers() {
 		if eth, ok := l.(*layers.Ethernet); ok && i > 0 {
 			// Inside VXLAN: no padding to 60 bytes.
-			stack = append(stack, &innerEthernet{src: eth.SrcMAC, dst: eth.DstMAC, etherType: eth.EthernetType})
+			stack = append(stack, &InnerEthernet{Src: eth.SrcMAC, Dst: eth.DstMAC, EtherType: eth.EthernetType})
 			continue
 		}
 		s, ok := l.(gopacket.SerializableLayer)

@@ -187,7 +187,7 @@ func (d *design) robust(f fitted, counts resample, levels []Level) line {
 	var sx, sy, sxx, sxy float64
 	for l, x := range d.runs {
 		if levels == nil && d.pooled != nil {
-			break
+			break // pooled, the levels are only shown: a resample skips them
 		}
 		q := d.low[l].of(f.sorted[l], counts == nil, func(i int) int { return counts[l][f.order[l][i]] })
 		if levels != nil {

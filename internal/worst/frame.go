@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+	"github.com/xdpmicro/xdpmicro/packets"
 )
 
 // The packets the search builds: a frame described by its fields, layer by
@@ -292,7 +293,7 @@ func (s *shape) encapLayers() []gopacket.SerializableLayer {
 			inner = layers.EthernetTypeIPv6
 		}
 		stack = append(stack, &layers.VXLAN{ValidIDFlag: true, VNI: e.vni & 0xffffff},
-			&innerEthernet{src: s.src, dst: s.dst, etherType: inner})
+			&packets.InnerEthernet{Src: s.src[:], Dst: s.dst[:], EtherType: inner})
 	}
 	return stack
 }
@@ -395,24 +396,5 @@ func (e *extensionLayer) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.Seri
 		h[1] = uint8(size/8 - 1)
 	}
 	copy(h[2:], e.ext.data)
-	return nil
-}
-
-// innerEthernet is the Ethernet header inside VXLAN, unpadded.
-type innerEthernet struct {
-	src, dst  [6]byte
-	etherType layers.EthernetType
-}
-
-func (e *innerEthernet) LayerType() gopacket.LayerType { return layers.LayerTypeEthernet }
-
-func (e *innerEthernet) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
-	h, err := b.PrependBytes(14)
-	if err != nil {
-		return err
-	}
-	copy(h, e.dst[:])
-	copy(h[6:], e.src[:])
-	binary.BigEndian.PutUint16(h[12:], uint16(e.etherType))
 	return nil
 }
