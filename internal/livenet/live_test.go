@@ -1,0 +1,160 @@
+package livenet
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"golang.org/x/sys/unix"
+)
+
+// repeat is the frames each live run sends.
+const repeat = 1000
+
+// xdp loads an XDP program of insns.
+func xdp(t *testing.T, insns ...asm.Instruction) *ebpf.Program {
+	t.Helper()
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{
+		Name: "xm_test", Type: ebpf.XDP, Instructions: insns, License: "Dual BSD/GPL",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { prog.Close() })
+	return prog
+}
+
+// returning is a program that returns action.
+func returning(t *testing.T, action int32) *ebpf.Program {
+	return xdp(t, asm.Mov.Imm(asm.R0, action), asm.Return())
+}
+
+// redirecting is a program that redirects to key of m, aborting where the
+// key has no entry.
+func redirecting(t *testing.T, m *ebpf.Map, key int32) *ebpf.Program {
+	return xdp(t,
+		asm.LoadMapPtr(asm.R1, m.FD()),
+		asm.Mov.Imm(asm.R2, key),
+		asm.Mov.Imm(asm.R3, 0),
+		asm.FnRedirectMap.Call(),
+		asm.Return(),
+	)
+}
+
+func newMap(t *testing.T, typ ebpf.MapType, valueSize, entries uint32) *ebpf.Map {
+	t.Helper()
+	m, err := ebpf.NewMap(&ebpf.MapSpec{Type: typ, KeySize: 4, ValueSize: valueSize, MaxEntries: entries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// live runs prog on n live frames arriving on xm0, from inside the pair's
+// namespace, and returns how the counts grew.
+func live(t *testing.T, p *Pair, prog *ebpf.Program, n uint32) Counts {
+	t.Helper()
+	before, err := p.Counts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := frame()
+	inside(t, p, func() {
+		_, err := prog.Run(&ebpf.RunOptions{
+			Data:      data,
+			Repeat:    n,
+			Flags:     unix.BPF_F_TEST_XDP_LIVE_FRAMES,
+			BatchSize: 64,
+			Context:   xdpMD{DataEnd: uint32(len(data)), IngressIfindex: uint32(p.Ingress())},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	grew := settle(t, p, before)
+	t.Logf("%d live frames: %+v", n, grew)
+	return grew
+}
+
+// settle waits up to a second for the counts to stop growing, as frames
+// reach xm1 in its NAPI poll and a cpumap's in a kthread, after the run,
+// and returns their growth since before.
+func settle(t *testing.T, p *Pair, before Counts) Counts {
+	t.Helper()
+	var last Counts
+	stable := 0
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && stable < 5; {
+		time.Sleep(20 * time.Millisecond)
+		now, err := p.Counts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now == last {
+			stable++
+		} else {
+			last, stable = now, 0
+		}
+	}
+	return Counts{Transmitted: last.Transmitted - before.Transmitted, Passed: last.Passed - before.Passed}
+}
+
+func TestLive(t *testing.T) {
+	needRoot(t)
+	if err := Supported(); err != nil {
+		t.Skip(err)
+	}
+	p := open(t)
+	devmap := newMap(t, ebpf.DevMap, 8, 4)
+	devmapHash := newMap(t, ebpf.DevMapHash, 4, 4)
+	for _, m := range []*ebpf.Map{devmap, devmapHash} {
+		if err := p.FillDevmap(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		prog *ebpf.Program
+		want Counts
+	}{
+		{"XDP_TX", returning(t, 3), Counts{Transmitted: repeat}},
+		{"XDP_PASS", returning(t, 2), Counts{Passed: repeat}},
+		{"XDP_DROP", returning(t, 1), Counts{}},
+		{"devmap", redirecting(t, devmap, 3), Counts{Transmitted: repeat}},
+		{"devmap_hash", redirecting(t, devmapHash, 3), Counts{Transmitted: repeat}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := live(t, p, c.prog, repeat); got != c.want {
+				t.Errorf("counts grew by %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestLiveCpumap(t *testing.T) {
+	needRoot(t)
+	if err := Supported(); err != nil {
+		t.Skip(err)
+	}
+	p := open(t)
+	cpus, err := ebpf.PossibleCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpumap := newMap(t, ebpf.CPUMap, 8, uint32(cpus))
+	if err := FillCpumap(cpumap); err != nil {
+		t.Fatal(err)
+	}
+	// To the last CPU's queue. A run's frames come faster than its kthread
+	// takes them off, so only those that fit its queue are sure to arrive:
+	// as many frames as that exactly, more at least a queue's worth.
+	prog := redirecting(t, cpumap, int32(cpus-1))
+	for _, n := range []uint32{cpumapQueue * 2 / 3, repeat} {
+		got := live(t, p, prog, n)
+		low := min(uint64(n), cpumapQueue)
+		if got.Transmitted != 0 || got.Passed < low || got.Passed > uint64(n) {
+			t.Errorf("%d frames: counts grew by %+v, want Passed in %d..%d", n, got, low, n)
+		}
+	}
+}
