@@ -60,13 +60,17 @@ func TestLeftovers(t *testing.T) {
 	needRoot(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(unix.SignalName(sig), func(t *testing.T) {
+			before := countingPrograms(t)
 			cmd := child(t, "hold")
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			ids := start(t, cmd)
 			noLinks(t)
-			if left := countingPrograms(t, ids); len(left) != len(ids) {
-				t.Fatalf("the child's programs %v: loaded are %v", ids, left)
+			loaded := countingPrograms(t)
+			for _, id := range ids {
+				if _, ok := loaded[id]; !ok {
+					t.Fatalf("the child's program %d is not loaded: %v", id, loaded)
+				}
 			}
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
@@ -76,7 +80,7 @@ func TestLeftovers(t *testing.T) {
 			if !ok || !status.Signaled() || status.Signal() != sig {
 				t.Fatalf("child: %v, want killed by %v; stderr: %s", err, sig, stderr.String())
 			}
-			waitGone(t, ids)
+			waitGone(t, ids, before)
 			noLinks(t)
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,7 @@ func frame() []byte {
 func TestOpenClose(t *testing.T) {
 	needRoot(t)
 	hostIPv6 := readSysctl(t, "/proc/sys/net/ipv6/conf/default/disable_ipv6")
+	before := countingPrograms(t)
 	p, err := Open()
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +133,7 @@ func TestOpenClose(t *testing.T) {
 			t.Errorf("after Close, the namespace still has %s", name)
 		}
 	}
-	waitGone(t, ids)
+	waitGone(t, ids, before)
 }
 
 // checkInside checks the links from inside the pair's namespace: their
@@ -230,15 +232,21 @@ func programIDs(p *Pair) ([]ebpf.ProgramID, error) {
 	return ids, nil
 }
 
-// waitGone waits up to 10s for the programs to be freed, which the kernel
-// does asynchronously once their links are gone, and checks that no
-// counting program is left.
-func waitGone(t *testing.T, ids []ebpf.ProgramID) {
+// waitGone waits up to 10s for the programs ids to be freed, which the
+// kernel does asynchronously once their links are gone, and for any other
+// counting program not among before (those loaded before the test's began:
+// another process's, or the last test binary's, still being freed).
+func waitGone(t *testing.T, ids []ebpf.ProgramID, before map[ebpf.ProgramID]string) {
 	t.Helper()
 	start := time.Now()
 	deadline := start.Add(10 * time.Second)
 	for {
-		left := countingPrograms(t, ids)
+		var left []string
+		for id, name := range countingPrograms(t) {
+			if _, old := before[id]; !old || slices.Contains(ids, id) {
+				left = append(left, fmt.Sprintf("%d %s", id, name))
+			}
+		}
 		if len(left) == 0 {
 			t.Logf("programs %v gone after %v", ids, time.Since(start).Round(time.Millisecond))
 			return
@@ -251,15 +259,14 @@ func waitGone(t *testing.T, ids []ebpf.ProgramID) {
 	}
 }
 
-// countingPrograms lists the loaded programs with one of ids or a counting
-// program's name.
-func countingPrograms(t *testing.T, ids []ebpf.ProgramID) []string {
+// countingPrograms are the loaded programs named like the counters, by ID.
+func countingPrograms(t *testing.T) map[ebpf.ProgramID]string {
 	t.Helper()
-	var left []string
+	found := make(map[ebpf.ProgramID]string)
 	for id := ebpf.ProgramID(0); ; {
 		next, err := ebpf.ProgramGetNextID(id)
 		if errors.Is(err, os.ErrNotExist) {
-			return left
+			return found
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -271,15 +278,8 @@ func countingPrograms(t *testing.T, ids []ebpf.ProgramID) []string {
 		}
 		info, err := prog.Info()
 		prog.Close()
-		if err != nil {
-			continue
-		}
-		ours := info.Name == "xm_peer_count" || info.Name == "xm_stack_count"
-		for _, want := range ids {
-			ours = ours || id == want
-		}
-		if ours {
-			left = append(left, fmt.Sprintf("%d %s", id, info.Name))
+		if err == nil && (info.Name == "xm_peer_count" || info.Name == "xm_stack_count") {
+			found[id] = info.Name
 		}
 	}
 }
