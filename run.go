@@ -9,6 +9,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/livenet"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/stopping"
 	"github.com/xdpmicro/xdpmicro/packets"
@@ -45,6 +46,14 @@ type Options struct {
 	// Compare set them from their arguments.
 	Programs []testrun.Program
 	Compared bool
+	// Live measures the one program twice in the same rounds, as a plain
+	// test run and with live frames (live.go), and compares the two: the
+	// change is what the program's action costs. LiveBatch is the frames
+	// the kernel runs and flushes together, 0 for its default.
+	Live      bool
+	LiveBatch int
+	// liveNet is where live frames go, open while Run measures.
+	liveNet *livenet.Pair
 	// Cases are the packets to run: Measure and Compare take nil for the
 	// source-address classes on bundled builds, else the protocol mix.
 	// Build them with Frame, Classes, Mix, or package packets.
@@ -136,6 +145,15 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 	if err != nil {
 		return nil, err
 	}
+	if o.Live {
+		if err := livenet.Supported(); err != nil {
+			return nil, err
+		}
+		if o.liveNet, err = livenet.Open(); err != nil {
+			return nil, err
+		}
+		defer o.liveNet.Close()
+	}
 	res, runErr := o.measureRaw(ctx, obs)
 	if runErr != nil && !res.Partial {
 		return nil, runErr
@@ -194,6 +212,9 @@ func (o Options) measureRaw(ctx context.Context, obs Observer) (testrun.Result, 
 func (o Options) complete() (Options, error) {
 	if err := o.check(); err != nil {
 		return o, err
+	}
+	if o.Live {
+		o = o.asLive()
 	}
 	if o.Started.IsZero() {
 		o.Started = time.Now()
@@ -264,6 +285,10 @@ func (o Options) check() error {
 		return fmt.Errorf("%w: a negative time budget (%s)", ErrOptions, o.Budget)
 	case o.Warmup < 0 && o.Warmup != NoWarmup:
 		return fmt.Errorf("%w: a negative warm-up (%s)", ErrOptions, o.Warmup)
+	case o.Live && (o.Compared || o.Baseline != nil || len(o.Programs) != 1):
+		return fmt.Errorf("%w: live frames measure one program against its own test run: no second build or baseline", ErrOptions)
+	case o.LiveBatch < 0 || o.LiveBatch > testrun.MaxBatch:
+		return fmt.Errorf("%w: a batch of %d live frames: want 1 to %d, or 0 for the kernel's %d", ErrOptions, o.LiveBatch, testrun.MaxBatch, testrun.DefaultBatch)
 	case o.GroupLoads < 0:
 		return fmt.Errorf("%w: %d loads a group: want a positive count, or 0 for the default", ErrOptions, o.GroupLoads)
 	}
@@ -354,6 +379,9 @@ func (o Options) config(plan sampling, obs Observer) testrun.Config {
 	if o.NoAnchor {
 		cfg.Anchor = testrun.AnchorNever
 	}
+	if o.liveNet != nil {
+		cfg.Live = &testrun.Live{Net: o.liveNet, Batch: uint32(o.LiveBatch)}
+	}
 	if obs != nil {
 		cfg.Progress, cfg.Notice = obs.Progress, obs.Notice
 	}
@@ -388,6 +416,9 @@ func (o Options) compare(rep *results.Report) (*results.Report, error) {
 	case o.Compared:
 		if err := analysis.CompareInterleaved(rep, o.Compare); err != nil {
 			return nil, err
+		}
+		if o.Live {
+			o.markLive(rep)
 		}
 	case o.Baseline != nil:
 		return analysis.Against(o.Baseline, rep, o.BaselineName, o.Compare)

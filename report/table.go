@@ -575,6 +575,9 @@ func (r tableView) unsettledRemedy() string {
 // interval, the verdict and the outliers of both builds within 100
 // columns (see writeFitting).
 func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bool, outliers []*sides, remedy string) error {
+	if c.Live != nil {
+		return c.writeLive(w, l, confidence, outliers)
+	}
 	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
 	est := c.Estimator
 	if est == "" {

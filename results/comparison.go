@@ -27,6 +27,18 @@ type Comparison struct {
 	Cases          []ComparedCase `json:"cases"`
 	// Warnings say why the two sides may not be comparable.
 	Warnings []string `json:"warnings,omitempty"`
+	// Live, when set, says the comparison is of one program's test run
+	// (before) against its live frames (after): the change is what its
+	// action costs.
+	Live *Live `json:"live,omitempty"`
+}
+
+// Live is how live frames were run: batches of Batch frames, arriving on
+// Target (a veth pair of the run's own), the peer's and the stack's
+// counters confirming where they went.
+type Live struct {
+	Batch  int    `json:"batch_size"`
+	Target string `json:"target"`
 }
 
 // ComparedCase is one case's comparison: the estimated time per run of
@@ -54,6 +66,10 @@ type ComparedCase struct {
 	// LinesChanged are, where the instruction counts differ, the source
 	// lines whose counts changed most (xdpmicro profile gives them all).
 	LinesChanged []LineChange `json:"lines_changed,omitempty"`
+	// Action and Live, with live frames: the case's action, which live
+	// frames carried out, and its time with them (After again).
+	Action string          `json:"action,omitempty"`
+	Live   *stats.Estimate `json:"live,omitempty"`
 	stats.Comparison
 }
 

@@ -16,6 +16,10 @@ type program struct {
 	*object.Loaded
 	// statsTimer takes samples from the program's run-time statistics.
 	statsTimer bool
+	// live runs the program with live frames, batch a batch (0: the
+	// kernel's default).
+	live  bool
+	batch uint32
 }
 
 // measurement is one sample: the kernel's figure for the time per run, the
@@ -50,7 +54,11 @@ func (l *program) sample(frame, ctx []byte, repeat uint32) (m measurement, err e
 // the last run's return, the kernel's figure per run, the wall time of
 // the complete call and the restarts.
 func (l *program) call(frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
-	ret, nsPerRun, wall, retries, err = callRestarting(l.Prog.FD(), frame, ctx, repeat)
+	if l.live {
+		ret, nsPerRun, wall, retries, err = callLive(l.Prog.FD(), frame, ctx, repeat, l.batch)
+	} else {
+		ret, nsPerRun, wall, retries, err = callRestarting(l.Prog.FD(), frame, ctx, repeat)
+	}
 	if err != nil {
 		return 0, 0, wall, retries, l.RunError(err, frame, ctx)
 	}
@@ -73,6 +81,23 @@ func callRestarting(fd int, frame, ctx []byte, repeat uint32) (ret, nsPerRun uin
 		retries++
 	}
 }
+
+// callLive is callRestarting with live frames, which give no return
+// back: ret is NoReturn.
+func callLive(fd int, frame, ctx []byte, repeat, batch uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
+	for {
+		start := time.Now()
+		nsPerRun, err = progrun.RunLive(fd, frame, ctx, repeat, batch)
+		wall = time.Since(start)
+		if !errors.Is(err, unix.EINTR) {
+			return NoReturn, nsPerRun, wall, retries, err
+		}
+		retries++
+	}
+}
+
+// NoReturn is the return of a live call, which gives none back.
+const NoReturn = ^uint32(0)
 
 // statsBefore reads the program's run-time statistics before a sample
 // taken with the stats timer; nil without it.

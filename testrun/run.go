@@ -54,6 +54,9 @@ type Program struct {
 	Label   string // distinguishes programs measured together, e.g. "before"
 	Object  object.Object
 	Program string // function name; empty for the only supported one
+	// Live runs the program with live frames (Config.Live): its action
+	// is carried out, and its time includes it.
+	Live bool
 }
 
 // AnyCPU lets Run choose the CPU to measure on (see host.ChooseCPU).
@@ -136,6 +139,8 @@ type Config struct {
 	// the program ran (CaseResult.Blocks), and for every program what the
 	// blocks are of (ProgramResult.Counted): for per-line profiles.
 	Profile bool
+	// Live is where the frames of programs with Program.Live go.
+	Live *Live
 	// Notice, if set, is told in one line what a person waiting for the
 	// run should know at once: that it waits for another xdpmicro run to
 	// free the measuring CPU (cpulock.go), or will take longer than Budget.
@@ -259,7 +264,7 @@ func (c Config) validate() error {
 	case c.Levels < 0 || c.Levels == 1:
 		return fmt.Errorf("%w: %d repeat levels: want at least 2", ErrConfig, c.Levels)
 	}
-	return nil
+	return c.validateLive()
 }
 
 // Run loads the programs, checks every case once, and samples them all on
@@ -303,7 +308,7 @@ func begin(ctx context.Context, cfg Config) (p *plan, progs []*program, res Resu
 	}
 	// On the measuring CPU: a per-CPU map's changes then show on the CPU
 	// the samples run on, and the checking run finds its caches warm.
-	err = host.Pin(p.cpu, func() error {
+	err = p.pin(func() error {
 		var err error
 		res, err = p.check(progs)
 		return err
@@ -441,6 +446,13 @@ func (p *plan) load() ([]*program, error) {
 		if err := l.Apply(p.updates[i]); err != nil {
 			return progs, err
 		}
+		if !p.isFloor(i) && p.cfg.Live != nil {
+			// Plain and live alike, so that both take the same path.
+			l.live, l.batch = p.cfg.Programs[p.programOf[i]].Live, p.cfg.Live.Batch
+			if err := p.fillRedirectMaps(l, p.updates[i]); err != nil {
+				return progs, err
+			}
+		}
 	}
 	return progs, nil
 }
@@ -461,6 +473,11 @@ func (p *plan) check(progs []*program) (Result, error) {
 				return Result{}, err
 			}
 			pr.Cases = append(pr.Cases, cr)
+		}
+		if l.live {
+			if err := p.checkLive(l, pr.Cases); err != nil {
+				return Result{}, err
+			}
 		}
 		res.Programs = append(res.Programs, pr)
 	}
@@ -493,6 +510,7 @@ func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, er
 	if err != nil {
 		return CaseResult{}, err
 	}
+	ctxIn = p.liveContext(l.Info.Type, ctxIn, len(c.Frame))
 	ret, out, ctxOut, err := l.RunOnce(c.Frame, ctxIn)
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
@@ -534,7 +552,7 @@ func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error
 	watch := host.WatchMachine(p.cpu)
 	var s *sampler
 	var preempted int
-	err := host.Pin(p.cpu, func() error {
+	err := p.pin(func() error {
 		if err := p.restore(progs, res); err != nil {
 			return err
 		}

@@ -284,7 +284,7 @@ func (s *sampler) take(u unit, round int, keep bool) error {
 			u.result.Wall = append(u.result.Wall, float64(m.wall.Nanoseconds()))
 		}
 		u.result.Retries += m.retries
-		if m.retval != u.result.Return {
+		if m.retval != u.result.Return && m.retval != NoReturn {
 			if u.result.OtherReturns == 0 {
 				u.result.OtherReturn = m.retval
 			}

@@ -42,6 +42,8 @@ type benchFlags struct {
 	sampling   testrun.SamplingMode
 	placements int
 	singleRun  bool
+	live       bool
+	liveBatch  int
 	restore    bool
 	floor      bool
 	history    string
@@ -150,6 +152,9 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 		"instead of restoring the frame between repeats (see --restore)")
 	fl.BoolVar(&f.restore, "restore", false, "sample every XDP case through the restorer, which puts the frame back before each run "+
 		"(automatic where the program changes it)")
+	fl.BoolVar(&f.live, "live", false, "also run every case with live frames (Linux 5.18), sent, redirected or passed to the stack on a veth pair "+
+		"of the run's own, and give what the action costs beside the test run (docs/live.md)")
+	fl.IntVar(&f.liveBatch, "batch-size", 0, "with --live, the `N` frames the kernel runs and flushes together (default the kernel's 64)")
 	fl.IntVar(&f.placements, "placements", 0, "load each program at least `N` times, in groups that fit the XDP dispatcher; each figure is the mean over the loads")
 	explainDefault(fl, "placements", fmt.Sprintf("%d, or %d a build with --before/--after", testrun.DefaultLoads, testrun.DefaultPlacements))
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample until every estimate (comparing: every change) is known to ±`P`, relative (0.01: ±1 %), "+

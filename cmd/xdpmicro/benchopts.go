@@ -47,6 +47,7 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options
 	o := xdpmicro.Options{
 		Programs: progs, Compared: f.before != "", Cases: cases, Load: f.load.options(), CPU: f.cpu.option(), Warmup: warmupOption(f.warmup),
 		Samples: f.samples, Repeat: f.repeat, Sampling: f.sampling, Timer: f.timer, Placements: f.placements,
+		Live: f.live, LiveBatch: f.liveBatch,
 		SingleRun: f.singleRun, Restore: f.restore, NoFloor: !f.floor, NoAnchor: !f.anchor, History: f.history,
 		Estimator: est, Stats: statOpts, Compare: compareOpts,
 		Settings: results.Settings{Program: f.program, Sizes: f.selection.sizes},
@@ -54,7 +55,7 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options
 	}
 	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
 		o.Precision, o.Budget = f.precision, f.budget // else exactly --samples rounds
-		if o.Compared && !fl.Changed("time") {
+		if (o.Compared || o.Live) && !fl.Changed("time") {
 			o.Budget = testrun.DefaultBudget // time to settle the verdicts
 		}
 	}

@@ -207,6 +207,9 @@ type Update struct {
 	program, inner string
 }
 
+// Map is the name of the map the update fills.
+func (u Update) Map() string { return u.mapName }
+
 // perCPUValues gives a per-CPU map's entry one value per possible CPU: a
 // single value for each, or a list of them.
 func (mi *MapInit) perCPUValues(name string, ms *ebpf.MapSpec, e mapEntry) ([][]byte, error) {

@@ -38,12 +38,22 @@ const cmdProgTestRun = 10 // BPF_PROG_TEST_RUN
 // loop: the caller decides, because an anchor must end on EINTR and a
 // sample must count its restarts.
 func Run(progFD int, data, ctx []byte, repeat uint32) (retval, nsPerRun uint32, err error) {
-	attr := progTestRunAttr{
-		progFD:     uint32(progFD),
-		dataSizeIn: uint32(len(data)),
-		dataIn:     uint64(uintptr(unsafe.Pointer(unsafe.SliceData(data)))),
-		repeat:     repeat,
-	}
+	return run(progTestRunAttr{progFD: uint32(progFD), repeat: repeat}, data, ctx)
+}
+
+// RunLive (Linux 5.18) runs an XDP program on data repeat times as live frames, batch
+// frames a batch (0: the kernel's 64): the kernel carries out each
+// action, transmitting, redirecting or passing the frames to the stack, as
+// received on ctx's ingress_ifindex in the calling thread's network
+// namespace. It reports no return value: a live frame gives none back.
+func RunLive(progFD int, data, ctx []byte, repeat, batch uint32) (nsPerRun uint32, err error) {
+	_, nsPerRun, err = run(progTestRunAttr{progFD: uint32(progFD), repeat: repeat, flags: unix.BPF_F_TEST_XDP_LIVE_FRAMES, batchSize: batch}, data, ctx)
+	return nsPerRun, err
+}
+
+func run(attr progTestRunAttr, data, ctx []byte) (retval, nsPerRun uint32, err error) {
+	attr.dataSizeIn = uint32(len(data))
+	attr.dataIn = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(data))))
 	if ctx != nil {
 		attr.ctxSizeIn = uint32(len(ctx))
 		attr.ctxIn = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(ctx))))

@@ -1,0 +1,192 @@
+package testrun
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cilium/ebpf"
+
+	"github.com/xdpmicro/xdpmicro/internal/host"
+	"github.com/xdpmicro/xdpmicro/internal/livenet"
+	"github.com/xdpmicro/xdpmicro/internal/object"
+)
+
+// Live frames (Linux 5.18, BPF_F_TEST_XDP_LIVE_FRAMES): the kernel carries
+// out each run's action on a real frame, transmitting it, redirecting it or
+// handing it to the stack, in batches, where a plain test run only returns
+// the action. The frames arrive on a veth pair of the run's own
+// (internal/livenet), whose counters confirm where they went.
+
+// Live configures the runs of the programs whose Program.Live is set.
+type Live struct {
+	Net *livenet.Pair
+	// Batch is the frames the kernel runs and flushes together; 0 for
+	// its default, DefaultBatch.
+	Batch uint32
+}
+
+// DefaultBatch is the kernel's batch of live frames when none is given.
+const DefaultBatch = 64
+
+// MaxBatch is the kernel's largest batch (NAPI_POLL_WEIGHT).
+const MaxBatch = 256
+
+// ErrLiveMismatch: live frames did not go where the checking run's
+// action says they would.
+var ErrLiveMismatch = errors.New("live frames went elsewhere")
+
+// pin runs f on the measuring CPU, inside the live frames' namespace when
+// the run has one: the kernel finds ctx's ingress_ifindex in the calling
+// thread's namespace. Pin's thread is discarded afterwards, whatever f
+// left it in.
+func (p *plan) pin(f func() error) error {
+	return host.Pin(p.cpu, func() error {
+		if p.cfg.Live == nil {
+			return f()
+		}
+		leave, err := p.cfg.Live.Net.Enter()
+		if err != nil {
+			return err
+		}
+		err = f()
+		return errors.Join(err, leave())
+	})
+}
+
+// liveContext gives an XDP case's context the pair's ingress device, so
+// that every program, live or not, runs as if the frame arrived there.
+func (p *plan) liveContext(programType ebpf.ProgramType, ctxIn []byte, frame int) []byte {
+	if p.cfg.Live == nil || programType != ebpf.XDP {
+		return ctxIn
+	}
+	const dataEnd, ingressIfindex, rxQueue, size = 4, 12, 16, 24
+	if ctxIn == nil {
+		ctxIn = make([]byte, size)
+		binary.NativeEndian.PutUint32(ctxIn[dataEnd:], uint32(frame))
+	}
+	binary.NativeEndian.PutUint32(ctxIn[ingressIfindex:], uint32(p.cfg.Live.Net.Ingress()))
+	binary.NativeEndian.PutUint32(ctxIn[rxQueue:], 0)
+	return ctxIn
+}
+
+// validateLive refuses what live frames cannot run.
+func (c Config) validateLive() error {
+	live := slices.ContainsFunc(c.Programs, func(p Program) bool { return p.Live })
+	switch {
+	case !live:
+		return nil
+	case c.Live == nil || c.Live.Net == nil:
+		return fmt.Errorf("%w: live programs need a network to send their frames to", ErrConfig)
+	case c.Live.Batch > MaxBatch:
+		return fmt.Errorf("%w: a batch of %d live frames: the kernel takes at most %d", ErrConfig, c.Live.Batch, MaxBatch)
+	case c.SingleRun || c.Restore:
+		return fmt.Errorf("%w: live frames come from the kernel's own page pool: they cannot be run one a call or restored", ErrConfig)
+	case c.Timer == TimerStats:
+		return fmt.Errorf("%w: live frames are timed by the kernel's figure, not run-time statistics", ErrConfig)
+	}
+	return nil
+}
+
+// fillRedirectMaps points the devmaps and cpumaps of a live program's
+// load that map-init left alone at the pair, so that a redirect through
+// them goes somewhere.
+func (p *plan) fillRedirectMaps(l *program, updates []object.Update) error {
+	given := map[string]bool{}
+	for _, u := range updates {
+		given[u.Map()] = true
+	}
+	for name, m := range l.Maps() {
+		if given[name] {
+			continue
+		}
+		var err error
+		switch m.Type() {
+		case ebpf.DevMap, ebpf.DevMapHash:
+			err = p.cfg.Live.Net.FillDevmap(m)
+		case ebpf.CPUMap:
+			err = livenet.FillCpumap(m)
+		}
+		if err != nil {
+			return fmt.Errorf("map %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// checkLive runs every case of a live program once as a batch of live
+// frames and confirms from the pair's counters that they went where the
+// checking run's action says: XDP_TX and a redirect to the pair out to
+// the peer, XDP_PASS and a cpumap to the stack, the others nowhere. A
+// case whose program changes the frame is refused: the kernel recycles
+// live frames' pages without restoring their contents, so later runs
+// would see the program's own output.
+func (p *plan) checkLive(l *program, cases []CaseResult) error {
+	batch := max(p.cfg.Live.Batch, 1)
+	for _, c := range cases {
+		if c.Output != nil && !bytes.HasSuffix(c.Output, c.Case.Frame) {
+			return fmt.Errorf("%w: case %s: the program changes its frame, and live frames recycle their pages without restoring what the program wrote: later runs would see its output", ErrConfig, c.Case.Name)
+		}
+		before, err := p.cfg.Live.Net.Counts()
+		if err != nil {
+			return err
+		}
+		if _, _, _, _, err := l.call(c.Case.Frame, c.ctxIn, batch); err != nil {
+			return fmt.Errorf("case %s, live: %w", c.Case.Name, err)
+		}
+		after, err := settledCounts(p.cfg.Live.Net, before, uint64(batch))
+		if err != nil {
+			return err
+		}
+		if err := confirmLive(c, before, after, uint64(batch)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settledCounts reads the pair's counters once they have seen frames
+// frames since before, or stopped moving: the peer's NAPI and a cpumap's
+// kthread count after the call returns.
+func settledCounts(net *livenet.Pair, before livenet.Counts, frames uint64) (livenet.Counts, error) {
+	deadline := time.Now().Add(time.Second)
+	last, err := net.Counts()
+	for err == nil && time.Now().Before(deadline) {
+		if last.Transmitted+last.Passed-before.Transmitted-before.Passed >= frames {
+			return last, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+		var now livenet.Counts
+		if now, err = net.Counts(); err == nil && now == last && time.Since(deadline) > -800*time.Millisecond {
+			return now, nil
+		}
+		last = now
+	}
+	return last, err
+}
+
+// confirmLive says whether frames live frames of case c went where its
+// action says.
+func confirmLive(c CaseResult, before, after livenet.Counts, frames uint64) error {
+	sent, passed := after.Transmitted-before.Transmitted, after.Passed-before.Passed
+	var want string
+	ok := false
+	switch c.Action {
+	case "XDP_TX":
+		want, ok = "out to the peer", sent == frames && passed == 0
+	case "XDP_REDIRECT":
+		want, ok = "out to the peer or to the stack", sent+passed == frames
+	case "XDP_PASS":
+		want, ok = "to the stack", passed == frames && sent == 0
+	default:
+		want, ok = "nowhere", sent == 0 && passed == 0
+	}
+	if !ok {
+		return fmt.Errorf("%w: case %s returned %s, so its %d live frames should have gone %s; the peer saw %d and the stack %d",
+			ErrLiveMismatch, c.Case.Name, c.Action, frames, want, sent, passed)
+	}
+	return nil
+}
