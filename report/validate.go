@@ -155,7 +155,7 @@ func (v *Validation) Write(w io.Writer) error {
 		spread, limit = max(spread, s), max(limit, v.SpreadLimits[i])
 	}
 	lo, hi := slices.Min(v.RunFactors), slices.Max(v.RunFactors)
-	fmt.Fprintf(w, "run-to-run: estimates spread at most %.1f %% over %d runs (limit %g %%, or twice a run's widest interval: at most %.1f %%), "+
+	fmt.Fprintf(w, "run-to-run: estimates spread at most %.1f %% over %d runs (limit %g %%, or three times a run's widest half-width: at most %.1f %%), "+
 		"beside the runs' common factor, which moved every program by %.1f %% (the machine's phase)\n",
 		100*spread, len(v.Runs), 100*v.MaxSpread, 100*limit, 100*(hi/lo-1))
 	if len(v.Failures) == 0 {

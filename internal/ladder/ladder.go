@@ -193,9 +193,16 @@ func orderFailures(v *report.Validation) []string {
 	return out
 }
 
+// spreadWidths: the range of three runs' estimates, each known to ±h at
+// 95 %, passes 2.1 h once in a hundred times for one program, and eight
+// are judged, their common factor taken from the same runs: at twice the
+// width, .ci/run here failed a sound tool (ladder_1, 10.7 % against
+// 10.6 %, while the machine's phase moved every program by 22 %).
+const spreadWidths = 3
+
 // spreadFailures: each program's estimate is reproducible from run to run,
-// within MaxSpread or twice the widest of its runs' relative intervals,
-// once each run's common factor is taken out: a slow phase of the machine
+// within MaxSpread or spreadWidths times the widest of its runs' relative
+// half-widths, once each run's common factor is taken out: a slow phase of the machine
 // that lasts a whole run moves every program alike (seen here: 4.7 % for
 // all eight in one run of three), while what the tool gets wrong moves
 // programs apart.
@@ -210,7 +217,7 @@ func spreadFailures(v *report.Validation) []string {
 			lo, hi = min(lo, e.Point/factors[ri]), max(hi, e.Point/factors[ri])
 			width = max(width, (e.Upper-e.Lower)/2/e.Point)
 		}
-		limit := max(MaxSpread, 2*width)
+		limit := max(MaxSpread, spreadWidths*width)
 		v.Spread, v.SpreadLimits = append(v.Spread, hi/lo-1), append(v.SpreadLimits, limit)
 		if len(v.Runs) > 1 && !(hi/lo-1 <= limit) {
 			out = append(out, fmt.Sprintf("%s: estimates spread %.1f %% over the runs, above %.1f %%",
