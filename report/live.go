@@ -5,8 +5,6 @@ import (
 	"io"
 
 	"github.com/olekukonko/tablewriter/tw"
-
-	"github.com/xdpmicro/xdpmicro/internal/figures"
 )
 
 // writeLive shows a live comparison: each case's test run, its live
@@ -24,8 +22,8 @@ func (c comparison) writeLive(w io.Writer, l lines, confidence float64, outliers
 			all = all.plus(s.before.plus(s.after))
 		}
 		row := []string{cc.Name, cc.Action,
-			fmt.Sprintf("%s ±%s %%", figures.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-			fmt.Sprintf("%s ±%s %%", figures.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+			estimateCell(cc.Before),
+			estimateCell(cc.After),
 			fmt.Sprintf("%+.1f [%+.1f %+.1f]", d.Point, d.Lower, d.Upper), cell}
 		if err := table.Append(row); err != nil {
 			return err

@@ -674,11 +674,17 @@ func (c comparison) row(cc results.ComparedCase, wide bool) []string {
 	}
 	// The change's digits as its size needs: the header has its %.
 	return []string{cc.Name, insnsChange(cc),
-		fmt.Sprintf("%s ±%s %%", figures.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-		fmt.Sprintf("%s ±%s %%", figures.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+		estimateCell(cc.Before),
+		estimateCell(cc.After),
 		changeCell(m),
 		figures.VerdictText(cc.Verdict, wide),
 	}
+}
+
+// estimateCell is an estimate as a narrow table shows it: ns, ±relative
+// half-width.
+func estimateCell(e stats.Estimate) string {
+	return fmt.Sprintf("%s ±%s %%", figures.NS(e.Point), percent(e.RelativeHalfWidth()))
 }
 
 // unsettledNote names the cases whose change's interval crosses the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/cilium/ebpf"
 
@@ -137,43 +136,23 @@ func (p *plan) checkLive(l *program, cases []CaseResult) error {
 		if _, _, _, _, err := l.call(c.Case.Frame, c.ctxIn, batch); err != nil {
 			return fmt.Errorf("case %s, live: %w", c.Case.Name, err)
 		}
-		after, err := settledCounts(p.cfg.Live.Net, before, uint64(batch))
+		grew, err := p.cfg.Live.Net.Settle(before, uint64(batch))
 		if err != nil {
 			return err
 		}
-		if err := confirmLive(c, before, after, uint64(batch)); err != nil {
+		if err := confirmLive(c, grew, uint64(batch)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// settledCounts reads the pair's counters once they have seen frames
-// frames since before, or stopped moving: the peer's NAPI and a cpumap's
-// kthread count after the call returns.
-func settledCounts(net *livenet.Pair, before livenet.Counts, frames uint64) (livenet.Counts, error) {
-	deadline := time.Now().Add(time.Second)
-	last, err := net.Counts()
-	for err == nil && time.Now().Before(deadline) {
-		if last.Transmitted+last.Passed-before.Transmitted-before.Passed >= frames {
-			return last, nil
-		}
-		time.Sleep(10 * time.Millisecond)
-		var now livenet.Counts
-		if now, err = net.Counts(); err == nil && now == last && time.Since(deadline) > -800*time.Millisecond {
-			return now, nil
-		}
-		last = now
-	}
-	return last, err
-}
-
-// confirmLive says whether frames live frames of case c went where its
-// action says.
-func confirmLive(c CaseResult, before, after livenet.Counts, frames uint64) error {
-	sent, passed := after.Transmitted-before.Transmitted, after.Passed-before.Passed
+// confirmLive says whether frames live frames of case c, which the
+// counters saw grow by grew, went where its action says.
+func confirmLive(c CaseResult, grew livenet.Counts, frames uint64) error {
+	sent, passed := grew.Transmitted, grew.Passed
 	var want string
-	ok := false
+	var ok bool
 	switch c.Action {
 	case "XDP_TX":
 		want, ok = "out to the peer", sent == frames && passed == 0

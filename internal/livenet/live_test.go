@@ -1,8 +1,8 @@
 package livenet
 
 import (
+	"math"
 	"testing"
-	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -73,31 +73,12 @@ func live(t *testing.T, p *Pair, prog *ebpf.Program, n uint32) Counts {
 			t.Fatal(err)
 		}
 	})
-	grew := settle(t, p, before)
+	grew, err := p.Settle(before, math.MaxUint64)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("%d live frames: %+v", n, grew)
 	return grew
-}
-
-// settle waits up to a second for the counts to stop growing, as frames
-// reach xm1 in its NAPI poll and a cpumap's in a kthread, after the run,
-// and returns their growth since before.
-func settle(t *testing.T, p *Pair, before Counts) Counts {
-	t.Helper()
-	var last Counts
-	stable := 0
-	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && stable < 5; {
-		time.Sleep(20 * time.Millisecond)
-		now, err := p.Counts()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if now == last {
-			stable++
-		} else {
-			last, stable = now, 0
-		}
-	}
-	return Counts{Transmitted: last.Transmitted - before.Transmitted, Passed: last.Passed - before.Passed}
 }
 
 func TestLive(t *testing.T) {

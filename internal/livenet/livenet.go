@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/vishvananda/netlink"
@@ -115,6 +116,30 @@ func (p *Pair) Counts() (Counts, error) {
 		return Counts{}, err
 	}
 	return Counts{Transmitted: tx, Passed: passed}, nil
+}
+
+// Settle waits, up to a second, for the counts to grow by want frames
+// since before, or to stop growing: frames reach xm1 in its NAPI poll, and
+// a cpumap's in a kthread, after the run returns. It returns their growth.
+func (p *Pair) Settle(before Counts, want uint64) (Counts, error) {
+	var last Counts
+	stable := 0
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && stable < 5; {
+		now, err := p.Counts()
+		if err != nil {
+			return Counts{}, err
+		}
+		if now == last {
+			stable++
+		} else {
+			last, stable = now, 0
+		}
+		if last.Transmitted+last.Passed-before.Transmitted-before.Passed >= want {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return Counts{Transmitted: last.Transmitted - before.Transmitted, Passed: last.Passed - before.Passed}, nil
 }
 
 // Reset zeroes the counters.
