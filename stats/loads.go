@@ -211,9 +211,7 @@ func OverLoads(points []float64, e Estimator, confidence float64) (Loads, error)
 // the dispatcher's image) moves its loads together. The interval is then
 // the one-way random-effects model's: the mean's variance is the mean
 // square between groups over the loads, with the groups' degrees of
-// freedom, or, where the groups differ less than their loads do, the mean
-// square within, with the loads' (the groups add nothing to see). Fewer
-// than MinGroups groups are taken as loads alone.
+// freedom. Fewer than MinGroups groups are taken as loads alone.
 func OverGroupedLoads(points []float64, perGroup int, e Estimator, confidence float64) (Loads, error) {
 	if len(points) < MinLoads {
 		return Loads{}, fmt.Errorf("%w: %d load(s), need %d", ErrLoads, len(points), MinLoads)
@@ -254,8 +252,11 @@ func groupsOf(points []float64, perGroup int) [][]float64 {
 }
 
 // groupedVariance is the variance of the mean of grouped loads and its
-// degrees of freedom (see OverGroupedLoads): MSB/N over G-1 degrees, or
-// MSW/N over N-G where MSW is the larger.
+// degrees of freedom (see OverGroupedLoads): MSB/N over G-1 degrees, the
+// one-way random-effects model's unbiased estimate, whatever the groups
+// share. The loads' spread within a group is no measure of it: each
+// group's loads are spread over their code's offset on purpose, so that
+// their mean, not each load, is what repeats.
 func groupedVariance(groups [][]float64) (variance, df float64) {
 	var n, sum float64
 	for _, g := range groups {
@@ -263,22 +264,13 @@ func groupedVariance(groups [][]float64) (variance, df float64) {
 		sum += floats.Sum(g)
 	}
 	grand := sum / n
-	var ssb, ssw float64
+	var ssb float64
 	for _, g := range groups {
 		m := stat.Mean(g, nil)
 		ssb += float64(len(g)) * (m - grand) * (m - grand)
-		for _, x := range g {
-			ssw += (x - m) * (x - m)
-		}
 	}
 	k := float64(len(groups))
-	msb := ssb / (k - 1)
-	if n > k {
-		if msw := ssw / (n - k); msw > msb {
-			return msw / n, n - k
-		}
-	}
-	return msb / n, k - 1
+	return ssb / (k - 1) / n, k - 1
 }
 
 // TQuantile is Student's t two-sided quantile at confidence with df degrees

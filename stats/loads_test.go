@@ -57,17 +57,24 @@ func TestOverGroupedLoadsBetweenGroups(t *testing.T) {
 	}
 }
 
-// Groups that differ less than their loads: the loads' own mean square
-// within, with N-G degrees of freedom. Groups {10, 14}, {11, 13}, {12, 12}:
-// all means 12, MSW = (8+2+0)/3, so 12 ± t(3)·√(MSW/6).
+// Groups that differ less than their loads, as loads spread over their
+// code's offset do: the interval is still the group means' (G-1 degrees
+// of freedom), narrower than the loads' own spread would make it. Groups
+// {10, 14}, {11, 13.4}, {12, 12.2}: means 12, 12.2, 12.1, their s.d. 0.1,
+// so 12.1 ± 4.3027·0.1/√3.
 func TestOverGroupedLoadsWithinGroups(t *testing.T) {
-	l, err := OverGroupedLoads([]float64{10, 14, 11, 13, 12, 12}, 2, Slope, 0.95)
+	points := []float64{10, 14, 11, 13.4, 12, 12.2}
+	l, err := OverGroupedLoads(points, 2, Slope, 0.95)
 	if err != nil {
 		t.Fatal(err)
 	}
-	half := 3.182446305284263 * math.Sqrt(10.0/3/6)
-	if !near(l.Estimate.Point, 12) || !near(l.Estimate.Upper-12, half) {
-		t.Errorf("estimate %+v, want 12 ± %.4f", l.Estimate, half)
+	half := 4.302652729911275 * 0.1 / math.Sqrt(3)
+	if !near(l.Estimate.Point, 12.1) || !near(l.Estimate.Upper-12.1, half) {
+		t.Errorf("estimate %+v, want 12.1 ± %.4f", l.Estimate, half)
+	}
+	flat, _ := OverLoads(points, Slope, 0.95)
+	if flat.Estimate.RelativeHalfWidth() <= l.Estimate.RelativeHalfWidth() {
+		t.Errorf("ungrouped ±%v not wider than grouped ±%v", flat.Estimate.RelativeHalfWidth(), l.Estimate.RelativeHalfWidth())
 	}
 }
 

@@ -432,14 +432,15 @@ func (p *plan) releaseCPU() {
 // load puts every program into the kernel and fills its maps. It returns
 // what it loaded even on error, for the caller to close.
 func (p *plan) load() ([]*program, error) {
-	var progs []*program
-	for i, c := range p.picked {
-		loaded, err := c.Load()
-		if err != nil {
-			return progs, err
-		}
-		l := &program{Loaded: loaded}
-		progs = append(progs, l)
+	loads, err := p.loadPlacements()
+	if err != nil {
+		return nil, err
+	}
+	progs := make([]*program, len(loads))
+	for i, l := range loads {
+		progs[i] = &program{Loaded: l}
+	}
+	for i, l := range progs {
 		if err := l.LoadOthers(p.others[i]); err != nil {
 			return progs, err
 		}
