@@ -29,9 +29,13 @@ const cacheLine = 64
 // one kept.
 const candidatesPerLoad = 3
 
-// candidateBudget bounds the time spent on extra candidates: a large
-// program loads in tenths of a second, and then fewer are drawn.
-const candidateBudget = 500 * time.Millisecond
+// The time spent on extra candidates is at most what the loads kept took,
+// or minExtraTime, and never more than maxExtraTime: a large program
+// loads in tenths of a second, and the time budget holds the loading too.
+const (
+	minExtraTime = 50 * time.Millisecond
+	maxExtraTime = 500 * time.Millisecond
+)
 
 // loadCandidates loads want loads of each of the chosen programs, in
 // turns, and returns each program's loads in the order loaded. Where it
@@ -46,14 +50,20 @@ func loadCandidates(chosen []object.Chosen, want []int) ([][]*object.Loaded, err
 			target[i] = want[i] * candidatesPerLoad
 		}
 	}
-	start := time.Now()
+	var neededTime, extraTime time.Duration
 	for turn := range slices.Max(target) {
 		for i, c := range chosen {
 			needed := turn < want[i]
-			if turn >= target[i] || !needed && time.Since(start) > candidateBudget {
+			if turn >= target[i] || !needed && extraTime > min(max(neededTime, minExtraTime), maxExtraTime) {
 				continue
 			}
+			began := time.Now()
 			l, err := c.Load()
+			if needed {
+				neededTime += time.Since(began)
+			} else {
+				extraTime += time.Since(began)
+			}
 			if err != nil && needed {
 				for _, ls := range drawn {
 					for _, l := range ls {
