@@ -224,14 +224,10 @@ func OverGroupedLoads(points []float64, perGroup int, e Estimator, confidence fl
 			return Loads{}, fmt.Errorf("%w: a load's estimate is %v", ErrNonFinite, x)
 		}
 	}
-	mean, sd := stat.MeanStdDev(points, nil)
-	variance, df := sd*sd/float64(len(points)), float64(len(points)-1)
-	if groups := groupsOf(points, perGroup); len(groups) >= MinGroups {
-		variance, df = groupedVariance(groups)
-	}
+	l := Loads{Estimator: e, Points: slices.Clone(points), StdDev: stat.StdDev(points, nil), PerGroup: perGroup}
+	mean, variance, df := l.meanVariance()
 	half := TQuantile(confidence, df) * math.Sqrt(variance)
-	l := Loads{Estimator: e, Points: slices.Clone(points), StdDev: sd, PerGroup: perGroup,
-		Estimate: Estimate{Point: mean, Lower: mean - half, Upper: mean + half}}
+	l.Estimate = Estimate{Point: mean, Lower: mean - half, Upper: mean + half}
 	if lo := slices.Min(points); lo > 0 {
 		l.Spread = slices.Max(points)/lo - 1
 	}
@@ -279,16 +275,28 @@ func TQuantile(confidence, df float64) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1 + confidence) / 2)
 }
 
-// Minus is l less base, each over its own loads, taken apart (not paired
-// load by load): the difference of the means with Welch's interval at
-// confidence.
+// Minus is l less base, taken apart: the difference of the means, each
+// mean's variance as its interval has it, Welch–Satterthwaite's df.
 func (l Loads) Minus(base Loads, confidence float64) Estimate {
-	d, se, df := welchParts(base.Points, l.Points)
+	mb, vb, fb := base.meanVariance()
+	ma, va, fa := l.meanVariance()
+	d, se := ma-mb, math.Sqrt(va+vb)
 	if se == 0 {
 		return Estimate{Point: d, Lower: d, Upper: d}
 	}
-	half := TQuantile(confidence, df) * se
+	half := TQuantile(confidence, (va+vb)*(va+vb)/(va*va/fa+vb*vb/fb)) * se
 	return Estimate{Point: d, Lower: d - half, Upper: d + half}
+}
+
+// meanVariance is l's mean, its variance and degrees of freedom: over
+// MinGroups groups or more (groupedVariance), else over the loads.
+func (l Loads) meanVariance() (mean, variance, df float64) {
+	mean, v := stat.MeanVariance(l.Points, nil)
+	variance, df = v/float64(len(l.Points)), float64(len(l.Points)-1)
+	if groups := groupsOf(l.Points, l.PerGroup); len(groups) >= MinGroups {
+		variance, df = groupedVariance(groups)
+	}
+	return mean, variance, df
 }
 
 // welchParts is the difference of the means of after and before, its

@@ -297,3 +297,29 @@ func TestRereferenced(t *testing.T) {
 		t.Errorf("rereferenced %+v, want the bare estimate %+v halved", r.Estimate, bare.Estimate)
 	}
 }
+
+// A difference of grouped loads takes each side's variance from its
+// groups, as its own interval does: loads spread within each group, as
+// placements over code offsets are, leave it as narrow as the groups'
+// means agree. Over loads alone it would be some ten times wider.
+func TestLoadsMinusGrouped(t *testing.T) {
+	base, err := OverGroupedLoads([]float64{10, 14, 11, 13.4, 12, 12.2}, 2, Slope, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := OverGroupedLoads([]float64{20, 24, 21, 23.4, 22, 22.2}, 2, Slope, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := l.Minus(base, 0.95)
+	// Each mean's variance 0.01/3 over 2 df: Welch–Satterthwaite gives 4.
+	half := 2.7764451051977987 * math.Sqrt(2*0.01/3)
+	if !near(d.Point, 10) || !near(d.Upper-d.Point, half) {
+		t.Errorf("difference %+v, want 10 ± %.4f", d, half)
+	}
+	flatBase, _ := OverLoads(base.Points, Slope, 0.95)
+	flat, _ := OverLoads(l.Points, Slope, 0.95)
+	if f := flat.Minus(flatBase, 0.95); f.Upper-f.Point < 5*half {
+		t.Errorf("over loads alone ±%.3f, want far wider than ±%.3f", f.Upper-f.Point, half)
+	}
+}
