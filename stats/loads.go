@@ -367,14 +367,11 @@ func CompareOverLoads(before, after Loads, beforeRuns, afterRuns []float64, opts
 
 // CompareBlocked compares two builds whose loads were measured in the same
 // groups, perGroup loads of each a group, in order (0: one group): a
-// randomized block design. What a group shares (the machine's phase
-// while it ran, which moved the floor by up to 40 % between groups here)
-// multiplies both builds' loads alike, so each group's change is taken on
-// the log scale within it, and the groups' changes are averaged; the
-// interval is Student's t with the loads' variance within their group and
-// build, over N - 2G degrees of freedom. Mean and Median are the kernel's
-// figures' changes of the first loads (beforeRuns, afterRuns), paired by
-// round, as Compare gives them.
+// block design. A group's phase multiplies both builds' loads alike, so
+// each group's change is taken on the log scale within it, and averaged.
+// The interval is Student's t over the groups' changes with MinGroups or
+// more (the loads' spread in a group is deliberate), else the loads' in
+// group and build (N-2G df). Mean, Median: the first loads' kernel figures.
 func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, error) {
 	if len(before.Points) != len(after.Points) {
 		return Comparison{}, fmt.Errorf("%w: %d loads before, %d after: a block design wants as many", ErrCompare, len(before.Points), len(after.Points))
@@ -387,14 +384,14 @@ func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []f
 		return Comparison{}, fmt.Errorf("%w: %d groups before, %d after", ErrCompare, len(bg), len(ag))
 	}
 	var diff, ss, weight float64
-	n := 0
+	n, changes := 0, []float64{}
 	for g := range bg {
 		lb, la := logs(bg[g]), logs(ag[g])
 		if lb == nil || la == nil {
 			return Comparison{}, fmt.Errorf("%w: a load's estimate is not positive", ErrCompare)
 		}
 		mb, ma := stat.Mean(lb, nil), stat.Mean(la, nil)
-		diff += ma - mb
+		diff, changes = diff+ma-mb, append(changes, ma-mb)
 		for _, x := range lb {
 			ss += (x - mb) * (x - mb)
 		}
@@ -411,6 +408,9 @@ func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []f
 	}
 	d := diff / k
 	se := math.Sqrt(ss / df * weight / (k * k))
+	if len(changes) >= MinGroups {
+		se, df = stat.StdDev(changes, nil)/math.Sqrt(k), k-1
+	}
 	c := Comparison{Estimator: before.Estimator, P: 1, Test: BlockedTest}
 	half := TQuantile(opts.Confidence, df) * se
 	c.Change = Estimate{Point: math.Expm1(d), Lower: math.Expm1(d - half), Upper: math.Expm1(d + half)}
