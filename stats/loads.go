@@ -383,7 +383,7 @@ func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []f
 	if len(bg) != len(ag) {
 		return Comparison{}, fmt.Errorf("%w: %d groups before, %d after", ErrCompare, len(bg), len(ag))
 	}
-	var diff, ss, weight float64
+	var ss, weight float64
 	n, changes := 0, []float64{}
 	for g := range bg {
 		lb, la := logs(bg[g]), logs(ag[g])
@@ -391,7 +391,7 @@ func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []f
 			return Comparison{}, fmt.Errorf("%w: a load's estimate is not positive", ErrCompare)
 		}
 		mb, ma := stat.Mean(lb, nil), stat.Mean(la, nil)
-		diff, changes = diff+ma-mb, append(changes, ma-mb)
+		changes = append(changes, ma-mb)
 		for _, x := range lb {
 			ss += (x - mb) * (x - mb)
 		}
@@ -406,7 +406,7 @@ func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []f
 	if df < 1 {
 		return Comparison{}, fmt.Errorf("%w: %d loads in %d groups leave no degree of freedom", ErrCompare, n, len(bg))
 	}
-	d := diff / k
+	d := floats.Sum(changes) / k
 	se := math.Sqrt(ss / df * weight / (k * k))
 	if len(changes) >= MinGroups {
 		se, df = stat.StdDev(changes, nil)/math.Sqrt(k), k-1
