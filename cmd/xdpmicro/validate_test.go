@@ -156,11 +156,11 @@ func TestValidationFailsWrongTool(t *testing.T) {
 	a, b := &swapped.Programs[last], &swapped.Programs[last-1] // every load of each
 	a.Results, b.Results = b.Results, a.Results
 	a.Placements, b.Placements = b.Placements, a.Placements
-	// Caught by the order of the two, or, where their loads' spread over
-	// code offsets leaves that open, by ladder_64 far off the line (a
-	// run here: -22.9 ns at ±6.0 ns, R² 0.52).
+	// Caught by the order of the two, or, where their groups' phases leave
+	// that open, by either swapped rung far off the line (runs here:
+	// ladder_64 -22.9 ns at ±6.0 ns; ladder_32 +52.5 ns at ±2.5 ns).
 	if v := validateMeasured(swapped); !hasFailure(v, "ladder_64 is not slower than ladder_32") && !hasFailure(v, "ladder_64 is faster than ladder_32") &&
-		!(hasFailure(v, "not linear") && hasFailure(v, "ladder_64 ")) {
+		!(hasFailure(v, "not linear") && (hasFailure(v, "ladder_64 ") || hasFailure(v, "ladder_32 "))) {
 		t.Errorf("ladder_32 and ladder_64 swapped: %.3f ns per step, resolution %.2f ns, failures %q, not judged %q", v.PerStep, v.Resolution, v.Failures, v.Unjudged)
 	}
 }
