@@ -21,8 +21,13 @@ func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]
 		return nil, f.load.hint(err)
 	}
 	if len(names) == 1 {
+		// Only where --program chose it: a bundled build before names its
+		// own (rung0 against rung2 is fine_0 against fine_2, not fine_2
+		// twice).
 		for i := range opts.Programs {
-			opts.Programs[i].Program = names[0]
+			if opts.Programs[i].Program == f.program {
+				opts.Programs[i].Program = names[0]
+			}
 		}
 		return nil, nil
 	}

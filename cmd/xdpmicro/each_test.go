@@ -74,3 +74,28 @@ func TestBenchChosenPrograms(t *testing.T) {
 		}
 	}
 }
+
+// Two bundled builds of one object each load their own program: rung0
+// against rung2 is fine_0 against fine_2, two instructions apart, not the
+// after's program twice.
+func TestBenchBundledPairOwnPrograms(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	code, stdout, stderr := runCLI(append([]string{"bench", "--before", "rung0", "--after", "rung2", "--class", "none", "--format", "json"}, quick...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep results.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("not a JSON report: %v\n%s", err, stdout)
+	}
+	if len(rep.Programs) != 2 {
+		t.Fatalf("%d programs, want before and after", len(rep.Programs))
+	}
+	before, after := rep.Programs[0], rep.Programs[1]
+	if before.Info.Name != "fine_0" || after.Info.Name != "fine_2" {
+		t.Errorf("measured %s against %s, want fine_0 against fine_2", before.Info.Name, after.Info.Name)
+	}
+	if b, a := before.Results[0].Instructions, after.Results[0].Instructions; a != b+2 {
+		t.Errorf("instructions %d → %d, want two more after", b, a)
+	}
+}
