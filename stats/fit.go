@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Linear sampling's statistics. A case's samples are calls of a repeat
@@ -496,18 +495,12 @@ func (fc *FitChange) welch(before, after []float64, confidence float64) {
 	mb := stat.Mean(before, nil)
 	d, se, df := welchParts(before, after)
 	fc.Difference, fc.Change = Estimate{d, d, d}, Estimate{d / mb, d / mb, d / mb}
-	fc.p = 1
-	if se == 0 {
-		if d != 0 {
-			fc.p = 0
-		}
+	if fc.p = tPValue(d, se, df); se == 0 {
 		return
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	half := t.Quantile((1+confidence)/2) * se
+	half := TQuantile(confidence, df) * se
 	fc.Difference = Estimate{Point: d, Lower: d - half, Upper: d + half}
 	fc.Change = Estimate{Point: d / mb, Lower: (d - half) / mb, Upper: (d + half) / mb}
-	fc.p = 2 * t.CDF(-math.Abs(d)/se)
 	fc.Placed = true
 }
 

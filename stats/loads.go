@@ -11,20 +11,16 @@ import (
 )
 
 // Estimates over loads. Each load of a program is JIT-compiled to its own
-// address, and two loads of one object differ in speed by 1 to 7 %,
-// each consistently: a random effect of the load that more samples of one
-// load do not average away. A run that measured one load knows that load
-// only, and the next run measures another. So a case measured over
-// several loads stands for the mean of their estimates, and its interval
-// is Student's t over them: the loads' spread holds both their placement
-// and each one's own noise, as the next run's loads will.
+// address, and loads of one object differ in speed by 1 to 7 %, each
+// consistently, which more samples of one load do not average away. So a
+// case over several loads stands for the mean of their estimates, its
+// interval Student's t over them, as the next run's loads will vary.
 
 // MinLoads is the fewest loads an interval over loads takes.
 const MinLoads = 2
 
 // MinGroups is the fewest groups whose means the interval is drawn over:
-// two groups' means give one degree of freedom, an interval some ten times
-// their difference, and fewer are judged as loads alone.
+// two give one degree of freedom, an interval ten times their difference.
 const MinGroups = 3
 
 // Loads is a case's estimate over several loads of its program.
@@ -269,8 +265,7 @@ func groupedVariance(groups [][]float64) (variance, df float64) {
 	return ssb / (k - 1) / n, k - 1
 }
 
-// TQuantile is Student's t two-sided quantile at confidence with df degrees
-// of freedom.
+// TQuantile is Student's t two-sided quantile at confidence, df degrees.
 func TQuantile(confidence, df float64) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile((1 + confidence) / 2)
 }
@@ -299,8 +294,7 @@ func (l Loads) meanVariance() (mean, variance, df float64) {
 	return mean, variance, df
 }
 
-// welchParts is the difference of the means of after and before, its
-// standard error and Welch–Satterthwaite's degrees of freedom.
+// welchParts is after's mean less before's, its standard error, Welch's df.
 func welchParts(before, after []float64) (d, se, df float64) {
 	mb, vb := stat.MeanVariance(before, nil)
 	ma, va := stat.MeanVariance(after, nil)
@@ -367,28 +361,47 @@ func CompareOverLoads(before, after Loads, beforeRuns, afterRuns []float64, opts
 
 // CompareBlocked compares two builds whose loads were measured in the same
 // groups, perGroup loads of each a group, in order (0: one group): a
-// block design. A group's phase multiplies both builds' loads alike, so
-// each group's change is taken on the log scale within it, and averaged.
-// The interval is Student's t over the groups' changes with MinGroups or
-// more (the loads' spread in a group is deliberate), else the loads' in
-// group and build (N-2G df). Mean, Median: the first loads' kernel figures.
+// block design, its change BlockedChange's. Mean, Median: the first
+// loads' kernel figures.
 func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []float64, opts CompareOptions) (Comparison, error) {
-	if len(before.Points) != len(after.Points) {
-		return Comparison{}, fmt.Errorf("%w: %d loads before, %d after: a block design wants as many", ErrCompare, len(before.Points), len(after.Points))
+	change, p, err := BlockedChange(before.Points, after.Points, perGroup, opts.Confidence)
+	if err != nil {
+		return Comparison{}, err
 	}
-	bg, ag := groupsOf(before.Points, perGroup), groupsOf(after.Points, perGroup)
+	c := Comparison{Estimator: before.Estimator, P: p, Test: BlockedTest, Change: change}
+	mb := before.Estimate.Point
+	c.Difference = Estimate{Point: mb * c.Change.Point, Lower: mb * c.Change.Lower, Upper: mb * c.Change.Upper}
+	flat := opts
+	flat.Estimator = Mean
+	kernel, err := Compare(beforeRuns, afterRuns, flat)
+	if err != nil {
+		return Comparison{}, err
+	}
+	c.Mean, c.Median = kernel.Mean, kernel.Median
+	c.Verdict = verdict(c, opts)
+	return c, nil
+}
+
+// BlockedChange is the relative change from before's loads to after's,
+// measured in the same groups, perGroup of each a group, and its p-value.
+// A group's phase multiplies both builds alike, so each group's change is
+// taken on the log scale, and averaged; the interval is Student's t over
+// the groups' changes from MinGroups on (the spread in a group is
+// deliberate), else over the loads in group and build (N-2G df).
+func BlockedChange(before, after []float64, perGroup int, confidence float64) (change Estimate, p float64, err error) {
+	if len(before) != len(after) {
+		return Estimate{}, 1, fmt.Errorf("%w: %d loads before, %d after: a block design wants as many", ErrCompare, len(before), len(after))
+	}
+	bg, ag := groupsOf(before, perGroup), groupsOf(after, perGroup)
 	if bg == nil || ag == nil {
-		bg, ag = [][]float64{before.Points}, [][]float64{after.Points}
-	}
-	if len(bg) != len(ag) {
-		return Comparison{}, fmt.Errorf("%w: %d groups before, %d after", ErrCompare, len(bg), len(ag))
+		bg, ag = [][]float64{before}, [][]float64{after}
 	}
 	var ss, weight float64
 	n, changes := 0, []float64{}
 	for g := range bg {
 		lb, la := logs(bg[g]), logs(ag[g])
 		if lb == nil || la == nil {
-			return Comparison{}, fmt.Errorf("%w: a load's estimate is not positive", ErrCompare)
+			return Estimate{}, 1, fmt.Errorf("%w: a load's estimate is not positive", ErrCompare)
 		}
 		mb, ma := stat.Mean(lb, nil), stat.Mean(la, nil)
 		changes = append(changes, ma-mb)
@@ -404,32 +417,27 @@ func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []f
 	k := float64(len(bg))
 	df := float64(n) - 2*k
 	if df < 1 {
-		return Comparison{}, fmt.Errorf("%w: %d loads in %d groups leave no degree of freedom", ErrCompare, n, len(bg))
+		return Estimate{}, 1, fmt.Errorf("%w: %d loads in %d groups leave no degree of freedom", ErrCompare, n, len(bg))
 	}
 	d := floats.Sum(changes) / k
 	se := math.Sqrt(ss / df * weight / (k * k))
 	if len(changes) >= MinGroups {
 		se, df = stat.StdDev(changes, nil)/math.Sqrt(k), k-1
 	}
-	c := Comparison{Estimator: before.Estimator, P: 1, Test: BlockedTest}
-	half := TQuantile(opts.Confidence, df) * se
-	c.Change = Estimate{Point: math.Expm1(d), Lower: math.Expm1(d - half), Upper: math.Expm1(d + half)}
-	mb := before.Estimate.Point
-	c.Difference = Estimate{Point: mb * c.Change.Point, Lower: mb * c.Change.Lower, Upper: mb * c.Change.Upper}
-	if se > 0 {
-		c.P = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(d)/se)
-	} else if d != 0 {
-		c.P = 0
+	half := TQuantile(confidence, df) * se
+	return Estimate{Point: math.Expm1(d), Lower: math.Expm1(d - half), Upper: math.Expm1(d + half)}, tPValue(d, se, df), nil
+}
+
+// tPValue is Student's two-sided p of a difference d with standard error
+// se: 0 for a difference known exactly, 1 for none.
+func tPValue(d, se, df float64) float64 {
+	switch {
+	case se > 0:
+		return 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(-math.Abs(d)/se)
+	case d == 0:
+		return 1
 	}
-	flat := opts
-	flat.Estimator = Mean
-	kernel, err := Compare(beforeRuns, afterRuns, flat)
-	if err != nil {
-		return Comparison{}, err
-	}
-	c.Mean, c.Median = kernel.Mean, kernel.Median
-	c.Verdict = verdict(c, opts)
-	return c, nil
+	return 0
 }
 
 // BlockedTest names CompareBlocked's test.

@@ -48,15 +48,18 @@ func Precise(est stats.Estimator, precision float64, opts stats.Options, sides [
 }
 
 // PreciseChange is adaptive sampling's test for two builds compared by a
-// slope, each loaded placements times (two or more), sides holding the
-// before placements then the after ones: every placement must have a
-// slope, and the change, Welch's over the placements, must lie whole
-// beyond a threshold, or whole inside the band and within ± precision
-// (see stats.Decided). A change over placements is
-// bounded by how much the placements differ, which more samples do not
-// shrink; judging each placement to a precision instead sampled on where
-// the change was long known.
-func PreciseChange(est stats.Estimator, precision, threshold float64, placements int, opts stats.Options, sides []Sampled) bool {
+// slope, each loaded placements times (two or more), perGroup of each
+// measured together (0: all), sides holding the before placements then
+// the after ones: every placement must have a slope, and the change, as
+// the report takes it (stats.BlockedChange), must lie whole beyond a
+// threshold, or whole inside the band and within ± precision (see
+// stats.Decided). A change over placements is bounded by how much the
+// placements differ, which more samples do not shrink; judging each
+// placement to a precision instead sampled on where the change was long
+// known. Judged by Welch's t over every load, which holds neither the
+// groups nor their few degrees of freedom, runs stopped on a change the
+// report then said crossed the threshold.
+func PreciseChange(est stats.Estimator, precision, threshold float64, placements, perGroup int, opts stats.Options, sides []Sampled) bool {
 	if len(sides) != 2*placements || placements < 2 {
 		return false
 	}
@@ -70,11 +73,10 @@ func PreciseChange(est stats.Estimator, precision, threshold float64, placements
 			return false
 		}
 	}
-	fc, err := stats.WelchChange(slopes[:placements], slopes[placements:], opts.Confidence)
+	c, _, err := stats.BlockedChange(slopes[:placements], slopes[placements:], perGroup, opts.Confidence)
 	if err != nil {
 		return false
 	}
-	c := fc.Change
 	if c.Lower > threshold || c.Upper < -threshold {
 		return true // a clear change: its size is known as far as it matters
 	}
@@ -107,7 +109,7 @@ func (r Rule) Enough(sides []Sampled) bool {
 	opts.Resamples = JudgeResamples
 	switch {
 	case r.Compare && r.Estimator.Fitted() && r.Placements >= 2:
-		return PreciseChange(r.Estimator, r.Precision, r.Threshold, r.Placements, opts, sides)
+		return PreciseChange(r.Estimator, r.Precision, r.Threshold, r.Placements, r.PerGroup, opts, sides)
 	case r.Placements >= stats.MinLoads:
 		return PreciseOverLoads(r.Estimator, r.Precision, r.Placements, r.PerGroup, opts, sides)
 	}

@@ -22,7 +22,7 @@ func TestPrecise(t *testing.T) {
 	if Precise(stats.Mean, 0.001, opts, []Sampled{{Samples: tight}, {Samples: loose}}) {
 		t.Error("samples spread over 16..24 ns precise to ±0.1 %")
 	}
-	if PreciseChange(stats.Slope, 0.01, 0.0025, 2, opts, []Sampled{{Samples: tight}}) {
+	if PreciseChange(stats.Slope, 0.01, 0.0025, 2, 0, opts, []Sampled{{Samples: tight}}) {
 		t.Error("one side of a two-placement comparison judged precise")
 	}
 }
@@ -50,5 +50,43 @@ func TestStoppingRule(t *testing.T) {
 		if got := tc.rule.Enough(four); got != tc.want {
 			t.Errorf("%+v: Enough = %v, want %v", tc.rule, got, tc.want)
 		}
+	}
+}
+
+// linear is a load whose calls cost exactly slope ns a run over 1000.
+func linear(slope float64) Sampled {
+	var t stats.Timings
+	for level := 1; level <= 10; level++ {
+		for range 5 {
+			t.Runs = append(t.Runs, float64(100*level))
+			t.Total = append(t.Total, 1000+slope*float64(100*level))
+		}
+	}
+	return Sampled{Timings: t}
+}
+
+// A comparison over groups stops on the change the report prints, the
+// groups' (stats.BlockedChange): three groups of four loads a build whose
+// changes read +0.2, +1.5 and +0.9 % are a clear change by Welch's t over
+// the 12 loads (about [+0.5 +1.2] %), but not by the groups' t with two
+// degrees of freedom ([-0.8 +2.5] %), which crosses the threshold.
+func TestPreciseChangeByGroups(t *testing.T) {
+	changes := []float64{0.002, 0.015, 0.009}
+	var before, after []Sampled
+	for _, c := range changes {
+		for i := range 4 {
+			before = append(before, linear(50+0.01*float64(i)))
+		}
+		for i := range 4 {
+			after = append(after, linear((50+0.01*float64(i))*(1+c)))
+		}
+	}
+	sides := append(before, after...)
+	opts := stats.DefaultOptions()
+	if !PreciseChange(stats.Slope, 0.01, 0.0025, 12, 0, opts, sides) {
+		t.Error("all 12 loads as one group: not judged a clear change")
+	}
+	if PreciseChange(stats.Slope, 0.01, 0.0025, 12, 4, opts, sides) {
+		t.Error("three groups whose changes spread 0.2 to 1.5 %: judged settled")
 	}
 }
