@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
@@ -83,6 +84,10 @@ func (r doc) phaseNote() (n note, ok bool) {
 	}
 	if within != "" {
 		within = "; " + within
+	}
+	if f := ph.RunFloor / ph.Recalled; r.Comparison != nil && r.Comparison.Mode == results.Interleaved {
+		// analysis.ChangeTransfer: a phase moves what a change costs.
+		within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", math.Pow(max(f, 1/f), 2))
 	}
 	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",

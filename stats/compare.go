@@ -165,7 +165,7 @@ func Compare(before, after []float64, opts CompareOptions) (Comparison, error) {
 		c.P = benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(before), &thresholds), benchmath.NewSample(slices.Clone(after), &thresholds)).P
 		c.Test = UnpairedTest
 	}
-	c.Verdict = verdict(c, opts)
+	c.Verdict = Judge(c, opts)
 	return c, nil
 }
 
@@ -186,7 +186,8 @@ func bootstrapP(dist []float64) float64 {
 	return min(p, 1)
 }
 
-func verdict(c Comparison, opts CompareOptions) Verdict {
+// Judge is c's verdict by its p, change and difference under opts.
+func Judge(c Comparison, opts CompareOptions) Verdict {
 	switch {
 	case c.P >= opts.Significance:
 		return NoChange

@@ -665,7 +665,7 @@ func linearComparison(fc FitChange, beforeRuns, afterRuns []float64, opts Compar
 	if fc.Placed {
 		c.Test = PlacedTest
 	}
-	c.Verdict = verdict(c, opts)
+	c.Verdict = Judge(c, opts)
 	return c, nil
 }
 

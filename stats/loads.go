@@ -331,7 +331,7 @@ func CompareLoads(before, after Loads, opts CompareOptions) (Comparison, error) 
 	// The kernel's figures of the two runs are not at hand: the change of
 	// the mean and median stand for the estimator's.
 	c.Mean, c.Median = c.Change, c.Change
-	c.Verdict = verdict(c, opts)
+	c.Verdict = Judge(c, opts)
 	return c, nil
 }
 
@@ -378,7 +378,7 @@ func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []f
 		return Comparison{}, err
 	}
 	c.Mean, c.Median = kernel.Mean, kernel.Median
-	c.Verdict = verdict(c, opts)
+	c.Verdict = Judge(c, opts)
 	return c, nil
 }
 
@@ -428,8 +428,7 @@ func BlockedChange(before, after []float64, perGroup int, confidence float64) (c
 	return Estimate{Point: math.Expm1(d), Lower: math.Expm1(d - half), Upper: math.Expm1(d + half)}, tPValue(d, se, df), nil
 }
 
-// tPValue is Student's two-sided p of a difference d with standard error
-// se: 0 for a difference known exactly, 1 for none.
+// tPValue is Student's two-sided p of a difference d at standard error se.
 func tPValue(d, se, df float64) float64 {
 	switch {
 	case se > 0:

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -70,5 +71,32 @@ func TestAgainst(t *testing.T) {
 	}
 	if _, err := Against(base, &results.Report{}, results.Files, opts); err == nil {
 		t.Error("a result without programs compared")
+	}
+}
+
+// A change measured in a run at ×1.4 the recalled fast phase holds its
+// size at the fast phase within 1.4^±2: each bound moves away from or
+// toward no change, never across it, and the verdict is judged again.
+func TestAtRecalledPhase(t *testing.T) {
+	opts := stats.CompareOptions{Significance: 0.05, NoiseThreshold: 0.0025}
+	phase := &stats.Phase{Recalled: 28, RunFloor: 39.2}
+	improved := stats.Comparison{P: 0.001, Change: stats.Estimate{Point: -0.17, Lower: -0.19, Upper: -0.15}, Difference: stats.Estimate{Point: -10, Lower: -11, Upper: -9}, Verdict: stats.Improved}
+	c := improved
+	atRecalledPhase(&c, phase, opts)
+	if math.Abs(c.Change.Lower+0.19*1.96) > 1e-9 || math.Abs(c.Change.Upper+0.15/1.96) > 1e-9 || c.Change.Point != -0.17 {
+		t.Errorf("change %+v: want [-0.19×1.96, -0.15/1.96] around -0.17", c.Change)
+	}
+	if math.Abs(c.Difference.Lower+11*1.96) > 1e-9 || c.Verdict != stats.Improved {
+		t.Errorf("difference %+v, verdict %s: want its lower bound ×1.96, still improved", c.Difference, c.Verdict)
+	}
+	small := stats.Comparison{P: 0.01, Change: stats.Estimate{Point: -0.006, Lower: -0.008, Upper: -0.004}, Difference: stats.Estimate{Point: -0.4, Lower: -0.5, Upper: -0.3}, Verdict: stats.Improved}
+	atRecalledPhase(&small, phase, opts)
+	if small.Verdict != stats.WithinNoise {
+		t.Errorf("-0.8 to -0.4 %% at ×1.4: upper bound %+.4f, verdict %s: want within noise of ±0.25 %%", small.Change.Upper, small.Verdict)
+	}
+	c = improved
+	atRecalledPhase(&c, &stats.Phase{Slowest: 1.4}, opts)
+	if c != improved {
+		t.Errorf("no recalled phase: %+v changed to %+v", improved, c)
 	}
 }
