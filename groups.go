@@ -72,6 +72,7 @@ func (o Options) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 	start := o.Started
 	var total testrun.Result
 	var groupTime time.Duration
+	var recalled float64
 	for g := 0; ; g++ {
 		began := time.Now()
 		cfg := o.groupConfig(g, size, start, obs)
@@ -86,12 +87,16 @@ func (o Options) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 			return total, err
 		}
 		groupTime = max(groupTime, time.Since(began))
-		if !o.anotherGroup(g+1, least, size, total, time.Since(start), groupTime) {
+		if g == 0 {
+			recalled = o.recalledFloor(total)
+		}
+		spread := o.changeSpread(total, recalled, g+1)
+		if !o.anotherGroup(g+1, least, size, spread, total, time.Since(start), groupTime) {
 			break
 		}
 	}
 	if o.Precision > 0 {
-		o.markPrecise(&total, loadsOf(total), size)
+		o.markPrecise(&total, loadsOf(total), size, o.changeSpread(total, recalled, (loadsOf(total)+size-1)/size))
 	}
 	total.Environment.Wall = time.Since(start)
 	total.Environment.LoadsPerGroup = size
@@ -136,7 +141,7 @@ func (o Options) groupConfig(g, size int, start time.Time, obs Observer) testrun
 // while the budget holds another group as long as the longest so far,
 // until least, then while an estimate is short of the precision asked;
 // without a precision, exactly least.
-func (o Options) anotherGroup(done, least, size int, total testrun.Result, elapsed, groupTime time.Duration) bool {
+func (o Options) anotherGroup(done, least, size int, spread float64, total testrun.Result, elapsed, groupTime time.Duration) bool {
 	switch {
 	case o.Precision == 0, o.callersLoad():
 		// A fixed number of rounds: every load asked for. A program its
@@ -149,14 +154,15 @@ func (o Options) anotherGroup(done, least, size int, total testrun.Result, elaps
 	case (done+1)*size > maxLoads:
 		return false
 	}
-	return !o.preciseOverLoads(total, loadsOf(total), size)
+	return !o.preciseOverLoads(total, loadsOf(total), size, spread)
 }
 
 // preciseOverLoads says whether every case is known to the precision
-// asked over the loads measured so far, loads of each program.
-func (o Options) preciseOverLoads(total testrun.Result, loads, size int) bool {
+// asked over the loads measured so far, loads of each program, a change's
+// size within spread (changeSpread).
+func (o Options) preciseOverLoads(total testrun.Result, loads, size int, spread float64) bool {
 	for ci := range o.Cases {
-		if !o.rule(loads, size).Enough(sampled(sidesOf(total, ci))) {
+		if !o.rule(loads, size, spread).Enough(sampled(sidesOf(total, ci))) {
 			return false
 		}
 	}
@@ -165,9 +171,9 @@ func (o Options) preciseOverLoads(total testrun.Result, loads, size int) bool {
 
 // markPrecise marks every case whether it reached the precision asked
 // over all its loads: what the report's notes say of it.
-func (o Options) markPrecise(total *testrun.Result, loads, size int) {
+func (o Options) markPrecise(total *testrun.Result, loads, size int, spread float64) {
 	for ci := range o.Cases {
-		enough := o.rule(loads, size).Enough(sampled(sidesOf(*total, ci)))
+		enough := o.rule(loads, size, spread).Enough(sampled(sidesOf(*total, ci)))
 		for i := range total.Programs {
 			if ci < len(total.Programs[i].Cases) {
 				total.Programs[i].Cases[ci].Enough = enough
@@ -177,10 +183,10 @@ func (o Options) markPrecise(total *testrun.Result, loads, size int) {
 }
 
 // rule is the stopping rule over loads loads of each program, measured
-// size a group.
-func (o Options) rule(loads, size int) stopping.Rule {
+// size a group, a change's size within spread.
+func (o Options) rule(loads, size int, spread float64) stopping.Rule {
 	return stopping.Rule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
-		Compare: o.Compared, Placements: loads, PerGroup: size, Threshold: o.Compare.NoiseThreshold}
+		Compare: o.Compared, Placements: loads, PerGroup: size, Threshold: o.Compare.NoiseThreshold, ChangeSpread: spread}
 }
 
 // sidesOf is case ci of every load of every program, each program's in

@@ -1,10 +1,12 @@
 package xdpmicro
 
 import (
+	"math"
 	"testing"
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -46,15 +48,15 @@ func TestGroupLoads(t *testing.T) {
 func TestAnotherGroup(t *testing.T) {
 	o := Options{Programs: []testrun.Program{{}}, Placements: 16, Precision: 0.01, Budget: 5 * time.Second}
 	var none testrun.Result
-	if !o.anotherGroup(1, 4, 4, none, time.Second, 400*time.Millisecond) {
+	if !o.anotherGroup(1, 4, 4, 1, none, time.Second, 400*time.Millisecond) {
 		t.Error("1 of 4 groups, 1 s of 5: stopped")
 	}
-	if o.anotherGroup(2, 4, 4, none, 4500*time.Millisecond, 400*time.Millisecond) {
+	if o.anotherGroup(2, 4, 4, 1, none, 4500*time.Millisecond, 400*time.Millisecond) {
 		t.Error("past the budget: went on")
 	}
 	fixed := o
 	fixed.Precision, fixed.Budget = 0, 0
-	if !fixed.anotherGroup(3, 4, 4, none, time.Hour, time.Second) || fixed.anotherGroup(4, 4, 4, none, 0, 0) {
+	if !fixed.anotherGroup(3, 4, 4, 1, none, time.Hour, time.Second) || fixed.anotherGroup(4, 4, 4, 1, none, 0, 0) {
 		t.Error("fixed rounds: not exactly the groups asked for")
 	}
 }
@@ -95,5 +97,36 @@ func TestMerge(t *testing.T) {
 	}
 	if env := total.Environment; env.Groups != 3 || env.KernelTime != 3*time.Second || len(env.Notes) != 1 {
 		t.Errorf("environment: %d groups, kernel time %s, notes %q", env.Groups, env.KernelTime, env.Notes)
+	}
+}
+
+// floorLoad is a floor load whose one case costs exactly slope ns a run.
+func floorLoad(slope float64) testrun.ProgramResult {
+	var c testrun.CaseResult
+	for level := uint32(1); level <= 10; level++ {
+		for range 5 {
+			c.Runs = append(c.Runs, 100*level)
+			c.Wall = append(c.Wall, 1000+slope*float64(100*level))
+		}
+	}
+	return testrun.ProgramResult{Cases: []testrun.CaseResult{c}}
+}
+
+// A comparison's changes hold their size within the phase's spread: the
+// run's fastest group's floor over the recalled one, squared; nothing
+// without a recalled floor.
+func TestChangeSpread(t *testing.T) {
+	floor := floorLoad(28)
+	floor.Placements = []testrun.ProgramResult{floorLoad(40)}
+	total := testrun.Result{Floor: &floor}
+	o := Options{Estimator: stats.Slope, Stats: stats.DefaultOptions()}
+	if got := o.changeSpread(total, 20, 2); math.Abs(got-1.96) > 1e-6 {
+		t.Errorf("fastest group's floor 28 ns against 20 recalled: spread %.4f, want 1.4² = 1.96", got)
+	}
+	if got := o.changeSpread(total, 40, 1); math.Abs(got-math.Pow(40.0/34, 2)) > 1e-6 {
+		t.Errorf("one group of both loads, 34 ns, against 40: spread %.4f, want (40/34)² = %.4f", got, math.Pow(40.0/34, 2))
+	}
+	if got := o.changeSpread(total, 0, 2); got != 1 {
+		t.Errorf("no recalled floor: spread %v, want 1", got)
 	}
 }

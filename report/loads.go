@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
 
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -85,9 +85,9 @@ func (r doc) phaseNote() (n note, ok bool) {
 	if within != "" {
 		within = "; " + within
 	}
-	if f := ph.RunFloor / ph.Recalled; r.Comparison != nil && r.Comparison.Mode == results.Interleaved {
-		// analysis.ChangeTransfer: a phase moves what a change costs.
-		within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", math.Pow(max(f, 1/f), 2))
+	if r.Comparison != nil && r.Comparison.Mode == results.Interleaved {
+		// A phase moves what a change costs (phases.ChangeTransfer).
+		within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", phases.ChangeSpread(ph.RunFloor, ph.Recalled))
 	}
 	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",

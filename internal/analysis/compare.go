@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -279,31 +280,15 @@ func orFlat(mode string) string {
 	return mode
 }
 
-// ChangeTransfer bounds how far the machine's phase moves a change: in a
-// run whose floor read f times the recalled fast phase's, the change's
-// size at the fast phase lies within f^±ChangeTransfer of the size
-// measured. A phase slows the instructions a change adds or removes by
-// another factor than the rest. Measured here on 2026-11-26, v3 -> v4: a
-// run at ×1.40 read every case's change 1.5 to 2.0 times its size in
-// runs at the fast phase (none -17.3 % against -10.2 to -11.1 %, its
-// interval excluding them), one at ×1.15 up to 1.34 times. A phase did not
-// turn a change's sign, so an interval that excludes no change still does.
-const ChangeTransfer = 2.0
-
 // atRecalledPhase widens c, a change measured in a run scaled to the
-// recalled fast phase (phase.Recalled), by ChangeTransfer, and judges it
-// again: what the comparison says holds at the phase its figures are
-// scaled to.
+// recalled fast phase (phase.Recalled), by phases.ChangeSpread, and
+// judges it again: what the comparison says holds at the phase its
+// figures are scaled to.
 func atRecalledPhase(c *stats.Comparison, phase *stats.Phase, opts stats.CompareOptions) {
-	if phase == nil || !(phase.Recalled > 0) || !(phase.RunFloor > 0) {
+	if phase == nil {
 		return
 	}
-	spread := math.Pow(phase.RunFloor/phase.Recalled, ChangeTransfer)
-	spread = max(spread, 1/spread)
-	widen := func(e stats.Estimate) stats.Estimate {
-		e.Lower, e.Upper = min(e.Lower*spread, e.Lower/spread), max(e.Upper*spread, e.Upper/spread)
-		return e
-	}
-	c.Change, c.Difference = widen(c.Change), widen(c.Difference)
+	spread := phases.ChangeSpread(phase.RunFloor, phase.Recalled)
+	c.Change, c.Difference = phases.Widen(c.Change, spread), phases.Widen(c.Difference, spread)
 	c.Verdict = stats.Judge(*c, opts)
 }

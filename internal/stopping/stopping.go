@@ -1,6 +1,9 @@
 package stopping
 
-import "github.com/xdpmicro/xdpmicro/stats"
+import (
+	"github.com/xdpmicro/xdpmicro/internal/phases"
+	"github.com/xdpmicro/xdpmicro/stats"
+)
 
 // JudgeResamples keeps the stopping rules cheap between rounds; a report
 // recomputes every interval with its own resamples. A fit's bootstrap
@@ -47,20 +50,20 @@ func Precise(est stats.Estimator, precision float64, opts stats.Options, sides [
 	return true
 }
 
-// PreciseChange is adaptive sampling's test for two builds compared by a
-// slope, each loaded placements times (two or more), perGroup of each
+// preciseChange is adaptive sampling's test for two builds compared by a
+// slope, each loaded r.Placements times (two or more), r.PerGroup of each
 // measured together (0: all), sides holding the before placements then
 // the after ones: every placement must have a slope, and the change, as
-// the report takes it (stats.BlockedChange), must lie whole beyond a
-// threshold, or whole inside the band and within ± precision (see
-// stats.Decided). A change over placements is bounded by how much the
-// placements differ, which more samples do not shrink; judging each
-// placement to a precision instead sampled on where the change was long
-// known. Judged by Welch's t over every load, which holds neither the
-// groups nor their few degrees of freedom, runs stopped on a change the
-// report then said crossed the threshold.
-func PreciseChange(est stats.Estimator, precision, threshold float64, placements, perGroup int, opts stats.Options, sides []Sampled) bool {
-	if len(sides) != 2*placements || placements < 2 {
+// the report takes it (stats.BlockedChange, widened by r.ChangeSpread),
+// must lie whole beyond the threshold, or whole inside the band and
+// within ± precision (see stats.Decided). A change over placements is
+// bounded by how much the placements differ, which more samples do not
+// shrink; judging each placement to a precision instead sampled on where
+// the change was long known. Judged by Welch's t over every load, which
+// holds neither the groups nor their few degrees of freedom, runs stopped
+// on a change the report then said crossed the threshold.
+func (r Rule) preciseChange(opts stats.Options, sides []Sampled) bool {
+	if len(sides) != 2*r.Placements || r.Placements < 2 {
 		return false
 	}
 	slopes := make([]float64, len(sides))
@@ -69,24 +72,25 @@ func PreciseChange(est stats.Estimator, precision, threshold float64, placements
 			return false
 		}
 		var err error
-		if slopes[i], err = stats.SlopePoint(s.Timings, est == stats.OLS, stats.FitOptions{Options: opts}); err != nil {
+		if slopes[i], err = stats.SlopePoint(s.Timings, r.Estimator == stats.OLS, stats.FitOptions{Options: opts}); err != nil {
 			return false
 		}
 	}
-	c, _, err := stats.BlockedChange(slopes[:placements], slopes[placements:], perGroup, opts.Confidence)
+	c, _, err := stats.BlockedChange(slopes[:r.Placements], slopes[r.Placements:], r.PerGroup, opts.Confidence)
 	if err != nil {
 		return false
 	}
-	if c.Lower > threshold || c.Upper < -threshold {
+	c = phases.Widen(c, r.ChangeSpread)
+	if c.Lower > r.Threshold || c.Upper < -r.Threshold {
 		return true // a clear change: its size is known as far as it matters
 	}
-	return stats.Decided(c, threshold) && (c.Upper-c.Lower)/2 <= precision
+	return stats.Decided(c, r.Threshold) && (c.Upper-c.Lower)/2 <= r.Precision
 }
 
 // Rule is how adaptive sampling decides that a case has enough
 // samples: each side's estimate known to ± Precision (Precise), or, for
 // two builds compared by a fitted estimator over two or more placements
-// each, their change settled (PreciseChange).
+// each, their change settled (preciseChange).
 type Rule struct {
 	Estimator stats.Estimator
 	Precision float64
@@ -98,6 +102,10 @@ type Rule struct {
 	// (stats.OverGroupedLoads); 0 for all.
 	PerGroup  int
 	Threshold float64
+	// ChangeSpread is the factor within which a change's size holds at
+	// the phase the report scales it to (phases.ChangeSpread); 0 or 1:
+	// as measured.
+	ChangeSpread float64
 	// Options are the intervals' confidence; the rule resamples
 	// JudgeResamples times whatever Options says, to stay cheap.
 	Options stats.Options
@@ -109,7 +117,7 @@ func (r Rule) Enough(sides []Sampled) bool {
 	opts.Resamples = JudgeResamples
 	switch {
 	case r.Compare && r.Estimator.Fitted() && r.Placements >= 2:
-		return PreciseChange(r.Estimator, r.Precision, r.Threshold, r.Placements, r.PerGroup, opts, sides)
+		return r.preciseChange(opts, sides)
 	case r.Placements >= stats.MinLoads:
 		return PreciseOverLoads(r.Estimator, r.Precision, r.Placements, r.PerGroup, opts, sides)
 	}
@@ -129,7 +137,7 @@ func PreciseOverLoads(est stats.Estimator, precision float64, placements, perGro
 		points := make([]float64, placements)
 		for i, s := range sides[start : start+placements] {
 			var err error
-			if points[i], err = pointOf(est, s, opts); err != nil {
+			if points[i], err = Point(est, s, opts); err != nil {
 				return false
 			}
 		}
@@ -141,10 +149,10 @@ func PreciseOverLoads(est stats.Estimator, precision float64, placements, perGro
 	return true
 }
 
-// pointOf is one side's estimate by est, without an interval: the slope
+// Point is one side's estimate by est, without an interval: the slope
 // of its timings, else of its samples est's (the low one for a slope
 // sampled flat).
-func pointOf(est stats.Estimator, s Sampled, opts stats.Options) (float64, error) {
+func Point(est stats.Estimator, s Sampled, opts stats.Options) (float64, error) {
 	if est.Fitted() && len(s.Timings.Runs) > 0 {
 		return stats.SlopePoint(s.Timings, est == stats.OLS, stats.FitOptions{Options: opts})
 	}

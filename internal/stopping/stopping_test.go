@@ -22,7 +22,7 @@ func TestPrecise(t *testing.T) {
 	if Precise(stats.Mean, 0.001, opts, []Sampled{{Samples: tight}, {Samples: loose}}) {
 		t.Error("samples spread over 16..24 ns precise to ±0.1 %")
 	}
-	if PreciseChange(stats.Slope, 0.01, 0.0025, 2, 0, opts, []Sampled{{Samples: tight}}) {
+	if (Rule{Estimator: stats.Slope, Precision: 0.01, Threshold: 0.0025, Placements: 2}).preciseChange(opts, []Sampled{{Samples: tight}}) {
 		t.Error("one side of a two-placement comparison judged precise")
 	}
 }
@@ -66,7 +66,7 @@ func linear(slope float64) Sampled {
 }
 
 // A comparison over groups stops on the change the report prints, the
-// groups' (stats.BlockedChange): three groups of four loads a build whose
+// groups' (stats.BlockedChange), widened by the phase's spread: three groups of four loads a build whose
 // changes read +0.2, +1.5 and +0.9 % are a clear change by Welch's t over
 // the 12 loads (about [+0.5 +1.2] %), but not by the groups' t with two
 // degrees of freedom ([-0.8 +2.5] %), which crosses the threshold.
@@ -83,10 +83,15 @@ func TestPreciseChangeByGroups(t *testing.T) {
 	}
 	sides := append(before, after...)
 	opts := stats.DefaultOptions()
-	if !PreciseChange(stats.Slope, 0.01, 0.0025, 12, 0, opts, sides) {
+	r := Rule{Estimator: stats.Slope, Precision: 0.01, Threshold: 0.0025, Placements: 12}
+	if !r.preciseChange(opts, sides) {
 		t.Error("all 12 loads as one group: not judged a clear change")
 	}
-	if PreciseChange(stats.Slope, 0.01, 0.0025, 12, 4, opts, sides) {
+	if r.ChangeSpread = 3; r.preciseChange(opts, sides) {
+		t.Error("the same change, its size known within ×3: its lower bound under the threshold, judged settled")
+	}
+	r.ChangeSpread, r.PerGroup = 1, 4
+	if r.preciseChange(opts, sides) {
 		t.Error("three groups whose changes spread 0.2 to 1.5 %: judged settled")
 	}
 }
