@@ -100,3 +100,45 @@ func TestAtRecalledPhase(t *testing.T) {
 		t.Errorf("no recalled phase: %+v changed to %+v", improved, c)
 	}
 }
+
+// floorRun is a report whose floor's loads read each of floors ns on case
+// "c", by the mean.
+func floorRun(floors ...float64) *results.Report {
+	var loads []results.Program
+	for _, f := range floors {
+		loads = append(loads, results.Program{Results: []results.Case{{Name: "c", Stats: &stats.Summary{Estimates: stats.Estimates{Mean: stats.Estimate{Point: f}}}}}})
+	}
+	floor := loads[0]
+	floor.Results[0].Stats.Loads = &stats.Loads{Estimator: stats.Mean}
+	floor.Placements = loads[1:]
+	return &results.Report{Floor: &floor}
+}
+
+// Two runs compared over their loads' times over their floors hold, beside
+// their loads' spread, RecallTransfer of how far apart the runs' floors
+// were: a run whose floor read 36 ns against one at 28 is known to
+// ±hypot(2 %, 0.5 ln(36/28)); runs at one floor keep their interval.
+func TestWidenByFloorGap(t *testing.T) {
+	compared := func() *results.Comparison {
+		return &results.Comparison{Significance: 0.05, NoiseThreshold: 0.03, Cases: []results.ComparedCase{{
+			Name: "c", Before: stats.Estimate{Point: 70},
+			Comparison: stats.Comparison{Test: stats.FloorLoadsTest, P: 0.001, Verdict: stats.Improved,
+				Change: stats.Estimate{Point: -0.06, Lower: math.Expm1(math.Log(0.94) - 0.02), Upper: math.Expm1(math.Log(0.94) + 0.02)}},
+		}}}
+	}
+	opts := stats.CompareOptions{Options: stats.Options{Confidence: 0.95}}
+	c := compared()
+	widenByFloorGap(c, floorRun(28, 28), floorRun(36, 36), opts)
+	want := math.Hypot(0.02, RecallTransfer*math.Log(36.0/28))
+	if got := (math.Log1p(c.Cases[0].Change.Upper) - math.Log1p(c.Cases[0].Change.Lower)) / 2; math.Abs(got-want) > 1e-9 {
+		t.Errorf("floors 28 and 36 ns: half-width %.4f on the log scale, want %.4f", got, want)
+	}
+	if v := c.Cases[0].Verdict; v == stats.Improved {
+		t.Errorf("-6 %% known to ±%.1f %%: still %s", 100*want, v)
+	}
+	c = compared()
+	widenByFloorGap(c, floorRun(28, 36), floorRun(36, 28), opts)
+	if got, was := c.Cases[0].Change, compared().Cases[0].Change; math.Abs(got.Lower-was.Lower) > 1e-12 || math.Abs(got.Upper-was.Upper) > 1e-12 || c.Cases[0].Verdict != stats.Improved {
+		t.Errorf("the same floors, the groups in another order: %+v, %s", got, c.Cases[0].Verdict)
+	}
+}
