@@ -299,7 +299,7 @@ func atRecalledPhase(c *stats.Comparison, phase *stats.Phase, opts stats.Compare
 // over their floors (stats.FloorLoadsTest) by RecallTransfer of how far
 // apart the runs' floors were: a phase does not slow a program as much as
 // the floor, so a load's time over its floor is itself a function of the
-// phase. Ten default v4 runs against a baseline saved here, their floors'
+// phase. Six default v4 runs against a baseline saved here, their floors'
 // groups moving between 27 and 40 ns, claimed 2 changes of 30 (-6.9 and
 // -8.1 %, in the run whose every group met the slow phase) without it.
 func widenByFloorGap(c *results.Comparison, base, current *results.Report, opts stats.CompareOptions) {
