@@ -70,10 +70,35 @@ func TestLiveRefused(t *testing.T) {
 	if err := livenet.Supported(); err != nil {
 		t.Skipf("no live frames here: %v", err)
 	}
-	// rewrite.o swaps the frame's addresses in place: live frames' pages
-	// come back with the program's output in them.
-	o = liveOptions(t, xdpmicro.File("bpf/testdata/rewrite.o", "swap_macs"))
-	if _, err := xdpmicro.Run(ctx, o, nil); !errors.Is(err, xdpmicro.ErrBadInput) || !strings.Contains(err.Error(), "recycle") {
-		t.Errorf("a program that rewrites its frame: %v, want it refused, saying why", err)
+	o = liveOptions(t, xdpmicro.Find("v4", ""))
+	o.SingleRun = true
+	if _, err := xdpmicro.Run(ctx, o, nil); !errors.Is(err, xdpmicro.ErrBadInput) || !strings.Contains(err.Error(), "one a call") {
+		t.Errorf("live frames one run a call: %v, want bad input saying they come in batches", err)
+	}
+}
+
+// A program that rewrites its frame runs live through the restorer, which
+// writes the frame back before every run (the kernel recycles live pages
+// with the program's output in them): flip_proto turns IPv4 frames into
+// IPv6 ones and sends them with XDP_TX, and passes any other, so every
+// batch of an IPv4 case that reached it unrestored would go to the stack,
+// and the check, over recycled pages, would fail the run.
+func TestLiveRestored(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	if err := livenet.Supported(); err != nil {
+		t.Skipf("no live frames here: %v", err)
+	}
+	rep, err := xdpmicro.Run(context.Background(), liveOptions(t, xdpmicro.File("bpf/testdata/rewrite.o", "flip_proto")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"tcp-syn": "XDP_TX", "udp-dns": "XDP_TX", "icmp-echo": "XDP_TX", "ipv6-tcp-syn": "XDP_PASS", "vlan-udp": "XDP_PASS", "arp": "XDP_PASS"}
+	if rep.Comparison == nil || len(rep.Comparison.Cases) != len(want) {
+		t.Fatalf("comparison %+v: want the six cases of the mix", rep.Comparison)
+	}
+	for _, cc := range rep.Comparison.Cases {
+		if cc.Action != want[cc.Name] || cc.Live == nil {
+			t.Errorf("%s: action %q, live %v: want %s with a live estimate", cc.Name, cc.Action, cc.Live, want[cc.Name])
+		}
 	}
 }

@@ -124,7 +124,14 @@ func (r *restorer) reproduces(ci int, frame, ctx []byte, action uint32, out []by
 	if err := r.choose(ci); err != nil {
 		return "", err
 	}
-	for _, repeat := range []uint32{1, restoreProbeRepeat} {
+	repeats := []uint32{1, restoreProbeRepeat}
+	if r.live {
+		// A live restorer does not move the ends back, which the kernel
+		// does between live runs but not between a test run's: its one
+		// run is checked here, its live runs by checkLiveRestored.
+		repeats = repeats[:1]
+	}
+	for _, repeat := range repeats {
 		ret, got, _, err := r.RunTimes(frame, ctx, repeat)
 		if err != nil {
 			return "", err
@@ -197,7 +204,13 @@ func (p *plan) restore(progs []*program, res *Result) error {
 	}
 	p.restorers = make([]*restorer, len(progs))
 	for i, l := range progs {
-		r, err := newRestorer(l, p.cfg.Cases, move, write)
+		// Live frames: the kernel puts each run's ends back itself, and
+		// its pages do not start where a test run's buffer does.
+		mv := move
+		if l.live {
+			mv = make([]bool, len(move))
+		}
+		r, err := newRestorer(l, p.cfg.Cases, mv, write)
 		if err != nil {
 			res.Environment.Notes = append(res.Environment.Notes,
 				fmt.Sprintf("no restorer for %s (%v): cases it changes the frame of are sampled one run a call", l.Info.Name, err))
@@ -205,6 +218,7 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			return nil
 		}
 		p.restorers[i] = r
+		r.live, r.batch = l.live, l.batch
 	}
 	for _, ci := range candidates {
 		why := ""

@@ -557,6 +557,11 @@ func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error
 		if err := p.restore(progs, res); err != nil {
 			return err
 		}
+		if p.cfg.Live != nil {
+			if err := p.checkLiveRestored(progs, res); err != nil {
+				return err
+			}
+		}
 		for _, r := range p.restorers {
 			r.statsTimer = p.cfg.Timer == TimerStats
 		}

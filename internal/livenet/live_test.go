@@ -139,3 +139,27 @@ func TestLiveCpumap(t *testing.T) {
 		}
 	}
 }
+
+// The kernel recycles a live call's pages with what the program wrote in
+// them: flip_proto (bpf/testdata/rewrite.c) turns an IPv4 frame into an
+// IPv6 one and sends it with XDP_TX, and passes any other frame; on
+// recycled pages it meets its own output and passes it to the stack.
+// What xdpmicro's restorer is there for (testrun.checkLiveRestored).
+func TestLivePagesKeepWrites(t *testing.T) {
+	needRoot(t)
+	if err := Supported(); err != nil {
+		t.Skip(err)
+	}
+	coll, err := ebpf.LoadCollection("../../bpf/testdata/rewrite.o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { coll.Close() })
+	p := open(t)
+	if got := live(t, p, coll.Programs["flip_proto"], 64); got != (Counts{Transmitted: 64}) {
+		t.Errorf("one batch of fresh pages: counts grew by %+v, want all 64 sent", got)
+	}
+	if got := live(t, p, coll.Programs["flip_proto"], repeat); got.Passed == 0 || got.Transmitted+got.Passed != repeat {
+		t.Errorf("%d frames over recycled pages: counts grew by %+v, want some passed, as IPv6", repeat, got)
+	}
+}
