@@ -43,7 +43,10 @@ func (o Options) changeSpread(total testrun.Result, recalled float64, groups int
 	loads := append([]testrun.ProgramResult{*total.Floor}, total.Floor.Placements...)
 	per := max(1, len(loads)/groups)
 	var byCase []float64
-	for ci := range total.Floor.Cases {
+	for ci, c := range total.Floor.Cases {
+		if c.Restored || c.Single {
+			continue // not the plain floor (analysis.FloorLevel)
+		}
 		fastest := 0.0
 		for start := 0; start+per <= len(loads); start += per {
 			var sum float64

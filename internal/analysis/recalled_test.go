@@ -80,3 +80,23 @@ func TestAtMeanPhase(t *testing.T) {
 		t.Errorf("phase %+v, want the run's", got.Phase)
 	}
 }
+
+// A floor run through a restorer, or one run a call, is not the plain
+// floor the history holds: a run of only such floor cases has no floor
+// level and is not scaled; beside a plain case, the plain one counts.
+func TestFloorLevelPlainOnly(t *testing.T) {
+	r := reportAt(120, 500)
+	r.Floor.Results[0].Restored = true
+	if _, _, ok := FloorLevel(r); ok {
+		t.Error("a restored floor gave a floor level")
+	}
+	if AtRecalled(r, Recalled{Floor: 28, RelHalf: 0.02, Runs: 5}, 0.95) {
+		t.Error("a run whose floor was restored was scaled to the plain floor's history")
+	}
+	plain := reportAt(28.5, 70).Floor.Results[0]
+	plain.Name = "udp-dns"
+	r.Floor.Results = append(r.Floor.Results, plain)
+	if level, _, ok := FloorLevel(r); !ok || level != 28.5 {
+		t.Errorf("beside a plain case: level %v (ok %v), want the plain case's 28.5", level, ok)
+	}
+}
