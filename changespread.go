@@ -70,5 +70,14 @@ func (o Options) changeSpread(total testrun.Result, recalled float64, groups int
 		return 1
 	}
 	slices.Sort(byCase)
-	return phases.ChangeSpread(byCase[(len(byCase)-1)/2], recalled)
+	return phases.ChangeSpread(byCase[(len(byCase)-1)/2], recalled, o.changeTransfer())
+}
+
+// changeTransfer is how far the phase moves what this run compares: a
+// change between builds, or the cost of the action live frames carry out.
+func (o Options) changeTransfer() float64 {
+	if o.Live {
+		return phases.LiveChangeTransfer
+	}
+	return phases.ChangeTransfer
 }

@@ -414,7 +414,7 @@ func (o Options) settings() results.Settings {
 func (o Options) compare(rep *results.Report) (*results.Report, error) {
 	switch {
 	case o.Compared:
-		if err := analysis.CompareInterleaved(rep, o.Compare); err != nil {
+		if err := analysis.CompareInterleaved(rep, o.Compare, o.changeTransfer()); err != nil {
 			return nil, err
 		}
 		if o.Live {

@@ -87,7 +87,11 @@ func (r doc) phaseNote() (n note, ok bool) {
 	}
 	if r.Comparison != nil && r.Comparison.Mode == results.Interleaved {
 		// A phase moves what a change costs (phases.ChangeTransfer).
-		within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", phases.ChangeSpread(ph.RunFloor, ph.Recalled))
+		transfer := phases.ChangeTransfer
+		if r.Comparison.Live != nil {
+			transfer = phases.LiveChangeTransfer
+		}
+		within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", phases.ChangeSpread(ph.RunFloor, ph.Recalled, transfer))
 	}
 	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",

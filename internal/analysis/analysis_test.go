@@ -76,28 +76,36 @@ func TestAgainst(t *testing.T) {
 
 // A change measured in a run at ×1.4 the recalled fast phase holds its
 // size at the fast phase within 1.4^±2: each bound moves away from or
-// toward no change, never across it, and the verdict is judged again.
-func TestAtRecalledPhase(t *testing.T) {
-	opts := stats.CompareOptions{Significance: 0.05, NoiseThreshold: 0.0025}
-	phase := &stats.Phase{Recalled: 28, RunFloor: 39.2}
-	improved := stats.Comparison{P: 0.001, Change: stats.Estimate{Point: -0.17, Lower: -0.19, Upper: -0.15}, Difference: stats.Estimate{Point: -10, Lower: -11, Upper: -9}, Verdict: stats.Improved}
-	c := improved
-	atRecalledPhase(&c, phase, opts)
-	if math.Abs(c.Change.Lower+0.19*1.96) > 1e-9 || math.Abs(c.Change.Upper+0.15/1.96) > 1e-9 || c.Change.Point != -0.17 {
-		t.Errorf("change %+v: want [-0.19×1.96, -0.15/1.96] around -0.17", c.Change)
+// toward no change, never across it, and the verdict is judged again; a
+// case whose run has no recalled phase keeps its change.
+func TestHoldAtRecalled(t *testing.T) {
+	blocked := func(lower, point, upper float64) results.ComparedCase {
+		return results.ComparedCase{Name: "c", Comparison: stats.Comparison{Test: stats.BlockedTest, P: 0.001, Verdict: stats.Improved,
+			Change:     stats.Estimate{Point: point, Lower: lower, Upper: upper},
+			Difference: stats.Estimate{Point: 70 * point, Lower: 70 * lower, Upper: 70 * upper}}}
 	}
-	if math.Abs(c.Difference.Lower+11*1.96) > 1e-9 || c.Verdict != stats.Improved {
-		t.Errorf("difference %+v, verdict %s: want its lower bound ×1.96, still improved", c.Difference, c.Verdict)
+	before := results.Program{Results: []results.Case{{Name: "c", Stats: &stats.Summary{Loads: &stats.Loads{Phase: &stats.Phase{Recalled: 28, RunFloor: 39.2}}}}}}
+	c := &results.Comparison{Significance: 0.05, NoiseThreshold: 0.0025, Cases: []results.ComparedCase{blocked(-0.19, -0.17, -0.15)}}
+	holdAtRecalled(c, before, 2)
+	got := c.Cases[0]
+	if math.Abs(got.Change.Lower+0.19*1.96) > 1e-9 || math.Abs(got.Change.Upper+0.15/1.96) > 1e-9 || got.Change.Point != -0.17 || got.Verdict != stats.Improved {
+		t.Errorf("change %+v, %s: want [-0.19×1.96, -0.15/1.96] around -0.17, still improved", got.Change, got.Verdict)
 	}
-	small := stats.Comparison{P: 0.01, Change: stats.Estimate{Point: -0.006, Lower: -0.008, Upper: -0.004}, Difference: stats.Estimate{Point: -0.4, Lower: -0.5, Upper: -0.3}, Verdict: stats.Improved}
-	atRecalledPhase(&small, phase, opts)
-	if small.Verdict != stats.WithinNoise {
-		t.Errorf("-0.8 to -0.4 %% at ×1.4: upper bound %+.4f, verdict %s: want within noise of ±0.25 %%", small.Change.Upper, small.Verdict)
+	c.Cases = []results.ComparedCase{blocked(-0.008, -0.006, -0.004)}
+	holdAtRecalled(c, before, 2)
+	if v := c.Cases[0].Verdict; v != stats.WithinNoise {
+		t.Errorf("-0.8 to -0.4 %% at ×1.4: upper bound %+.4f, verdict %s: want within noise of ±0.25 %%", c.Cases[0].Change.Upper, v)
 	}
-	c = improved
-	atRecalledPhase(&c, &stats.Phase{Slowest: 1.4}, opts)
-	if c != improved {
-		t.Errorf("no recalled phase: %+v changed to %+v", improved, c)
+	c.Cases = []results.ComparedCase{blocked(-0.008, -0.006, -0.004)}
+	holdAtRecalled(c, before, 0.5)
+	if v := c.Cases[0].Verdict; v != stats.Improved || math.Abs(c.Cases[0].Change.Upper+0.004/math.Sqrt(1.4)) > 1e-9 {
+		t.Errorf("the same at a live run's transfer, 1.4^±0.5: %+v, %s", c.Cases[0].Change, v)
+	}
+	before.Results[0].Stats.Loads.Phase = &stats.Phase{Slowest: 1.4}
+	c.Cases = []results.ComparedCase{blocked(-0.19, -0.17, -0.15)}
+	holdAtRecalled(c, before, 2)
+	if c.Cases[0].Change != blocked(-0.19, -0.17, -0.15).Change {
+		t.Errorf("no recalled phase: the change moved to %+v", c.Cases[0].Change)
 	}
 }
 

@@ -16,8 +16,10 @@ import (
 var ErrNotComparable = badinput.New("results not comparable")
 
 // CompareInterleaved compares the two programs of a run that measured them
-// together, pairing their samples round by round.
-func CompareInterleaved(r *results.Report, opts stats.CompareOptions) error {
+// together, pairing their samples round by round; a run scaled to the
+// recalled fast phase holds each change there within the phase's spread,
+// transfer its exponent (phases.ChangeTransfer, LiveChangeTransfer).
+func CompareInterleaved(r *results.Report, opts stats.CompareOptions, transfer float64) error {
 	if len(r.Programs) != 2 {
 		return fmt.Errorf("%w: a before/after run holds 2 programs, this one %d", ErrNotComparable, len(r.Programs))
 	}
@@ -30,6 +32,7 @@ func CompareInterleaved(r *results.Report, opts stats.CompareOptions) error {
 		return err
 	}
 	c.Mode = results.Interleaved
+	holdAtRecalled(c, r.Programs[0], transfer)
 	r.Comparison = c
 	return nil
 }
@@ -154,7 +157,6 @@ func compareCase(c *results.Comparison, before, after results.Program, b, a resu
 		// by Welch where the loads do not pair up (a cancelled run).
 		if len(bl.Points) == len(al.Points) {
 			cc.Comparison, err = stats.CompareBlocked(*bl, *al, bl.PerGroup, b.Samples, a.Samples, caseOpts)
-			atRecalledPhase(&cc.Comparison, bl.Phase, caseOpts)
 		} else {
 			cc.Comparison, _, err = stats.CompareOverLoads(*bl, *al, b.Samples, a.Samples, caseOpts)
 		}
@@ -282,17 +284,26 @@ func orFlat(mode string) string {
 	return mode
 }
 
-// atRecalledPhase widens c, a change measured in a run scaled to the
-// recalled fast phase (phase.Recalled), by phases.ChangeSpread, and
-// judges it again: what the comparison says holds at the phase its
-// figures are scaled to.
-func atRecalledPhase(c *stats.Comparison, phase *stats.Phase, opts stats.CompareOptions) {
-	if phase == nil {
-		return
+// holdAtRecalled widens every change of c, its before side measured in a
+// run scaled to the recalled fast phase (stats.Phase.Recalled), by
+// phases.ChangeSpread with the transfer exponent given, and judges it
+// again: what the comparison says holds at the phase its figures are
+// scaled to.
+func holdAtRecalled(c *results.Comparison, before results.Program, transfer float64) {
+	opts := stats.CompareOptions{Significance: c.Significance, NoiseThreshold: c.NoiseThreshold, Quantum: c.Quantum}
+	for i := range c.Cases {
+		cc := &c.Cases[i]
+		j := slices.IndexFunc(before.Results, func(b results.Case) bool { return b.Name == cc.Name })
+		if j < 0 || before.Results[j].Stats == nil || before.Results[j].Stats.Loads == nil || before.Results[j].Stats.Loads.Phase == nil {
+			continue
+		}
+		ph := before.Results[j].Stats.Loads.Phase
+		spread := phases.ChangeSpread(ph.RunFloor, ph.Recalled, transfer)
+		if spread > 1 && cc.Test == stats.BlockedTest {
+			cc.Change, cc.Difference = phases.Widen(cc.Change, spread), phases.Widen(cc.Difference, spread)
+			cc.Verdict = stats.Judge(cc.Comparison, opts)
+		}
 	}
-	spread := phases.ChangeSpread(phase.RunFloor, phase.Recalled)
-	c.Change, c.Difference = phases.Widen(c.Change, spread), phases.Widen(c.Difference, spread)
-	c.Verdict = stats.Judge(*c, opts)
 }
 
 // widenByFloorGap widens every change c judged over the two runs' loads

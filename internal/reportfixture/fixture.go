@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -54,7 +55,7 @@ func Interleaved(t *testing.T, res results.Measured, opts stats.Options) *result
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := analysis.CompareInterleaved(r, CompareOpts()); err != nil {
+	if err := analysis.CompareInterleaved(r, CompareOpts(), phases.ChangeTransfer); err != nil {
 		t.Fatal(err)
 	}
 	return r
