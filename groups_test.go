@@ -113,15 +113,19 @@ func floorLoad(slope float64) testrun.ProgramResult {
 }
 
 // A comparison's changes hold their size within the phase's spread: the
-// run's fastest group's floor over the recalled one, squared; nothing
+// run's floor over the recalled one, squared, the floor read both at the
+// fastest group and as the mean over groups, the wider taken; nothing
 // without a recalled floor.
 func TestChangeSpread(t *testing.T) {
 	floor := floorLoad(28)
 	floor.Placements = []testrun.ProgramResult{floorLoad(40)}
 	total := testrun.Result{Floor: &floor}
 	o := Options{Estimator: stats.Slope, Stats: stats.DefaultOptions()}
-	if got := o.changeSpread(total, 20, 2); math.Abs(got-1.96) > 1e-6 {
-		t.Errorf("fastest group's floor 28 ns against 20 recalled: spread %.4f, want 1.4² = 1.96", got)
+	if got := o.changeSpread(total, 20, 2); math.Abs(got-math.Pow(34.0/20, 2)) > 1e-6 {
+		t.Errorf("groups' floors 28 and 40 ns against 20 recalled: spread %.4f, want the mean's (34/20)² = %.4f, wider than the fastest's 1.96", got, math.Pow(34.0/20, 2))
+	}
+	if got := o.changeSpread(total, 36, 2); math.Abs(got-math.Pow(36.0/28, 2)) > 1e-6 {
+		t.Errorf("against 36 recalled: spread %.4f, want the fastest group's (36/28)² = %.4f, wider than the mean's", got, math.Pow(36.0/28, 2))
 	}
 	if got := o.changeSpread(total, 40, 1); math.Abs(got-math.Pow(40.0/34, 2)) > 1e-6 {
 		t.Errorf("one group of both loads, 34 ns, against 40: spread %.4f, want (40/34)² = %.4f", got, math.Pow(40.0/34, 2))
