@@ -80,16 +80,7 @@ func (o Options) changeSpread(total testrun.Result, recalled float64, groups int
 	slices.Sort(fastest)
 	slices.Sort(mean)
 	at := func(floors []float64) float64 {
-		return phases.ChangeSpread(floors[(len(floors)-1)/2], recalled, o.changeTransfer())
+		return phases.ChangeSpread(floors[(len(floors)-1)/2], recalled, phases.Transfer(o.Live))
 	}
 	return max(at(fastest), at(mean))
-}
-
-// changeTransfer is how far the phase moves what this run compares: a
-// change between builds, or the cost of the action live frames carry out.
-func (o Options) changeTransfer() float64 {
-	if o.Live {
-		return phases.LiveChangeTransfer
-	}
-	return phases.ChangeTransfer
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/livenet"
 	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/internal/stopping"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -414,7 +415,7 @@ func (o Options) settings() results.Settings {
 func (o Options) compare(rep *results.Report) (*results.Report, error) {
 	switch {
 	case o.Compared:
-		if err := analysis.CompareInterleaved(rep, o.Compare, o.changeTransfer()); err != nil {
+		if err := analysis.CompareInterleaved(rep, o.Compare, phases.Transfer(o.Live)); err != nil {
 			return nil, err
 		}
 		if o.Live {

@@ -87,11 +87,8 @@ func (r doc) phaseNote() (n note, ok bool) {
 	}
 	if r.Comparison != nil && r.Comparison.Mode == results.Interleaved {
 		// A phase moves what a change costs (phases.ChangeTransfer).
-		transfer := phases.ChangeTransfer
-		if r.Comparison.Live != nil {
-			transfer = phases.LiveChangeTransfer
-		}
-		within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", phases.ChangeSpread(ph.RunFloor, ph.Recalled, transfer))
+		spread := phases.ChangeSpread(ph.RunFloor, ph.Recalled, phases.Transfer(r.Comparison.Live != nil))
+		within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", spread)
 	}
 	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",

@@ -9,6 +9,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -346,15 +347,8 @@ func floorOf(r *results.Report, name string) (float64, bool) {
 		return 0, false
 	}
 	points, ok := ownPoints(append([]results.Program{*r.Floor}, r.Floor.Placements...), name, r.Floor.Results[j].Stats.Loads.Estimator)
-	if !ok || len(points) == 0 {
+	if !ok || len(points) == 0 || slices.ContainsFunc(points, func(x float64) bool { return !(x > 0) }) {
 		return 0, false
 	}
-	var sum float64
-	for _, x := range points {
-		if !(x > 0) {
-			return 0, false
-		}
-		sum += math.Log(x)
-	}
-	return math.Exp(sum / float64(len(points))), true
+	return stat.GeometricMean(points, nil), true
 }

@@ -28,6 +28,15 @@ const ChangeTransfer = 2.0
 // ×1.29 and ×1.52, each within the others' intervals.)
 const LiveChangeTransfer = 0.5
 
+// Transfer is the exponent for what a run compares: the cost of the
+// action live frames carry out, or a change between builds.
+func Transfer(live bool) float64 {
+	if live {
+		return LiveChangeTransfer
+	}
+	return ChangeTransfer
+}
+
 // ChangeSpread is the factor, 1 or more, within which a change measured
 // at runFloor holds its size at the recalled floor, transfer being
 // ChangeTransfer or LiveChangeTransfer; 1 without either floor.
