@@ -47,6 +47,10 @@ type Environment struct {
 	// (PTI without PCID): one run a call then starts with no page
 	// translated (host's tlb.go).
 	TLBFlushedOnEntry bool `json:"tlb_flushed_on_entry,omitempty"`
+	// RunTimeStats says the kernel's run-time statistics were on while it
+	// measured, though not as its timer: every run paid their clock reads
+	// (a warning says so), and the run is no phase of this machine.
+	RunTimeStats bool `json:"run_time_stats_on,omitempty"`
 	// Notes say what xdpmicro changed of the objects of its own accord to
 	// load them, and what it could not watch.
 	Notes []string `json:"notes,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
@@ -282,6 +283,9 @@ func TestStatsTimer(t *testing.T) {
 	if env := res.Environment; env.Timer != string(TimerStats) || env.Resolution != 1e-5 {
 		t.Errorf("timer %q, resolution %g", env.Timer, env.Resolution)
 	}
+	if res.Environment.RunTimeStats {
+		t.Error("the stats timer's own statistics taken for someone else's")
+	}
 	fractional := 0
 	for _, s := range res.Programs[0].Cases[0].Samples {
 		if s <= 0 || s > 100000 {
@@ -306,6 +310,27 @@ func TestStatsTimer(t *testing.T) {
 	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 1, Timer: "wallclock"}); !errors.Is(err, ErrConfig) {
 		t.Errorf("unknown timer: %v", err)
+	}
+}
+
+// Run-time statistics someone else turned on (here the test, as the
+// sysctl or bpftool would) put two clock reads in every run: the run says
+// so rather than report the slower figures as the machine's.
+func TestRunTimeStatsNoticed(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	on, err := ebpf.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
+	if err != nil {
+		t.Skipf("run-time statistics cannot be turned on here: %v", err)
+	}
+	defer on.Close()
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
+		Cases: packets.Default()[:1], CPU: -1, Samples: MinSamples, Repeat: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := res.Environment
+	if !env.RunTimeStats || !slices.Contains(env.MachineLoad.Warnings, RunTimeStatsWarning) {
+		t.Errorf("statistics on, but the run says run_time_stats_on=%v, warnings %q", env.RunTimeStats, env.MachineLoad.Warnings)
 	}
 }
 

@@ -270,10 +270,20 @@ func environmentDiffers(a, b results.Environment) []string {
 	if a.Sampling.Mode != b.Sampling.Mode {
 		w = append(w, fmt.Sprintf("sampling differs: %s before, %s after", orFlat(a.Sampling.Mode), orFlat(b.Sampling.Mode)))
 	}
+	if a.RunTimeStats != b.RunTimeStats {
+		w = append(w, fmt.Sprintf("the kernel's run-time statistics were %s before and %s after: each run with them pays two clock reads", onOff(a.RunTimeStats), onOff(b.RunTimeStats)))
+	}
 	if a.Hostname != b.Hostname {
 		w = append(w, fmt.Sprintf("hosts differ: %s before, %s after", a.Hostname, b.Hostname))
 	}
 	return w
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
 }
 
 // orFlat names a sampling mode, flat for results saved before there was

@@ -84,6 +84,20 @@ func TestAtMeanPhase(t *testing.T) {
 // A floor run through a restorer, or one run a call, is not the plain
 // floor the history holds: a run of only such floor cases has no floor
 // level and is not scaled; beside a plain case, the plain one counts.
+func TestFloorLevelWithoutRunTimeStats(t *testing.T) {
+	r := reportAt(111, 200)
+	if _, _, ok := FloorLevel(r); !ok {
+		t.Fatal("a plain floor gave no level")
+	}
+	r.Environment.RunTimeStats = true
+	if _, _, ok := FloorLevel(r); ok {
+		t.Error("a floor the run-time statistics' clock reads raised gave a phase level")
+	}
+	if AtRecalled(r, Recalled{Floor: 28, RelHalf: 0.02, Runs: 5}, 0.95) {
+		t.Error("a run with the run-time statistics on was scaled as a slow phase")
+	}
+}
+
 func TestFloorLevelPlainOnly(t *testing.T) {
 	r := reportAt(120, 500)
 	r.Floor.Results[0].Restored = true

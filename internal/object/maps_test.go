@@ -2,10 +2,12 @@ package object
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 )
 
 const configInit = `maps:
@@ -67,5 +69,56 @@ func TestResolveMapInit(t *testing.T) {
 		if _, _, err := init.Resolve(spec, nil, Settings{}); !errors.Is(err, ErrMapInit) || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", doc, err, msg)
 		}
+	}
+}
+
+// A run of entries goes in one batch; one the kernel refuses is put again
+// entry by entry, and the refusal names its entry as a single one would.
+func TestApplyBatches(t *testing.T) {
+	kerneltest.RequireBPF(t)
+	obj := readTestObject(t, "maps.o")
+	entries := func(n int) []Update {
+		var doc strings.Builder
+		doc.WriteString("maps:\n  lengths:\n")
+		for i := range n {
+			fmt.Fprintf(&doc, "    - {key: %d, value: %d}\n", i, 1000+i)
+		}
+		init, err := ParseMapInit("init.yaml", []byte(doc.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _, _, err := obj.choose("", Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		updates, _, err := init.Resolve(spec, nil, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return updates
+	}
+	l, err := Load(obj, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	lengths := l.Maps()["lengths"]
+	// One batch, not the entries one by one that Apply falls back to.
+	if err := putBatch(lengths, entries(minBatch)); err != nil {
+		t.Fatalf("a batch of %d: %v", minBatch, err)
+	}
+	if err := l.Apply(entries(minBatch)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range uint32(minBatch) {
+		var v uint64
+		if err := lengths.Lookup(i, &v); err != nil || v != 1000+uint64(i) {
+			t.Fatalf("key %d: %d, %v; want %d", i, v, err, 1000+i)
+		}
+	}
+	// lengths holds 64 entries: the 65th is refused.
+	err = l.Apply(entries(minBatch + 1))
+	if want := "map lengths, key 64: the map is full (max_entries 64; E2BIG)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("one entry too many: %v, want %q", err, want)
 	}
 }
