@@ -37,6 +37,8 @@ func TestLive(t *testing.T) {
 	}{
 		{xdpmicro.Find("v4", ""), "XDP_PASS"},
 		{xdpmicro.File("bpf/testdata/tailcall.o", "transmit"), "XDP_TX"},
+		// Into the pair's AF_XDP socket, which the xskmap is given.
+		{xdpmicro.File("bpf/testdata/xsk.o", "to_socket"), "XDP_REDIRECT"},
 	} {
 		rep, err := xdpmicro.Run(context.Background(), liveOptions(t, tc.prog), nil)
 		if err != nil {
@@ -69,6 +71,11 @@ func TestLiveRefused(t *testing.T) {
 	kerneltest.RequireBPF(t)
 	if err := livenet.Supported(); err != nil {
 		t.Skipf("no live frames here: %v", err)
+	}
+	o = liveOptions(t, xdpmicro.File("bpf/testdata/xsk.o", "to_socket"))
+	o.Repeat = livenet.SocketFrames + 1
+	if _, err := xdpmicro.Run(ctx, o, nil); !errors.Is(err, xdpmicro.ErrBadInput) || !strings.Contains(err.Error(), "AF_XDP socket must fit its rings") {
+		t.Errorf("more frames a call than the socket's rings hold: %v, want bad input saying so", err)
 	}
 	o = liveOptions(t, xdpmicro.Find("v4", ""))
 	o.SingleRun = true

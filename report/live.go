@@ -32,8 +32,9 @@ func (c comparison) writeLive(w io.Writer, l lines, confidence float64, outliers
 	if err := table.Render(); err != nil {
 		return err
 	}
-	l.note("  ", mattering("live: every frame's action carried out (XDP_TX and redirects out to the veth's peer, XDP_PASS to the stack as an skb), "+
-		"its flush spread over the batch; a veth, not a NIC's DMA; counters on the peer and the stack confirmed where each case's frames went"))
+	l.note("  ", mattering("live: every frame's action carried out (XDP_TX and redirects out to the veth's peer, XDP_PASS to the stack as an skb, "+
+		"an xskmap's redirect copied to an AF_XDP socket), its flush spread over the batch; a veth, not a NIC's DMA; "+
+		"counters on the peer, the stack and the socket confirmed where each case's frames went"))
 	l.note("  ", method("test run and live frames measured interleaved, sample by sample on one CPU, each over its own loads; the difference's interval from the %s", c.Test))
 	l.note("  ", foundNote(all))
 	fmt.Fprintln(w)

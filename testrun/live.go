@@ -89,9 +89,9 @@ func (c Config) validateLive() error {
 	return nil
 }
 
-// fillRedirectMaps points the devmaps and cpumaps of a live program's
-// load that map-init left alone at the pair, so that a redirect through
-// them goes somewhere.
+// fillRedirectMaps points the devmaps, cpumaps and xskmaps of a live
+// program's load that map-init left alone at the pair, so that a redirect
+// through them goes somewhere.
 func (p *plan) fillRedirectMaps(l *program, updates []object.Update) error {
 	given := map[string]bool{}
 	for _, u := range updates {
@@ -107,6 +107,12 @@ func (p *plan) fillRedirectMaps(l *program, updates []object.Update) error {
 			err = p.cfg.Live.Net.FillDevmap(m)
 		case ebpf.CPUMap:
 			err = livenet.FillCpumap(m)
+		case ebpf.XSKMap:
+			if p.cfg.Repeat > livenet.SocketFrames {
+				return fmt.Errorf("%w: map %s: live frames redirected into an AF_XDP socket must fit its rings, %d frames a call; --repeat %d asks for more",
+					ErrConfig, name, livenet.SocketFrames, p.cfg.Repeat)
+			}
+			err = p.cfg.Live.Net.FillXskmap(m)
 		}
 		if err != nil {
 			return fmt.Errorf("map %s: %w", name, err)
@@ -197,22 +203,22 @@ func (p *plan) confirmCall(c CaseResult, frames uint64, call func() error) error
 // confirmLive says whether frames live frames of case c, which the
 // counters saw grow by grew, went where its action says.
 func confirmLive(c CaseResult, grew livenet.Counts, frames uint64) error {
-	sent, passed := grew.Transmitted, grew.Passed
+	sent, passed, received := grew.Transmitted, grew.Passed, grew.Received
 	var want string
 	var ok bool
 	switch c.Action {
 	case "XDP_TX":
-		want, ok = "out to the peer", sent == frames && passed == 0
+		want, ok = "out to the peer", sent == frames && passed+received == 0
 	case "XDP_REDIRECT":
-		want, ok = "out to the peer or to the stack", sent+passed == frames
+		want, ok = "out to the peer, to the stack or to the socket", sent+passed+received == frames
 	case "XDP_PASS":
-		want, ok = "to the stack", passed == frames && sent == 0
+		want, ok = "to the stack", passed == frames && sent+received == 0
 	default:
-		want, ok = "nowhere", sent == 0 && passed == 0
+		want, ok = "nowhere", sent+passed+received == 0
 	}
 	if !ok {
-		return fmt.Errorf("%w: case %s returned %s, so its %d live frames should have gone %s; the peer saw %d and the stack %d",
-			ErrLiveMismatch, c.Case.Name, c.Action, frames, want, sent, passed)
+		return fmt.Errorf("%w: case %s returned %s, so its %d live frames should have gone %s; the peer saw %d, the stack %d and the AF_XDP socket %d",
+			ErrLiveMismatch, c.Case.Name, c.Action, frames, want, sent, passed, received)
 	}
 	return nil
 }

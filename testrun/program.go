@@ -20,6 +20,9 @@ type program struct {
 	// kernel's default).
 	live  bool
 	batch uint32
+	// drain, after each live call, empties what the call left in the
+	// pair's AF_XDP socket (livenet.Pair.Drain).
+	drain func() error
 }
 
 // measurement is one sample: the kernel's figure for the time per run, the
@@ -56,6 +59,12 @@ func (l *program) sample(frame, ctx []byte, repeat uint32) (m measurement, err e
 func (l *program) call(frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
 	if l.live {
 		ret, nsPerRun, wall, retries, err = callLive(l.Prog.FD(), frame, ctx, repeat, l.batch)
+		if err == nil && l.drain != nil {
+			// Outside the call's wall time and the kernel's.
+			if err = l.drain(); err != nil {
+				return 0, 0, wall, retries, err
+			}
+		}
 	} else {
 		ret, nsPerRun, wall, retries, err = callRestarting(l.Prog.FD(), frame, ctx, repeat)
 	}

@@ -218,7 +218,7 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			return nil
 		}
 		p.restorers[i] = r
-		r.live, r.batch = l.live, l.batch
+		r.live, r.batch, r.drain = l.live, l.batch, l.drain
 	}
 	for _, ci := range candidates {
 		why := ""

@@ -450,6 +450,9 @@ func (p *plan) load() ([]*program, error) {
 		if !p.isFloor(i) && p.cfg.Live != nil {
 			// Plain and live alike, so that both take the same path.
 			l.live, l.batch = p.cfg.Programs[p.programOf[i]].Live, p.cfg.Live.Batch
+			if l.live {
+				l.drain = p.cfg.Live.Net.Drain
+			}
 			if err := p.fillRedirectMaps(l, p.updates[i]); err != nil {
 				return progs, err
 			}

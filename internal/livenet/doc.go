@@ -25,6 +25,8 @@
 // and redirects out of xm0 unless its peer runs XDP natively (or has GRO
 // on). xm_stack_count, a tc clsact ingress filter on xm0, counts the skbs
 // xm0's stack received (XDP_PASS, redirects into a cpumap) and lets them
-// on. IPv6 is off on both links and neither has an address, so nothing
+// on. For a program that redirects into an xskmap, FillXskmap binds an
+// AF_XDP socket to xm0's queue 0 in copy mode; its RX ring counts what it
+// received, and Drain gives the chunks back after each call. IPv6 is off on both links and neither has an address, so nothing
 // else crosses them: the counts are the benchmark's frames alone.
 package livenet

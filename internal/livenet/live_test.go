@@ -1,6 +1,7 @@
 package livenet
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -161,5 +162,35 @@ func TestLivePagesKeepWrites(t *testing.T) {
 	}
 	if got := live(t, p, coll.Programs["flip_proto"], repeat); got.Passed == 0 || got.Transmitted+got.Passed != repeat {
 		t.Errorf("%d frames over recycled pages: counts grew by %+v, want some passed, as IPv6", repeat, got)
+	}
+}
+
+// A redirect into an xskmap delivers live frames to the pair's AF_XDP
+// socket, call after call, as long as Drain gives its chunks back between
+// them; a call of more than its rings hold drops the rest, and Drain says so.
+func TestLiveXskmap(t *testing.T) {
+	needRoot(t)
+	if err := Supported(); err != nil {
+		t.Skip(err)
+	}
+	p := open(t)
+	xskmap := newMap(t, ebpf.XSKMap, 4, 4)
+	if err := p.FillXskmap(xskmap); err != nil {
+		t.Fatal(err)
+	}
+	prog := redirecting(t, xskmap, 0)
+	for range 3 {
+		if got := live(t, p, prog, SocketFrames); got != (Counts{Received: SocketFrames}) {
+			t.Fatalf("counts grew by %+v, want all %d received", got, SocketFrames)
+		}
+		if err := p.Drain(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := live(t, p, prog, SocketFrames+64); got.Received != SocketFrames {
+		t.Errorf("%d frames into rings of %d: counts grew by %+v", SocketFrames+64, SocketFrames, got)
+	}
+	if err := p.Drain(); !errors.Is(err, ErrSocketDrops) {
+		t.Errorf("after an overflow, Drain says %v, want ErrSocketDrops", err)
 	}
 }

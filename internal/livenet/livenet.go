@@ -42,6 +42,7 @@ type Pair struct {
 	ingress int
 	peer    int
 	generic bool
+	sock    *socket // made by FillXskmap
 }
 
 // Counts are the frames the pair's counters saw since Open or Reset.
@@ -51,7 +52,9 @@ type Counts struct {
 	Transmitted uint64
 	// Passed frames reached xm0's stack as skbs: by XDP_PASS on xm0, or
 	// through a cpumap.
-	Passed uint64
+	Passed uint64 // Received frames reached the pair's AF_XDP socket through an
+	// xskmap (FillXskmap).
+	Received uint64
 }
 
 // Open creates the namespace, the pair and its counters. It needs
@@ -115,7 +118,12 @@ func (p *Pair) Counts() (Counts, error) {
 	if err != nil {
 		return Counts{}, err
 	}
-	return Counts{Transmitted: tx, Passed: passed}, nil
+	var received uint64
+	if p.sock != nil {
+		p.sock.drain()
+		received = p.sock.received
+	}
+	return Counts{Transmitted: tx, Passed: passed, Received: received}, nil
 }
 
 // Settle waits, up to a second, for the counts to grow by want frames
@@ -134,12 +142,17 @@ func (p *Pair) Settle(before Counts, want uint64) (Counts, error) {
 		} else {
 			last, stable = now, 0
 		}
-		if last.Transmitted+last.Passed-before.Transmitted-before.Passed >= want {
+		grew := last.minus(before)
+		if grew.Transmitted+grew.Passed+grew.Received >= want {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return Counts{Transmitted: last.Transmitted - before.Transmitted, Passed: last.Passed - before.Passed}, nil
+	return last.minus(before), nil
+}
+
+func (c Counts) minus(before Counts) Counts {
+	return Counts{Transmitted: c.Transmitted - before.Transmitted, Passed: c.Passed - before.Passed, Received: c.Received - before.Received}
 }
 
 // Reset zeroes the counters.
@@ -153,6 +166,10 @@ func (p *Pair) Reset() error {
 		if err := m.Update(uint32(0), zeros, ebpf.UpdateExist); err != nil {
 			return fmt.Errorf("livenet: resetting %s: %w", m, err)
 		}
+	}
+	if p.sock != nil {
+		p.sock.drain()
+		p.sock.received = 0
 	}
 	return nil
 }
@@ -180,6 +197,11 @@ func (p *Pair) Close() error {
 	}
 	p.closed = true
 	var errs []error
+	if p.sock != nil {
+		if err := p.sock.close(); err != nil {
+			errs = append(errs, fmt.Errorf("livenet: closing the AF_XDP socket: %w", err))
+		}
+	}
 	if p.nl != nil {
 		// Deleting one end of a veth pair deletes both.
 		link, err := p.nl.LinkByName(IngressName)
