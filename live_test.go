@@ -10,6 +10,7 @@ import (
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/internal/livenet"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // liveOptions measures prog with live frames beside its test run, briefly.
@@ -81,6 +82,32 @@ func TestLiveRefused(t *testing.T) {
 	o.SingleRun = true
 	if _, err := xdpmicro.Run(ctx, o, nil); !errors.Is(err, xdpmicro.ErrBadInput) || !strings.Contains(err.Error(), "one a call") {
 		t.Errorf("live frames one run a call: %v, want bad input saying they come in batches", err)
+	}
+}
+
+// Live frames show an action that changes from run to run, which one
+// checking run cannot: every_other sends a queue's frames to its socket
+// and the stack by turns, so a batch of either case splits between them,
+// and the run fails rather than time a mix under one action.
+func TestLiveMixedActionsFail(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	if err := livenet.Supported(); err != nil {
+		t.Skipf("no live frames here: %v", err)
+	}
+	for _, class := range []string{"udp-dns", "udp-dns,tcp-syn"} {
+		o := liveOptions(t, xdpmicro.File("bpf/testdata/alternate.o", ""))
+		cases, err := xdpmicro.Classes(strings.Split(class, ",")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range cases {
+			cases[i].Expect = "" // the classes expect the bundled program's XDP_PASS
+		}
+		o.Cases = cases
+		_, err = xdpmicro.Run(context.Background(), o, nil)
+		if !errors.Is(err, testrun.ErrLiveMismatch) || !strings.Contains(err.Error(), "the stack 32 and the AF_XDP socket 32") {
+			t.Errorf("--class %s: %v, want the frames found split 32 and 32", class, err)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,6 +30,11 @@ type Live struct {
 
 // DefaultBatch is the kernel's batch of live frames when none is given.
 const DefaultBatch = 64
+
+// batch is the frames a batch of live frames holds. The checks send
+// whole batches: one frame alone would neither meet a recycled page nor
+// tell a program that alternates its action from one that does not.
+func (l *Live) batch() uint32 { return cmp.Or(l.Batch, DefaultBatch) }
 
 // MaxBatch is the kernel's largest batch (NAPI_POLL_WEIGHT).
 const MaxBatch = 256
@@ -128,7 +134,7 @@ func (p *plan) fillRedirectMaps(l *program, updates []object.Update) error {
 // case whose program changes the frame is confirmed later, through its
 // restorer (checkLiveRestored).
 func (p *plan) checkLive(l *program, cases []CaseResult) error {
-	batch := max(p.cfg.Live.Batch, 1)
+	batch := p.cfg.Live.batch()
 	for _, c := range cases {
 		if c.Output != nil {
 			continue
@@ -171,7 +177,7 @@ func (p *plan) checkLiveRestored(progs []*program, res *Result) error {
 			if err := r.choose(ci); err != nil {
 				return err
 			}
-			frames := uint64(liveReuse * max(p.cfg.Live.Batch, 1))
+			frames := uint64(liveReuse * p.cfg.Live.batch())
 			if err := p.confirmCall(c, frames, func() error {
 				_, _, _, _, err := r.call(c.Case.Frame, c.ctxIn, uint32(frames))
 				return err
@@ -210,7 +216,10 @@ func confirmLive(c CaseResult, grew livenet.Counts, frames uint64) error {
 	case "XDP_TX":
 		want, ok = "out to the peer", sent == frames && passed+received == 0
 	case "XDP_REDIRECT":
-		want, ok = "out to the peer, to the stack or to the socket", sent+passed+received == frames
+		// All to one place: the same frame redirected elsewhere run by run
+		// is an action that depends on more than the frame.
+		want = "all one way: out to the peer, to the stack or to the socket"
+		ok = sent == frames && passed+received == 0 || passed == frames && sent+received == 0 || received == frames && sent+passed == 0
 	case "XDP_PASS":
 		want, ok = "to the stack", passed == frames && sent+received == 0
 	default:
