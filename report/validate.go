@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -38,13 +37,16 @@ type Validation struct {
 	// MaxResidual is the largest distance of a run's net from the fit, in ns.
 	MaxResidual float64 `json:"max_residual_ns"`
 	// Spread is, per program, (max - min) / min of its estimate over the
-	// runs, each divided by its run's factor (RunFactors), and SpreadLimits what it is held to: MaxSpread, or twice the
-	// widest relative half-width of its runs' intervals where larger.
+	// runs, each moved back by its run's shift and factor (RunShifts,
+	// RunFactors), and SpreadLimits what it is held to: MaxSpread, or
+	// three times the widest relative half-width of its runs' intervals
+	// where larger.
 	Spread       []float64 `json:"spread"`
 	SpreadLimits []float64 `json:"spread_limits"`
-	// RunFactors is each run's common factor over the first run, which
-	// the spread leaves out: the machine's phase, moving every program
-	// alike.
+	// RunShifts and RunFactors are each run's common move from the first
+	// run, estimate ≈ shift + factor × the first run's, which the spread
+	// leaves out: the machine's phase, moving every program alike.
+	RunShifts  []float64 `json:"run_shifts_ns"`
 	RunFactors []float64 `json:"run_factors"`
 	// Resolution is the median half-width of the paired interval of two
 	// neighbouring programs' difference: the smallest difference told apart.
@@ -154,10 +156,13 @@ func (v *Validation) Write(w io.Writer) error {
 	for i, s := range v.Spread {
 		spread, limit = max(spread, s), max(limit, v.SpreadLimits[i])
 	}
-	lo, hi := slices.Min(v.RunFactors), slices.Max(v.RunFactors)
+	var moves []string
+	for ri := 1; ri < len(v.RunFactors) && ri < len(v.RunShifts); ri++ {
+		moves = append(moves, fmt.Sprintf("run %d %+.1f ns ×%.3f", ri+1, v.RunShifts[ri], v.RunFactors[ri]))
+	}
 	fmt.Fprintf(w, "run-to-run: estimates spread at most %.1f %% over %d runs (limit %g %%, or three times a run's widest half-width: at most %.1f %%), "+
-		"beside the runs' common factor, which moved every program by %.1f %% (the machine's phase)\n",
-		100*spread, len(v.Runs), 100*v.MaxSpread, 100*limit, 100*(hi/lo-1))
+		"beside the runs' common move from run 1, which moved every program alike (the machine's phase): %s\n",
+		100*spread, len(v.Runs), 100*v.MaxSpread, 100*limit, strings.Join(moves, ", "))
 	if len(v.Failures) == 0 {
 		order := "every program slower than the one before"
 		if len(v.Unjudged) > 0 {

@@ -202,19 +202,23 @@ const spreadWidths = 3
 
 // spreadFailures: each program's estimate is reproducible from run to run,
 // within MaxSpread or spreadWidths times the widest of its runs' relative
-// half-widths, once each run's common factor is taken out: a slow phase of the machine
-// that lasts a whole run moves every program alike (seen here: 4.7 % for
-// all eight in one run of three), while what the tool gets wrong moves
-// programs apart.
+// half-widths, once each run's common move is taken out: a slow phase of
+// the machine that lasts a whole run moves every program alike, while
+// what the tool gets wrong moves programs apart. A phase scales them
+// (seen here: 4.7 % for all eight in one run of three) or adds to each
+// what the test-run loop costs more (one run of three read every program
+// 27 to 29 ns slower, ladder_0 ×1.30 and ladder_64 ×1.16), so the move is
+// a shift and a factor.
 func spreadFailures(v *report.Validation) []string {
-	factors := runFactors(v.Runs)
-	v.RunFactors = factors
+	shifts, factors := runMoves(v.Runs)
+	v.RunShifts, v.RunFactors = shifts, factors
 	var out []string
 	for i := range v.Steps {
 		lo, hi, width := math.Inf(1), math.Inf(-1), 0.0
 		for ri, run := range v.Runs {
 			e := run.Estimates[i]
-			lo, hi = min(lo, e.Point/factors[ri]), max(hi, e.Point/factors[ri])
+			at := (e.Point - shifts[ri]) / factors[ri]
+			lo, hi = min(lo, at), max(hi, at)
 			width = max(width, (e.Upper-e.Lower)/2/e.Point)
 		}
 		limit := max(MaxSpread, spreadWidths*width)
@@ -320,18 +324,49 @@ func fineFailures(f *report.FineValidation) []string {
 // halfWidth is an interval's half-width.
 func halfWidth(e stats.Estimate) float64 { return (e.Upper - e.Lower) / 2 }
 
-// runFactors is each run's common factor over the first's: the median of
-// its programs' estimates over theirs in the first run.
-func runFactors(runs []report.ValidationRun) []float64 {
-	var factors []float64
-	for _, run := range runs {
-		var ratios []float64
-		for i, e := range run.Estimates {
-			ratios = append(ratios, e.Point/runs[0].Estimates[i].Point)
-		}
-		factors = append(factors, medianOf(ratios))
+// runMoves is each run's common move from the first: the line through its
+// programs' estimates over theirs in the first run, a shift in ns and a
+// factor. The line is Theil–Sen's, medians of pairs, which one program
+// that moved alone cannot tilt (least squares gave ladder_0 the spread of
+// a moved ladder_32). The first run's is 0 and 1, as is any run's whose
+// line cannot be fitted.
+func runMoves(runs []report.ValidationRun) (shifts, factors []float64) {
+	var first []float64
+	for _, e := range runs[0].Estimates {
+		first = append(first, e.Point)
 	}
-	return factors
+	for ri, run := range runs {
+		var these []float64
+		for _, e := range run.Estimates {
+			these = append(these, e.Point)
+		}
+		shift, factor := theilSen(first, these)
+		if ri == 0 || !(factor > 0) {
+			shift, factor = 0, 1
+		}
+		shifts, factors = append(shifts, shift), append(factors, factor)
+	}
+	return shifts, factors
+}
+
+// theilSen is the line y = shift + factor·x whose factor is the median of
+// the slopes between every two points, and shift the median of what is
+// left of each y.
+func theilSen(x, y []float64) (shift, factor float64) {
+	var slopes []float64
+	for i := range x {
+		for j := i + 1; j < len(x); j++ {
+			if x[j] != x[i] {
+				slopes = append(slopes, (y[j]-y[i])/(x[j]-x[i]))
+			}
+		}
+	}
+	factor = medianOf(slopes)
+	var rest []float64
+	for i := range x {
+		rest = append(rest, y[i]-factor*x[i])
+	}
+	return medianOf(rest), factor
 }
 
 // medianOf is the median of xs, which it sorts; 0 for none.
