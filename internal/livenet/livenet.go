@@ -12,6 +12,8 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 )
 
 // The links' names, which exist only inside the pair's namespace.
@@ -22,8 +24,9 @@ const (
 
 var (
 	// ErrUnsupported is returned by Supported where the kernel refuses
-	// live frames.
-	ErrUnsupported = errors.New("live frames unsupported")
+	// live frames: asking for them there is bad input (exit 2), as is
+	// asking for any feature the kernel lacks.
+	ErrUnsupported = badinput.New("live frames unsupported")
 	// ErrPermission is wrapped by errors from lacking CAP_NET_ADMIN or
 	// CAP_BPF.
 	ErrPermission = errors.New("permission denied")

@@ -15,6 +15,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"golang.org/x/sys/unix"
 )
 
@@ -323,5 +324,16 @@ func TestFillErrors(t *testing.T) {
 	}
 	if err := FillCpumap(array); !errors.Is(err, ErrMapType) {
 		t.Errorf("FillCpumap(array): %v, want ErrMapType", err)
+	}
+}
+
+// A kernel without live frames is told as bad input, exit 2, as the issue
+// asks; lacking privileges is a failed run, exit 1.
+func TestUnsupportedIsBadInput(t *testing.T) {
+	if !errors.Is(fmt.Errorf("livenet: %w: live frames need Linux 5.18", ErrUnsupported), badinput.Err) {
+		t.Error("an old kernel's refusal is not bad input")
+	}
+	if errors.Is(ErrPermission, badinput.Err) {
+		t.Error("missing privileges taken for bad input")
 	}
 }
