@@ -55,7 +55,8 @@ type Counts struct {
 	Transmitted uint64
 	// Passed frames reached xm0's stack as skbs: by XDP_PASS on xm0, or
 	// through a cpumap.
-	Passed uint64 // Received frames reached the pair's AF_XDP socket through an
+	Passed uint64
+	// Received frames reached the pair's AF_XDP socket through an
 	// xskmap (FillXskmap).
 	Received uint64
 }
@@ -154,6 +155,7 @@ func (p *Pair) Settle(before Counts, want uint64) (Counts, error) {
 	return last.minus(before), nil
 }
 
+// minus is how the counts grew since before.
 func (c Counts) minus(before Counts) Counts {
 	return Counts{Transmitted: c.Transmitted - before.Transmitted, Passed: c.Passed - before.Passed, Received: c.Received - before.Received}
 }
