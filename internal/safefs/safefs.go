@@ -62,18 +62,53 @@ const (
 // this process's user's, and, for a process sudo started as root, the
 // user it was started for, who typed the path.
 func trusted(uid uint32) bool {
-	euid := os.Geteuid()
-	if uid == 0 || int64(uid) == int64(euid) {
+	if uid == 0 || int64(uid) == int64(os.Geteuid()) {
 		return true
 	}
-	if euid == 0 {
-		if s, ok := os.LookupEnv("SUDO_UID"); ok {
-			if n, err := strconv.ParseUint(s, 10, 32); err == nil && uint32(n) == uid {
-				return true
-			}
-		}
+	sudo, ok := sudoUser()
+	return ok && sudo.uid == uid
+}
+
+// owner is a file's user and group; a group of -1 leaves the group as
+// it is.
+type owner struct {
+	uid uint32
+	gid int
+}
+
+// sudoUser is the user sudo started this root process for, from
+// SUDO_UID and SUDO_GID; ok is false when not root, not under sudo, or
+// sudo's user is root.
+func sudoUser() (u owner, ok bool) {
+	if os.Geteuid() != 0 {
+		return u, false
 	}
-	return false
+	uid, err := strconv.ParseUint(os.Getenv("SUDO_UID"), 10, 32)
+	if err != nil || uid == 0 {
+		return u, false
+	}
+	u = owner{uid: uint32(uid), gid: -1}
+	if gid, err := strconv.ParseUint(os.Getenv("SUDO_GID"), 10, 32); err == nil {
+		u.gid = int(gid)
+	}
+	return u, true
+}
+
+// inheritedOwner is who a file or directory that root makes in dir
+// should belong to: the sudo user, where dir is theirs (their home,
+// their working directory, a cache or baseline directory there), so that
+// a run under sudo leaves nothing of root's where they must later write;
+// ok is false where root's own ownership stands.
+func inheritedOwner(dir int) (u owner, ok bool) {
+	sudo, ok := sudoUser()
+	if !ok {
+		return u, false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(dir, &st) != nil || st.Uid != sudo.uid {
+		return u, false
+	}
+	return sudo, true
 }
 
 // components splits a path into its names, without empty ones and ".".
@@ -209,7 +244,13 @@ func openComponent(dir int, c string, last bool, mode walkMode) (fd int, missing
 		return -1, true, nil
 	}
 	if errors.Is(err, unix.ENOENT) && mode == walkMkdir {
-		if err = unix.Mkdirat(dir, c, 0o755); err == nil || errors.Is(err, unix.EEXIST) {
+		err = unix.Mkdirat(dir, c, 0o755)
+		if err == nil {
+			if u, ok := inheritedOwner(dir); ok {
+				err = unix.Fchownat(dir, c, int(u.uid), u.gid, unix.AT_SYMLINK_NOFOLLOW)
+			}
+		}
+		if err == nil || errors.Is(err, unix.EEXIST) {
 			fd, err = unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		}
 	}
@@ -373,6 +414,9 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 	}
 	_, err = f.Write(data)
 	if err == nil {
+		err = d.ownLike(f, name)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -384,6 +428,35 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 	if err != nil {
 		_ = unix.Unlinkat(d.fd, tmp, 0)
 		return &os.PathError{Op: "write", Path: join(d.path, name), Err: err}
+	}
+	return nil
+}
+
+// ownLike gives f, about to replace name, the owner a root process
+// should leave there. A regular file of root's or the sudo user's that it
+// replaces keeps its owner, group and permissions (a 0600 file does not
+// become 0644, nor the user's output root's); a new file in the sudo
+// user's directory is theirs. Anyone else's file or symlink at name lends
+// nothing: what root writes over a file planted in /tmp stays root's, so
+// that its planter cannot change it after.
+func (d *Dir) ownLike(f *os.File, name string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	sudo, underSudo := sudoUser()
+	var old unix.Stat_t
+	err := unix.Fstatat(d.fd, name, &old, unix.AT_SYMLINK_NOFOLLOW)
+	if err == nil && old.Mode&unix.S_IFMT == unix.S_IFREG && (old.Uid == 0 || underSudo && old.Uid == sudo.uid) {
+		if err := f.Chown(int(old.Uid), int(old.Gid)); err != nil {
+			return err
+		}
+		return f.Chmod(os.FileMode(old.Mode & 0o777))
+	}
+	if err == nil {
+		return nil
+	}
+	if u, ok := inheritedOwner(d.fd); ok {
+		return f.Chown(int(u.uid), u.gid)
 	}
 	return nil
 }

@@ -320,3 +320,84 @@ func TestWriteFileThroughOwnSymlink(t *testing.T) {
 		t.Errorf("the FIFO is now %v, %v", fi.Mode(), err)
 	}
 }
+
+// Under sudo, what root makes in the sudo user's directories is theirs:
+// directories made on the way, new files, and files of theirs it
+// replaces, which keep their mode. Elsewhere root's stays root's, and a
+// third user's file it replaces lends it nothing.
+func TestSudoUserOwnsWhatRootMakes(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("changing owners needs root (sudo go test ...)")
+	}
+	t.Setenv("SUDO_UID", strconv.Itoa(nobody))
+	t.Setenv("SUDO_GID", strconv.Itoa(nobody))
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(home, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	ownedBy := func(path string, uid uint32, mode fs.FileMode) {
+		t.Helper()
+		fi, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		if st.Uid != uid || (mode != 0 && fi.Mode().Perm() != mode) {
+			t.Errorf("%s: uid %d gid %d mode %v, want uid %d mode %v", path, st.Uid, st.Gid, fi.Mode().Perm(), uid, mode)
+		}
+	}
+
+	cache := filepath.Join(home, ".cache", "xdpmicro")
+	d, err := OpenDir(cache, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.WriteFile("phases.json", []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	ownedBy(filepath.Join(home, ".cache"), nobody, 0)
+	ownedBy(cache, nobody, 0)
+	ownedBy(filepath.Join(cache, "phases.json"), nobody, 0)
+
+	out := filepath.Join(home, "out.json")
+	if err := os.WriteFile(out, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(out, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(out, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	ownedBy(out, nobody, 0o600)
+
+	planted := filepath.Join(home, "planted.json")
+	if err := os.WriteFile(planted, []byte("someone else's\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(planted, 12345, 12345); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(planted, []byte("report\n")); err != nil {
+		t.Fatal(err)
+	}
+	ownedBy(planted, 0, 0)
+
+	rootsDir := t.TempDir()
+	if err := WriteFile(filepath.Join(rootsDir, "out.json"), []byte("report\n")); err != nil {
+		t.Fatal(err)
+	}
+	ownedBy(filepath.Join(rootsDir, "out.json"), 0, 0)
+	rootsOld := filepath.Join(rootsDir, "secret.json")
+	if err := os.WriteFile(rootsOld, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(rootsOld, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	ownedBy(rootsOld, 0, 0o600)
+}
