@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"golang.org/x/sys/unix"
@@ -71,6 +72,7 @@ func startAnchor(cpu int, l *object.Loaded) (*anchor, error) {
 	ready := make(chan error, 1)
 	fd := l.Prog.FD()
 	go func() {
+		defer crash.Guard()
 		// The thread keeps its affinity and policy to the end: it exits
 		// locked, so the runtime discards it.
 		runtime.LockOSThread()

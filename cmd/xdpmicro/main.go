@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 )
 
 // Exit codes, as documented in docs/usage.md.
@@ -51,7 +52,8 @@ var invoked time.Time
 
 // run executes the command line and returns the exit code. Errors are one
 // line on stderr; a verifier log's tail may follow.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer crash.Catch(stderr, &code)
 	invoked = time.Now()
 	root := rootCommand()
 	root.SetArgs(args)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/term"
 )
@@ -48,6 +49,7 @@ func newProgressBar(w io.Writer) *progressBar {
 
 // draw shows the latest state every 100 ms until the bar is stopped.
 func (p *progressBar) draw(bar *progressbar.ProgressBar) {
+	defer crash.Guard()
 	defer p.done.Done()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()

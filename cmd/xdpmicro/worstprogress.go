@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -45,6 +46,7 @@ func newWorstObserver(cmd *cobra.Command, quiet bool) *worstObserver {
 }
 
 func (o *worstObserver) draw() {
+	defer crash.Guard()
 	defer o.done.Done()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/internal/socklock"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -238,6 +239,7 @@ func waitAny(parent context.Context, locks []*cpuLock) (*cpuLock, error) {
 	done := make(chan outcome, len(locks)) // buffered: no waiter blocks on it
 	for _, l := range locks {
 		go func() {
+			defer crash.Guard()
 			var err error
 			l.held, err = socklock.Wait(ctx, l.name)
 			done <- outcome{l, err}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"golang.org/x/sys/unix"
 )
 
@@ -32,6 +33,7 @@ const PermissionHint = "run as root (sudo), or grant the binary capabilities: su
 func Pin(cpu int, f func() error) error {
 	done := make(chan error, 1)
 	go func() {
+		defer crash.Guard()
 		runtime.LockOSThread()
 		var set unix.CPUSet
 		set.Set(cpu)
