@@ -76,7 +76,8 @@ func (l *program) call(frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, 
 
 // callRestarting makes one test run of repeat runs of the program fd,
 // restarted after each signal that interrupts it (the kernel gives up
-// the whole loop, so does the call), and returns the last run's return,
+// the whole loop, so does the call) unless the run was cancelled
+// (errCancelled), and returns the last run's return,
 // the kernel's figure per run, the wall time of the complete call and
 // the restarts. The error is the system call's.
 func callRestarting(fd int, frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
@@ -86,6 +87,9 @@ func callRestarting(fd int, frame, ctx []byte, repeat uint32) (ret, nsPerRun uin
 		wall = time.Since(start)
 		if !errors.Is(err, unix.EINTR) {
 			return ret, nsPerRun, wall, retries, err
+		}
+		if callCancelled() {
+			return 0, 0, wall, retries, errCancelled
 		}
 		retries++
 	}
@@ -100,6 +104,9 @@ func callLive(fd int, frame, ctx []byte, repeat, batch uint32) (ret, nsPerRun ui
 		wall = time.Since(start)
 		if !errors.Is(err, unix.EINTR) {
 			return NoReturn, nsPerRun, wall, retries, err
+		}
+		if callCancelled() {
+			return NoReturn, 0, wall, retries, errCancelled
 		}
 		retries++
 	}

@@ -556,7 +556,11 @@ func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error
 	watch := host.WatchMachine(p.cpu)
 	var s *sampler
 	var preempted int
+	interrupt := interruptOn(ctx)
+	defer interrupt.close()
 	err := p.pin(func() error {
+		interrupt.enter()
+		defer interrupt.leave()
 		if err := p.restore(progs, res); err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -309,17 +310,28 @@ func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
 }
 
 // signalContext is cancelled by SIGINT or SIGTERM; caught tells which.
+// The run then ends within a second, with its partial results; a second
+// signal ends the process at once, as a user pressing Ctrl-C twice means
+// (what it loaded goes with it: the kernel frees a process's BPF objects
+// and network namespace).
 func signalContext() (ctx context.Context, stop func(), caught func() syscall.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
-	signals := make(chan os.Signal, 1)
+	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
 	var got atomic.Int32 // written by the goroutine, read by the caller
 	done := make(chan struct{})
 	go func() {
+		defer crash.Guard()
 		select {
 		case s := <-signals:
 			got.Store(int32(s.(syscall.Signal)))
 			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case s := <-signals:
+			os.Exit(exitInterrupt + int(s.(syscall.Signal)))
 		case <-done:
 		}
 	}()

@@ -79,21 +79,50 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// Ctrl-C in the middle of one long test-run call (repeat 4*10^9: a
+// minute or more at any per-run cost above 15 ns) ends it, not restarts
+// it: the kernel ends its loop on a signal to the measuring thread, and
+// the tool before issue 46 took 66 s to stop.
+func TestInterruptLongCall(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	bin := buildBinary(t)
+	cpu := lastAllowedCPU(t)
+	cmd := exec.Command(bin, "bench", "../../bpf/testdata/multi.o", "--program", "xdp_pass", "--cpu", strconv.Itoa(cpu),
+		"--repeat", "4000000000", "--sampling", "flat", "--samples", "10", "--warmup", "0", "--history", "", "--quiet")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); host.CPULockHolder(cpu) != cmd.Process.Pid; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the run never held %s: %s", host.CPULockName(cpu), stderr.String())
+		}
+	}
+	time.Sleep(2 * time.Second) // loaded, checked, and into its first call
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if took := time.Since(sent); took > stopBound {
+		t.Errorf("took %v to stop", took)
+	} else {
+		t.Logf("stopped in %v", took)
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGINT) {
+		t.Errorf("%v, want exit %d; stderr:\n%s", err, 128+int(syscall.SIGINT), stderr.String())
+	}
+}
+
 // Two processes asking for one CPU: the second says at once that it waits
 // and for whose run, and Ctrl-C ends its wait at once, nothing measured.
 func TestWaitForCPU(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	bin := buildBinary(t)
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		t.Fatal(err)
-	}
-	cpu := 0
-	for c := range len(allowed) * 64 {
-		if allowed.IsSet(c) {
-			cpu = c
-		}
-	}
+	cpu := lastAllowedCPU(t)
 	args := []string{"bench", "../../bpf/testdata/multi.o", "--program", "xdp_pass", "--cpu", strconv.Itoa(cpu),
 		"--samples", "100000", "--repeat", "100000", "--warmup", "0", "--quiet"}
 	first := exec.Command(bin, args...)
@@ -155,4 +184,20 @@ func TestWaitForCPU(t *testing.T) {
 	if got := strings.Join(rest, "\n"); got != "xdpmicro: interrupted before measuring; nothing written" {
 		t.Errorf("after the signal: %q", got)
 	}
+}
+
+// lastAllowedCPU is the highest CPU this process may run on.
+func lastAllowedCPU(t *testing.T) int {
+	t.Helper()
+	var allowed unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		t.Fatal(err)
+	}
+	cpu := 0
+	for c := range len(allowed) * 64 {
+		if allowed.IsSet(c) {
+			cpu = c
+		}
+	}
+	return cpu
 }
