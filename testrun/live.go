@@ -81,9 +81,12 @@ func (p *plan) liveContext(programType ebpf.ProgramType, ctxIn []byte, frame int
 func (c Config) validateLive() error {
 	live := slices.ContainsFunc(c.Programs, func(p Program) bool { return p.Live })
 	switch {
+	case c.Live != nil && c.Live.Net == nil:
+		// Every program's maps are filled through it, live or not.
+		return fmt.Errorf("%w: live frames need a network to send them to", ErrConfig)
 	case !live:
 		return nil
-	case c.Live == nil || c.Live.Net == nil:
+	case c.Live == nil:
 		return fmt.Errorf("%w: live programs need a network to send their frames to", ErrConfig)
 	case c.Live.Batch > MaxBatch:
 		return fmt.Errorf("%w: a batch of %d live frames: the kernel takes at most %d", ErrConfig, c.Live.Batch, MaxBatch)
@@ -91,6 +94,50 @@ func (c Config) validateLive() error {
 		return fmt.Errorf("%w: live frames come from the kernel's own page pool in batches: they cannot be run one a call", ErrConfig)
 	case c.Timer == TimerStats:
 		return fmt.Errorf("%w: live frames are timed by the kernel's figure, not run-time statistics", ErrConfig)
+	}
+	return nil
+}
+
+// applyMapInit puts map-init's entries into l's maps; under --live from a
+// thread inside the pair's namespace, because the kernel looks a devmap
+// entry's ifindex up in the namespace of the thread that writes it: from
+// the host's, an ifindex meaning xm0 named a host interface, and live
+// frames went out of it.
+func (p *plan) applyMapInit(l *program, updates []object.Update) error {
+	if p.cfg.Live == nil || len(updates) == 0 {
+		return l.Apply(updates)
+	}
+	return p.cfg.Live.Net.Inside(func() error { return l.Apply(updates) })
+}
+
+// checkLiveMapInit refuses, before anything is loaded, a devmap or
+// devmap_hash entry of map-init that names any interface but xm0. Its
+// ifindex is looked up in the pair's namespace (applyMapInit), whose
+// other interfaces, lo and xm1, drop a redirected frame where no counter
+// sees it; what names none there the kernel would refuse.
+func checkLiveMapInit(pair *livenet.Pair, updates []object.Update) error {
+	for _, u := range updates {
+		if t := u.MapType(); t != ebpf.DevMap && t != ebpf.DevMapHash {
+			continue
+		}
+		key, value := u.Key(), u.Value()
+		if len(key) != 4 || len(value) < 4 {
+			continue // not a devmap's layout: the kernel refuses the map
+		}
+		ifindex := int(binary.NativeEndian.Uint32(value))
+		if ifindex == pair.Ingress() || ifindex == 0 && u.MapType() == ebpf.DevMap {
+			continue // 0 leaves a devmap's entry empty
+		}
+		what := "no interface"
+		if name := pair.LinkName(ifindex); name != "" {
+			what = name
+		}
+		links := pair.Links()
+		return fmt.Errorf("%w: %s: map %s, key %d: ifindex %d is %s in the network namespace live frames run in, whose interfaces are %s (%d), %s (%d) and %s (%d); "+
+			"under --live frames may leave only by %s, where they are counted: give %d, or leave the map out of --map-init and xdpmicro points every entry at %s",
+			object.ErrMapInit, u.Where(), u.Map(), binary.NativeEndian.Uint32(key), ifindex, what,
+			pair.LinkName(links[0]), links[0], pair.LinkName(links[1]), links[1], pair.LinkName(links[2]), links[2],
+			livenet.IngressName, pair.Ingress(), livenet.IngressName)
 	}
 	return nil
 }

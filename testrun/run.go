@@ -405,6 +405,11 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 		if p.updates[i], p.others[i], err = resolveMapInit(cfg.MapInit, c, settings); err != nil {
 			return nil, err
 		}
+		if cfg.Live != nil {
+			if err := checkLiveMapInit(cfg.Live.Net, p.updates[i]); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := p.checkContexts(); err != nil {
 		return nil, err
@@ -444,7 +449,7 @@ func (p *plan) load() ([]*program, error) {
 		if err := l.LoadOthers(p.others[i]); err != nil {
 			return progs, err
 		}
-		if err := l.Apply(p.updates[i]); err != nil {
+		if err := p.applyMapInit(l, p.updates[i]); err != nil {
 			return progs, err
 		}
 		if !p.isFloor(i) && p.cfg.Live != nil {

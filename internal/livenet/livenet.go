@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -77,6 +78,40 @@ func (p *Pair) Ingress() int { return p.ingress }
 
 // Peer is the ifindex of xm1, inside the pair's namespace.
 func (p *Pair) Peer() int { return p.peer }
+
+// loopbackIndex is lo's ifindex in every network namespace
+// (LOOPBACK_IFINDEX): the kernel registers it first.
+const loopbackIndex = 1
+
+// LinkName is the interface an ifindex names inside the pair's namespace,
+// lo, xm0 or xm1, or "" for one that names none there. The namespace holds
+// no other.
+func (p *Pair) LinkName(ifindex int) string {
+	switch ifindex {
+	case p.ingress:
+		return IngressName
+	case p.peer:
+		return PeerName
+	case loopbackIndex:
+		return "lo"
+	}
+	return ""
+}
+
+// Links are the ifindexes of the pair's namespace's interfaces, lo, xm0
+// and xm1, in ascending order.
+func (p *Pair) Links() []int {
+	links := []int{loopbackIndex, p.ingress, p.peer}
+	slices.Sort(links)
+	return links
+}
+
+// Inside runs work on a thread inside the pair's namespace, which no
+// other goroutine runs on meanwhile. What the kernel looks up by ifindex
+// in the calling thread's namespace, a devmap's entries written from user
+// space among them, is then looked up among the pair's interfaces, never
+// the host's.
+func (p *Pair) Inside(work func() error) error { return onThread(p.Enter, work) }
 
 // PeerMode says how xm_peer_count runs on xm1: "native", or "generic"
 // where the driver refused native mode. In generic mode veth refuses

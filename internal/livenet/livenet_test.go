@@ -285,6 +285,42 @@ func countingPrograms(t *testing.T) map[ebpf.ProgramID]string {
 	}
 }
 
+// Links and LinkName give every interface the pair's namespace has, as
+// Inside sees them, and nothing else: a devmap entry is checked against
+// them.
+func TestLinkName(t *testing.T) {
+	needRoot(t)
+	p := open(t)
+	var links []net.Interface
+	if err := p.Inside(func() (err error) {
+		links, err = net.Interfaces()
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var indexes []int
+	for _, l := range links {
+		names, indexes = append(names, l.Name), append(indexes, l.Index)
+		if got := p.LinkName(l.Index); got != l.Name {
+			t.Errorf("LinkName(%d) = %q, want %q", l.Index, got, l.Name)
+		}
+	}
+	slices.Sort(names)
+	if want := []string{"lo", IngressName, PeerName}; !slices.Equal(names, want) {
+		t.Errorf("the namespace's interfaces: %v, want %v", names, want)
+	}
+	slices.Sort(indexes)
+	if !slices.Equal(p.Links(), indexes) {
+		t.Errorf("Links() = %v, want %v", p.Links(), indexes)
+	}
+	for _, none := range []int{0, -1, p.Ingress() + p.Peer() + 1} {
+		if got := p.LinkName(none); got != "" {
+			t.Errorf("LinkName(%d) = %q, want none", none, got)
+		}
+	}
+}
+
 func TestReset(t *testing.T) {
 	needRoot(t)
 	p := open(t)

@@ -24,7 +24,7 @@ func (p *Pair) FillDevmap(m *ebpf.Map) error {
 	if err != nil {
 		return err
 	}
-	return onThread(p.Enter, func() error {
+	return p.Inside(func() error {
 		for key := uint32(0); key < m.MaxEntries(); key++ {
 			if err := m.Update(key, value, ebpf.UpdateAny); err != nil {
 				return fmt.Errorf("livenet: devmap key %d: %w", key, err)

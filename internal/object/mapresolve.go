@@ -176,7 +176,7 @@ func (mi *MapInit) fail(line int, format string, args ...any) error {
 }
 
 func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *ebpf.MapSpec, e mapEntry) (Update, error) {
-	u := Update{mapName: t.prefix + name, where: fmt.Sprintf("%s:%d", mi.file, e.line)}
+	u := Update{mapName: t.prefix + name, mapType: ms.Type, where: fmt.Sprintf("%s:%d", mi.file, e.line)}
 	name = t.prefix + name // as the user reads it in messages
 	keyless := ms.Type == ebpf.Queue || ms.Type == ebpf.Stack || ms.Type == ebpf.BloomFilter
 	var err error

@@ -199,6 +199,7 @@ func hexBytes(n *yaml.Node) ([]byte, bool) {
 // Update is one resolved entry.
 type Update struct {
 	mapName string
+	mapType ebpf.MapType
 	where   string // file:line
 	key     []byte // nil for queues, stacks and bloom filters
 	value   []byte
@@ -211,6 +212,20 @@ type Update struct {
 
 // Map is the name of the map the update fills.
 func (u Update) Map() string { return u.mapName }
+
+// MapType is the type of the map the update fills.
+func (u Update) MapType() ebpf.MapType { return u.mapType }
+
+// Where is the entry's place in the map-init file, FILE:LINE.
+func (u Update) Where() string { return u.where }
+
+// Key is the entry's key as the map takes it; nil for queues, stacks and
+// bloom filters.
+func (u Update) Key() []byte { return u.key }
+
+// Value is the entry's value as the map takes it; nil for a per-CPU map's
+// entry, a program array's and a map of maps'.
+func (u Update) Value() []byte { return u.value }
 
 // perCPUValues gives a per-CPU map's entry one value per possible CPU: a
 // single value for each, or a list of them.
