@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 )
 
 // The links' names, which exist only inside the pair's namespace.
@@ -282,6 +283,7 @@ func permission(what string, err error) error {
 func onThread(enter func() (leave func() error, err error), work func() error) error {
 	done := make(chan error, 1)
 	go func() {
+		defer crash.Guard()
 		runtime.LockOSThread()
 		leave, err := enter()
 		if err != nil {
