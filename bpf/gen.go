@@ -32,6 +32,9 @@ package bpf
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/attach.c -o testdata/attach.o && llvm-strip -g testdata/attach.o"
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/worst.c -o testdata/worst.o && llvm-strip -g testdata/worst.o"
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/mixed.c -o testdata/mixed.o && llvm-strip -g testdata/mixed.o"
+//go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/nested.c -o testdata/nested.o && llvm-strip -g testdata/nested.o"
+//go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/leak.c -o testdata/leak.o && llvm-strip -g testdata/leak.o"
+//go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/bigmaps.c -o testdata/bigmaps.o && llvm-strip -g testdata/bigmaps.o"
 
 // v3 without line info (.BTF.ext removed; .BTF kept for its map): profiles by instruction index.
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -DVERSION=3 -c fizzbuzz.c -o testdata/nolines.o && llvm-strip -g testdata/nolines.o && llvm-objcopy --remove-section .BTF.ext testdata/nolines.o"

@@ -129,8 +129,13 @@ confidence intervals and outliers, and for two builds the change with a
 p-value and a verdict. Output is a table, Bencher Metric Format, JSON, Go
 benchmark lines for benchstat, and an HTML page with plots.
 
-Privileges: root, or CAP_BPF and CAP_NET_ADMIN (CAP_PERFMON on some kernels):
-  sudo setcap cap_bpf,cap_net_admin,cap_perfmon+ep $(command -v xdpmicro)
+Privileges: root, or CAP_BPF and CAP_NET_ADMIN (and CAP_PERFMON for timings as
+root's). File capabilities go to whoever may run the file, and CAP_PERFMON lets
+them read kernel memory: give them to a copy only a trusted group may run.
+  sudo groupadd --system xdpmicro
+  sudo install -o root -g xdpmicro -m 0750 xdpmicro /usr/local/bin/xdpmicro
+  sudo setcap cap_bpf,cap_net_admin,cap_perfmon+ep /usr/local/bin/xdpmicro
+docs/usage.md (Privileges) says why, and what leaving out cap_perfmon costs.
 
 Exit codes:
   0    success

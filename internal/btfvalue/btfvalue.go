@@ -9,27 +9,158 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"gopkg.in/yaml.v3"
 )
 
+// Limits that keep reading a type bounded whatever its BTF says: a
+// crafted object's types may nest without end, hold themselves, or claim
+// sizes and counts far beyond the bytes they describe.
+const (
+	// maxDepth is how deep types may nest: C's nest a few levels;
+	// cilium/ebpf resolves typedefs to 32.
+	maxDepth = 32
+	// maxSteps is how many types one value may visit, so that wide
+	// types nested in wide types cannot multiply into a hang.
+	maxSteps = 100_000
+	// maxFormatted is the most characters a formatted value takes; what
+	// follows is cut, and the cut says how much it left.
+	maxFormatted = 4096
+	// maxHexBytes and maxElements are the most bytes shown in hex and
+	// elements of an array shown before "…": a global of megabytes
+	// shows its start and its size.
+	maxHexBytes = 128
+	maxElements = 128
+	// maxMemberNames is the most member names an error lists.
+	maxMemberNames = 32
+)
+
 // Format renders the bytes of a map key or value as its BTF type
 // says: numbers, enum names, structs and unions by member, big-endian
-// fields as numbers. Without a type it falls back to hex.
+// fields as numbers. Without a type it falls back to hex, as it does for
+// any part whose type does not fit its bytes, nests too deep or holds
+// itself. The result is at most about maxFormatted characters; a longer
+// value ends in "… (N more bytes)".
 func Format(t btf.Type, b []byte) string {
-	if IsVoid(t) {
-		return hexString(b)
+	f := formatter{}
+	return f.format(t, b)
+}
+
+// KernelAddress is what FormatHidingKernelAddresses shows in place of one.
+const KernelAddress = "<kernel address>"
+
+// FormatHidingKernelAddresses is Format with every 8-byte-aligned 64-bit
+// value that looks like a kernel address shown as KernelAddress, as a
+// number or within hex, and so every field that overlaps one: for a user
+// who could not read kernel addresses, who runs a binary given
+// CAP_PERFMON, with which the verifier lets a program store one in a map.
+// Alignment counts from the start of b, as the kernel aligns map values
+// and keys to 8 bytes.
+func FormatHidingKernelAddresses(t btf.Type, b []byte) string {
+	f := formatter{hidden: kernelAddresses(b)}
+	return f.format(t, b)
+}
+
+// kernelAddresses are the 8-byte words of b, by index, that look like a
+// kernel address.
+func kernelAddresses(b []byte) map[int]bool {
+	var words map[int]bool
+	for i := 0; i+8 <= len(b); i += 8 {
+		if LooksLikeKernelAddress(binary.NativeEndian.Uint64(b[i:])) {
+			if words == nil {
+				words = map[int]bool{}
+			}
+			words[i/8] = true
+		}
+	}
+	return words
+}
+
+// LooksLikeKernelAddress says whether v could be an address in a 64-bit
+// kernel's half of the address space: x86-64 (from 0xffff800000000000,
+// or 0xff00000000000000 with five-level paging), arm64 and riscv64 place
+// their kernels in the top half, at or above 0xff00000000000000. The top
+// mebibyte is left out: -1 and small negative numbers are no addresses
+// (the kernel maps nothing there; ERR_PTR values live there). 32-bit
+// kernels' addresses, and s390's, which sit low, cannot be told from
+// numbers.
+func LooksLikeKernelAddress(v uint64) bool {
+	return v >= 0xff00_0000_0000_0000 && v < 0xffff_ffff_fff0_0000
+}
+
+func (f *formatter) format(t btf.Type, b []byte) string {
+	f.value(t, b, 0, 0)
+	s := f.String()
+	if f.cut {
+		s = cutString(s, maxFormatted) + fmt.Sprintf("… (cut: %d bytes of value)", len(b))
+	}
+	return s
+}
+
+// formatter writes one value; cut says it stopped at a limit.
+type formatter struct {
+	strings.Builder
+	steps int
+	cut   bool
+	// open are the structs and unions being written, innermost last: one
+	// met again holds itself.
+	open []btf.Type
+	// hidden are the 8-byte words of the value, by index, shown as
+	// KernelAddress.
+	hidden map[int]bool
+}
+
+// overlapsHidden says whether n bytes at offset base touch a hidden word.
+func (f *formatter) overlapsHidden(base, n int) bool {
+	if f.hidden == nil || n <= 0 {
+		return false
+	}
+	for w := base / 8; w <= (base+n-1)/8; w++ {
+		if f.hidden[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// full says whether the formatter is past a limit, and marks it cut.
+func (f *formatter) full() bool {
+	if f.Len() > maxFormatted || f.steps > maxSteps {
+		f.cut = true
+	}
+	return f.cut
+}
+
+// value writes b, at offset base of the whole value, as t says.
+func (f *formatter) value(t btf.Type, b []byte, base, depth int) {
+	f.steps++
+	if f.full() {
+		return
+	}
+	if IsVoid(t) || depth > maxDepth {
+		f.hex(b, base)
+		return
 	}
 	bigEndian := isBigEndian(t)
+	switch btf.UnderlyingType(t).(type) {
+	case *btf.Int, *btf.Enum:
+		if f.overlapsHidden(base, len(b)) {
+			f.WriteString(KernelAddress)
+			return
+		}
+	}
 	switch t := btf.UnderlyingType(t).(type) {
 	case *btf.Int:
 		if t.Encoding&btf.Bool != 0 && len(b) == 1 {
-			return strconv.FormatBool(b[0] != 0)
+			f.WriteString(strconv.FormatBool(b[0] != 0))
+			return
 		}
 		if n, ok := intValue(b, int(t.Size), t.Encoding&btf.Signed != 0, bigEndian); ok {
-			return n
+			f.WriteString(n)
+			return
 		}
 	case *btf.Enum:
 		v, ok := Uint(b, int(t.Size))
@@ -38,68 +169,208 @@ func Format(t btf.Type, b []byte) string {
 		}
 		for _, e := range t.Values {
 			if e.Value == v {
-				return e.Name
+				f.WriteString(e.Name)
+				return
 			}
 		}
-		return strconv.FormatUint(v, 10)
+		f.WriteString(strconv.FormatUint(v, 10))
+		return
 	case *btf.Struct:
-		if fields, ok := formatMembers(t.Members, b); ok {
-			return "{" + strings.Join(fields, ", ") + "}"
+		if f.members(t, t.Members, b, base, ", ", depth) {
+			return
 		}
 	case *btf.Union:
-		if fields, ok := formatMembers(t.Members, b); ok {
-			return "{" + strings.Join(fields, " | ") + "}"
+		if f.members(t, t.Members, b, base, " | ", depth) {
+			return
 		}
 	case *btf.Array:
-		size, err := btf.Sizeof(t.Type)
-		if err != nil || size == 0 || int(t.Nelems)*size != len(b) || size == 1 {
-			return hexString(b)
+		if f.array(t, b, base, depth) {
+			return
 		}
-		var elems []string
-		for i := range int(t.Nelems) {
-			elems = append(elems, Format(t.Type, b[i*size:(i+1)*size]))
-		}
-		return "[" + strings.Join(elems, ", ") + "]"
 	case *btf.Datasec:
-		var vars []string
-		for _, v := range t.Vars {
-			variable, ok := v.Type.(*btf.Var)
-			if !ok || int(v.Offset+v.Size) > len(b) {
-				continue
-			}
-			vars = append(vars, variable.Name+": "+Format(variable.Type, b[v.Offset:v.Offset+v.Size]))
-		}
-		return "{" + strings.Join(vars, ", ") + "}"
+		f.datasec(t, b, base, depth)
+		return
 	}
-	return hexString(b)
+	f.hex(b, base)
 }
 
-// formatMembers renders the members of a struct or union; those of
-// anonymous members inline, as C names them.
-func formatMembers(members []btf.Member, b []byte) ([]string, bool) {
-	var fields []string
+// array writes an array's elements, the first maxElements of them; false
+// when its type does not fit b, or its elements are bytes (shown in hex).
+func (f *formatter) array(t *btf.Array, b []byte, base, depth int) bool {
+	size, err := btf.Sizeof(t.Type)
+	total, errTotal := btf.Sizeof(t)
+	if err != nil || errTotal != nil || size <= 1 || total != len(b) {
+		return false
+	}
+	f.WriteByte('[')
+	for i := range int(t.Nelems) {
+		if i > 0 {
+			f.WriteString(", ")
+		}
+		if i == maxElements {
+			fmt.Fprintf(f, "… (%d more)", int(t.Nelems)-i)
+			break
+		}
+		f.value(t.Type, b[i*size:(i+1)*size], base+i*size, depth+1)
+		if f.full() {
+			return true
+		}
+	}
+	f.WriteByte(']')
+	return true
+}
+
+// datasec writes a section's variables, those that fit b.
+func (f *formatter) datasec(t *btf.Datasec, b []byte, base, depth int) {
+	f.WriteByte('{')
+	first := true
+	for _, v := range t.Vars {
+		f.steps++
+		if f.full() {
+			return
+		}
+		variable, ok := v.Type.(*btf.Var)
+		if !ok || uint64(v.Offset)+uint64(v.Size) > uint64(len(b)) {
+			continue
+		}
+		if !first {
+			f.WriteString(", ")
+		}
+		first = false
+		f.WriteString(variable.Name + ": ")
+		f.value(variable.Type, b[v.Offset:v.Offset+v.Size], base+int(v.Offset), depth+1)
+	}
+	f.WriteByte('}')
+}
+
+// members writes the members of a struct or union in braces, those of
+// anonymous members inline, as C names them; false, writing nothing,
+// when one does not fit b or the type holds itself.
+func (f *formatter) members(t btf.Type, members []btf.Member, b []byte, base int, sep string, depth int) bool {
+	if slices.Contains(f.open, t) || !membersFit(members, b) {
+		return false
+	}
+	f.open = append(f.open, t)
+	defer func() { f.open = f.open[:len(f.open)-1] }()
+	f.WriteByte('{')
+	f.inline(members, b, base, sep, depth)
+	f.WriteByte('}')
+	return true
+}
+
+// inline writes members without braces; membersFit has checked them.
+func (f *formatter) inline(members []btf.Member, b []byte, base int, sep string, depth int) {
+	for i, m := range members {
+		f.steps++
+		if f.full() {
+			return
+		}
+		if i > 0 {
+			f.WriteString(sep)
+		}
+		if m.BitfieldSize != 0 {
+			v, _ := getBits(b, uint64(m.Offset), uint64(m.BitfieldSize))
+			value := strconv.FormatUint(v, 10)
+			first, last := int(m.Offset/8), int((uint64(m.Offset)+uint64(m.BitfieldSize)-1)/8)
+			if f.overlapsHidden(base+first, last-first+1) {
+				value = KernelAddress
+			}
+			f.WriteString(m.Name + ": " + value)
+			continue
+		}
+		size, _ := btf.Sizeof(m.Type)
+		start := int(m.Offset / 8)
+		value := b[start : start+size]
+		if m.Name == "" {
+			if f.anonymous(m.Type, value, base+start, sep, depth) {
+				continue
+			}
+		} else {
+			f.WriteString(m.Name + ": ")
+		}
+		f.value(m.Type, value, base+start, depth+1)
+	}
+}
+
+// anonymous writes an anonymous struct's or union's members inline, as
+// C names them; false when it cannot, and the member is written whole.
+func (f *formatter) anonymous(t btf.Type, b []byte, base int, sep string, depth int) bool {
+	var members []btf.Member
+	inner := btf.UnderlyingType(t)
+	switch inner := inner.(type) {
+	case *btf.Struct:
+		members, sep = inner.Members, ", "
+	case *btf.Union:
+		members, sep = inner.Members, " | "
+	default:
+		return false
+	}
+	if depth >= maxDepth || slices.Contains(f.open, inner) || !membersFit(members, b) {
+		return false
+	}
+	f.open = append(f.open, inner)
+	defer func() { f.open = f.open[:len(f.open)-1] }()
+	f.inline(members, b, base, sep, depth+1)
+	return true
+}
+
+// membersFit says whether every member of a struct or union lies within
+// b, its bytes: crafted BTF may place one past its struct's end.
+func membersFit(members []btf.Member, b []byte) bool {
 	for _, m := range members {
 		if m.BitfieldSize != 0 {
-			v, ok := getBits(b, uint32(m.Offset), uint32(m.BitfieldSize))
-			if !ok {
-				return nil, false
+			if _, ok := getBits(b, uint64(m.Offset), uint64(m.BitfieldSize)); !ok {
+				return false
 			}
-			fields = append(fields, m.Name+": "+strconv.FormatUint(v, 10))
 			continue
 		}
 		size, err := btf.Sizeof(m.Type)
-		start := int(m.Offset / 8)
-		if err != nil || m.Offset%8 != 0 || start+size > len(b) {
-			return nil, false
+		if err != nil || m.Offset%8 != 0 || !fits(uint64(m.Offset/8), size, len(b)) {
+			return false
 		}
-		value := Format(m.Type, b[start:start+size])
-		if m.Name == "" {
-			fields = append(fields, strings.Trim(value, "{}"))
-			continue
-		}
-		fields = append(fields, m.Name+": "+value)
 	}
-	return fields, true
+	return true
+}
+
+// fits says whether size bytes from start lie within n bytes.
+func fits(start uint64, size, n int) bool {
+	return size >= 0 && start <= uint64(n) && uint64(size) <= uint64(n)-start
+}
+
+// hex writes bytes, at offset base of the whole value, in hex, the first
+// maxHexBytes of them; each run of hidden words as one KernelAddress.
+func (f *formatter) hex(b []byte, base int) {
+	shown := b[:min(len(b), maxHexBytes)]
+	f.WriteString("0x")
+	if f.hidden == nil {
+		f.WriteString(hex.EncodeToString(shown))
+	} else {
+		var digits [2]byte
+		for i, c := range shown {
+			if f.hidden[(base+i)/8] {
+				if i == 0 || !f.hidden[(base+i-1)/8] {
+					f.WriteString(KernelAddress)
+				}
+				continue
+			}
+			hex.Encode(digits[:], []byte{c})
+			f.Write(digits[:])
+		}
+	}
+	if len(b) > len(shown) {
+		fmt.Fprintf(f, "… (%d more bytes)", len(b)-len(shown))
+	}
+}
+
+// cutString cuts s to at most n bytes, at a character's start.
+func cutString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func hexString(b []byte) string { return "0x" + hex.EncodeToString(b) }
@@ -171,10 +442,16 @@ func intValue(b []byte, size int, signed, bigEndian bool) (string, bool) {
 }
 
 // EncodeSized builds the bytes of a key or value of size bytes: from its
-// BTF type t when there is one; without, from a number or an address of
-// that size. hexField names the field to use instead.
+// BTF type t when there is one, which must be of that size; without, from
+// a number or an address of that size. hexField names the field to use
+// instead.
 func EncodeSized(t btf.Type, size int, n *yaml.Node, hexField string) ([]byte, error) {
 	if !IsVoid(t) {
+		if typeSize, err := btf.Sizeof(t); err == nil && typeSize != size {
+			// Crafted BTF: a type that claims gigabytes for a value of
+			// four bytes must not be allocated.
+			return nil, fmt.Errorf("line %d: its type %v is of %d bytes, the value of %d: the object's BTF does not fit it; give %s", n.Line, t, typeSize, size, hexField)
+		}
 		return Encode(t, n)
 	}
 	out := make([]byte, size)
@@ -193,48 +470,65 @@ func EncodeSized(t btf.Type, size int, n *yaml.Node, hexField string) ([]byte, e
 	return nil, fmt.Errorf("line %d: the object has no BTF type for it: give a number, an address of %d bytes, or %s", n.Line, size, hexField)
 }
 
+// maxEncoded is the largest value Encode builds: the kernel takes no map
+// value larger (KMALLOC_MAX_SIZE is 4 MiB with 4 KiB pages; a section of
+// globals is one value), so a larger type is crafted BTF.
+const maxEncoded = 64 << 20
+
 // Encode builds the bytes of a key or value of BTF type t from YAML:
 // a number or enum name for integers and enums, a mapping by member for
 // structs and unions, a sequence for arrays, a string for an address of
-// the type's size or for a char array.
+// the type's size or for a char array. Each part is written in place
+// within the value's bytes, checked to lie within them, however the BTF
+// places it.
 func Encode(t btf.Type, n *yaml.Node) ([]byte, error) {
 	size, err := btf.Sizeof(t)
 	if err != nil {
 		return nil, fmt.Errorf("type %v has no size: %w", t, err)
 	}
+	if size > maxEncoded {
+		return nil, fmt.Errorf("line %d: type %v is of %d bytes, over the %d MiB a value can be", n.Line, t, size, maxEncoded>>20)
+	}
 	out := make([]byte, size)
-	if n.Kind == yaml.ScalarNode {
-		if addr, ok := parseAddress(n.Value, size); ok {
-			return addr, nil
-		}
-	}
-	bigEndian := isBigEndian(t)
-	switch t := btf.UnderlyingType(t).(type) {
-	case *btf.Int:
-		err = encodeInt(t, bigEndian, n, out)
-	case *btf.Enum:
-		err = encodeEnum(t, n, out)
-	case *btf.Struct:
-		return out, encodeMembers("struct "+t.Name, t.Members, n, out)
-	case *btf.Union:
-		return out, encodeMembers("union "+t.Name, t.Members, n, out)
-	case *btf.Datasec:
-		err = encodeDatasec(t, n, out)
-	case *btf.Array:
-		err = encodeArray(t, n, out)
-	default:
-		return nil, fmt.Errorf("line %d: values of type %v cannot be written as YAML; give them in hex", n.Line, t)
-	}
-	if err != nil {
+	if err := encodeInto(t, n, out, 0); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
+// encodeInto fills out, of t's size, from n.
+func encodeInto(t btf.Type, n *yaml.Node, out []byte, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("line %d: type %v nests deeper than %d types", n.Line, t, maxDepth)
+	}
+	if n.Kind == yaml.ScalarNode {
+		if addr, ok := parseAddress(n.Value, len(out)); ok {
+			copy(out, addr)
+			return nil
+		}
+	}
+	bigEndian := isBigEndian(t)
+	switch t := btf.UnderlyingType(t).(type) {
+	case *btf.Int:
+		return encodeInt(t, bigEndian, n, out)
+	case *btf.Enum:
+		return encodeEnum(t, n, out)
+	case *btf.Struct:
+		return encodeMembers("struct "+t.Name, t, t.Members, n, out, depth)
+	case *btf.Union:
+		return encodeMembers("union "+t.Name, t, t.Members, n, out, depth)
+	case *btf.Datasec:
+		return encodeDatasec(t, n, out, depth)
+	case *btf.Array:
+		return encodeArray(t, n, out, depth)
+	}
+	return fmt.Errorf("line %d: values of type %v cannot be written as YAML; give them in hex", n.Line, t)
+}
+
 // encodeInt fills out, an integer's bytes, from a number, or true or false
 // for a bool; a big-endian one takes a number in network byte order.
 func encodeInt(t *btf.Int, bigEndian bool, n *yaml.Node, out []byte) error {
-	if t.Encoding&btf.Bool != 0 && n.Kind == yaml.ScalarNode {
+	if t.Encoding&btf.Bool != 0 && n.Kind == yaml.ScalarNode && len(out) > 0 {
 		if b, err := strconv.ParseBool(n.Value); err == nil {
 			if b {
 				out[0] = 1
@@ -272,7 +566,7 @@ func encodeEnum(t *btf.Enum, n *yaml.Node, out []byte) error {
 
 // encodeDatasec fills out, a section's bytes, from a mapping by variable
 // name.
-func encodeDatasec(t *btf.Datasec, n *yaml.Node, out []byte) error {
+func encodeDatasec(t *btf.Datasec, n *yaml.Node, out []byte, depth int) error {
 	if n.Kind != yaml.MappingNode {
 		return fmt.Errorf("line %d: want a mapping of the variables of section %s", n.Line, t.Name)
 	}
@@ -282,19 +576,25 @@ func encodeDatasec(t *btf.Datasec, n *yaml.Node, out []byte) error {
 		if v == nil {
 			return fmt.Errorf("line %d: section %s has no variable %q", name.Line, t.Name, name.Value)
 		}
-		b, err := Encode(v.Type.(*btf.Var).Type, value)
-		if err != nil {
+		varType := v.Type.(*btf.Var).Type
+		size, err := btf.Sizeof(varType)
+		if err != nil || uint64(size) != uint64(v.Size) || !fits(uint64(v.Offset), size, len(out)) {
+			return fmt.Errorf("line %d: %s: variable %q does not fit its section in the object's BTF", name.Line, t.Name, name.Value)
+		}
+		if err := encodeInto(varType, value, out[v.Offset:int(v.Offset)+size], depth+1); err != nil {
 			return fmt.Errorf("%s: %w", name.Value, err)
 		}
-		copy(out[v.Offset:], b)
 	}
 	return nil
 }
 
 // encodeArray fills out, an array's bytes, from a sequence of its
 // elements, or from a string for a char array.
-func encodeArray(t *btf.Array, n *yaml.Node, out []byte) error {
-	elem := len(out) / int(max(t.Nelems, 1))
+func encodeArray(t *btf.Array, n *yaml.Node, out []byte, depth int) error {
+	elem, err := btf.Sizeof(t.Type)
+	if err != nil || uint64(elem)*uint64(t.Nelems) != uint64(len(out)) {
+		return fmt.Errorf("line %d: array type %v does not fit its %d bytes in the object's BTF", n.Line, t, len(out))
+	}
 	if elemInt, ok := btf.UnderlyingType(t.Type).(*btf.Int); ok && elem == 1 && elemInt.Size == 1 && n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
 		if len(n.Value) > int(t.Nelems) {
 			return fmt.Errorf("line %d: %q is longer than %d bytes", n.Line, n.Value, t.Nelems)
@@ -302,15 +602,13 @@ func encodeArray(t *btf.Array, n *yaml.Node, out []byte) error {
 		copy(out, n.Value)
 		return nil
 	}
-	if n.Kind != yaml.SequenceNode || len(n.Content) > int(t.Nelems) {
+	if n.Kind != yaml.SequenceNode || uint64(len(n.Content)) > uint64(t.Nelems) {
 		return fmt.Errorf("line %d: want a sequence of at most %d elements", n.Line, t.Nelems)
 	}
 	for i, e := range n.Content {
-		b, err := Encode(t.Type, e)
-		if err != nil {
+		if err := encodeInto(t.Type, e, out[i*elem:(i+1)*elem], depth+1); err != nil {
 			return fmt.Errorf("[%d]: %w", i, err)
 		}
-		copy(out[i*elem:], b)
 	}
 	return nil
 }
@@ -318,15 +616,15 @@ func encodeArray(t *btf.Array, n *yaml.Node, out []byte) error {
 // encodeMembers fills out, a struct's or union's bytes, from a mapping by
 // member name. Members of anonymous structs and unions are named as C
 // names them, without the anonymous one; bitfields take numbers.
-func encodeMembers(what string, members []btf.Member, n *yaml.Node, out []byte) error {
+func encodeMembers(what string, owner btf.Type, members []btf.Member, n *yaml.Node, out []byte, depth int) error {
 	if n.Kind != yaml.MappingNode {
 		return fmt.Errorf("line %d: want a mapping of the members of %s", n.Line, what)
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		name, value := n.Content[i], n.Content[i+1]
-		m, offset := memberNamed(members, name.Value, 0)
+		m, offset := findMember(owner, members, name.Value)
 		if m == nil {
-			return fmt.Errorf("line %d: %s has no member %q (members: %s)", name.Line, what, name.Value, strings.Join(memberNames(members), ", "))
+			return fmt.Errorf("line %d: %s has no member %q (members: %s)", name.Line, what, name.Value, strings.Join(memberNames(owner, members), ", "))
 		}
 		if m.BitfieldSize != 0 {
 			v, _, err := scalar(value, false, 8)
@@ -336,61 +634,102 @@ func encodeMembers(what string, members []btf.Member, n *yaml.Node, out []byte) 
 			if bits := uint(m.BitfieldSize); bits < 64 && v >= 1<<bits {
 				return fmt.Errorf("line %d: %s: %d does not fit in its %d bits", value.Line, name.Value, v, bits)
 			}
-			putBits(out, uint32(offset), uint32(m.BitfieldSize), v)
+			if !putBits(out, offset, uint64(m.BitfieldSize), v) {
+				return fmt.Errorf("line %d: %s: bitfield %q lies past its end in the object's BTF", name.Line, what, name.Value)
+			}
 			continue
 		}
 		if offset%8 != 0 {
 			return fmt.Errorf("line %d: %s: member %q is not byte-aligned", name.Line, what, name.Value)
 		}
-		b, err := Encode(m.Type, value)
-		if err != nil {
+		size, err := btf.Sizeof(m.Type)
+		if err != nil || !fits(offset/8, size, len(out)) {
+			return fmt.Errorf("line %d: %s: member %q lies past its end in the object's BTF", name.Line, what, name.Value)
+		}
+		start := int(offset / 8)
+		if err := encodeInto(m.Type, value, out[start:start+size], depth+1); err != nil {
 			return fmt.Errorf("%s: %w", name.Value, err)
 		}
-		copy(out[offset/8:], b)
 	}
 	return nil
 }
 
-// memberNamed finds a member by name, in anonymous members too, and its
-// offset in bits from the start of the outermost type.
-func memberNamed(members []btf.Member, name string, base btf.Bits) (*btf.Member, btf.Bits) {
+// findMember finds a member of owner, a struct or union, by name, in
+// anonymous members too, and its offset in bits from owner's start. It
+// looks no deeper than maxDepth, and not into an anonymous member of a
+// type it is already in: crafted BTF may nest without end.
+func findMember(owner btf.Type, members []btf.Member, name string) (*btf.Member, uint64) {
+	steps := 0
+	return memberNamed(members, name, 0, []btf.Type{owner}, &steps)
+}
+
+func memberNamed(members []btf.Member, name string, base uint64, open []btf.Type, steps *int) (*btf.Member, uint64) {
 	for i := range members {
+		*steps++
+		if *steps > maxSteps {
+			return nil, 0
+		}
 		m := &members[i]
 		if m.Name == name {
-			return m, base + m.Offset
+			return m, base + uint64(m.Offset)
 		}
-		if m.Name != "" {
+		if m.Name != "" || len(open) >= maxDepth {
 			continue
 		}
-		var inner []btf.Member
-		switch t := btf.UnderlyingType(m.Type).(type) {
+		inner := btf.UnderlyingType(m.Type)
+		var innerMembers []btf.Member
+		switch t := inner.(type) {
 		case *btf.Struct:
-			inner = t.Members
+			innerMembers = t.Members
 		case *btf.Union:
-			inner = t.Members
+			innerMembers = t.Members
 		}
-		if found, offset := memberNamed(inner, name, base+m.Offset); found != nil {
+		if innerMembers == nil || slices.Contains(open, inner) {
+			continue
+		}
+		if found, offset := memberNamed(innerMembers, name, base+uint64(m.Offset), append(open, inner), steps); found != nil {
 			return found, offset
 		}
 	}
 	return nil, 0
 }
 
-func memberNames(members []btf.Member) []string {
+// memberNames are the names a mapping of owner's members may use, the
+// first maxMemberNames of them.
+func memberNames(owner btf.Type, members []btf.Member) []string {
 	var names []string
-	for _, m := range members {
-		if m.Name != "" {
-			names = append(names, m.Name)
-			continue
-		}
-		switch t := btf.UnderlyingType(m.Type).(type) {
-		case *btf.Struct:
-			names = append(names, memberNames(t.Members)...)
-		case *btf.Union:
-			names = append(names, memberNames(t.Members)...)
-		}
+	steps := 0
+	collectNames(members, []btf.Type{owner}, &names, &steps)
+	if len(names) > maxMemberNames {
+		names = append(names[:maxMemberNames], "…")
 	}
 	return names
+}
+
+func collectNames(members []btf.Member, open []btf.Type, names *[]string, steps *int) {
+	for _, m := range members {
+		*steps++
+		if *steps > maxSteps || len(*names) > maxMemberNames {
+			return
+		}
+		if m.Name != "" {
+			*names = append(*names, m.Name)
+			continue
+		}
+		if len(open) >= maxDepth {
+			continue
+		}
+		inner := btf.UnderlyingType(m.Type)
+		if slices.Contains(open, inner) {
+			continue
+		}
+		switch t := inner.(type) {
+		case *btf.Struct:
+			collectNames(t.Members, append(open, inner), names, steps)
+		case *btf.Union:
+			collectNames(t.Members, append(open, inner), names, steps)
+		}
+	}
 }
 
 func varNamed(ds *btf.Datasec, name string) *btf.VarSecinfo {
@@ -493,7 +832,12 @@ func putBigEndian(out []byte, v uint64) {
 // big-endian one bits are counted from the most significant, and a
 // field's high bit comes first.
 
-func putBits(out []byte, offset, size uint32, v uint64) {
+// putBits writes v into size bits from offset; false, writing nothing,
+// when they lie past out's end.
+func putBits(out []byte, offset, size uint64, v uint64) bool {
+	if size > 64 || offset+size > 8*uint64(len(out)) {
+		return false
+	}
 	for i := range size {
 		bit := byte(v >> i & 1)
 		if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 {
@@ -504,10 +848,11 @@ func putBits(out []byte, offset, size uint32, v uint64) {
 			out[pos/8] = out[pos/8]&^(1<<(7-pos%8)) | bit<<(7-pos%8)
 		}
 	}
+	return true
 }
 
-func getBits(b []byte, offset, size uint32) (uint64, bool) {
-	if size > 64 || (offset+size+7)/8 > uint32(len(b)) {
+func getBits(b []byte, offset, size uint64) (uint64, bool) {
+	if size > 64 || offset+size > 8*uint64(len(b)) {
 		return 0, false
 	}
 	var v uint64

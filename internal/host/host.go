@@ -24,8 +24,11 @@ var (
 	ErrPermission = errors.New("not permitted")
 )
 
-// PermissionHint says how to get the privileges that loading needs.
-const PermissionHint = "run as root (sudo), or grant the binary capabilities: sudo setcap cap_bpf,cap_net_admin,cap_perfmon+ep $(command -v xdpmicro)"
+// PermissionHint says how to get the privileges that loading needs: the
+// capabilities on a copy only a group may run, since with CAP_PERFMON
+// whoever runs it can read kernel memory (docs/usage.md, Privileges).
+const PermissionHint = "run as root (sudo), or give the capabilities (sudo setcap cap_bpf,cap_net_admin,cap_perfmon+ep) " +
+	"to a copy that only a trusted group may run: docs/usage.md, Privileges"
 
 // Pin runs f on an OS thread bound to cpu. The thread is never handed
 // back to the scheduler: the goroutine exits locked, so the runtime

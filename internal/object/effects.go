@@ -13,6 +13,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,6 +31,21 @@ type Effect struct {
 // case: the copy would cost more than it tells. xdp-filter's port map,
 // one entry a port, is just within.
 const maxInspectedEntries = 1 << 16
+
+// The memory that reading maps for a checking run's effects may take.
+// A map is copied before and after each case: one whose contents (its
+// max_entries, keys and values, a value per possible CPU) pass
+// maxInspectedBytes is not compared, nor any map once the maps compared
+// hold maxAllInspectedBytes, and a note names them; so the two copies
+// take at most twice that. One batched lookup reads at most
+// maxBatchBytes: an 8 MiB global section is read one entry a call, not
+// in buffers for 4,096 entries (32 GiB). Queues and stacks
+// keep at most maxInspectedBytes of what a run pushed.
+const (
+	maxInspectedBytes    = 16 << 20
+	maxAllInspectedBytes = 64 << 20
+	maxBatchBytes        = 1 << 20
+)
 
 // MapState is a copy of the maps' contents, by map.
 type MapState map[string]*mapCopy
@@ -58,21 +74,30 @@ func (c *mapCopy) index() map[string]int {
 
 // Snapshot copies the inspectable maps, and empties queues and stacks, so
 // that what a run pushes can be told from what was there. A map the
-// kernel will not let user space read is left out, and noted (unread).
+// kernel will not let user space read, or past the memory budget
+// (maxAllInspectedBytes), is left out, and noted (unread).
 func (l *Loaded) Snapshot() (MapState, error) {
 	state := MapState{}
+	var copied uint64 // the most bytes the maps copied so far can hold
 	maps := l.Maps()
 	for _, name := range sortedKeys(maps) {
 		m := maps[name]
 		if _, gone := l.unread[name]; gone {
 			continue
 		}
-		switch kind, _ := mapKindOf(m.Type(), m.MaxEntries()); kind {
+		size := contentBytes(m.Type(), m.MaxEntries(), m.KeySize(), m.ValueSize())
+		switch kind, _ := mapKindOf(m.Type(), m.MaxEntries(), size); kind {
 		case mapDrained:
-			if _, err := l.drain(m); err != nil && !l.unreadable(name, err) {
+			// What was there before the case is popped and dropped.
+			if _, _, err := l.drain(m, 0); err != nil && !l.unreadable(name, err) {
 				return nil, fmt.Errorf("map %s: %w", name, err)
 			}
 		case mapCopied:
+			if copied+size > maxAllInspectedBytes {
+				l.skip(name, fmt.Sprintf("%s of contents, past the %s that all maps compared may hold", mib(size), mib(maxAllInspectedBytes)))
+				continue
+			}
+			copied += size
 			entries, err := snapshotOne(m)
 			if err != nil {
 				if l.unreadable(name, err) {
@@ -101,13 +126,17 @@ const (
 	mapUnwatched
 )
 
-// mapKindOf says what the checking run does with a map of this type and
-// size, and, for maps it does not compare, why.
-func mapKindOf(t ebpf.MapType, entries uint32) (mapKind, string) {
+// mapKindOf says what the checking run does with a map of this type,
+// number of entries and size of contents (contentBytes), and, for maps
+// it does not compare, why.
+func mapKindOf(t ebpf.MapType, entries uint32, size uint64) (mapKind, string) {
 	switch t {
 	case ebpf.Hash, ebpf.Array, ebpf.LRUHash, ebpf.LPMTrie, ebpf.PerCPUHash, ebpf.PerCPUArray, ebpf.LRUCPUHash:
 		if entries > maxInspectedEntries {
 			return mapUnwatched, fmt.Sprintf("%d entries, over %d", entries, maxInspectedEntries)
+		}
+		if size > maxInspectedBytes {
+			return mapUnwatched, fmt.Sprintf("%s of contents, over the %s read of a map for effects", mib(size), mib(maxInspectedBytes))
 		}
 		return mapCopied, ""
 	case ebpf.Queue, ebpf.Stack:
@@ -126,9 +155,37 @@ func mapKindOf(t ebpf.MapType, entries uint32) (mapKind, string) {
 
 // unwatched says why changes to a map of this type and size are not
 // shown, or "" if they are, or if programs cannot change it.
-func unwatched(t ebpf.MapType, entries uint32) string {
-	_, why := mapKindOf(t, entries)
+func unwatched(ms *ebpf.MapSpec) string {
+	_, why := mapKindOf(ms.Type, ms.MaxEntries, contentBytes(ms.Type, ms.MaxEntries, ms.KeySize, ms.ValueSize))
 	return why
+}
+
+// contentBytes is the most a map's contents take when copied: its
+// entries' keys and values, a value per possible CPU for a per-CPU map.
+func contentBytes(t ebpf.MapType, entries, keySize, valueSize uint32) uint64 {
+	cpus := uint64(1)
+	if isPerCPU(t) {
+		if n, err := ebpf.PossibleCPU(); err == nil {
+			cpus = uint64(n)
+		}
+	}
+	return uint64(entries) * (uint64(keySize) + cpus*uint64(valueSize))
+}
+
+// mib writes a size in MiB, to a tenth where it is not a whole number.
+func mib(bytes uint64) string {
+	if bytes%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", bytes>>20)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(bytes)/(1<<20))
+}
+
+// skip records that a map's changes are not shown, and why.
+func (l *Loaded) skip(name, why string) {
+	if l.unread == nil {
+		l.unread = map[string]string{}
+	}
+	l.unread[name] = why
 }
 
 // unreadable records, and says so, when err is the kernel refusing to let
@@ -140,10 +197,7 @@ func (l *Loaded) unreadable(name string, err error) bool {
 		!errors.Is(err, errnoENOTSUPP) && !errors.Is(err, unix.EINVAL) {
 		return false
 	}
-	if l.unread == nil {
-		l.unread = map[string]string{}
-	}
-	l.unread[name] = "user space could not read it: " + err.Error()
+	l.skip(name, "user space could not read it: "+err.Error())
 	return true
 }
 
@@ -158,7 +212,7 @@ func (l *Loaded) UnwatchedNote() string {
 	whys := map[string]string{}
 	add := func(spec *ebpf.CollectionSpec, prefix string) {
 		for name, ms := range spec.Maps {
-			if why := unwatched(ms.Type, ms.MaxEntries); why != "" && !strings.HasPrefix(name, ".rodata") {
+			if why := unwatched(ms); why != "" && !strings.HasPrefix(name, ".rodata") {
 				whys[prefix+name] = why
 			}
 		}
@@ -180,18 +234,24 @@ func (l *Loaded) UnwatchedNote() string {
 	return "the checking run's changes to these maps are not shown: " + strings.Join(maps, ", ")
 }
 
-func (l *Loaded) drain(m *ebpf.Map) ([][]byte, error) {
-	var values [][]byte
+// drain pops a queue or stack empty, and returns the values popped, as
+// many as keep bytes hold, and how many more it dropped.
+func (l *Loaded) drain(m *ebpf.Map, keep uint64) (values [][]byte, dropped int, err error) {
+	v := make([]byte, m.ValueSize())
+	var kept uint64
 	for {
-		v := make([]byte, m.ValueSize())
 		err := m.LookupAndDelete(nil, &v)
 		if errors.Is(err, ebpf.ErrKeyNotExist) {
-			return values, nil
+			return values, dropped, nil
 		}
 		if err != nil {
-			return values, err
+			return values, dropped, err
 		}
-		values = append(values, v)
+		if kept += uint64(len(v)); kept > keep {
+			dropped++
+			continue
+		}
+		values = append(values, bytes.Clone(v))
 	}
 }
 
@@ -205,12 +265,15 @@ func (l *Loaded) Effects(before MapState) ([]Effect, error) {
 			continue
 		}
 		if m.Type() == ebpf.Queue || m.Type() == ebpf.Stack {
-			values, err := l.drain(m)
+			values, dropped, err := l.drain(m, maxInspectedBytes)
 			if err != nil && !l.unreadable(name, err) {
 				return nil, fmt.Errorf("map %s: %w", name, err)
 			}
 			for _, v := range values {
-				out = append(out, Effect{Map: name, Change: "pushed", Value: btfvalue.Format(spec.Value, v)})
+				out = append(out, Effect{Map: name, Change: "pushed", Value: formatValue(spec.Value, v)})
+			}
+			if dropped > 0 {
+				out = append(out, Effect{Map: name, Change: "pushed", Value: fmt.Sprintf("%d more values, not shown: past the %s read of a map for effects", dropped, mib(maxInspectedBytes))})
 			}
 			continue
 		}
@@ -244,7 +307,7 @@ func changes(name string, m *ebpf.Map, spec *ebpf.MapSpec, old, after *mapCopy) 
 		case isPerCPU(mt):
 			out = append(out, perCPUEffects(name, k, spec.Value, int(m.ValueSize()), o, a)...)
 		case o == nil || !bytes.Equal(a, o):
-			out = append(out, Effect{Map: name, Change: "set", Key: k, Value: btfvalue.Format(spec.Value, a)})
+			out = append(out, Effect{Map: name, Change: "set", Key: k, Value: formatValue(spec.Value, a)})
 		}
 	}
 	if bytes.Equal(old.keys, after.keys) {
@@ -293,7 +356,7 @@ func perCPUEffects(name, key string, t btf.Type, size int, old, new []byte) []Ef
 		if old == nil && !slices.ContainsFunc(a, func(b byte) bool { return b != 0 }) {
 			continue // a new entry's other CPUs start at zero
 		}
-		out = append(out, Effect{Map: name, Change: "set", Key: key, Value: btfvalue.Format(t, a), CPU: &cpu})
+		out = append(out, Effect{Map: name, Change: "set", Key: key, Value: formatValue(t, a), CPU: &cpu})
 	}
 	return out
 }
@@ -306,7 +369,22 @@ func formatKey(mt ebpf.MapType, t btf.Type, key []byte) string {
 			return strconv.FormatUint(i, 10)
 		}
 	}
-	return btfvalue.Format(t, key)
+	return formatValue(t, key)
+}
+
+// hideKernelAddresses says whether map contents read after a run show
+// kernel addresses as btfvalue.KernelAddress: when the user who ran
+// xdpmicro could not read them (host.HidesKernelAddresses). A variable,
+// so that tests can set it.
+var hideKernelAddresses = host.HidesKernelAddresses
+
+// formatValue formats a key or value that a program may have written,
+// kernel addresses hidden from whoever could not read them.
+func formatValue(t btf.Type, b []byte) string {
+	if hideKernelAddresses() {
+		return btfvalue.FormatHidingKernelAddresses(t, b)
+	}
+	return btfvalue.Format(t, b)
 }
 
 // batchSize is the number of entries a batched lookup asks for at once.
@@ -362,12 +440,14 @@ func (c *mapCopy) readBatched(m *ebpf.Map, cpus int) error {
 	if isPerCPU(m.Type()) {
 		stride = (valueSize + 7) &^ 7
 	}
+	// As many entries a call as maxBatchBytes hold, one at least.
+	batch := max(1, min(batchSize, maxBatchBytes/max(1, keySize+cpus*stride)))
 	// Slices of fixed-size byte arrays, so that cilium/ebpf counts
 	// entries and reads into them without copying.
-	keys := reflect.MakeSlice(reflect.SliceOf(reflect.ArrayOf(keySize, reflect.TypeFor[byte]())), batchSize, batchSize)
-	values := reflect.MakeSlice(reflect.SliceOf(reflect.ArrayOf(stride, reflect.TypeFor[byte]())), batchSize*cpus, batchSize*cpus)
-	keyBytes := unsafeBytes(keys, batchSize*keySize)
-	valueBytes := unsafeBytes(values, batchSize*cpus*stride)
+	keys := reflect.MakeSlice(reflect.SliceOf(reflect.ArrayOf(keySize, reflect.TypeFor[byte]())), batch, batch)
+	values := reflect.MakeSlice(reflect.SliceOf(reflect.ArrayOf(stride, reflect.TypeFor[byte]())), batch*cpus, batch*cpus)
+	keyBytes := unsafeBytes(keys, batch*keySize)
+	valueBytes := unsafeBytes(values, batch*cpus*stride)
 
 	var cursor ebpf.MapBatchCursor
 	for {

@@ -1,10 +1,17 @@
 package object
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue/btfcraft"
+	"github.com/xdpmicro/xdpmicro/packets"
 )
 
 // FuzzParseMapInit: any --map-init file gives an error that is bad input
@@ -38,6 +45,134 @@ func FuzzParseMapInit(f *testing.F) {
 			ms := spec.Maps[u.mapName]
 			if uint32(len(u.value)) != ms.ValueSize {
 				t.Fatalf("map %s: resolved a value of %d bytes, the map's are %d", u.mapName, len(u.value), ms.ValueSize)
+			}
+		}
+	})
+}
+
+// fuzzObjects are nested.o as compiled, and its BTF crafted to hold
+// itself through an anonymous member and to place a member past its
+// struct's end, for --set to meet.
+func fuzzObjects(f *testing.F) []Object {
+	data, err := os.ReadFile("../../bpf/testdata/nested.o")
+	if err != nil {
+		f.Fatal(err)
+	}
+	objects := []Object{{Name: "nested.o", ELF: data}}
+	for _, edit := range []func(b *btfcraft.BTF) error{
+		func(b *btfcraft.BTF) error {
+			m, err := b.Member("outer", "in")
+			if err != nil {
+				return err
+			}
+			id, err := b.TypeID("outer")
+			m.SetType(id)
+			m.SetAnonymous()
+			return err
+		},
+		func(b *btfcraft.BTF) error {
+			m, err := b.Member("inner", "a")
+			if err == nil {
+				m.SetOffset(1024)
+			}
+			return err
+		},
+	} {
+		crafted := bytes.Clone(data)
+		b, err := btfcraft.Open(crafted)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := edit(b); err != nil {
+			f.Fatal(err)
+		}
+		objects = append(objects, Object{Name: "crafted.o", ELF: crafted})
+	}
+	return objects
+}
+
+// FuzzSet: any --set NAME=VALUE, against an object and crafted versions
+// of it, gives a program ready to load or an error that is bad input
+// (exit 2), never a panic: --set panicked on a member past its struct's
+// end.
+func FuzzSet(f *testing.F) {
+	for _, seed := range []string{"nested={in: {a: 1}, b: 2}", "nested={zz: 1}", "nested={in: {in: {b: 1}}}", "nested=3", "nested={b: htons(80)}", "=1", "nested"} {
+		f.Add(seed, uint8(0))
+		f.Add(seed, uint8(1))
+		f.Add(seed, uint8(2))
+	}
+	objects := fuzzObjects(f)
+	f.Fuzz(func(t *testing.T, set string, which uint8) {
+		s, err := NewSettings(LoadOptions{Set: []string{set}}, nil)
+		if err == nil {
+			_, err = Choose(objects[int(which)%len(objects)], "", s)
+		}
+		if err != nil && !errors.Is(err, badinput.Err) {
+			t.Fatalf("--set %q: error %q is not bad input: it would exit 1", set, err)
+		}
+	})
+}
+
+// FuzzMaxEntries: any --max-entries NAME=N gives the map N entries, or
+// an error that is bad input.
+func FuzzMaxEntries(f *testing.F) {
+	for _, seed := range []string{"lengths=128", "lengths=0x10", "lengths=0", "lengths=-1", "lengths=4294967296", "nope=4", "=4", "lengths", ".data=2"} {
+		f.Add(seed)
+	}
+	obj := readTestObject(f, "maps.o")
+	f.Fuzz(func(t *testing.T, size string) {
+		s, err := NewSettings(LoadOptions{MaxEntries: []string{size}}, nil)
+		if err != nil {
+			if !errors.Is(err, badinput.Err) {
+				t.Fatalf("--max-entries %q: error %q is not bad input", size, err)
+			}
+			return
+		}
+		c, err := Choose(obj, "", s)
+		if err != nil {
+			if !errors.Is(err, badinput.Err) {
+				t.Fatalf("--max-entries %q: error %q is not bad input", size, err)
+			}
+			return
+		}
+		name, value, _ := strings.Cut(size, "=")
+		n, _ := strconv.ParseUint(value, 0, 32)
+		if got := c.Spec.Maps[name].MaxEntries; uint64(got) != n {
+			t.Fatalf("--max-entries %q: map %s has %d entries", size, name, got)
+		}
+	})
+}
+
+// FuzzContext: any --ctx, for each program type that takes a context,
+// gives the context's bytes, of the kernel struct's size, or an error
+// that is bad input.
+func FuzzContext(f *testing.F) {
+	for _, seed := range []string{"mark=0x2a", "ingress_ifindex=lo,rx_queue_index=0", "cb[0]=7,cb4=1", "mark=1,mark=2", "wire_len=70000", "gso_segs=65536", "tstamp=0xffffffffffffffff", "nope=1", "mark", ",", "ifindex=eth9"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := packets.ParseContext(s)
+		if err != nil {
+			if !errors.Is(err, badinput.Err) {
+				t.Fatalf("--ctx %q: error %q is not bad input", s, err)
+			}
+			return
+		}
+		frame := make([]byte, 64)
+		for _, pt := range []ebpf.ProgramType{ebpf.XDP, ebpf.SchedCLS, ebpf.SocketFilter} {
+			buf, err := ContextIn(pt, packets.Case{Name: "fuzz", Frame: frame, Context: c})
+			if err != nil {
+				if !errors.Is(err, badinput.Err) {
+					t.Fatalf("--ctx %q for %s: error %q is not bad input", s, pt, err)
+				}
+				continue
+			}
+			want := skbContext.size
+			if pt == ebpf.XDP {
+				want = xdpContext.size
+			}
+			if len(c) > 0 && len(buf) != want {
+				t.Fatalf("--ctx %q for %s: %d bytes, want %d", s, pt, len(buf), want)
 			}
 		}
 	})

@@ -2,8 +2,8 @@ package object
 
 import (
 	"fmt"
-	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
@@ -77,6 +77,11 @@ func (o Object) Maps() ([]MapInfo, error) {
 	return infos, nil
 }
 
+// maxZeroFormatted is the largest .bss variable whose zero value is
+// formatted by its type: a larger one is said to be zero, not allocated
+// (crafted BTF may claim gigabytes).
+const maxZeroFormatted = 64 << 10
+
 // Variables lists the global variables of .rodata, .data and .bss, sorted
 // by name.
 func (o Object) Variables() ([]VariableInfo, error) {
@@ -98,6 +103,11 @@ func (o Object) Variables() ([]VariableInfo, error) {
 		}
 		value := vs.Value
 		if value == nil { // .bss
+			if vs.Size() > maxZeroFormatted {
+				info.Value = fmt.Sprintf("zero (%d bytes)", vs.Size())
+				infos = append(infos, info)
+				continue
+			}
 			value = make([]byte, vs.Size())
 		}
 		info.Value = btfvalue.Format(t, value)
@@ -114,87 +124,146 @@ func typeOrSize(t btf.Type, size uint32) string {
 		return fmt.Sprintf("%d bytes", size)
 	case *btf.Struct:
 		if tt.Name != "" {
-			return CType(t) + " {" + members(tt.Members, 0) + "}"
+			return CType(t) + " {" + writeC(func(w *cWriter) { w.members(tt.Members, 0) }) + "}"
 		}
 	case *btf.Union:
 		if tt.Name != "" {
-			return CType(t) + " {" + members(tt.Members, 0) + "}"
+			return CType(t) + " {" + writeC(func(w *cWriter) { w.members(tt.Members, 0) }) + "}"
 		}
 	}
 	return CType(t)
 }
 
-// CType writes a BTF type as C would declare it, naming its members for
-// anonymous structs and unions.
-func CType(t btf.Type) string { return cType(t, 0) }
+// Limits of a C declaration: crafted BTF may nest anonymous structs of
+// a thousand members in others, or name them with megabytes.
+const (
+	maxCTypeDepth = 8
+	maxCType      = 1024 // characters, then "…"
+	maxCTypeSteps = 2000 // types written
+)
 
-func cType(t btf.Type, depth int) string {
-	if depth > 8 {
-		return "…"
+// CType writes a BTF type as C would declare it, naming its members for
+// anonymous structs and unions; at most about maxCType characters.
+func CType(t btf.Type) string {
+	return writeC(func(w *cWriter) { w.cType(t, 0) })
+}
+
+// cWriter writes C declarations, and stops at a limit.
+type cWriter struct {
+	strings.Builder
+	steps int
+}
+
+func writeC(write func(*cWriter)) string {
+	var w cWriter
+	write(&w)
+	if w.full() {
+		s := w.String()
+		n := min(len(s), maxCType)
+		for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		return s[:n] + "…"
+	}
+	return w.String()
+}
+
+func (w *cWriter) full() bool { return w.Len() > maxCType || w.steps > maxCTypeSteps }
+
+func (w *cWriter) cType(t btf.Type, depth int) {
+	w.steps++
+	if w.full() {
+		return
+	}
+	if depth > maxCTypeDepth {
+		w.WriteString("…")
+		return
 	}
 	switch t := t.(type) {
 	case nil, *btf.Void:
-		return "void"
+		w.WriteString("void")
 	case *btf.Int:
-		return t.Name
+		w.WriteString(t.Name)
 	case *btf.Float:
-		return t.Name
+		w.WriteString(t.Name)
 	case *btf.Typedef:
-		return t.Name
+		w.WriteString(t.Name)
 	case *btf.Enum:
-		return named("enum", t.Name, func() string { return enumValues(t) })
+		w.named("enum", t.Name, func() { w.enumValues(t) })
 	case *btf.Struct:
-		return named("struct", t.Name, func() string { return members(t.Members, depth) })
+		w.named("struct", t.Name, func() { w.members(t.Members, depth) })
 	case *btf.Union:
-		return named("union", t.Name, func() string { return members(t.Members, depth) })
+		w.named("union", t.Name, func() { w.members(t.Members, depth) })
 	case *btf.Array:
-		return fmt.Sprintf("%s[%d]", cType(t.Type, depth+1), t.Nelems)
+		w.cType(t.Type, depth+1)
+		fmt.Fprintf(w, "[%d]", t.Nelems)
 	case *btf.Pointer:
-		return cType(t.Target, depth+1) + " *"
+		w.cType(t.Target, depth+1)
+		w.WriteString(" *")
 	case *btf.Const:
-		return "const " + cType(t.Type, depth+1)
+		w.WriteString("const ")
+		w.cType(t.Type, depth+1)
 	case *btf.Volatile:
-		return "volatile " + cType(t.Type, depth+1)
+		w.WriteString("volatile ")
+		w.cType(t.Type, depth+1)
 	case *btf.Datasec:
-		return "section " + t.Name
+		w.WriteString("section " + t.Name)
+	default:
+		fmt.Fprintf(w, "%v", t)
 	}
-	return fmt.Sprintf("%v", t)
 }
 
-func named(kind, name string, body func() string) string {
+func (w *cWriter) named(kind, name string, body func()) {
+	w.WriteString(kind + " ")
 	if name != "" {
-		return kind + " " + name
+		w.WriteString(name)
+		return
 	}
-	return kind + " {" + body() + "}"
+	w.WriteString("{")
+	body()
+	w.WriteString("}")
 }
 
-func members(ms []btf.Member, depth int) string {
-	var parts []string
-	for _, m := range ms {
-		part := declaration(m.Type, m.Name, depth+1)
-		if m.BitfieldSize != 0 {
-			part += fmt.Sprintf(":%d", m.BitfieldSize)
+func (w *cWriter) members(ms []btf.Member, depth int) {
+	for i, m := range ms {
+		if w.full() {
+			return
 		}
-		parts = append(parts, part)
+		if i > 0 {
+			w.WriteString("; ")
+		}
+		w.declaration(m.Type, m.Name, depth+1)
+		if m.BitfieldSize != 0 {
+			fmt.Fprintf(w, ":%d", m.BitfieldSize)
+		}
 	}
-	return strings.Join(parts, "; ")
 }
 
 // declaration is a member's C declaration: arrays' sizes follow the name.
-func declaration(t btf.Type, name string, depth int) string {
-	if a, ok := t.(*btf.Array); ok {
-		return declaration(a.Type, fmt.Sprintf("%s[%d]", name, a.Nelems), depth)
+func (w *cWriter) declaration(t btf.Type, name string, depth int) {
+	var dims string
+	for range maxCTypeDepth {
+		a, ok := t.(*btf.Array)
+		if !ok {
+			break
+		}
+		dims += fmt.Sprintf("[%d]", a.Nelems)
+		t = a.Type
 	}
-	if name == "" {
-		return cType(t, depth)
+	w.cType(t, depth)
+	if name+dims != "" {
+		w.WriteString(" " + name + dims)
 	}
-	return cType(t, depth) + " " + name
 }
 
-func enumValues(e *btf.Enum) string {
-	var names []string
-	for _, v := range e.Values {
-		names = append(names, v.Name)
+func (w *cWriter) enumValues(e *btf.Enum) {
+	for i, v := range e.Values {
+		if w.full() {
+			return
+		}
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		w.WriteString(v.Name)
 	}
-	return strings.Join(slices.Clip(names), ", ")
 }

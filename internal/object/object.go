@@ -119,6 +119,10 @@ func attachTypeName(a ebpf.AttachType) string {
 	return a.String()
 }
 
+// maxZeroSection is the largest zero-filled section (.bss) an object may
+// have: as large as any file xdpmicro reads (safefs.MaxInput).
+const maxZeroSection = safefs.MaxInput
+
 func (o Object) spec() (*ebpf.CollectionSpec, error) {
 	switch {
 	case o.Prog != nil:
@@ -135,6 +139,14 @@ func (o Object) spec() (*ebpf.CollectionSpec, error) {
 	}
 	if f.Machine != elf.EM_BPF {
 		return nil, fmt.Errorf("%w: %s is an ELF file for %s, not a BPF object", ErrBadObject, o.Name, f.Machine)
+	}
+	for _, sec := range f.Sections {
+		// A zero-filled section takes no room in the file, and cilium/ebpf
+		// allocates it whole: a crafted .bss of 4 GiB took 8 GB here.
+		if sec.Type == elf.SHT_NOBITS && sec.Size > maxZeroSection {
+			return nil, fmt.Errorf("%w: %s: section %s of %s, over the %s a zero-filled section may have",
+				ErrBadObject, o.Name, sec.Name, mib(sec.Size), mib(maxZeroSection))
+		}
 	}
 	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(o.ELF))
 	if err != nil {
