@@ -316,14 +316,21 @@ func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 	}
 	o.Accel, o.VCPUs = string(m.Accel), m.VCPUs
 	o.Up, o.Wall, o.Console, o.Err = out.Up, out.Wall, out.Console, out.Err
-	if r := out.Result; r != nil {
-		o.Exit, o.Stdout, o.Stderr = r.Exit, r.Stdout, r.Stderr
-		if r.Release != "" {
-			o.Release = r.Release
-		}
-		if r.Setup != "" {
-			o.Err = fmt.Errorf("in the guest: %s", r.Setup)
-		}
+	if out.Result != nil {
+		o.take(out.Result)
 	}
 	return o
+}
+
+// take is what the guest sent back (vm.DecodeResult read it, bounded):
+// the command's exit code and output, the kernel's release, and why the
+// command could not run, if it could not.
+func (o *Outcome) take(r *vm.Result) {
+	o.Exit, o.Stdout, o.Stderr = r.Exit, r.Stdout, r.Stderr
+	if r.Release != "" {
+		o.Release = r.Release
+	}
+	if r.Setup != "" {
+		o.Err = fmt.Errorf("in the guest: %s", r.Setup)
+	}
 }

@@ -59,13 +59,18 @@ const maxLine = 4096
 func commandError(stderr string) (string, []string) {
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	for i, line := range lines {
-		if msg, ok := strings.CutPrefix(line, "xdpmicro: "); ok && !strings.HasPrefix(msg, "note: ") && !strings.HasPrefix(msg, "warning: ") {
-			var log []string
-			for _, l := range lines[i+1:] {
-				log = append(log, vm.Printable(strings.TrimSpace(l), maxLine))
-			}
-			return vm.Printable(msg, maxLine), log
+		msg, ok := strings.CutPrefix(line, "xdpmicro: ")
+		if !ok || strings.HasPrefix(msg, "note: ") || strings.HasPrefix(msg, "warning: ") {
+			continue
 		}
+		if msg = vm.Printable(msg, maxLine); strings.TrimSpace(msg) == "" {
+			continue
+		}
+		var log []string
+		for _, l := range lines[i+1:] {
+			log = append(log, vm.Printable(strings.TrimSpace(l), maxLine))
+		}
+		return msg, log
 	}
 	if last := vm.Printable(lines[len(lines)-1], maxLine); strings.TrimSpace(last) != "" {
 		return last, nil

@@ -138,7 +138,7 @@ func MemFile(name string, write func(io.Writer) error) (*os.File, error) {
 	f := os.NewFile(uintptr(fd), "memfd:xdpmicro-"+name)
 	if err := write(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err // the writer's own words
 	}
 	seals := unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE | unix.F_SEAL_SEAL
 	if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, seals); err != nil {
