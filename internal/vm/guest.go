@@ -230,11 +230,11 @@ func DecodeResult(port []byte) (*Result, error) {
 	end := bytes.IndexByte(line, '\n')
 	switch {
 	case end < 0 && len(line) >= MaxResult:
-		return nil, fmt.Errorf("its line is over %d MiB", MaxResult>>20)
+		return nil, fmt.Errorf("the line is over %d MiB", MaxResult>>20)
 	case end < 0:
-		return nil, fmt.Errorf("its line is cut short after %d bytes", len(line))
+		return nil, fmt.Errorf("the line is cut short after %d bytes", len(line))
 	case end > MaxResult+1:
-		return nil, fmt.Errorf("its line is over %d MiB", MaxResult>>20)
+		return nil, fmt.Errorf("the line is over %d MiB", MaxResult>>20)
 	}
 	line = bytes.TrimRight(line[:end], "\r")
 	raw := make([]byte, base64.StdEncoding.DecodedLen(len(line)))
@@ -251,7 +251,7 @@ func DecodeResult(port []byte) (*Result, error) {
 	case err != nil:
 		return nil, fmt.Errorf("not gzip: %w", err)
 	case len(data) > MaxResult:
-		return nil, fmt.Errorf("it holds over %d MiB", MaxResult>>20)
+		return nil, fmt.Errorf("over %d MiB once decompressed", MaxResult>>20)
 	}
 	var res Result
 	if err := json.Unmarshal(data, &res); err != nil {
