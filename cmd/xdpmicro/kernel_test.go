@@ -501,3 +501,20 @@ func TestKernelsHostKilled(t *testing.T) {
 		t.Errorf("the host's child %v still running 10 s after xdpmicro was killed", left)
 	}
 }
+
+// profile --kernel reads a guest's profile as untrusted too: {} and a
+// null profile fail that kernel, exit 1. (Before, the kernel was
+// "measured" with no profile, exit 0.)
+func TestProfileKernelsGuestChecked(t *testing.T) {
+	path := fakeQEMU(t)
+	for _, stdout := range []string{`{}`, `{"profiles": [null]}`} {
+		cmd := exec.Command(buildBinary(t), "profile", "v4", "--kernel", fakeImage(t))
+		cmd.Env = append(os.Environ(), "PATH="+path, "XDPMICRO_FAKE_GUEST=stdout", "XDPMICRO_FAKE_STDOUT="+stdout)
+		var out, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		_ = cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != exitFailed || !strings.Contains(out.String(), "unreadable profile") {
+			t.Errorf("the guest's profile %s: exit %d, stderr %q, table:\n%s\nwant exit %d, the kernel failed", stdout, code, stderr.String(), out.String(), exitFailed)
+		}
+	}
+}

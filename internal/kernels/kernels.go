@@ -161,12 +161,18 @@ func (job Job) progress(format string, args ...any) {
 	}
 }
 
+// label names the kernel in progress lines: its release, or as given
+// where its image carries none.
+func (o Outcome) label() string {
+	if o.Release != "" {
+		return o.Release
+	}
+	return o.Name
+}
+
 // summary is the progress line of a kernel done.
 func (o Outcome) summary() string {
-	name := o.Release
-	if name == "" {
-		name = o.Name
-	}
+	name := o.label()
 	switch {
 	case o.Err != nil:
 		return fmt.Sprintf("%s: %v", name, o.Err)
@@ -297,7 +303,7 @@ func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 		Cmdline: g.cmdline, Run: job.Timeout}
 	var out vm.Outcome
 	if ok, why := vm.KVMUsable(); ok {
-		job.progress("%s: booting with KVM, %d vCPUs, %d MiB", o.Release, kvmVCPUs, o.MemoryMiB)
+		job.progress("%s: booting with KVM, %d vCPUs, %d MiB", o.label(), kvmVCPUs, o.MemoryMiB)
 		m.Accel, m.VCPUs, m.Boot = vm.KVM, kvmVCPUs, kvmBootWait
 		out = m.Start(ctx)
 		if out.Err != nil && out.Up == 0 && ctx.Err() == nil {
@@ -310,7 +316,7 @@ func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 		o.Fallback = "there is no KVM: " + why
 	}
 	if o.Fallback != "" {
-		job.progress("%s: booting under TCG (emulated: %s), %d vCPU, %d MiB", o.Release, o.Fallback, tcgVCPUs, o.MemoryMiB)
+		job.progress("%s: booting under TCG (emulated: %s), %d vCPU, %d MiB", o.label(), o.Fallback, tcgVCPUs, o.MemoryMiB)
 		m.Accel, m.VCPUs, m.Boot = vm.TCG, tcgVCPUs, tcgBootWait
 		out = m.Start(ctx)
 	}
