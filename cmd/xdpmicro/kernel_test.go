@@ -145,6 +145,10 @@ func TestKernelsInterrupt(t *testing.T) {
 		}
 	}
 	time.Sleep(time.Second) // QEMU running
+	qemu := children(cmd.Process.Pid)
+	if len(qemu) == 0 {
+		t.Fatalf("no QEMU running: %s", stderr.String())
+	}
 	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
@@ -155,11 +159,8 @@ func TestKernelsInterrupt(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left in TMPDIR: %v", left)
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if data, _ := os.ReadFile(p); bytes.Contains(data, []byte(tmp)) {
-			t.Errorf("still running: %s", bytes.ReplaceAll(data, []byte{0}, []byte{' '}))
-		}
+	if left := gone(qemu, 0); len(left) > 0 {
+		t.Errorf("QEMU %v still running", left)
 	}
 }
 
