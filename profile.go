@@ -3,8 +3,10 @@ package xdpmicro
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/xdpmicro/xdpmicro/internal/kernels"
 	"github.com/xdpmicro/xdpmicro/internal/profile"
@@ -113,6 +115,10 @@ func ProfileKernels(outcomes []KernelOutcome, args []string) KernelProfiles {
 		var rep profile.Report
 		if err := json.Unmarshal(stdout, &rep); err != nil {
 			return fmt.Errorf("unreadable profile: %w", err)
+		}
+		// A guest's output is not trusted: "{}" is no profile.
+		if len(rep.Profiles) == 0 || slices.Contains(rep.Profiles, nil) {
+			return errors.New("unreadable profile: profile's output holds no profile")
 		}
 		byKernel[k.Kernel] = &rep
 		return nil

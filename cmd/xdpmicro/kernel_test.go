@@ -5,9 +5,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -141,6 +145,10 @@ func TestKernelsInterrupt(t *testing.T) {
 		}
 	}
 	time.Sleep(time.Second) // QEMU running
+	qemu := children(cmd.Process.Pid)
+	if len(qemu) == 0 {
+		t.Fatalf("no QEMU running: %s", stderr.String())
+	}
 	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
@@ -151,11 +159,8 @@ func TestKernelsInterrupt(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("left in TMPDIR: %v", left)
 	}
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if data, _ := os.ReadFile(p); bytes.Contains(data, []byte(tmp)) {
-			t.Errorf("still running: %s", bytes.ReplaceAll(data, []byte{0}, []byte{' '}))
-		}
+	if left := gone(qemu, 0); len(left) > 0 {
+		t.Errorf("QEMU %v still running", left)
 	}
 }
 
@@ -272,4 +277,245 @@ func TestProfileKernels(t *testing.T) {
 		t.Errorf("the table lacks the refusal or the image:\n%s", s)
 	}
 	t.Log("\n" + text.String())
+}
+
+// fakeQEMU builds testdata/fakeqemu, a QEMU that boots nothing and plays
+// a guest's hostile output, as qemu-system-x86_64 in a directory any
+// user may read (run as root, xdpmicro runs QEMU as nobody), and returns
+// a PATH that finds it first.
+func fakeQEMU(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, "qemu-system-x86_64"), "./testdata/fakeqemu").CombinedOutput(); err != nil {
+		t.Fatalf("build the fake QEMU: %v\n%s", err, out)
+	}
+	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// hostileGuest runs bench on a fake kernel image, booted by the fake
+// QEMU with env (XDPMICRO_FAKE_GUEST...), and returns its exit code,
+// stdout, stderr and peak memory (max RSS, KiB).
+func hostileGuest(t *testing.T, path string, env ...string) (int, string, string, int64) {
+	t.Helper()
+	cmd := exec.Command(buildBinary(t), append([]string{"bench", "v4", "-q", "--kernel", fakeImage(t)}, quick...)...)
+	cmd.Env = append(append(os.Environ(), "PATH="+path), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String(), rss
+}
+
+// A guest's report is read with the checks a saved result is read with:
+// one that is no report ({}, an empty array, a case whose statistics do
+// not match its samples) fails that kernel, named under the table, and
+// the run exits 1 in one line: the guest failed, as a kernel that
+// panics does; the user's input was sound. (Before, {} panicked with
+// index out of range [-1], exit 2.)
+func TestKernelsGuestReportChecked(t *testing.T) {
+	path := fakeQEMU(t)
+	for _, stdout := range []string{
+		`{}`, `[]`, `[{}]`, `not json`,
+		`{"schema": "` + results.Schema + `", "programs": []}`,
+		`{"schema": "` + results.Schema + `", "programs": [{"cases": [{"name": "a", "stats": {"n": 2}, "samples_ns": [1]}]}]}`,
+	} {
+		code, out, stderr, _ := hostileGuest(t, path, "XDPMICRO_FAKE_GUEST=stdout", "XDPMICRO_FAKE_STDOUT="+stdout)
+		if code != exitFailed || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "1 of 1 kernels not measured") ||
+			!strings.Contains(out, "failed: unreadable report") {
+			t.Errorf("the guest's report %s: exit %d, stderr %q, table:\n%s\nwant exit %d, one line, the kernel failed", stdout, code, stderr, out, exitFailed)
+		}
+	}
+}
+
+// maxKernelRSS bounds the memory of a run on one kernel whose guest
+// floods it: xdpmicro holds its own binary and the initramfs while it
+// builds it (110 MB here), and 16 MiB of result at most.
+const maxKernelRSS = 400 << 10 // KiB
+
+// A guest's output is bounded as it arrives: a result line that
+// decompresses to 256 MiB fails its kernel ("over 16 MiB") within
+// maxKernelRSS; a console line of 256 MiB is cut, and the table shows
+// 1 KiB of it. (Before: 1 GiB took the host to 2.7 and 5.3 GB, and the
+// table printed the whole line.)
+func TestKernelsGuestOutputBounded(t *testing.T) {
+	path := fakeQEMU(t)
+	size := fmt.Sprint(256 << 20)
+	code, out, stderr, rss := hostileGuest(t, path, "XDPMICRO_FAKE_GUEST=bomb", "XDPMICRO_FAKE_SIZE="+size)
+	t.Logf("a result of 256 MiB: exit %d, max RSS %d MiB", code, rss>>10)
+	if code != exitFailed || !strings.Contains(out, "over 16 MiB") || rss > maxKernelRSS {
+		t.Errorf("a result of 256 MiB: exit %d, max RSS %d MiB, stderr %q, table:\n%s\nwant exit %d, \"over 16 MiB\", at most %d MiB",
+			code, rss>>10, stderr, out, exitFailed, maxKernelRSS>>10)
+	}
+
+	code, out, stderr, rss = hostileGuest(t, path, "XDPMICRO_FAKE_GUEST=console", "XDPMICRO_FAKE_SIZE="+size)
+	longest := 0
+	for _, line := range strings.Split(out, "\n") {
+		longest = max(longest, len(line))
+	}
+	t.Logf("a console line of 256 MiB: exit %d, max RSS %d MiB, longest line printed %d bytes", code, rss>>10, longest)
+	if code != exitFailed || longest > 2048 || !strings.Contains(out, "bytes cut]") || rss > maxKernelRSS {
+		t.Errorf("a console line of 256 MiB: exit %d, max RSS %d MiB, longest line %d bytes, stderr %q; want exit %d, the line cut, at most %d MiB",
+			code, rss>>10, longest, stderr, exitFailed, maxKernelRSS>>10)
+	}
+}
+
+// children are the processes whose parent is pid.
+func children(pid int) []int {
+	var kids []int
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses
+		fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			kid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			kids = append(kids, kid)
+		}
+	}
+	return kids
+}
+
+// running says whether pid is a process that has not exited (a zombie
+// has: it waits for init to reap it).
+func running(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// gone waits up to d for every pid to exit, and returns those that
+// have not.
+func gone(pids []int, d time.Duration) []int {
+	deadline := time.Now().Add(d)
+	for {
+		var left []int
+		for _, pid := range pids {
+			if running(pid) {
+				left = append(left, pid)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// statusField is a line of /proc/PID/status, its name cut.
+func statusField(pid int, name string) string {
+	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// xdpmicro killed outright (SIGKILL) while a kernel boots: QEMU, which
+// runs as nobody under its seccomp filter (xdpmicro runs as root here),
+// dies with it, and nothing is left in TMPDIR: the initramfs was in
+// memory only. (Before: QEMU ran as root, without -sandbox, and a
+// directory xdpmicro-vm-* with the 34 MB initramfs.cpio stayed.)
+func TestKernelsKilled(t *testing.T) {
+	older, _, _ := kerneltest.Images(t)
+	tmp := t.TempDir()
+	cmd := exec.Command(buildBinary(t), "bench", "--kernel", older)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var qemu []int
+	for deadline := time.Now().Add(time.Minute); len(qemu) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no QEMU started: %s", stderr.String())
+		}
+		for _, pid := range children(cmd.Process.Pid) {
+			// the VM, not the check of QEMU's options before it
+			if args, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); bytes.Contains(args, []byte("-nodefaults")) {
+				qemu = append(qemu, pid)
+			}
+		}
+	}
+	time.Sleep(time.Second) // QEMU running, as the user it runs as
+	if os.Geteuid() == 0 {
+		uid, seccomp := statusField(qemu[0], "Uid"), statusField(qemu[0], "Seccomp")
+		// real, effective, saved and file system uid
+		if ids := strings.Fields(uid); len(ids) != 4 || slices.Contains(ids, "0") || seccomp != "2" {
+			t.Errorf("QEMU runs as uids %q, seccomp %q; want another user than root, under a filter (2)", uid, seccomp)
+		}
+		t.Logf("QEMU: Uid %s, Groups %q, Seccomp %s, NoNewPrivs %s", uid, statusField(qemu[0], "Groups"), seccomp, statusField(qemu[0], "NoNewPrivs"))
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if left := gone(qemu, 5*time.Second); len(left) > 0 {
+		t.Errorf("QEMU %v still running after xdpmicro was killed", left)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+}
+
+// xdpmicro killed outright while --kernel host runs its child: the
+// child stops too (SIGTERM, as on Ctrl-C), its loads and CPU lock with
+// it. (Before: it ran its whole 30 s, holding them.)
+func TestKernelsHostKilled(t *testing.T) {
+	kerneltest.RequireBPF(t)
+	cmd := exec.Command(buildBinary(t), "bench", "v4", "-q", "--kernel", "host", "--time", "30s")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var kids []int
+	for deadline := time.Now().Add(30 * time.Second); len(kids) == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no child started")
+		}
+		kids = children(cmd.Process.Pid)
+	}
+	time.Sleep(2 * time.Second) // measuring
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if left := gone(kids, 10*time.Second); len(left) > 0 {
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Errorf("the host's child %v still running 10 s after xdpmicro was killed", left)
+	}
+}
+
+// profile --kernel reads a guest's profile as untrusted too: {} and a
+// null profile fail that kernel, exit 1. (Before, the kernel was
+// "measured" with no profile, exit 0.)
+func TestProfileKernelsGuestChecked(t *testing.T) {
+	path := fakeQEMU(t)
+	for _, stdout := range []string{`{}`, `{"profiles": [null]}`} {
+		cmd := exec.Command(buildBinary(t), "profile", "v4", "--kernel", fakeImage(t))
+		cmd.Env = append(os.Environ(), "PATH="+path, "XDPMICRO_FAKE_GUEST=stdout", "XDPMICRO_FAKE_STDOUT="+stdout)
+		var out, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		_ = cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != exitFailed || !strings.Contains(out.String(), "unreadable profile") {
+			t.Errorf("the guest's profile %s: exit %d, stderr %q, table:\n%s\nwant exit %d, the kernel failed", stdout, code, stderr.String(), out.String(), exitFailed)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -143,6 +144,9 @@ func Run(ctx context.Context, job Job, targets []Target) ([]Outcome, error) {
 			}
 			defer g.remove()
 			guest = g
+			if !vm.HasSandbox(job.QEMU) {
+				job.progress("%s takes no -sandbox (built without seccomp): it runs without its system call filter", job.QEMU)
+			}
 		}
 		o := job.runGuest(ctx, t, guest)
 		outcomes = append(outcomes, o)
@@ -157,12 +161,18 @@ func (job Job) progress(format string, args ...any) {
 	}
 }
 
+// label names the kernel in progress lines: its release, or as given
+// where its image carries none.
+func (o Outcome) label() string {
+	if o.Release != "" {
+		return o.Release
+	}
+	return o.Name
+}
+
 // summary is the progress line of a kernel done.
 func (o Outcome) summary() string {
-	name := o.Release
-	if name == "" {
-		name = o.Name
-	}
+	name := o.label()
 	switch {
 	case o.Err != nil:
 		return fmt.Sprintf("%s: %v", name, o.Err)
@@ -182,11 +192,22 @@ func (job Job) runHost(ctx context.Context) Outcome {
 	}
 	cmd := exec.CommandContext(ctx, job.Binary, append(slices.Clone(job.Args), job.HostArgs...)...)
 	cmd.Dir = job.Dir
-	// On a cancel the child stops as on a Ctrl-C, and its loads go with it.
+	// On a cancel the child stops as on a Ctrl-C, and its loads go with
+	// it. Should xdpmicro die outright, the kernel sends the child the
+	// same SIGTERM (Pdeathsig), rather than a SIGKILL: its loads and its
+	// CPU lock would go with it either way, but a file it is writing is
+	// finished (renamed or removed), not left half made beside its name.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Pdeathsig comes when the thread that started the child ends, not
+	// only the process: this goroutine keeps its thread until the child
+	// is gone, so that no other goroutine, locking it and ending, sends
+	// it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	start := time.Now()
 	err := cmd.Run()
 	o.Wall = time.Since(start)
@@ -215,20 +236,18 @@ func utsString(b []int8) string {
 	return string(s)
 }
 
-// guestFiles are the initramfs and the directory it is in, shared by
-// every kernel of a run.
+// guestFiles are the initramfs, shared by every kernel of a run: in
+// memory (vm.MemFile), in no directory, so that a run killed outright
+// leaves nothing behind.
 type guestFiles struct {
-	dir     string
-	initrd  string
+	initrd  *os.File
 	size    int64
 	cmdline []string
 }
 
-func (g *guestFiles) remove() { os.RemoveAll(g.dir) }
+func (g *guestFiles) remove() { g.initrd.Close() }
 
-// prepare writes the initramfs: xdpmicro as /init, the job, the inputs;
-// in a private directory of its own (0700, a random name), removed at
-// the end.
+// prepare writes the initramfs: xdpmicro as /init, the job, the inputs.
 func (job Job) prepare() (*guestFiles, error) {
 	fs := vm.NewInitramfs()
 	libDirs, err := fs.AddBinary(job.Binary, "/init")
@@ -250,22 +269,11 @@ func (job Job) prepare() (*guestFiles, error) {
 	}
 	fs.Add(vm.JobPath, spec, 0o644)
 	fs.AddDir(job.Dir) // the working directory, though no input is in it
-	dir, err := os.MkdirTemp("", "xdpmicro-vm-")
+	initrd, err := fs.MemFile()
 	if err != nil {
-		return nil, fmt.Errorf("a directory for the VM: %w", err)
-	}
-	g := &guestFiles{dir: dir, initrd: filepath.Join(dir, "initramfs.cpio"), size: fs.Size()}
-	f, err := os.OpenFile(g.initrd, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err == nil {
-		_, err = fs.WriteTo(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		g.remove()
 		return nil, fmt.Errorf("write the initramfs: %w", err)
 	}
+	g := &guestFiles{initrd: initrd, size: fs.Size()}
 	if len(libDirs) > 0 {
 		g.cmdline = []string{"LD_LIBRARY_PATH=" + strings.Join(libDirs, ":")}
 	}
@@ -285,11 +293,17 @@ func (g *guestFiles) memoryMiB() int {
 // kernels stop in their decompressor ("KVM internal error").
 func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 	o := Outcome{Target: t, Release: t.Image.Release(), MemoryMiB: g.memoryMiB()}
-	m := vm.Machine{QEMU: job.QEMU, Kernel: t.Image.Path, Initrd: g.initrd, MemoryMiB: o.MemoryMiB,
-		Cmdline: g.cmdline, Dir: g.dir, Run: job.Timeout}
+	kernel, err := t.Image.Load()
+	if err != nil {
+		o.Err = err
+		return o
+	}
+	defer kernel.Close()
+	m := vm.Machine{QEMU: job.QEMU, Kernel: kernel, Initrd: g.initrd, MemoryMiB: o.MemoryMiB,
+		Cmdline: g.cmdline, Run: job.Timeout}
 	var out vm.Outcome
 	if ok, why := vm.KVMUsable(); ok {
-		job.progress("%s: booting with KVM, %d vCPUs, %d MiB", o.Release, kvmVCPUs, o.MemoryMiB)
+		job.progress("%s: booting with KVM, %d vCPUs, %d MiB", o.label(), kvmVCPUs, o.MemoryMiB)
 		m.Accel, m.VCPUs, m.Boot = vm.KVM, kvmVCPUs, kvmBootWait
 		out = m.Start(ctx)
 		if out.Err != nil && out.Up == 0 && ctx.Err() == nil {
@@ -302,20 +316,27 @@ func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 		o.Fallback = "there is no KVM: " + why
 	}
 	if o.Fallback != "" {
-		job.progress("%s: booting under TCG (emulated: %s), %d vCPU, %d MiB", o.Release, o.Fallback, tcgVCPUs, o.MemoryMiB)
+		job.progress("%s: booting under TCG (emulated: %s), %d vCPU, %d MiB", o.label(), o.Fallback, tcgVCPUs, o.MemoryMiB)
 		m.Accel, m.VCPUs, m.Boot = vm.TCG, tcgVCPUs, tcgBootWait
 		out = m.Start(ctx)
 	}
 	o.Accel, o.VCPUs = string(m.Accel), m.VCPUs
 	o.Up, o.Wall, o.Console, o.Err = out.Up, out.Wall, out.Console, out.Err
-	if r := out.Result; r != nil {
-		o.Exit, o.Stdout, o.Stderr = r.Exit, r.Stdout, r.Stderr
-		if r.Release != "" {
-			o.Release = r.Release
-		}
-		if r.Setup != "" {
-			o.Err = fmt.Errorf("in the guest: %s", r.Setup)
-		}
+	if out.Result != nil {
+		o.take(out.Result)
 	}
 	return o
+}
+
+// take is what the guest sent back (vm.DecodeResult read it, bounded):
+// the command's exit code and output, the kernel's release, and why the
+// command could not run, if it could not.
+func (o *Outcome) take(r *vm.Result) {
+	o.Exit, o.Stdout, o.Stderr = r.Exit, r.Stdout, r.Stderr
+	if r.Release != "" {
+		o.Release = r.Release
+	}
+	if r.Setup != "" {
+		o.Err = fmt.Errorf("in the guest: %s", r.Setup)
+	}
 }

@@ -3,9 +3,10 @@ package kernels
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/internal/vm"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -48,39 +49,63 @@ func Runs(outcomes []Outcome, args []string, decode func(k *results.KernelRun, s
 	return runs
 }
 
+// maxLine bounds each line of a command's error and log kept: they come
+// from a guest, and are shown as they are.
+const maxLine = 4096
+
 // commandError is the command's error line, "xdpmicro: " cut, and the
-// lines after it: the verifier's log, where there is one.
+// lines after it: the verifier's log, where there is one. Each is made
+// printable and cut at maxLine bytes: a guest wrote them.
 func commandError(stderr string) (string, []string) {
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	for i, line := range lines {
-		if msg, ok := strings.CutPrefix(line, "xdpmicro: "); ok && !strings.HasPrefix(msg, "note: ") && !strings.HasPrefix(msg, "warning: ") {
-			var log []string
-			for _, l := range lines[i+1:] {
-				log = append(log, strings.TrimSpace(l))
-			}
-			return msg, log
+		msg, ok := strings.CutPrefix(line, "xdpmicro: ")
+		if !ok || strings.HasPrefix(msg, "note: ") || strings.HasPrefix(msg, "warning: ") {
+			continue
 		}
+		if msg = vm.Printable(msg, maxLine); strings.TrimSpace(msg) == "" {
+			continue
+		}
+		var log []string
+		for _, l := range lines[i+1:] {
+			log = append(log, vm.Printable(strings.TrimSpace(l), maxLine))
+		}
+		return msg, log
 	}
-	if len(lines) > 0 && lines[len(lines)-1] != "" {
-		return lines[len(lines)-1], nil
+	if last := vm.Printable(lines[len(lines)-1], maxLine); strings.TrimSpace(last) != "" {
+		return last, nil
 	}
 	return "exited without a message", nil
 }
 
-// decodeReports reads bench's JSON: one report, or an array of them when
-// the object's several programs were measured.
+// decodeReports reads bench's JSON, one report or an array of them when
+// the object's several programs were measured, each with the checks a
+// saved result is read with (results.Parse): a guest's output is no more
+// trusted than a file. A report that fails them fails its kernel.
 func decodeReports(data []byte) ([]results.Report, error) {
 	data = bytes.TrimSpace(data)
-	var reps []results.Report
+	items := []json.RawMessage{data}
 	if bytes.HasPrefix(data, []byte("[")) {
-		if err := json.Unmarshal(data, &reps); err != nil {
-			return nil, fmt.Errorf("unreadable report: %w", err)
+		if err := json.Unmarshal(data, &items); err != nil {
+			return nil, unreadable(err)
 		}
-		return reps, nil
+		if len(items) == 0 {
+			return nil, errors.New("unreadable report: bench's output holds no report")
+		}
 	}
-	var rep results.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("unreadable report: %w", err)
+	reps := make([]results.Report, 0, len(items))
+	for _, item := range items {
+		rep, err := results.Parse("bench's output", item)
+		if err != nil {
+			return nil, unreadable(err)
+		}
+		reps = append(reps, *rep)
 	}
-	return []results.Report{rep}, nil
+	return reps, nil
+}
+
+// unreadable says why bench's output is no report, as a failed run: the
+// saved-result reader's bad-input mark is dropped with its words.
+func unreadable(err error) error {
+	return errors.New("unreadable report: " + strings.TrimPrefix(err.Error(), results.ErrBadResult.Error()+": "))
 }

@@ -48,23 +48,32 @@ func testMachine(t *testing.T, kernel, qemu string, args ...string) Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	fs := NewInitramfs()
 	libs, err := fs.AddBinary(exe, "/init")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fs.Add(JobPath, []byte(fmt.Sprintf(`{"args":["%s"],"emulated_args":["emulated"],"dir":"/tmp"}`, strings.Join(args, `","`))), 0o644)
-	initrd := filepath.Join(dir, "initrd")
-	if err := os.WriteFile(initrd, fs.Bytes(), 0o600); err != nil {
+	initrd, err := fs.MemFile()
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { initrd.Close() })
+	img, err := CheckImage(kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	image, err := img.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { image.Close() })
 	var cmdline []string
 	if len(libs) > 0 {
 		cmdline = append(cmdline, "LD_LIBRARY_PATH="+strings.Join(libs, ":"))
 	}
-	return Machine{QEMU: qemu, Kernel: kernel, Initrd: initrd, Accel: TCG, MemoryMiB: 512, VCPUs: 1,
-		Cmdline: cmdline, Dir: dir, Boot: 2 * time.Minute, Run: time.Minute}
+	return Machine{QEMU: qemu, Kernel: image, Initrd: initrd, Accel: TCG, MemoryMiB: 512, VCPUs: 1,
+		Cmdline: cmdline, Boot: 2 * time.Minute, Run: time.Minute}
 }
 
 // Both kernels boot under TCG, run the job with /proc, /sys, bpffs and

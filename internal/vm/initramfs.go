@@ -1,9 +1,11 @@
 package vm
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"sort"
 	"time"
@@ -100,6 +102,18 @@ func (fs *Initramfs) WriteTo(w io.Writer) (int64, error) {
 		return cw.n, fmt.Errorf("initramfs: %w", err)
 	}
 	return cw.n, nil
+}
+
+// MemFile is the archive in a MemFile, for Machine.Initrd: it is in no
+// directory, so a run killed outright leaves no file of it behind.
+func (fs *Initramfs) MemFile() (*os.File, error) {
+	return MemFile("initramfs", func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if _, err := fs.WriteTo(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 }
 
 // Bytes is the archive.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cavaliergopher/cpio"
 
@@ -127,19 +128,24 @@ func TestResultLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := "noise\r\n" + strings.ReplaceAll(line, "\n", "\r\n")
-	got, ok := DecodeResult([]byte(port))
-	if !ok || got.Release != res.Release || got.Exit != 1 || string(got.Stdout) != string(res.Stdout) || got.Stderr != res.Stderr {
-		t.Errorf("decoded %+v, %v; want %+v", got, ok, res)
+	got, err := DecodeResult([]byte(port))
+	if err != nil || got.Release != res.Release || got.Exit != 1 || string(got.Stdout) != string(res.Stdout) || got.Stderr != res.Stderr {
+		t.Errorf("decoded %+v, %v; want %+v", got, err, res)
 	}
-	if _, ok := DecodeResult([]byte(line[:len(line)/2])); ok {
-		t.Error("half a line decoded")
+	if _, err := DecodeResult([]byte(line[:len(line)/2])); err == nil || errors.Is(err, errNoResultLine) {
+		t.Errorf("half a line: %v; want it named cut short", err)
 	}
 }
 
 // The console's tail keeps the last lines a person can read.
-func TestTailLines(t *testing.T) {
-	got := tailLines("a\r\n\x1b[1mb\x1b[0m\r\n\nbar 10%\rbar 20%\r\n  \nc", 3)
-	want := []string{"b", "bar 20%", "c"}
+func TestConsoleTail(t *testing.T) {
+	c := newConsole(time.Now())
+	for _, chunk := range []string{"a\r\n\x1b[1mb", "\x1b[0m\r\n\nbar 10%\rbar 20%\r\n  \n", "c"} {
+		c.Write([]byte(chunk))
+	}
+	c.close()
+	got := c.Tail()
+	want := []string{"a", "b", "bar 20%", "c"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("%q, want %q", got, want)
 	}
