@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 )
 
 // QEMUName is the emulator xdpmicro boots kernels with.
@@ -192,11 +193,13 @@ func (m Machine) Start(ctx context.Context) Outcome {
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() {
+		defer crash.Guard()
 		defer readers.Done()
 		_, _ = io.Copy(con, consoleR)
 		con.close()
 	}()
 	go func() {
+		defer crash.Guard()
 		defer readers.Done()
 		_, _ = io.Copy(port, portR)
 	}()
