@@ -299,7 +299,7 @@ func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
 	}
 	if rep.Comparison != nil {
 		for _, w := range rep.Comparison.Warnings {
-			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from files
 		}
 	}
 	if err := f.output.write(cmd, rep); err != nil {

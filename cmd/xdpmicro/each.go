@@ -40,7 +40,7 @@ func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]
 		return nil, usageError{errors.New("--report draws one program: choose it with --program")}
 	}
 	for _, p := range skipped {
-		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: note: %s (%s) is not measured: %s\n", p.Name, p.Type, notMeasured(p))
+		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: note: %s (%s) is not measured: %s\n", report.Printable(p.Name), p.Type, notMeasured(p))
 	}
 	return names, nil
 }
@@ -104,7 +104,7 @@ func (f benchFlags) writeEach(cmd *cobra.Command, reps []*results.Report) error 
 		}
 		if r.Comparison != nil {
 			for _, w := range r.Comparison.Warnings {
-				fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
+				fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from the object
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -104,10 +105,19 @@ func (f profileFlags) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if f.output == "" {
-		_, err := cmd.OutOrStdout().Write(buf.Bytes())
-		return err
+		return f.writeOut(cmd, buf.Bytes())
 	}
 	return xdpmicro.WriteFile(f.output, buf.Bytes())
+}
+
+// writeOut puts a profile on standard output; text as text, since the
+// object's names and source lines are anyone's (report.Printable).
+func (f profileFlags) writeOut(cmd *cobra.Command, data []byte) error {
+	if f.format == string(xdpmicro.ProfileText) {
+		return report.WritePrintable(cmd.OutOrStdout(), data)
+	}
+	_, err := cmd.OutOrStdout().Write(data)
+	return err
 }
 
 // options checks the flags, naming them, and reads what they name: the
@@ -170,7 +180,7 @@ func (f profileFlags) runKernels(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if f.output == "" {
-		_, err = cmd.OutOrStdout().Write(buf.Bytes())
+		err = f.writeOut(cmd, buf.Bytes())
 	} else {
 		err = xdpmicro.WriteFile(f.output, buf.Bytes())
 	}

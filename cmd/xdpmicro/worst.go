@@ -12,6 +12,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -172,15 +173,29 @@ func runWorst(cmd *cobra.Command, args []string, f worstFlags) error {
 		return interrupted{signal: int(caught())}
 	case err != nil:
 		// The search's findings are not lost with the timing.
-		_ = xdpmicro.WriteWorst(cmd.OutOrStdout(), rep, f.format)
+		_ = f.writeReport(cmd, rep)
 		return err
 	}
 	return f.write(cmd, rep)
 }
 
+// writeReport puts the report on standard output, a table as text: the
+// object's names are anyone's (report.Printable).
+func (f worstFlags) writeReport(cmd *cobra.Command, rep *xdpmicro.WorstReport) error {
+	var buf bytes.Buffer
+	if err := xdpmicro.WriteWorst(&buf, rep, f.format); err != nil {
+		return err
+	}
+	if f.format != xdpmicro.WorstTable {
+		_, err := cmd.OutOrStdout().Write(buf.Bytes())
+		return err
+	}
+	return report.WritePrintable(cmd.OutOrStdout(), buf.Bytes())
+}
+
 // write puts the report on standard output and the packets in --output.
 func (f worstFlags) write(cmd *cobra.Command, rep *xdpmicro.WorstReport) error {
-	if err := xdpmicro.WriteWorst(cmd.OutOrStdout(), rep, f.format); err != nil {
+	if err := f.writeReport(cmd, rep); err != nil {
 		return err
 	}
 	if f.output == "" {
