@@ -83,3 +83,18 @@ func WritePrintable(w io.Writer, data []byte) error {
 	_, err := w.Write(data)
 	return err
 }
+
+// PrintableWriter writes to w what is written to it as Printable has it,
+// each Write on its own: for output streamed a line or a string at a
+// time, too large to hold whole (a rune cut between two writes would be
+// written as escaped bytes, never as itself).
+func PrintableWriter(w io.Writer) io.Writer { return printableWriter{w} }
+
+type printableWriter struct{ w io.Writer }
+
+func (p printableWriter) Write(data []byte) (int, error) {
+	if err := WritePrintable(p.w, data); err != nil {
+		return 0, err
+	}
+	return len(data), nil
+}

@@ -63,7 +63,7 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 	if prog != nil && f.out != "" {
 		return usageError{fmt.Errorf("--pcap writes the cases, OBJECT runs them: give one")}
 	}
-	cases, err := f.selection.cases(cmd.Flags(), defaults)
+	cases, err := f.selection.cases(cmd, defaults)
 	if err != nil {
 		return err
 	}
@@ -79,12 +79,9 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 	// The FizzBuzzFibonacci classes explain the bundled builds' cases
 	// only: the listing without OBJECT, and a bundled FizzBuzz build.
 	// Names and summaries from files and captures are written as text
-	// (report.Printable).
-	var buf bytes.Buffer
-	if err := writeCases(&buf, cases, checked, defaults.expect); err != nil {
-		return err
-	}
-	return report.WritePrintable(cmd.OutOrStdout(), buf.Bytes())
+	// (report.Printable), streamed: ten thousand frames' dumps are tens
+	// of megabytes.
+	return writeCases(report.PrintableWriter(cmd.OutOrStdout()), cases, checked, defaults.expect)
 }
 
 // programToRun is the program OBJECT names, if any, and the cases' defaults

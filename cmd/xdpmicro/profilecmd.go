@@ -139,11 +139,14 @@ func (f profileFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Optio
 	if err := f.load.check(); err != nil {
 		return xdpmicro.Options{}, err
 	}
+	if err := f.kernel.check(); err != nil {
+		return xdpmicro.Options{}, err
+	}
 	progs, defaults, err := programChoice{program: f.program, before: f.before, after: f.after}.find(args)
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
-	cases, err := f.selection.cases(cmd.Flags(), defaults)
+	cases, err := f.selection.cases(cmd, defaults)
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
