@@ -73,7 +73,7 @@ func runEach(cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []st
 			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; nothing written")
 			return interrupted{signal: int(caught())}
 		case o.Err != nil:
-			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: program "+oneLine(f.load.hint(o.Err)))
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: program "+report.Printable(oneLine(f.load.hint(o.Err)))) // the object's names
 			failed = append(failed, o.Program)
 		default:
 			reps = append(reps, o.Report)
