@@ -85,9 +85,9 @@ func ParseFile(name string, data []byte) ([]Case, error) {
 	p := &parser{file: name}
 	switch {
 	case len(data) > MaxCaseFile:
-		return nil, &fileError{file: name, msg: fmt.Sprintf("%d bytes, more than %d MiB: split it into several files", len(data), MaxCaseFile>>20)}
+		return nil, &fileError{file: name, msg: fmt.Sprintf("%d bytes, more than %d MiB", len(data), MaxCaseFile>>20)}
 	case yamlNodes(data) > maxNodes:
-		return nil, &fileError{file: name, msg: fmt.Sprintf("more than %d YAML nodes (collections, entries, aliases): split it into several files", maxNodes)}
+		return nil, &fileError{file: name, msg: fmt.Sprintf("more than %d YAML nodes (collections, entries, aliases), more than %d cases need", maxNodes, MaxCases)}
 	}
 	root, err := p.document(data)
 	if err != nil {

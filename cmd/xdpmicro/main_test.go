@@ -106,7 +106,7 @@ var badInputs = [][]string{
 	{"bench", "--batch-size", "257", "--live"},
 	{"bench", "--kernel-timeout", "25h"},
 	{"bench", "--pcap-limit", "0"},
-	{"bench", "--pcap-limit", "10001"},
+	{"bench", "--pcap-limit", "1001"},
 	{"bench", "--size", "9019"},
 	{"packets", "--size", "13"},
 	{"profile", "--kernel-timeout", "0s"},
