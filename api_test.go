@@ -3,6 +3,7 @@ package xdpmicro_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // ports.o drops TCP and UDP to the ports in its map, returning hit_action.
@@ -90,5 +93,45 @@ func TestAPIBadInput(t *testing.T) {
 	search.Program, search.Load = xdpmicro.File(portsObject, ""), bad
 	if _, err := xdpmicro.Worst(ctx, search, nil, nil); !errors.Is(err, xdpmicro.ErrBadInput) {
 		t.Errorf("a search with type kprobe: got %v, want ErrBadInput", err)
+	}
+}
+
+// Every number of the options has an upper bound, checked with the rest
+// before anything is loaded: a run of 2^63-1 samples failed in makeslice
+// once its programs were loaded. None of these reaches the kernel.
+func TestAPIUpperBounds(t *testing.T) {
+	ctx := context.Background()
+	opts, search := apiOptions(t)
+	cpu := -2
+	for name, change := range map[string]func(o *xdpmicro.Options){
+		"samples":     func(o *xdpmicro.Options) { o.Samples = xdpmicro.MaxSamples + 1 },
+		"samples max": func(o *xdpmicro.Options) { o.Samples, o.Precision = math.MaxInt, xdpmicro.FixedSamples },
+		"placements":  func(o *xdpmicro.Options) { o.Placements = xdpmicro.MaxPlacements + 1 },
+		"group loads": func(o *xdpmicro.Options) { o.GroupLoads = xdpmicro.MaxPlacements + 1 },
+		"budget":      func(o *xdpmicro.Options) { o.Budget = xdpmicro.MaxDuration + 1 },
+		"warm-up":     func(o *xdpmicro.Options) { o.Warmup = xdpmicro.MaxDuration + 1 },
+		"resamples":   func(o *xdpmicro.Options) { o.Stats = stats.Options{Confidence: 0.95, Resamples: math.MaxInt} },
+		"cases":       func(o *xdpmicro.Options) { o.Cases = make([]packets.Case, packets.MaxCases+1) },
+		"cpu":         func(o *xdpmicro.Options) { o.CPU = &cpu },
+	} {
+		o := opts
+		change(&o)
+		if _, err := xdpmicro.Run(ctx, o, nil); !errors.Is(err, xdpmicro.ErrOptions) || !errors.Is(err, xdpmicro.ErrBadInput) {
+			t.Errorf("%s: %v, want ErrOptions", name, err)
+		}
+	}
+	if _, _, err := xdpmicro.Validate(ctx, opts, xdpmicro.MaxValidateRuns+1, nil); !errors.Is(err, xdpmicro.ErrOptions) {
+		t.Errorf("validate runs: %v, want ErrOptions", err)
+	}
+	for name, change := range map[string]func(s *xdpmicro.WorstSearch){
+		"top":        func(s *xdpmicro.WorstSearch) { s.Top = xdpmicro.MaxWorstTop + 1 },
+		"candidates": func(s *xdpmicro.WorstSearch) { s.Candidates = xdpmicro.MaxWorstCandidates + 1 },
+		"budget":     func(s *xdpmicro.WorstSearch) { s.Budget = xdpmicro.MaxDuration + 1 },
+	} {
+		s := search
+		change(&s)
+		if _, err := xdpmicro.Worst(ctx, s, nil, nil); !errors.Is(err, xdpmicro.ErrBadInput) {
+			t.Errorf("worst %s: %v, want bad input", name, err)
+		}
 	}
 }

@@ -29,7 +29,10 @@ const (
 	// most for the time: each costs some 0.1 s of dispatcher changes.
 	DefaultGroupLoads = 2
 	// maxLoads bounds the loads adaptive sampling adds.
-	maxLoads = 1024
+	maxLoads = MaxPlacements
+	// MaxPlacements bounds Options.Placements and GroupLoads: every load
+	// is a program JIT-compiled and held in the kernel for the run.
+	MaxPlacements = 1024
 	// laterWarmup is the warm-up of every group after the first: the CPU
 	// is warm by then; only the new loads' caches are not.
 	laterWarmup = 20 * time.Millisecond

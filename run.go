@@ -37,6 +37,20 @@ const (
 	NoWarmup time.Duration = -1
 )
 
+// Upper bounds of Options, checked with the rest before anything is
+// loaded: each is far past any run's use, and below what would exhaust
+// memory or the kernel's patience before a run began.
+const (
+	// MaxSamples bounds Samples: each case of each load keeps its samples,
+	// allocated up front (a count of 2^63 failed in makeslice once the
+	// programs were loaded).
+	MaxSamples = testrun.MaxSamples
+	// MaxDuration bounds Budget and Warmup.
+	MaxDuration = 24 * time.Hour
+	// MaxValidateRuns bounds Validate's runs, each a whole run.
+	MaxValidateRuns = 100
+)
+
 // Options are a run: what to measure, how to sample it, and how to judge
 // a comparison. Its zero value (or nil, where a pointer is taken) is the
 // command's defaults, every one filled in one place (complete) and the
@@ -278,20 +292,38 @@ func (o Options) check() error {
 		return fmt.Errorf("%w: %d programs to compare: want two, before and after", ErrOptions, len(o.Programs))
 	case o.Compared && o.Baseline != nil:
 		return fmt.Errorf("%w: compare two programs or against a baseline, not both", ErrOptions)
-	case o.Placements < 0:
-		return fmt.Errorf("%w: %d placements: want a positive count, or 0 for the default", ErrOptions, o.Placements)
+	case o.Placements < 0 || o.Placements > MaxPlacements:
+		return fmt.Errorf("%w: %d placements: want 1 to %d, or 0 for the default", ErrOptions, o.Placements, MaxPlacements)
+	case o.Samples < 0 || o.Samples > MaxSamples:
+		return fmt.Errorf("%w: %d samples: want %d to %d, or 0 for the default", ErrOptions, o.Samples, testrun.MinSamples, MaxSamples)
 	case o.Precision != FixedSamples && (o.Precision < 0 || o.Precision >= 1):
 		return fmt.Errorf("%w: precision %g: want a fraction in (0, 1), 0 for the default, or FixedSamples for a fixed number of samples", ErrOptions, o.Precision)
-	case o.Budget < 0:
-		return fmt.Errorf("%w: a negative time budget (%s)", ErrOptions, o.Budget)
-	case o.Warmup < 0 && o.Warmup != NoWarmup:
-		return fmt.Errorf("%w: a negative warm-up (%s)", ErrOptions, o.Warmup)
+	case o.Budget < 0 || o.Budget > MaxDuration:
+		return fmt.Errorf("%w: a time budget of %s: want up to %s, or 0 for the default", ErrOptions, o.Budget, MaxDuration)
+	case o.Warmup < 0 && o.Warmup != NoWarmup || o.Warmup > MaxDuration:
+		return fmt.Errorf("%w: a warm-up of %s: want up to %s, 0 for the default, or NoWarmup", ErrOptions, o.Warmup, MaxDuration)
+	case o.CPU != nil && *o.CPU < testrun.AnyCPU:
+		return fmt.Errorf("%w: CPU %d: want a CPU number, or testrun.AnyCPU to choose", ErrOptions, *o.CPU)
+	case len(o.Cases) > packets.MaxCases:
+		return fmt.Errorf("%w: %d packet cases: want at most %d", ErrOptions, len(o.Cases), packets.MaxCases)
 	case o.Live && (o.Compared || o.Baseline != nil || len(o.Programs) != 1):
 		return fmt.Errorf("%w: live frames measure one program against its own test run: no second build or baseline", ErrOptions)
 	case o.LiveBatch < 0 || o.LiveBatch > testrun.MaxBatch:
 		return fmt.Errorf("%w: a batch of %d live frames: want 1 to %d, or 0 for the kernel's %d", ErrOptions, o.LiveBatch, testrun.MaxBatch, testrun.DefaultBatch)
-	case o.GroupLoads < 0:
-		return fmt.Errorf("%w: %d loads a group: want a positive count, or 0 for the default", ErrOptions, o.GroupLoads)
+	case o.GroupLoads < 0 || o.GroupLoads > MaxPlacements:
+		return fmt.Errorf("%w: %d loads a group: want 1 to %d, or 0 for the default", ErrOptions, o.GroupLoads, MaxPlacements)
+	}
+	// Zero is the default, filled in by complete; anything else is the
+	// caller's, checked here with the rest.
+	if o.Stats != (stats.Options{}) {
+		if err := o.Stats.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrOptions, err)
+		}
+	}
+	if o.Compare != (stats.CompareOptions{}) {
+		if err := o.Compare.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrOptions, err)
+		}
 	}
 	return nil
 }

@@ -34,8 +34,8 @@ func Ladder(o Options) (Options, error) {
 // say which checks failed. It returns the runs' reports with it. A run
 // that fails, or is interrupted, ends it with that run's error.
 func Validate(ctx context.Context, o Options, runs int, obs Observer) (*report.Validation, []*results.Report, error) {
-	if runs < 1 {
-		return nil, nil, fmt.Errorf("%w: %d runs: want at least 1", ErrOptions, runs)
+	if runs < 1 || runs > MaxValidateRuns {
+		return nil, nil, fmt.Errorf("%w: %d runs: want 1 to %d", ErrOptions, runs, MaxValidateRuns)
 	}
 	o, err := Ladder(o)
 	if err != nil {

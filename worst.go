@@ -39,6 +39,13 @@ const (
 	DefaultWorstTop    = worst.DefaultTop
 )
 
+// Bounds of a search, checked before anything is loaded: Top, Candidates,
+// and Budget (MaxDuration).
+const (
+	MaxWorstTop        = worst.MaxTop
+	MaxWorstCandidates = worst.MaxCandidates
+)
+
 // WorstReport is what Worst found: the packets, costliest first, and
 // what makes each costly.
 type WorstReport = worst.Report

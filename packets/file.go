@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
@@ -64,7 +66,7 @@ import (
 // names and values of --ctx (see ParseContext), a list for an array.
 // Errors wrap ErrPacketFile and name the file, line and field.
 func ReadFile(path string) ([]Case, error) {
-	data, err := safefs.ReadFile(path, safefs.MaxInput)
+	data, err := safefs.ReadFile(path, MaxCaseFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrPacketFile, err)
 	}
@@ -75,9 +77,18 @@ func ReadFile(path string) ([]Case, error) {
 var ErrPacketFile = badinput.New("invalid packet file")
 
 // ParseFile parses the contents of a packet file, as ReadFile does; name
-// is the file's name in error messages.
+// is the file's name in error messages. A file of more than MaxCaseFile
+// bytes, or whose YAML could hold more nodes than its cases need (see
+// maxNodes), is refused before it is parsed, and one of more than
+// MaxCases cases before they are built.
 func ParseFile(name string, data []byte) ([]Case, error) {
 	p := &parser{file: name}
+	switch {
+	case len(data) > MaxCaseFile:
+		return nil, &fileError{file: name, msg: fmt.Sprintf("%d bytes, more than %d MiB", len(data), MaxCaseFile>>20)}
+	case yamlNodes(data) > maxNodes:
+		return nil, &fileError{file: name, msg: fmt.Sprintf("more than %d YAML nodes (collections, entries, aliases), more than %d cases need", maxNodes, MaxCases)}
+	}
 	root, err := p.document(data)
 	if err != nil {
 		return nil, err
@@ -96,6 +107,9 @@ func ParseFile(name string, data []byte) ([]Case, error) {
 	}
 	if len(list.Content) == 0 {
 		return nil, p.fail(list, "cases", "no case given")
+	}
+	if len(list.Content) > MaxCases {
+		return nil, p.fail(list, "cases", "%d cases, more than %d", len(list.Content), MaxCases)
 	}
 	cases := make([]Case, 0, len(list.Content))
 	seen := make(map[string]string) // case name: path of the case that has it
@@ -123,9 +137,19 @@ type fileError struct {
 
 func (e *fileError) Error() string {
 	if e.line == 0 {
-		return fmt.Sprintf("%s: %s", e.file, e.msg)
+		return fmt.Sprintf("%s: %s", quoted(e.file), e.msg)
 	}
-	return fmt.Sprintf("%s:%d: %s", e.file, e.line, e.msg)
+	return fmt.Sprintf("%s:%d: %s", quoted(e.file), e.line, e.msg)
+}
+
+// quoted is a file's name as an error line shows it: quoted, escapes and
+// all, where it holds what a terminal would not show as text (a glob's
+// match may be any name), else as it is.
+func quoted(name string) string {
+	if !utf8.ValidString(name) || strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(name)
+	}
+	return name
 }
 
 func (e *fileError) Unwrap() error { return ErrPacketFile }

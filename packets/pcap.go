@@ -39,14 +39,25 @@ const (
 // time, so that the same cases always give the same file.
 var pcapEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// ReadPcap reads the cases of a capture file; see ParsePcap.
+// ReadPcap reads the cases of a capture file of at most MaxCaptureFile
+// bytes; see ParsePcap.
 func ReadPcap(path string, limit int) ([]Case, error) {
+	cases, _, err := readPcap(path, limit, tally{})
+	return cases, err
+}
+
+// readPcap is ReadPcap, its cases counted after those of kept, and
+// whether it stopped before the capture's end.
+func readPcap(path string, limit int, kept tally) (cases []Case, cut bool, err error) {
 	f, err := safefs.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrPcap, err)
+		return nil, false, fmt.Errorf("%w: %w", ErrPcap, err)
 	}
 	defer f.Close()
-	return ParsePcap(path, f, limit)
+	if fi, err := f.Stat(); err == nil && fi.Size() > MaxCaptureFile {
+		return nil, false, fmt.Errorf("%w %s: %d bytes, more than %d MiB: cut it first (editcap -c, tcpdump -c)", ErrPcap, path, fi.Size(), MaxCaptureFile>>20)
+	}
+	return parsePcap(path, io.LimitReader(f, MaxCaptureFile), limit, kept)
 }
 
 // ParsePcap turns the packets of a classic pcap or a pcapng capture of
@@ -61,29 +72,43 @@ func ReadPcap(path string, limit int) ([]Case, error) {
 // Identical frames are measured once: the first is kept and later copies
 // are skipped, since they would only repeat its measurement. Frames shorter
 // than an Ethernet header are skipped, as the kernel refuses them; frames
-// cut short by the capture's snaplen are used as captured. limit > 0 stops
-// reading once that many cases are kept; 0 reads the whole capture.
+// cut short by the capture's snaplen are used as captured. Reading stops
+// once limit cases are kept (0: DefaultPcapLimit; at most MaxCases), or
+// before a frame that would take the frames kept past MaxFrameBytes.
 //
 // name names the capture in errors, which all wrap ErrPcap. A capture that
 // leaves no usable packet is an error, and so is a record cut off at the
 // end of the file.
 func ParsePcap(name string, r io.Reader, limit int) ([]Case, error) {
+	cases, _, err := parsePcap(name, r, limit, tally{})
+	return cases, err
+}
+
+// parsePcap is ParsePcap, its cases counted after those of kept, and
+// whether it stopped before the capture's end.
+func parsePcap(name string, r io.Reader, limit int, kept tally) (cases []Case, cut bool, err error) {
+	switch {
+	case limit < 0 || limit > MaxCases:
+		return nil, false, fmt.Errorf("%w %s: a limit of %d packets: want 1 to %d, or 0 for %d", ErrPcap, name, limit, MaxCases, DefaultPcapLimit)
+	case limit == 0:
+		limit = DefaultPcapLimit
+	}
 	src, err := capture.Open(bufio.NewReader(r))
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrPcap, name, err)
+		return nil, false, fmt.Errorf("%w %s: %w", ErrPcap, name, err)
 	}
-	cases, n, err := collect(src, limit)
+	cases, n, cut, err := collect(src, limit, kept)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrPcap, name, err)
+		return nil, false, fmt.Errorf("%w %s: %w", ErrPcap, name, err)
 	}
 	if len(cases) == 0 {
 		msg := fmt.Sprintf("%d read, %d shorter than %d bytes", n.read, n.short, minFrame)
 		if n.notEthernet > 0 {
 			msg += fmt.Sprintf(", %d with no Ethernet form", n.notEthernet)
 		}
-		return nil, fmt.Errorf("%w %s: no usable packet (%s)", ErrPcap, name, msg)
+		return nil, false, fmt.Errorf("%w %s: no usable packet (%s)", ErrPcap, name, msg)
 	}
-	return cases, nil
+	return cases, cut, nil
 }
 
 // counts are the packets read, and those skipped: too short to use, or
@@ -92,13 +117,15 @@ type counts struct {
 	read, short, notEthernet int
 }
 
-// collect reads packets until the end or until limit cases are kept.
-func collect(src capture.Source, limit int) (cases []Case, n counts, err error) {
+// collect reads packets until the end, until limit cases are kept, or
+// before one that would take kept past MaxCases or MaxFrameBytes; cut
+// says it stopped early.
+func collect(src capture.Source, limit int, kept tally) (cases []Case, n counts, cut bool, err error) {
 	seen := make(map[string]bool)
-	for limit <= 0 || len(cases) < limit {
+	for {
 		p, err := capture.Guarded(src.Next)
 		if errors.Is(err, io.EOF) && len(p.Data) == 0 {
-			break // between records: the end of the capture
+			return cases, n, false, nil // between records: the end of the capture
 		}
 		switch {
 		case errors.Is(err, io.EOF):
@@ -110,19 +137,26 @@ func collect(src capture.Source, limit int) (cases []Case, n counts, err error) 
 			n.notEthernet++
 			continue
 		}
-		if err != nil {
-			return nil, n, fmt.Errorf("packet %d: %w", n.read+1, err)
+		switch {
+		case err != nil && len(cases) == limit:
+			return cases, n, true, nil // past the packets kept: not read
+		case err != nil:
+			return nil, n, false, fmt.Errorf("packet %d: %w", n.read+1, err)
 		}
 		n.read++
 		switch {
 		case len(p.Data) < minFrame:
 			n.short++
 		case !seen[string(p.Data)]:
+			c := captureCase(n.read, p)
+			if len(cases) == limit || !kept.fits(c) {
+				return cases, n, true, nil
+			}
 			seen[string(p.Data)] = true
-			cases = append(cases, captureCase(n.read, p))
+			_ = kept.add(c)
+			cases = append(cases, c)
 		}
 	}
-	return cases, n, nil
 }
 
 // captureCase names packet number index of a capture. Its frame is not
@@ -301,7 +335,7 @@ func WritePcap(w io.Writer, cases []Case) error {
 	}
 	for i, c := range cases {
 		if len(c.Frame) > writeSnaplen {
-			return fmt.Errorf("%w: case %s: %d-byte frame exceeds the %d-byte snaplen",
+			return fmt.Errorf("%w: case %q: %d-byte frame exceeds the %d-byte snaplen",
 				ErrPcap, c.Name, len(c.Frame), writeSnaplen)
 		}
 		ci := gopacket.CaptureInfo{
@@ -310,7 +344,7 @@ func WritePcap(w io.Writer, cases []Case) error {
 			Length:        len(c.Frame),
 		}
 		if err := pw.WritePacket(ci, c.Frame); err != nil {
-			return fmt.Errorf("%w: case %s: %w", ErrPcap, c.Name, err)
+			return fmt.Errorf("%w: case %q: %w", ErrPcap, c.Name, err)
 		}
 	}
 	if err := bw.Flush(); err != nil {
@@ -333,11 +367,11 @@ func WritePcap(w io.Writer, cases []Case) error {
 func Pad(c Case, size int) (Case, error) {
 	switch {
 	case size < minFrame:
-		return Case{}, fmt.Errorf("%w: %d bytes for case %s: below the %d-byte Ethernet header", ErrSize, size, c.Name, minFrame)
+		return Case{}, fmt.Errorf("%w: %d bytes for case %q: below the %d-byte Ethernet header", ErrSize, size, c.Name, minFrame)
 	case size > maxPadSize:
-		return Case{}, fmt.Errorf("%w: %d bytes for case %s: above %d, a jumbo frame", ErrSize, size, c.Name, maxPadSize)
+		return Case{}, fmt.Errorf("%w: %d bytes for case %q: above %d, a jumbo frame", ErrSize, size, c.Name, maxPadSize)
 	case size < len(c.Frame):
-		return Case{}, fmt.Errorf("%w: %d bytes for case %s: its frame is already %d", ErrSize, size, c.Name, len(c.Frame))
+		return Case{}, fmt.Errorf("%w: %d bytes for case %q: its frame is already %d", ErrSize, size, c.Name, len(c.Frame))
 	}
 	padded := c
 	padded.Name = fmt.Sprintf("%s@%d", c.Name, size)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/capture"
 )
 
@@ -208,7 +209,7 @@ func pcapCaseNames(cases []Case) []string {
 // frames do not use it up.
 func TestParsePcapLimit(t *testing.T) {
 	data := ngCapture(t, layers.LinkTypeEthernet, makePcapFrames(t).mixed()...)
-	for limit, want := range map[int]int{1: 1, 3: 3, 6: 6, 7: 6, 0: 6, -1: 6} {
+	for limit, want := range map[int]int{1: 1, 3: 3, 6: 6, 7: 6, 0: 6} {
 		cases, err := ParsePcap("mixed.pcapng", bytes.NewReader(data), limit)
 		if err != nil {
 			t.Fatal(err)
@@ -218,6 +219,11 @@ func TestParsePcapLimit(t *testing.T) {
 		}
 		if limit == 3 && cases[2].Name != mixedNames[2] {
 			t.Errorf("limit 3: last case %s, want %s", cases[2].Name, mixedNames[2])
+		}
+	}
+	for _, limit := range []int{-1, MaxCases + 1} {
+		if _, err := ParsePcap("mixed.pcapng", bytes.NewReader(data), limit); !errors.Is(err, ErrPcap) || !errors.Is(err, badinput.Err) {
+			t.Errorf("limit %d: %v, want a bad-input ErrPcap", limit, err)
 		}
 	}
 }

@@ -24,23 +24,31 @@ import (
 // matches nothing is an error. Each file is a packet case file or a raw
 // frame, as IsCaseFile tells. A raw frame is one case named after its
 // file (see ParseRaw); two frames of one name are an error. Errors wrap
-// ErrPacketFile.
+// ErrPacketFile, or ErrLimit for more than MaxCases cases or MaxFrameBytes
+// of frames in all, a file at a time.
 func ReadFiles(args []string) ([]Case, error) {
 	var cases []Case
+	var kept tally
 	frames := make(map[string]string) // a raw frame's case name: its file
 	for _, arg := range args {
 		paths, err := expand(arg)
 		if err != nil {
 			return nil, err
 		}
+		if len(paths) > MaxCases {
+			return nil, fmt.Errorf("%w: %q matches %d files, more than %d cases", ErrLimit, arg, len(paths), MaxCases)
+		}
 		for _, path := range paths {
-			data, err := safefs.ReadFile(path, safefs.MaxInput)
+			data, err := safefs.ReadFile(path, MaxCaseFile)
 			if err != nil {
 				return nil, fmt.Errorf("%w: %w", ErrPacketFile, err)
 			}
 			fromFile, raw, err := parseAny(path, data)
 			if err != nil {
 				return nil, err
+			}
+			if err := kept.add(fromFile...); err != nil {
+				return nil, fmt.Errorf("%w (at %q)", err, path)
 			}
 			if raw {
 				name := fromFile[0].Name

@@ -48,14 +48,15 @@ func (r doc) writeGoBench(w io.Writer) error {
 	bw := benchfmt.NewWriter(w)
 	env := r.Environment
 	for _, p := range r.Programs {
+		// A value from a saved file stays on its line, as text.
 		config := []benchfmt.Config{
 			{Key: "goos", Value: []byte("linux"), File: true},
-			{Key: "goarch", Value: []byte(env.Arch), File: true},
-			{Key: "cpu", Value: []byte(env.CPUModel), File: true},
-			{Key: "kernel", Value: []byte(env.Kernel), File: true},
+			{Key: "goarch", Value: []byte(printableLine(env.Arch)), File: true},
+			{Key: "cpu", Value: []byte(printableLine(env.CPUModel)), File: true},
+			{Key: "kernel", Value: []byte(printableLine(env.Kernel)), File: true},
 		}
 		if p.Label != "" {
-			config = append(config, benchfmt.Config{Key: "build", Value: []byte(p.Label), File: true})
+			config = append(config, benchfmt.Config{Key: "build", Value: []byte(printableLine(p.Label)), File: true})
 		}
 		names := goBenchNames(benchmarkName(p.Info.Name), p.Results, len(r.Settings.Sizes) > 0)
 		for i, c := range p.Results {
@@ -103,7 +104,7 @@ func benchmarkName(program string) string {
 		r[0] = unicode.ToUpper(r[0])
 	}
 	return strings.Map(func(c rune) rune {
-		if unicode.IsSpace(c) || c == '/' {
+		if unicode.IsSpace(c) || c == '/' || !unicode.IsPrint(c) {
 			return '_'
 		}
 		return c

@@ -28,16 +28,14 @@ type tableView struct {
 // that matter and one line of where and how long, with Verbose every one
 // (see lines.go for which matter). A default output passing maxLines
 // drops the lines that give way, where that keeps it within.
+// Names and notes from files are written as Printable has them.
 func (r tableView) write(w io.Writer) error {
-	if r.Verbose {
-		return r.writeLines(w, lines{w: w, verbose: true})
-	}
 	var all, short bytes.Buffer
-	if err := r.writeLines(&all, lines{w: &all}); err != nil {
+	if err := r.writeLines(&all, lines{w: &all, verbose: r.Verbose}); err != nil {
 		return err
 	}
 	out := &all
-	if strings.Count(all.String(), "\n") > maxLines {
+	if !r.Verbose && strings.Count(all.String(), "\n") > maxLines {
 		if err := r.writeLines(&short, lines{w: &short, short: true}); err != nil {
 			return err
 		}
@@ -45,8 +43,7 @@ func (r tableView) write(w io.Writer) error {
 			out = &short
 		}
 	}
-	_, err := w.Write(out.Bytes())
-	return err
+	return WritePrintable(w, out.Bytes())
 }
 
 // writeLines writes the output as write says, into l's writer.
@@ -720,6 +717,7 @@ func newTable(w io.Writer, columns ...tw.Align) *tablewriter.Table {
 			Global:    tw.AlignRight,
 			PerColumn: columns,
 		}),
+		tablewriter.WithRowFilter(tw.CellFilter{Global: PrintableCells}),
 	)
 }
 

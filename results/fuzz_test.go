@@ -19,6 +19,10 @@ func FuzzParse(f *testing.F) {
 		`{"schema": "` + Schema + `", "programs": [{"cases": [{"name": "a", "stats": {"n": 2}, "samples_ns": [1]}]}]}`,
 		`{"schema": "` + Schema + `", "partial": true, "programs": [{"cases": [{"name": "a"}]}]}`,
 		`{"schema": "xdpmicro.bench/v1", "programs": [{"cases": [{"name": "a"}]}]}`,
+		// The issue's: wall times shorter than the runs, samples whose
+		// sums were +Inf.
+		`{"schema": "` + Schema + `", "programs": [{"cases": [{"name": "a", "samples_ns": [20, 21], "runs": [100, 200], "wall_ns": [2000]}]}]}`,
+		`{"schema": "` + Schema + `", "programs": [{"cases": [{"name": "a", "samples_ns": [1.7e308, 1.7e308]}]}]}`,
 		`[1, 2, 3]`,
 		``,
 	} {

@@ -48,12 +48,8 @@ func Parse(path string, data []byte) (*Report, error) {
 		return nil, fmt.Errorf("%w: %s is a partial result", ErrBadResult, path)
 	}
 	// Comparisons index cases and samples: refuse what cannot be compared.
-	for _, p := range r.Programs {
-		for _, c := range p.Results {
-			if c.Name == "" || c.Stats != nil && c.Stats.N != len(c.Samples) {
-				return nil, fmt.Errorf("%w: %s: case %q is inconsistent", ErrBadResult, path, c.Name)
-			}
-		}
+	if err := check(path, &r); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

@@ -2,8 +2,10 @@ package results
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +59,36 @@ func TestBaselines(t *testing.T) {
 	for _, bad := range []string{"", "../up", "a/b", ".hidden"} {
 		if _, err := BaselinePath(dir, bad); !errors.Is(err, ErrBaselineName) {
 			t.Errorf("baseline name %q accepted", bad)
+		}
+	}
+}
+
+// A saved result whose numbers a comparison would index past, or sum to
+// infinity, is refused as bad input when read, naming what is wrong: a
+// case's wall times shorter than its runs (compare panicked slicing
+// them), samples of 1.7e308 ns (their sums were +Inf, the JSON output
+// failed on it), a call of no run, a figure beyond any.
+func TestParseRefusesInconsistentNumbers(t *testing.T) {
+	const good = `{"name": "fizz", "samples_ns": [20, 21], "runs": [100, 200], "wall_ns": [2000, 4200]}`
+	for name, tc := range map[string]struct{ cases, want string }{
+		"good":             {good, ""},
+		"wall shorter":     {`{"name": "fizz", "samples_ns": [20, 21], "runs": [100, 200], "wall_ns": [2000]}`, "2 calls' repeats (runs) for 1 wall times"},
+		"runs shorter":     {`{"name": "fizz", "samples_ns": [20, 21], "runs": [100], "wall_ns": [2000, 4200]}`, "1 calls' repeats (runs) for 2 wall times"},
+		"huge sample":      {`{"name": "fizz", "samples_ns": [20, 1.7e308]}`, "sample 1 is 1.7e+308 ns a run"},
+		"negative sample":  {`{"name": "fizz", "samples_ns": [-1, 20]}`, "sample 0 is -1 ns a run"},
+		"no run":           {`{"name": "fizz", "samples_ns": [20, 21], "runs": [0, 200], "wall_ns": [2000, 4200]}`, "call 0 ran the program 0 times"},
+		"huge wall":        {`{"name": "fizz", "samples_ns": [20, 21], "runs": [1, 200], "wall_ns": [1e300, 4200]}`, "call 0 of 1 runs took 1e+300 ns"},
+		"huge figure":      {`{"name": "fizz", "samples_ns": [20, 21], "stats": {"n": 2, "min": 1e300}}`, "programs[0].cases[0].stats.min is 1e+300"},
+		"summary of other": {`{"name": "fizz", "samples_ns": [20, 21], "stats": {"n": 3}}`, "a summary of 3 samples for 2"},
+		"in a placement":   {good + `], "placements": [{"cases": [{"name": "fizz", "samples_ns": [1e13, 20]}]}], "x": [`, "sample 0 is 1e+13 ns a run"},
+	} {
+		data := `{"schema": "` + Schema + `", "programs": [{"cases": [` + tc.cases + `]}]}`
+		_, err := Parse("saved.json", []byte(data))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case tc.want != "" && (!errors.Is(err, ErrBadResult) || !strings.Contains(fmt.Sprint(err), tc.want)):
+			t.Errorf("%s: %v, want a bad result saying %q", name, err, tc.want)
 		}
 	}
 }

@@ -272,7 +272,12 @@ func checkTimings(t Timings) error {
 		return fmt.Errorf("%w: %d repeats for %d totals", ErrTimings, len(t.Runs), len(t.Total))
 	}
 	for i, y := range t.Total {
-		if math.IsNaN(y) || math.IsInf(y, 0) {
+		// A call runs at least once, and at most as often as the kernel's
+		// 32-bit repeat says; each run within MaxSample.
+		if runs := t.Runs[i]; !(runs >= 1 && runs <= math.MaxUint32) {
+			return fmt.Errorf("%w: call %d ran %v times", ErrTimings, i, runs)
+		}
+		if !(math.Abs(y) <= MaxSample*t.Runs[i]) {
 			return fmt.Errorf("%w: call %d took %v: %w", ErrTimings, i, y, ErrNonFinite)
 		}
 	}

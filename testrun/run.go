@@ -20,6 +20,9 @@ import (
 // Limits on the configuration.
 const (
 	MinSamples = 10 // fewer cannot support a bootstrap interval or outlier fences
+	// MaxSamples bounds Config.Samples: every case of every program keeps
+	// that many, allocated before the first is taken.
+	MaxSamples = 100_000
 	MaxRepeat  = math.MaxUint32
 )
 
@@ -251,6 +254,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("%w: no packet case", ErrConfig)
 	case c.Samples < MinSamples:
 		return fmt.Errorf("%w: %d samples is below the minimum of %d", ErrConfig, c.Samples, MinSamples)
+	case c.Samples > MaxSamples:
+		return fmt.Errorf("%w: %d samples is above the maximum of %d", ErrConfig, c.Samples, MaxSamples)
 	case c.Enough != nil && c.Budget <= 0:
 		return fmt.Errorf("%w: adaptive sampling needs a time budget", ErrConfig)
 	case c.Warmup < 0:

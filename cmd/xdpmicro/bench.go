@@ -155,19 +155,23 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 		"(automatic where the program changes it)")
 	fl.BoolVar(&f.live, "live", false, "also run every case with live frames (Linux 5.18), sent, redirected or passed to the stack on a veth pair "+
 		"of the run's own, and give what the action costs beside the test run (docs/live.md)")
-	fl.IntVar(&f.liveBatch, "batch-size", 0, "with --live, the `N` frames the kernel runs and flushes together (default the kernel's 64)")
-	fl.IntVar(&f.placements, "placements", 0, "load each program at least `N` times, in groups that fit the XDP dispatcher; each figure is the mean over the loads")
+	fl.IntVar(&f.liveBatch, "batch-size", 0, fmt.Sprintf("with --live, the `N` frames the kernel runs and flushes together, 1 to %d (default the kernel's %d)",
+		testrun.MaxBatch, testrun.DefaultBatch))
+	fl.IntVar(&f.placements, "placements", 0, fmt.Sprintf("load each program at least `N` times (at most %d), in groups that fit the XDP dispatcher; "+
+		"each figure is the mean over the loads", xdpmicro.MaxPlacements))
 	explainDefault(fl, "placements", fmt.Sprintf("%d, or %d a build with --before/--after", testrun.DefaultLoads, testrun.DefaultPlacements))
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample until every estimate (comparing: every change) is known to ±`P`, relative (0.01: ±1 %), "+
 		"or --time is spent")
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBenchBudget, "the time budget `D` of the run, from the command line to the report, when sampling to --precision")
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBenchBudget, "the time budget `D` of the run, from the command line to the report, when sampling to --precision; "+
+		"at most "+shortDuration(maxDuration))
 	describeDefault(fl, "time", fmt.Sprintf("%s, or %s with --before/--after", testrun.DefaultBenchBudget, testrun.DefaultBudget))
-	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (at least %d) instead of sampling to --precision; "+
-		"with --precision or --time also given, the fewest rounds", testrun.MinSamples))
+	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (%d to %d) instead of sampling to --precision; "+
+		"with --precision or --time also given, the fewest rounds", testrun.MinSamples, xdpmicro.MaxSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")
-	fl.Uint32Var(&f.repeat, "repeat", 0, "run the program `N` times a call (linear sampling: its top level)")
+	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a call (linear sampling: its top level), at most %d, the kernel's", uint32(testrun.MaxRepeat)))
 	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", testrun.TargetSample))
-	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round)")
+	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round; at most "+
+		shortDuration(maxDuration)+")")
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
 	fl.StringVar(&f.history, "history", xdpmicro.DefaultHistory(), "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
@@ -300,7 +304,7 @@ func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
 	}
 	if rep.Comparison != nil {
 		for _, w := range rep.Comparison.Warnings {
-			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from files
 		}
 	}
 	if err := f.output.write(cmd, rep); err != nil {

@@ -40,7 +40,7 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
-	cases, err := f.selection.cases(cmd.Flags(), defaults)
+	cases, err := f.selection.cases(cmd, defaults)
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
@@ -121,10 +121,29 @@ func (f benchFlags) check(cmd *cobra.Command) error {
 		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, testrun.SamplingLinear, testrun.SamplingFlat)}
 	case !(f.precision > 0 && f.precision < 1):
 		return usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
-	case f.budget <= 0:
-		return usageError{fmt.Errorf("--time %s: want a positive duration, e.g. 10s", f.budget)}
-	case f.warmup < 0:
-		return usageError{fmt.Errorf("--warmup %s: the warm-up must not be negative", f.warmup)}
 	}
-	return nil
+	return f.checkBounds(cmd)
+}
+
+// checkBounds refuses, before anything is read or loaded, a number or a
+// duration past its flag's bounds.
+func (f benchFlags) checkBounds(cmd *cobra.Command) error {
+	if err := checkDuration("time", f.budget, false, "10s"); err != nil {
+		return err
+	}
+	if err := checkDuration("warmup", f.warmup, true, "100ms"); err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("samples") {
+		if err := checkCount("samples", f.samples, testrun.MinSamples, xdpmicro.MaxSamples); err != nil {
+			return err
+		}
+	}
+	if err := checkCount("placements", f.placements, 0, xdpmicro.MaxPlacements); err != nil {
+		return err
+	}
+	if err := checkCount("batch-size", f.liveBatch, 0, testrun.MaxBatch); err != nil {
+		return err
+	}
+	return f.kernel.check()
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -42,8 +41,8 @@ func (c *caseFlags) registerFiles(cmd *cobra.Command, pcapFlag string) {
 	fl.StringSliceVar(&c.packetFiles, "packets", nil, "YAML or JSON case files, or raw frames as bpftool's data_in "+
 		"(a case per frame): `FILE,...`, repeatable, or a glob (docs/packets.md)")
 	fl.StringVar(&c.pcap, pcapFlag, "", "packet cases from a pcap or pcapng `FILE`, one per distinct packet")
-	fl.IntVar(&c.pcapLimit, "pcap-limit", 0, "at most `N` cases from the capture")
-	explainDefault(fl, "pcap-limit", "all")
+	fl.IntVar(&c.pcapLimit, "pcap-limit", packets.DefaultPcapLimit, fmt.Sprintf("keep the first `N` distinct packets of the capture, 1 to %d; "+
+		"a capture may have %d MiB", packets.MaxCases, packets.MaxCaptureFile>>20))
 }
 
 // registerContext adds --ctx.
@@ -59,13 +58,18 @@ type caseDefaults struct {
 	expect  bool // every program is a FizzBuzz build: expect what they return
 }
 
-// cases turns the flags into a selection of packets and builds it.
-func (c *caseFlags) cases(fl *pflag.FlagSet, defaults caseDefaults) ([]packets.Case, error) {
+// cases turns the flags into a selection of packets and builds it,
+// saying on cmd's stderr what of a capture was left out.
+func (c *caseFlags) cases(cmd *cobra.Command, defaults caseDefaults) ([]packets.Case, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	fl := cmd.Flags()
 	sel := packets.Selection{
 		Builtin: fl.Changed("class") || len(c.packetFiles) == 0 && c.pcap == "",
 		Classes: defaults.classes, BundledExpect: defaults.expect,
 		Files: c.packetFiles, Pcap: c.pcap, PcapLimit: c.pcapLimit,
-		Expect: c.expect, Sizes: c.sizes,
+		Expect: c.expect, Sizes: c.sizes, Notice: noticeTo(cmd.ErrOrStderr()),
 	}
 	if fl.Changed("class") {
 		sel.Names = c.classes
@@ -90,10 +94,22 @@ func (c *caseFlags) parseContext(sel *packets.Selection) error {
 
 // seeds are the packets a search starts from: every built-in case, and
 // those of the files and capture given, each with --ctx.
-func (c *caseFlags) seeds() ([]packets.Case, error) {
-	sel := packets.Selection{Builtin: true, Names: packets.Names(), Files: c.packetFiles, Pcap: c.pcap, PcapLimit: c.pcapLimit}
+func (c *caseFlags) seeds(cmd *cobra.Command) ([]packets.Case, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	sel := packets.Selection{Builtin: true, Names: packets.Names(), Files: c.packetFiles, Pcap: c.pcap, PcapLimit: c.pcapLimit,
+		Notice: noticeTo(cmd.ErrOrStderr())}
 	if err := c.parseContext(&sel); err != nil {
 		return nil, err
 	}
 	return packets.Assemble(sel)
+}
+
+// check refuses, before any file is read, a --pcap-limit out of bounds.
+func (c *caseFlags) check() error {
+	if c.pcapLimit < 1 || c.pcapLimit > packets.MaxCases {
+		return usageError{fmt.Errorf("--pcap-limit %d: want 1 to %d", c.pcapLimit, packets.MaxCases)}
+	}
+	return nil
 }

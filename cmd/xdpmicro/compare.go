@@ -75,7 +75,7 @@ func compareFiles(cmd *cobra.Command, args []string, out *outputFlags, cmp *comp
 		return err
 	}
 	for _, w := range rep.Comparison.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from the files
 	}
 	if err := out.write(cmd, rep); err != nil {
 		return err

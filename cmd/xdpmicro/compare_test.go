@@ -278,3 +278,105 @@ func TestCompareReadsOlderResults(t *testing.T) {
 		}
 	}
 }
+
+// savedVariant writes savedBefore into dir as name, with change made to
+// its JSON.
+func savedVariant(t *testing.T, dir, name string, change func(doc map[string]any)) string {
+	t.Helper()
+	data, err := os.ReadFile(savedBefore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	change(doc)
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// savedCase is the i-th case of a saved result's program, as JSON.
+func savedCase(doc map[string]any, i int) map[string]any {
+	return doc["programs"].([]any)[0].(map[string]any)["cases"].([]any)[i].(map[string]any)
+}
+
+// A saved file that compare once panicked on, or could not write as JSON,
+// is bad input: exit 2, one line, nothing on stdout, in every format.
+func TestCompareRefusesInconsistentFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, change := range map[string]func(map[string]any){
+		// slice bounds out of range [:10] with capacity 1
+		"wall shorter than runs": func(doc map[string]any) {
+			c := savedCase(doc, 0)
+			c["wall_ns"] = c["wall_ns"].([]any)[:1]
+		},
+		// shown as 0.00, and "json: unsupported value: +Inf"
+		"samples of 1.7e308": func(doc map[string]any) {
+			c := savedCase(doc, 0)
+			for i := range c["samples_ns"].([]any) {
+				c["samples_ns"].([]any)[i] = 1.7e308
+			}
+			for i := range c["wall_ns"].([]any) {
+				c["wall_ns"].([]any)[i] = 1.7e308
+			}
+		},
+	} {
+		path := savedVariant(t, dir, strings.ReplaceAll(name, " ", "-")+".json", change)
+		for _, format := range []string{"table", "json"} {
+			out := filepath.Join(dir, "out.json")
+			code, stdout, stderr := runCLI("compare", savedBefore, path, "--format", format, "-o", out)
+			if code != exitUsage || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "bad saved result") {
+				t.Errorf("%s, --format %s: exit %d, stdout %q, stderr %q; want exit 2 and one line", name, format, code, stdout, stderr)
+			}
+		}
+	}
+}
+
+// Names from a saved file reach the terminal as text: an OSC sequence,
+// which set the terminal's title, and a C1 CSI (U+009B) are written as
+// escapes, in the table and in compare's warnings, and kept as they are in
+// the JSON, which reads back the same.
+func TestCompareEscapesNames(t *testing.T) {
+	dir := t.TempDir()
+	const osc, csi = "fizz\x1b]0;pwned\x07", "buzz\u009b2J"
+	rename := func(doc map[string]any) {
+		savedCase(doc, 0)["name"], savedCase(doc, 1)["name"] = osc, csi
+	}
+	before := savedVariant(t, dir, "before.json", rename)
+	after := savedVariant(t, dir, "after.json", func(doc map[string]any) {
+		rename(doc)
+		savedCase(doc, 2)["name"] = "fizzbuzz\x1b[31m" // only after: a warning names it
+	})
+	code, stdout, stderr := runCLI("compare", before, after)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for what, text := range map[string]string{"table": stdout, "warnings": stderr} {
+		if strings.ContainsAny(text, "\x1b\x07\u009b") {
+			t.Errorf("the %s hold a control character: %q", what, text)
+		}
+	}
+	for _, want := range []string{`fizz\x1b]0;pwned\x07`, `buzz\u009b2J`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the table lacks %s:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, `fizzbuzz\x1b[31m only measured after`) {
+		t.Errorf("the warnings lack the escaped name: %q", stderr)
+	}
+	code, stdout, stderr = runCLI("compare", before, after, "--format", "json")
+	if code != 0 || strings.ContainsAny(stdout, "\x1b\x07\u009b") {
+		t.Fatalf("json: exit %d, %s\n%q", code, stderr, stdout)
+	}
+	back, err := results.Parse("out.json", []byte(stdout))
+	if err != nil || back.Comparison.Cases[0].Name != osc || back.Comparison.Cases[1].Name != csi {
+		t.Errorf("the JSON does not read back the names: %v", err)
+	}
+}

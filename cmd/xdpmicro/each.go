@@ -40,7 +40,7 @@ func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]
 		return nil, usageError{errors.New("--report draws one program: choose it with --program")}
 	}
 	for _, p := range skipped {
-		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: note: %s (%s) is not measured: %s\n", p.Name, p.Type, notMeasured(p))
+		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: note: %s (%s) is not measured: %s\n", report.Printable(p.Name), p.Type, notMeasured(p))
 	}
 	return names, nil
 }
@@ -73,7 +73,7 @@ func runEach(cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []st
 			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; nothing written")
 			return interrupted{signal: int(caught())}
 		case o.Err != nil:
-			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: program "+oneLine(f.load.hint(o.Err)))
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: program "+report.Printable(oneLine(f.load.hint(o.Err)))) // the object's names
 			failed = append(failed, o.Program)
 		default:
 			reps = append(reps, o.Report)
@@ -104,7 +104,7 @@ func (f benchFlags) writeEach(cmd *cobra.Command, reps []*results.Report) error 
 		}
 		if r.Comparison != nil {
 			for _, w := range r.Comparison.Warnings {
-				fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+w)
+				fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from the object
 			}
 		}
 	}

@@ -30,7 +30,7 @@ func TestHelpFlags(t *testing.T) {
 		"--program NAME", "(default all the object's measurable ones)",
 		"--repeat N", "(default 0: chosen so that a sample lasts about 200µs)",
 		"--after OBJECT", "(default OBJECT)",
-		"--output FILE", "--pcap-limit N", "(default 0: all)",
+		"--output FILE", "--pcap-limit N", "(default 1000)",
 		`(default "linear")`, "(default 2s, or 5s with --before/--after)", "(default auto)",
 	} {
 		if !strings.Contains(text, want) {

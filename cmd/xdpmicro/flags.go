@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -45,7 +46,7 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 // level and how they are computed.
 func (o *outputFlags) registerBootstrap(fl *pflag.FlagSet) {
 	fl.Float64Var(&o.confidence, "confidence", 0.95, "the intervals' confidence level `C`, in (0, 1)")
-	fl.IntVar(&o.resamples, "resamples", 10000, fmt.Sprintf("`N` bootstrap resamples per estimate, at least %d", stats.MinResamples))
+	fl.IntVar(&o.resamples, "resamples", 10000, fmt.Sprintf("`N` bootstrap resamples per estimate, %d to %d", stats.MinResamples, stats.MaxResamples))
 }
 
 // registerEstimator adds --estimator.
@@ -95,6 +96,9 @@ func (o *outputFlags) estimatorValue(def stats.Estimator) (stats.Estimator, erro
 func (o *outputFlags) statsOptions() (stats.Options, error) {
 	opts := stats.DefaultOptions()
 	opts.Confidence, opts.Resamples = o.confidence, o.resamples
+	if err := checkCount("resamples", o.resamples, stats.MinResamples, stats.MaxResamples); err != nil {
+		return opts, err
+	}
 	if err := opts.Validate(); err != nil {
 		return opts, usageError{fmt.Errorf("--confidence %g / --resamples %d: %w", o.confidence, o.resamples, err)}
 	}
@@ -264,7 +268,7 @@ type cpuFlag int
 
 func (c *cpuFlag) register(fl *pflag.FlagSet) {
 	*c = cpuFlag(testrun.AnyCPU)
-	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "pin the measuring threads to CPU `N`, waiting out another xdpmicro run there; "+
+	fl.IntVar((*int)(c), "cpu", testrun.AnyCPU, "pin the measuring threads to CPU `N`, one this process may run on, waiting out another xdpmicro run there; "+
 		"-1 picks a quiet one and says why")
 }
 
@@ -288,4 +292,41 @@ func (c cpuFlag) check() error {
 		return usageError{fmt.Errorf("--cpu %d: want a CPU number, or -1 to choose", c)}
 	}
 	return nil
+}
+
+// maxDuration bounds every duration flag, as it bounds the options'.
+const maxDuration = xdpmicro.MaxDuration
+
+// checkDuration refuses the duration flag name's d outside (0,
+// maxDuration], or [0, maxDuration] when zero says something.
+func checkDuration(name string, d time.Duration, zero bool, example string) error {
+	if d < 0 || d == 0 && !zero || d > maxDuration {
+		lower := "a positive duration"
+		if zero {
+			lower = "a duration"
+		}
+		return usageError{fmt.Errorf("--%s %s: want %s up to %s, e.g. %s", name, shortDuration(d), lower, shortDuration(maxDuration), example)}
+	}
+	return nil
+}
+
+// checkCount refuses the count flag name's n outside [least, most].
+func checkCount(name string, n, least, most int) error {
+	if n < least || n > most {
+		return usageError{fmt.Errorf("--%s %d: want %d to %d", name, n, least, most)}
+	}
+	return nil
+}
+
+// shortDuration writes d without its zero minutes and seconds: 24h, not
+// 24h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if trimmed, ok := strings.CutSuffix(s, "m0s"); ok {
+		s = trimmed + "m"
+	}
+	if trimmed, ok := strings.CutSuffix(s, "h0m"); ok {
+		s = trimmed + "h"
+	}
+	return s
 }

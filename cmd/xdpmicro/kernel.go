@@ -25,8 +25,12 @@ type kernelFlags struct {
 func (k *kernelFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&k.kernels, "kernel", nil, "run on the kernel image `VMLINUZ` too, booted under QEMU (KVM, else emulated), "+
 		"or host, the running one; repeatable: one table across kernels (docs/kernels.md)")
-	fl.DurationVar(&k.timeout, "kernel-timeout", 10*time.Minute, "give each --kernel `D` after its boot to finish, before it is stopped and named")
+	fl.DurationVar(&k.timeout, "kernel-timeout", 10*time.Minute, "give each --kernel `D` after its boot to finish, before it is stopped and named; "+
+		"at most "+shortDuration(maxDuration))
 }
+
+// check refuses a --kernel-timeout past its bounds.
+func (k kernelFlags) check() error { return checkDuration("kernel-timeout", k.timeout, false, "10m") }
 
 // notInGuest are flags the command in a VM is not given: --kernel's own,
 // what the host writes (the table, files, baselines, verdicts), and

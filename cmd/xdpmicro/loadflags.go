@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/report"
 )
 
 // loadFlags change an object before it is loaded, as its own loader would.
@@ -106,12 +107,14 @@ func otherTypes(but string) []string {
 // each, --quiet or not: --quiet is the progress bar's switch, and a wait
 // for another run's CPU can last minutes, in which a job's log that says
 // nothing looks hung.
+// noticeTo writes each notice to w as a line of text: notices name
+// cases and programs from files (report.Printable).
 func noticeTo(w io.Writer) func(string) {
-	return func(line string) { fmt.Fprintln(w, "xdpmicro: "+line) }
+	return func(line string) { fmt.Fprintln(w, "xdpmicro: "+report.Printable(line)) }
 }
 
 func printNotes(cmd *cobra.Command, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: note: "+n)
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: note: "+report.Printable(n))
 	}
 }

@@ -93,6 +93,29 @@ var badInputs = [][]string{
 	{"profile", "--after", "v4"},
 	{"profile", "--cpu", "-5"},
 	{"profile", "--set", "novalue"},
+	// Numbers past their flag's bound, refused before anything is read
+	// or loaded (--samples 2^63-1 once panicked in makeslice, after the
+	// programs were loaded; --resamples 2^63-1 in the bootstrap).
+	{"bench", "--samples", "9223372036854775807"},
+	{"bench", "--samples", "100001"},
+	{"bench", "--resamples", "9223372036854775807"},
+	{"compare", "--resamples", "100001", savedBefore, savedBefore},
+	{"bench", "--time", "25h"},
+	{"bench", "--warmup", "25h"},
+	{"bench", "--placements", "1025"},
+	{"bench", "--batch-size", "257", "--live"},
+	{"bench", "--kernel-timeout", "25h"},
+	{"bench", "--pcap-limit", "0"},
+	{"bench", "--pcap-limit", "1001"},
+	{"bench", "--size", "9019"},
+	{"packets", "--size", "13"},
+	{"profile", "--kernel-timeout", "0s"},
+	{"validate", "--runs", "101"},
+	{"validate", "--time", "25h"},
+	{"worst", "--top", "1001"},
+	{"worst", "--candidates", "1000000000001"},
+	{"worst", "--time", "25h"},
+	{"worst", "--timing", "25h"},
 }
 
 // Bad input: exit 2 and one line on stderr, nothing on stdout.

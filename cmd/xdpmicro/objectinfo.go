@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/xdpmicro/xdpmicro"
 )
 
@@ -18,7 +17,7 @@ func listMapsAndVariables(w io.Writer, object xdpmicro.Program) error {
 		return err
 	}
 	if len(maps) > 0 {
-		table := tablewriter.NewWriter(w)
+		table := textTable(w)
 		table.Header("map", "type", "key", "value", "max entries", "notes")
 		for _, m := range maps {
 			size := strconv.FormatUint(uint64(m.MaxEntries), 10)
@@ -38,7 +37,7 @@ func listMapsAndVariables(w io.Writer, object xdpmicro.Program) error {
 		return err
 	}
 	if len(vars) > 0 {
-		table := tablewriter.NewWriter(w)
+		table := textTable(w)
 		table.Header("variable", "section", "type", "size", "value")
 		for _, v := range vars {
 			if err := table.Append(v.Name, v.Section, v.Type, strconv.FormatUint(uint64(v.Size), 10), v.Value); err != nil {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -63,7 +63,7 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 	if prog != nil && f.out != "" {
 		return usageError{fmt.Errorf("--pcap writes the cases, OBJECT runs them: give one")}
 	}
-	cases, err := f.selection.cases(cmd.Flags(), defaults)
+	cases, err := f.selection.cases(cmd, defaults)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,10 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	// The FizzBuzzFibonacci classes explain the bundled builds' cases
 	// only: the listing without OBJECT, and a bundled FizzBuzz build.
-	return writeCases(cmd.OutOrStdout(), cases, checked, defaults.expect)
+	// Names and summaries from files and captures are written as text
+	// (report.Printable), streamed: ten thousand frames' dumps are tens
+	// of megabytes.
+	return writeCases(report.PrintableWriter(cmd.OutOrStdout()), cases, checked, defaults.expect)
 }
 
 // programToRun is the program OBJECT names, if any, and the cases' defaults
@@ -151,7 +154,7 @@ func writeCases(w io.Writer, cases []packets.Case, checked []testrun.CaseResult,
 // writeCaseTable is the table of the cases, with the program's action and
 // output frame when it ran them.
 func writeCaseTable(w io.Writer, cases []packets.Case, checked []testrun.CaseResult) error {
-	table := tablewriter.NewWriter(w)
+	table := textTable(w)
 	header := []any{"case", "summary", "source", "bytes", "expect"}
 	if checked != nil {
 		header = append(header, "action", "frame out")

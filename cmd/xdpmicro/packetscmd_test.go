@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,5 +50,28 @@ func TestPacketsUsage(t *testing.T) {
 		if code != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, stdout, stderr)
 		}
+	}
+}
+
+// A raw frame's case is named after its file, and a glob's match may be
+// any name: the listing writes ESC, BEL, a C1 CSI as UTF-8 (U+009B) and a
+// raw 0x9b byte as escapes, its columns lined up.
+func TestPacketsEscapesNames(t *testing.T) {
+	dir := t.TempDir()
+	frame := make([]byte, 60)
+	frame[12], frame[13] = 0x08, 0x00
+	const name = "a\x1b]0;pwned\x07b\u009bc\x9bd"
+	if err := os.WriteFile(filepath.Join(dir, name+".bin"), frame, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("packets", "--packets", filepath.Join(dir, "*.bin"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.ContainsAny(stdout, "\x1b\x07\u009b") || strings.Contains(stdout, "\x9b") {
+		t.Errorf("the listing holds a control character:\n%q", stdout)
+	}
+	if want := `a\x1b]0;pwned\x07b\u009bc\x9bd`; !strings.Contains(stdout, "│ "+want+" │") && !strings.Contains(stdout, "| "+want+" |") {
+		t.Errorf("the listing lacks the escaped name %s in its column:\n%s", want, stdout)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -104,10 +105,19 @@ func (f profileFlags) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if f.output == "" {
-		_, err := cmd.OutOrStdout().Write(buf.Bytes())
-		return err
+		return f.writeOut(cmd, buf.Bytes())
 	}
 	return xdpmicro.WriteFile(f.output, buf.Bytes())
+}
+
+// writeOut puts a profile on standard output; text as text, since the
+// object's names and source lines are anyone's (report.Printable).
+func (f profileFlags) writeOut(cmd *cobra.Command, data []byte) error {
+	if f.format == string(xdpmicro.ProfileText) {
+		return report.WritePrintable(cmd.OutOrStdout(), data)
+	}
+	_, err := cmd.OutOrStdout().Write(data)
+	return err
 }
 
 // options checks the flags, naming them, and reads what they name: the
@@ -129,11 +139,14 @@ func (f profileFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Optio
 	if err := f.load.check(); err != nil {
 		return xdpmicro.Options{}, err
 	}
+	if err := f.kernel.check(); err != nil {
+		return xdpmicro.Options{}, err
+	}
 	progs, defaults, err := programChoice{program: f.program, before: f.before, after: f.after}.find(args)
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
-	cases, err := f.selection.cases(cmd.Flags(), defaults)
+	cases, err := f.selection.cases(cmd, defaults)
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
@@ -170,7 +183,7 @@ func (f profileFlags) runKernels(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if f.output == "" {
-		_, err = cmd.OutOrStdout().Write(buf.Bytes())
+		err = f.writeOut(cmd, buf.Bytes())
 	} else {
 		err = xdpmicro.WriteFile(f.output, buf.Bytes())
 	}

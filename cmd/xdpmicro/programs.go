@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
 	"github.com/cilium/ebpf"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/report"
 )
 
 func programsCommand() *cobra.Command {
@@ -25,17 +28,25 @@ so that a --map-init file can be written without llvm-objdump.`,
 		Args:              atMostArgs(1),
 		ValidArgsFunction: completeObject,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// An object's names are anyone's: written as text (report.Printable).
+			var buf bytes.Buffer
+			var err error
 			if len(args) == 0 {
-				return listBuilds(cmd.OutOrStdout())
+				err = listBuilds(&buf)
+			} else {
+				err = listObject(&buf, args[0])
 			}
-			return listObject(cmd.OutOrStdout(), args[0])
+			if werr := report.WritePrintable(cmd.OutOrStdout(), buf.Bytes()); err == nil {
+				err = werr
+			}
+			return err
 		},
 	}
 }
 
 // listBuilds lists the bundled builds, then the fine ladder's rungs.
 func listBuilds(w io.Writer) error {
-	table := tablewriter.NewWriter(w)
+	table := textTable(w)
 	table.Header("build", "program", "description")
 	for _, b := range append(bpf.Builds(), bpf.Rungs()...) {
 		name := b.Name
@@ -57,7 +68,7 @@ func listObject(w io.Writer, arg string) error {
 	if err != nil {
 		return err
 	}
-	table := tablewriter.NewWriter(w)
+	table := textTable(w)
 	table.Header("program", "type", "section", "measurable")
 	for _, p := range progs {
 		measurable := "yes"
@@ -80,4 +91,10 @@ func listObject(w io.Writer, arg string) error {
 		return err
 	}
 	return listMapsAndVariables(w, object)
+}
+
+// textTable is a table of names from files, which it writes as text
+// (report.Printable), escaped before its columns are measured.
+func textTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewWriter(w).Options(tablewriter.WithRowFilter(tw.CellFilter{Global: report.PrintableCells}))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro/internal/crash"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/testrun"
 	"golang.org/x/term"
 )
@@ -70,9 +71,10 @@ func (p *progressBar) draw(bar *progressbar.ProgressBar) {
 // showProgress draws state on bar. measuring says whether the bar counts the
 // sampling yet, rather than the warm-up; it is returned for the next.
 func showProgress(bar *progressbar.ProgressBar, state *testrun.Progress, measuring bool) bool {
+	name := report.Printable(state.Case) // a name from a file, on the terminal
 	switch {
 	case state.Warmup:
-		bar.Describe("warming up " + state.Case)
+		bar.Describe("warming up " + name)
 		_ = bar.Set(0)
 	case state.Budget > 0:
 		if !measuring {
@@ -80,7 +82,7 @@ func showProgress(bar *progressbar.ProgressBar, state *testrun.Progress, measuri
 			bar.ChangeMax(int(state.Budget.Milliseconds()))
 			measuring = true
 		}
-		bar.Describe(fmt.Sprintf("sampling %-10s %d samples, %.1f of at most %.0f s", state.Case, state.Done,
+		bar.Describe(fmt.Sprintf("sampling %-10s %d samples, %.1f of at most %.0f s", name, state.Done,
 			state.Elapsed.Seconds(), state.Budget.Seconds()))
 		_ = bar.Set(int(min(state.Elapsed, state.Budget).Milliseconds()))
 	default:
@@ -90,7 +92,7 @@ func showProgress(bar *progressbar.ProgressBar, state *testrun.Progress, measuri
 			bar.ChangeMax(state.Total)
 			measuring = true
 		}
-		bar.Describe(fmt.Sprintf("sampling %-10s %d of %d samples", state.Case, state.Done, state.Total))
+		bar.Describe(fmt.Sprintf("sampling %-10s %d of %d samples", name, state.Done, state.Total))
 		_ = bar.Set(state.Done)
 	}
 	return measuring

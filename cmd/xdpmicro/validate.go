@@ -65,10 +65,10 @@ Exit code 1 if a check fails.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return validate(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.runs, "runs", 3, "measure the whole ladder in `N` separate runs, each loading everything anew")
+	fl.IntVar(&f.runs, "runs", 3, fmt.Sprintf("measure the whole ladder in `N` separate runs, each loading everything anew; at most %d", xdpmicro.MaxValidateRuns))
 	f.cpu.register(fl)
 	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling")
+	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling; at most "+shortDuration(maxDuration))
 	registerTimer(fl, &f.timer)
 	f.stats.registerBootstrap(fl)
 	f.stats.registerEstimator(fl)
@@ -111,8 +111,8 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 // options checks validate's flags and turns them into the options of
 // every run (xdpmicro.Validate measures the ladder).
 func (f validateFlags) options() (xdpmicro.Options, error) {
-	if f.runs < 1 {
-		return xdpmicro.Options{}, usageError{fmt.Errorf("--runs %d: want at least 1", f.runs)}
+	if err := checkCount("runs", f.runs, 1, xdpmicro.MaxValidateRuns); err != nil {
+		return xdpmicro.Options{}, err
 	}
 	if f.format != validateText && f.format != validateJSON {
 		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %q: want %s or %s", f.format, validateText, validateJSON)}
@@ -120,8 +120,10 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 	if err := checkFileTarget("output", f.output); err != nil {
 		return xdpmicro.Options{}, err
 	}
-	if f.precision > 0 && f.budget <= 0 {
-		return xdpmicro.Options{}, usageError{fmt.Errorf("--time %s: sampling to a precision needs a time budget", f.budget)}
+	// Sampling to a precision needs a time budget; a fixed number of
+	// samples none.
+	if err := checkDuration("time", f.budget, f.precision == 0, "5s"); err != nil {
+		return xdpmicro.Options{}, err
 	}
 	if f.precision < 0 || f.precision >= 1 {
 		return xdpmicro.Options{}, usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", f.precision)}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -76,12 +77,14 @@ func (f *worstFlags) register(cmd *cobra.Command) {
 	f.load.register(cmd)
 	f.selection.registerFiles(cmd, "pcap")
 	f.selection.registerContext(cmd)
-	fl.DurationVar(&f.budget, "time", xdpmicro.DefaultWorstBudget, "search for `D`, then time the packets found")
-	fl.Uint64Var(&f.candidates, "candidates", 0, "stop the search after `N` packets, before --time if sooner: with --seed, the same result every run")
+	fl.DurationVar(&f.budget, "time", xdpmicro.DefaultWorstBudget, "search for `D` (at most "+shortDuration(maxDuration)+"), then time the packets found")
+	fl.Uint64Var(&f.candidates, "candidates", 0, fmt.Sprintf("stop the search after `N` packets (at most %d), before --time if sooner: "+
+		"with --seed, the same result every run", uint64(xdpmicro.MaxWorstCandidates)))
 	explainDefault(fl, "candidates", "until --time")
-	fl.Uint64Var(&f.seed, "seed", xdpmicro.DefaultWorstSeed, "seed the search with `N`: the same seed tries the same packets in the same order")
-	fl.IntVar(&f.top, "top", xdpmicro.DefaultWorstTop, "keep and time the `N` costliest distinct paths")
-	fl.DurationVar(&f.timing, "timing", testrun.DefaultBudget, "time the packets found for at most `D`, as bench --time; 0: rank by instructions only")
+	fl.Uint64Var(&f.seed, "seed", xdpmicro.DefaultWorstSeed, "seed the search with `N`, any 64-bit number: the same seed tries the same packets in the same order")
+	fl.IntVar(&f.top, "top", xdpmicro.DefaultWorstTop, fmt.Sprintf("keep and time the `N` costliest distinct paths, 1 to %d", xdpmicro.MaxWorstTop))
+	fl.DurationVar(&f.timing, "timing", testrun.DefaultBudget, "time the packets found for at most `D`, as bench --time (at most "+shortDuration(maxDuration)+"); "+
+		"0: rank by instructions only")
 	f.cpu.register(fl)
 	fl.StringVar(&f.format, "format", xdpmicro.WorstTable, "write the report in `FORMAT`: "+strings.Join(xdpmicro.WorstFormats(), ", "))
 	fl.StringVarP(&f.output, "output", "o", "", "also write the packets found to `FILE`, atomically, as a packet file that bench --packets takes")
@@ -95,12 +98,17 @@ func (f worstFlags) check() error {
 	switch {
 	case !slices.Contains(xdpmicro.WorstFormats(), f.format):
 		return usageError{fmt.Errorf("--format %q: want %s", f.format, strings.Join(xdpmicro.WorstFormats(), " or "))}
-	case f.budget <= 0:
-		return usageError{fmt.Errorf("--time %s: want a positive duration, e.g. 20s", f.budget)}
-	case f.top <= 0:
-		return usageError{fmt.Errorf("--top %d: want a positive number", f.top)}
-	case f.timing < 0:
-		return usageError{fmt.Errorf("--timing %s: want a duration, or 0 not to time", f.timing)}
+	case f.candidates > xdpmicro.MaxWorstCandidates:
+		return usageError{fmt.Errorf("--candidates %d: want at most %d", f.candidates, uint64(xdpmicro.MaxWorstCandidates))}
+	}
+	if err := checkDuration("time", f.budget, false, "20s"); err != nil {
+		return err
+	}
+	if err := checkDuration("timing", f.timing, true, "5s, or 0 not to time"); err != nil {
+		return err
+	}
+	if err := checkCount("top", f.top, 1, xdpmicro.MaxWorstTop); err != nil {
+		return err
 	}
 	if err := f.cpu.check(); err != nil {
 		return err
@@ -114,7 +122,7 @@ func (f worstFlags) check() error {
 // options turns the flags into xdpmicro.Worst's search and timing (nil:
 // --timing 0): the object and the seeds read, the map-init file parsed,
 // nothing loaded.
-func (f worstFlags) options(args []string) (xdpmicro.WorstSearch, *xdpmicro.Options, error) {
+func (f worstFlags) options(cmd *cobra.Command, args []string) (xdpmicro.WorstSearch, *xdpmicro.Options, error) {
 	if err := f.check(); err != nil {
 		return xdpmicro.WorstSearch{}, nil, err
 	}
@@ -126,7 +134,7 @@ func (f worstFlags) options(args []string) (xdpmicro.WorstSearch, *xdpmicro.Opti
 	if err := prog.Err(); err != nil {
 		return xdpmicro.WorstSearch{}, nil, err
 	}
-	seeds, err := f.selection.seeds()
+	seeds, err := f.selection.seeds(cmd)
 	if err != nil {
 		return xdpmicro.WorstSearch{}, nil, err
 	}
@@ -149,7 +157,7 @@ func (f worstFlags) options(args []string) (xdpmicro.WorstSearch, *xdpmicro.Opti
 // runWorst searches and times, then writes the report and the packet
 // file: the best found so far when interrupted.
 func runWorst(cmd *cobra.Command, args []string, f worstFlags) error {
-	search, timing, err := f.options(args)
+	search, timing, err := f.options(cmd, args)
 	if err != nil {
 		return err
 	}
@@ -172,15 +180,29 @@ func runWorst(cmd *cobra.Command, args []string, f worstFlags) error {
 		return interrupted{signal: int(caught())}
 	case err != nil:
 		// The search's findings are not lost with the timing.
-		_ = xdpmicro.WriteWorst(cmd.OutOrStdout(), rep, f.format)
+		_ = f.writeReport(cmd, rep)
 		return err
 	}
 	return f.write(cmd, rep)
 }
 
+// writeReport puts the report on standard output, a table as text: the
+// object's names are anyone's (report.Printable).
+func (f worstFlags) writeReport(cmd *cobra.Command, rep *xdpmicro.WorstReport) error {
+	var buf bytes.Buffer
+	if err := xdpmicro.WriteWorst(&buf, rep, f.format); err != nil {
+		return err
+	}
+	if f.format != xdpmicro.WorstTable {
+		_, err := cmd.OutOrStdout().Write(buf.Bytes())
+		return err
+	}
+	return report.WritePrintable(cmd.OutOrStdout(), buf.Bytes())
+}
+
 // write puts the report on standard output and the packets in --output.
 func (f worstFlags) write(cmd *cobra.Command, rep *xdpmicro.WorstReport) error {
-	if err := xdpmicro.WriteWorst(cmd.OutOrStdout(), rep, f.format); err != nil {
+	if err := f.writeReport(cmd, rep); err != nil {
 		return err
 	}
 	if f.output == "" {

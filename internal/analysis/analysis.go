@@ -282,7 +282,7 @@ func summarize(programs []results.Program, other []bool, partial bool, opts stat
 			g.Go(func() error {
 				s, err := stats.Summarize(c.Samples, opts)
 				if err != nil {
-					return fmt.Errorf("case %s: %w", c.Name, err)
+					return fmt.Errorf("case %q: %w", c.Name, err)
 				}
 				if len(c.Runs) > 0 {
 					fit, err := stats.FitLinear(timings(c.Runs, c.Wall), stats.FitOptions{Options: opts})
@@ -290,7 +290,7 @@ func summarize(programs []results.Program, other []bool, partial bool, opts stat
 						return nil // too few calls of some level: as too few samples
 					}
 					if err != nil {
-						return fmt.Errorf("case %s: %w", c.Name, err)
+						return fmt.Errorf("case %q: %w", c.Name, err)
 					}
 					s.Fit = &fit
 				}
@@ -327,7 +327,7 @@ func subtractFloor(programs []results.Program, floor results.Program, est stats.
 					return nil
 				}
 				if err != nil {
-					return fmt.Errorf("case %s net of the floor: %w", c.Name, err)
+					return fmt.Errorf("case %q net of the floor: %w", c.Name, err)
 				}
 				c.Net = &net
 				return nil

@@ -1,10 +1,14 @@
 package analysis
 
 import (
+	"errors"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -148,5 +152,35 @@ func TestWidenByFloorGap(t *testing.T) {
 	widenByFloorGap(c, floorRun(28, 36), floorRun(36, 28), opts)
 	if got, was := c.Cases[0].Change, compared().Cases[0].Change; math.Abs(got.Lower-was.Lower) > 1e-12 || math.Abs(got.Upper-was.Upper) > 1e-12 || c.Cases[0].Verdict != stats.Improved {
 		t.Errorf("the same floors, the groups in another order: %+v, %s", got, c.Cases[0].Verdict)
+	}
+}
+
+// Figures far apart, each within what a file may hold, can divide to a
+// change of ±Inf, which no report can hold (the JSON writer refused
+// "+Inf" and wrote nothing): the comparison is refused as bad input
+// instead. Here the second program's first load read fizz at 1e-300 ns a
+// run against 25, compared blocked by group.
+func TestCompareRefusesNonFiniteChange(t *testing.T) {
+	data, err := os.ReadFile("testdata/slope.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := results.Parse("slope.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 527th array or number is programs[0].cases[0].stats.loads.points[0].
+	tiny, err := results.Parse("tiny.json", edit(data, 527, 0, 1e-300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tiny.Programs[0].Results[0].Stats.Loads.Points[0]; got != 1e-300 {
+		t.Fatalf("the edit set %g, not the load's point", got)
+	}
+	run := *tiny
+	run.Programs = []results.Program{*base.Measured(), *tiny.Measured()}
+	err = CompareInterleaved(&run, fuzzOptions, phases.ChangeTransfer)
+	if !errors.Is(err, ErrNotComparable) || !errors.Is(err, badinput.Err) {
+		t.Fatalf("CompareInterleaved: %v, want a bad-input ErrNotComparable", err)
 	}
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -34,6 +35,9 @@ func CompareInterleaved(r *results.Report, opts stats.CompareOptions, transfer f
 	}
 	c.Mode = results.Interleaved
 	holdAtRecalled(c, r.Programs[0], transfer)
+	if err := checkFinite(c); err != nil {
+		return err
+	}
 	r.Comparison = c
 	return nil
 }
@@ -61,11 +65,18 @@ func Against(base, current *results.Report, mode string, opts stats.CompareOptio
 		opts.Quantum = q // the coarser of the two timers
 	}
 	c, err := compare(before, after, opts)
+	if errors.Is(err, stats.ErrTimings) || errors.Is(err, stats.ErrTooFewSamples) || errors.Is(err, stats.ErrNonFinite) {
+		// The files' samples, not the machine: bad input.
+		return nil, fmt.Errorf("%w: %w", ErrNotComparable, err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	c.Mode = mode
 	widenByFloorGap(c, base, current, opts)
+	if err := checkFinite(c); err != nil {
+		return nil, err
+	}
 	c.Warnings = append(c.Warnings, warnings...)
 	c.Warnings = append(c.Warnings, environmentDiffers(base.Environment, current.Environment)...)
 	out := *current
@@ -95,7 +106,7 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 		caseOpts := caseOptions(c, b, a, opts)
 		cc, err := compareCase(c, before, after, b, a, opts, caseOpts)
 		if err != nil {
-			return nil, fmt.Errorf("case %s: %w", b.Name, err)
+			return nil, fmt.Errorf("case %q: %w", b.Name, err)
 		}
 		c.Test = cc.Test
 		c.Cases = append(c.Cases, cc)
@@ -361,4 +372,25 @@ func floorOf(r *results.Report, name string) (float64, bool) {
 		return 0, false
 	}
 	return stat.GeometricMean(points, nil), true
+}
+
+// checkFinite refuses a comparison with a figure that is not finite:
+// saved figures far apart (1e-300 ns against 25) can divide to one, which
+// no report can hold.
+func checkFinite(c *results.Comparison) error {
+	for _, cc := range c.Cases {
+		figures := []float64{cc.P, cc.PlacementSpread}
+		for _, e := range []stats.Estimate{cc.Before, cc.After, cc.Change, cc.Difference, cc.Mean, cc.Median} {
+			figures = append(figures, e.Point, e.Lower, e.Upper)
+		}
+		if cc.Live != nil {
+			figures = append(figures, cc.Live.Point, cc.Live.Lower, cc.Live.Upper)
+		}
+		for _, x := range figures {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("%w: case %q: its figures give a change of %v", ErrNotComparable, cc.Name, x)
+			}
+		}
+	}
+	return nil
 }

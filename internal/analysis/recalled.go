@@ -26,6 +26,10 @@ type Recalled struct {
 // the recalled phase gets nothing more.
 const RecallTransfer = 0.5
 
+// maxRecallFactor bounds the scaling to a recalled floor: phases moved
+// the floor by up to 40 % here, and a factor of ten is no phase.
+const maxRecallFactor = 10
+
 // FloorLevel is the run's floor in its own fastest phase, the floor's
 // estimate of the median case sampled plainly, and its interval's relative
 // half-width; ok is false without such a floor, and when the kernel's
@@ -71,6 +75,9 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 		return false
 	}
 	factor := rec.Floor / level
+	if !(factor > 1.0/maxRecallFactor && factor < maxRecallFactor) {
+		return false // no phase of one machine: a history or a floor gone wrong
+	}
 	relHalf := math.Hypot(rec.RelHalf, RecallTransfer*math.Abs(math.Log(factor)))
 	scaled := false
 	for _, p := range append(slices.Clone(r.Programs), *r.Floor) {

@@ -97,14 +97,7 @@ func Load(path string) (History, error) {
 	if err != nil {
 		return h, err
 	}
-	var read History
-	if err := json.Unmarshal(data, &read); err != nil {
-		return h, fmt.Errorf("%w: %s: %v", ErrHistory, path, err)
-	}
-	if read.Version != version || read.Levels == nil {
-		return h, nil
-	}
-	return read, nil
+	return parse(path, data)
 }
 
 // Save writes the history to path, atomically, making its directory.

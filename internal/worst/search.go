@@ -48,6 +48,17 @@ const (
 	DefaultSeed = 1
 )
 
+// Bounds of Options, checked before anything is loaded.
+const (
+	// MaxTop bounds Top: each path kept is timed as a case.
+	MaxTop = 1000
+	// MaxCandidates bounds Candidates: more than a day of search at a
+	// million packets a second.
+	MaxCandidates = 1_000_000_000_000
+	// MaxBudget bounds Budget.
+	MaxBudget = 24 * time.Hour
+)
+
 // Options is a search: the program, loaded as bench loads it, the seeds it
 // starts from, and when to stop.
 type Options struct {
@@ -88,12 +99,14 @@ func (o Options) check() (Options, error) {
 	switch {
 	case len(o.Seeds) == 0:
 		return o, fmt.Errorf("%w: no packet to start from", ErrOptions)
-	case o.Budget < 0:
-		return o, fmt.Errorf("%w: time budget %s: want a positive duration", ErrOptions, o.Budget)
+	case o.Budget < 0 || o.Budget > MaxBudget:
+		return o, fmt.Errorf("%w: time budget %s: want a positive duration up to %s", ErrOptions, o.Budget, MaxBudget)
 	case o.Budget == 0 && o.Candidates == 0:
 		return o, fmt.Errorf("%w: a search needs a time budget or a number of candidates", ErrOptions)
-	case o.Top < 0:
-		return o, fmt.Errorf("%w: %d top packets: want a positive number", ErrOptions, o.Top)
+	case o.Candidates > MaxCandidates:
+		return o, fmt.Errorf("%w: %d candidates: want at most %d", ErrOptions, o.Candidates, uint64(MaxCandidates))
+	case o.Top < 0 || o.Top > MaxTop:
+		return o, fmt.Errorf("%w: %d top packets: want 1 to %d, or 0 for %d", ErrOptions, o.Top, MaxTop, DefaultTop)
 	}
 	if o.Top == 0 {
 		o.Top = DefaultTop

@@ -1,0 +1,57 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// Printable writes what a terminal would act on as Go escapes, and leaves
+// text, tabs and line feeds, and a real U+FFFD, as they are.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"fizz":                           "fizz",
+		"fizz\tbuzz\n":                   "fizz\tbuzz\n",
+		"±2 % → │ ✓ \ufffd":              "±2 % → │ ✓ \ufffd",
+		"a\x1b]0;title\x07b":             `a\x1b]0;title\x07b`,
+		"a\x1b[31mred":                   `a\x1b[31mred`,
+		"csi\u009b2J":                    `csi\u009b2J`,
+		"raw\x9b2J":                      `raw\x9b2J`,
+		"cr\rdel\x7f":                    `cr\x0ddel\x7f`,
+		"bidi\u202eevil\u2066":           `bidi\u202eevil\u2066`,
+		"cut\xe2\x94":                    `cut\xe2\x94`,
+		"\x00":                           `\x00`,
+		"\u0085next line, a C1 control ": `\u0085next line, a C1 control `,
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := printableLine("a\tb\nc"); got != `a\x09b\x0ac` {
+		t.Errorf("printableLine kept a tab or a line feed: %q", got)
+	}
+}
+
+// JSON written for a terminal holds C1 controls and bidirectional
+// overrides as \u escapes, and reads back the same.
+func TestJSONEscapesC1(t *testing.T) {
+	names := []string{"csi\u009b2J", "bidi\u202e", "esc\x1b", "plain ±"}
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, names); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range buf.String() {
+		if r >= 0x80 && unsafeRune(r, "") || r == 0x1b {
+			t.Fatalf("the JSON holds %U: %s", r, buf.String())
+		}
+	}
+	var back []string
+	if err := json.Unmarshal(buf.Bytes(), &back); err != nil || len(back) != len(names) {
+		t.Fatalf("read back %q: %v", back, err)
+	}
+	for i := range names {
+		if back[i] != names[i] {
+			t.Errorf("read back %q as %q", names[i], back[i])
+		}
+	}
+}
