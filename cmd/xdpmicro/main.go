@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/internal/crash"
+	"github.com/xdpmicro/xdpmicro/report"
 )
 
 // Exit codes, as documented in docs/usage.md.
@@ -69,15 +70,17 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return exitInterrupt + sig.signal
 	}
 	if errors.Is(err, errRegression) {
-		fmt.Fprintln(stderr, "xdpmicro: "+err.Error())
+		fmt.Fprintln(stderr, "xdpmicro: "+report.Printable(err.Error()))
 		return exitRegression
 	}
-	fmt.Fprintln(stderr, "xdpmicro: "+oneLine(err))
+	// An error can quote what a file held (a name, a field): escaped, so
+	// that it reaches the terminal as text.
+	fmt.Fprintln(stderr, "xdpmicro: "+report.Printable(oneLine(err)))
 	var ve *ebpf.VerifierError
 	if errors.As(err, &ve) {
 		fmt.Fprintln(stderr, "verifier log (tail):")
 		for _, line := range tail(ve.Log, 20) {
-			fmt.Fprintln(stderr, "  "+line)
+			fmt.Fprintln(stderr, "  "+report.Printable(line))
 		}
 	}
 	if isUsage(err) {

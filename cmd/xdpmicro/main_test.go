@@ -364,3 +364,20 @@ func TestHelp(t *testing.T) {
 		t.Error("help lacks the exit codes")
 	}
 }
+
+// An error line quoting what the user named (a path, here with an OSC
+// sequence that would set the terminal's title) reaches the terminal as
+// text.
+func TestErrorLineEscaped(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "x\x1b]0;pwned\a\u009b2J.json")
+	code, _, stderr := runCLI("compare", name, name)
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d: %s", code, exitUsage, stderr)
+	}
+	if strings.ContainsAny(stderr, "\x1b\a\u009b") {
+		t.Errorf("a control character reached stderr: %q", stderr)
+	}
+	if !strings.Contains(stderr, `x\x1b]0;pwned\x07\u009b2J.json`) {
+		t.Errorf("the name is not shown escaped: %q", stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"golang.org/x/sync/errgroup"
@@ -280,6 +281,7 @@ func summarize(programs []results.Program, other []bool, partial bool, opts stat
 				continue
 			}
 			g.Go(func() error {
+				defer crash.Guard()
 				s, err := stats.Summarize(c.Samples, opts)
 				if err != nil {
 					return fmt.Errorf("case %q: %w", c.Name, err)
@@ -320,6 +322,7 @@ func subtractFloor(programs []results.Program, floor results.Program, est stats.
 				continue
 			}
 			g.Go(func() error {
+				defer crash.Guard()
 				net, err := netOf(*c, f, n, est, opts)
 				if errors.Is(err, stats.ErrTimings) && n < len(c.Samples) {
 					// A cancelled run that sampled the case but not the
