@@ -19,6 +19,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro/internal/yamlsize"
 	"gopkg.in/yaml.v3"
 )
 
@@ -86,7 +87,7 @@ func ParseFile(name string, data []byte) ([]Case, error) {
 	switch {
 	case len(data) > MaxCaseFile:
 		return nil, &fileError{file: name, msg: fmt.Sprintf("%d bytes, more than %d MiB", len(data), MaxCaseFile>>20)}
-	case yamlNodes(data) > maxNodes:
+	case yamlsize.Nodes(data) > maxNodes:
 		return nil, &fileError{file: name, msg: fmt.Sprintf("more than %d YAML nodes (collections, entries, aliases), more than %d cases need", maxNodes, MaxCases)}
 	}
 	root, err := p.document(data)

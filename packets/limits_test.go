@@ -16,7 +16,7 @@ import (
 	"github.com/google/gopacket/pcapgo"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/capture"
-	"gopkg.in/yaml.v3"
+	"github.com/xdpmicro/xdpmicro/internal/yamlsize"
 )
 
 // distinctFrames are n Ethernet frames of size bytes, each unlike the
@@ -73,26 +73,14 @@ func TestParseFileRefusesManyNodes(t *testing.T) {
 	}
 }
 
-// yamlNodes is a bound: a file it admits holds at most that many nodes,
-// aliases and all, however its YAML is written; and a case file of
-// MaxCases cases of frames, as worst -o writes them, is admitted.
-func TestYAMLNodesBound(t *testing.T) {
-	example, err := os.ReadFile("testdata/example.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, doc := range [][]byte{
-		example, aliases(100), []byte("a"), []byte("a:\nb:\n"), []byte("{a, b, c}"), []byte("[a: b, c: d]"),
-		[]byte("a:\n b:\n  c:\n   d: e"), []byte("- - - a"), []byte("[? ]"), []byte("-\n-\n"), []byte(`{"a":1,"b":[1,2]}`),
-		[]byte("x: &a {p: q}\ny: [*a, *a, {<<: *a}]"), []byte("? a\n: b"), []byte("k: |\n  - a\n  - b\n"),
-	} {
-		checkNodeBound(t, doc)
-	}
+// A case file of MaxCases cases of frames, as worst -o writes them,
+// counts no more YAML nodes than ParseFile admits.
+func TestMaxCasesWithinNodes(t *testing.T) {
 	var file bytes.Buffer
 	if err := WriteFile(&file, frameCases(MaxCases), "cases"); err != nil {
 		t.Fatal(err)
 	}
-	if n := yamlNodes(file.Bytes()); n > maxNodes {
+	if n := yamlsize.Nodes(file.Bytes()); n > maxNodes {
 		t.Errorf("%d cases as WriteFile writes them count %d nodes, past %d", MaxCases, n, maxNodes)
 	}
 }
@@ -104,44 +92,6 @@ func frameCases(n int) []Case {
 		cases[i] = Case{Name: fmt.Sprintf("c%d", i), Summary: "frame", Frame: f}
 	}
 	return cases
-}
-
-// checkNodeBound fails t if yaml.v3 makes more nodes of doc than
-// yamlNodes counts.
-func checkNodeBound(t *testing.T, doc []byte) {
-	t.Helper()
-	var root yaml.Node
-	if yaml.Unmarshal(doc, &root) != nil {
-		return
-	}
-	if n, bound := countNodes(&root), yamlNodes(doc); n > bound {
-		t.Fatalf("%q: %d nodes, counted %d", doc, n, bound)
-	}
-}
-
-// countNodes counts n and the nodes under it; an alias is one node.
-func countNodes(n *yaml.Node) int {
-	count := 1
-	for _, c := range n.Content {
-		count += countNodes(c)
-	}
-	return count
-}
-
-// FuzzYAMLNodes: whatever the YAML, yaml.v3 makes no more nodes of it
-// than yamlNodes counts, which is what ParseFile refuses files by.
-func FuzzYAMLNodes(f *testing.F) {
-	example, err := os.ReadFile("testdata/example.yaml")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, seed := range []string{string(example), "a", "a:\nb:\n", "{a, b, c}", "[a: b, c: d]", "- - - a", "[? ]", "x: &a b\ny: [*a, *a]",
-		"--- a\n--- b\n", "a\n...\nb\n", "? a\n: b", "k: >\n  a: b\n"} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, doc []byte) {
-		checkNodeBound(t, doc)
-	})
 }
 
 // A case file of more than MaxCases cases is refused before its cases

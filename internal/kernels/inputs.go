@@ -8,7 +8,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro/internal/yamlsize"
 )
 
 // Inputs are the files a command line reads, which the guest needs at
@@ -65,8 +67,8 @@ func mapInitObjects(path string) ([]string, error) {
 		return nil, nil // the command says so, as without --kernel
 	}
 	var root yaml.Node
-	if yaml.Unmarshal(data, &root) != nil {
-		return nil, nil
+	if yamlsize.Nodes(data) > object.MaxMapInitNodes || yaml.Unmarshal(data, &root) != nil {
+		return nil, nil // the command refuses it, as without --kernel
 	}
 	var refs []string
 	var walk func(n *yaml.Node)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
+	"github.com/xdpmicro/xdpmicro/internal/yamlsize"
 	"gopkg.in/yaml.v3"
 )
 
@@ -132,6 +133,9 @@ func NewSettings(opts LoadOptions, mi *MapInit) (Settings, error) {
 		where := "variable " + set
 		if !ok || name == "" {
 			return s, fmt.Errorf("%w: %s: want NAME=VALUE", ErrConfig, where)
+		}
+		if yamlsize.Nodes([]byte(value)) > maxSetNodes {
+			return s, fmt.Errorf("%w: %s: more than %d YAML nodes", ErrConfig, where, maxSetNodes)
 		}
 		var doc yaml.Node
 		if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) != 1 {
@@ -304,3 +308,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// maxSetNodes bounds a --set value's YAML nodes: a variable's value, of
+// at most a map value's size, needs far fewer.
+const maxSetNodes = 100_000

@@ -14,6 +14,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro/internal/yamlsize"
 	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
 )
@@ -69,6 +70,11 @@ type mapEntry struct {
 	hasKeyHex  bool
 }
 
+// MaxMapInitNodes bounds a --map-init file's YAML nodes, counted before
+// yaml.v3 builds them (about 300 bytes each: 300 MB at most): katran's
+// 65537 ring entries of a key and a value are about 330,000.
+const MaxMapInitNodes = 1_000_000
+
 // ReadMapInit reads and checks the syntax of a --map-init file; whether
 // the maps and types fit is checked against the object before loading.
 func ReadMapInit(path string) (*MapInit, error) {
@@ -83,6 +89,9 @@ func ReadMapInit(path string) (*MapInit, error) {
 func ParseMapInit(name string, data []byte) (*MapInit, error) {
 	fail := func(line int, format string, args ...any) error {
 		return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, name, line, fmt.Sprintf(format, args...))
+	}
+	if n := yamlsize.Nodes(data); n > MaxMapInitNodes {
+		return nil, fmt.Errorf("%w: %s: more than %d YAML nodes (collections, entries, aliases): split it, or fill the map's runs of plain entries", ErrMapInit, name, MaxMapInitNodes)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

@@ -3,6 +3,7 @@ package object
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -120,5 +121,26 @@ func TestApplyBatches(t *testing.T) {
 	err = l.Apply(entries(minBatch + 1))
 	if want := "map lengths, key 64: the map is full (max_entries 64; E2BIG)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("one entry too many: %v, want %q", err, want)
+	}
+}
+
+// A --map-init file or a --set value of many aliases is refused before
+// yaml.v3 builds its nodes: 40 MB of aliases in a case file made 2.1 GB
+// of them.
+func TestYAMLNodesRefused(t *testing.T) {
+	doc := []byte("maps: &a [x]\nmore: [" + strings.Repeat("*a, ", MaxMapInitNodes) + "*a]\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ParseMapInit("aliases.yaml", doc)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrMapInit) || !strings.Contains(fmt.Sprint(err), "YAML nodes") {
+		t.Errorf("map-init: %v, want the file refused for its nodes", err)
+	}
+	if used := after.TotalAlloc - before.TotalAlloc; used > 1<<20 {
+		t.Errorf("%d MB allocated to refuse a %d MB file", used>>20, len(doc)>>20)
+	}
+	set := "v=&a [x, " + strings.Repeat("*a, ", maxSetNodes) + "*a]"
+	if _, err := NewSettings(LoadOptions{Set: []string{set}}, nil); !errors.Is(err, ErrConfig) || !strings.Contains(fmt.Sprint(err), "YAML nodes") {
+		t.Errorf("--set: %v, want the value refused for its nodes", err)
 	}
 }
