@@ -177,11 +177,17 @@ func (e badInput) Unwrap() []error { return []error{e.err, ErrBadInput} }
 // Check runs each case once through prog, as every run's checking run
 // does, with the maps filled from mapInit (nil: as declared), on any CPU:
 // the action each case takes, its instructions and the maps it changed,
-// without sampling. notice, if not nil, hears what the run notices.
+// without sampling. notice, if not nil, hears what the run notices, and
+// its notes (the maps whose changes are not shown, and why).
 func Check(ctx context.Context, prog testrun.Program, cases []packets.Case, mapInit *MapInit, notice func(string)) ([]testrun.CaseResult, error) {
 	res, err := testrun.Check(ctx, testrun.Config{Programs: []testrun.Program{prog}, Cases: cases, MapInit: mapInit, CPU: -1, Notice: notice})
 	if err != nil {
 		return nil, err
+	}
+	if notice != nil {
+		for _, n := range res.Environment.Notes {
+			notice("note: " + n)
+		}
 	}
 	return res.Programs[0].Cases, nil
 }

@@ -75,3 +75,16 @@ func TestPacketsEscapesNames(t *testing.T) {
 		t.Errorf("the listing lacks the escaped name %s in its column:\n%s", want, stdout)
 	}
 }
+
+// packets says, as bench does, which maps' changes it does not show:
+// those past the budget for reading maps.
+func TestPacketsNamesMapsNotCompared(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	code, _, stderr := runCLI("packets", "../../bpf/testdata/bigmaps.o")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "not shown: ") || !strings.Contains(stderr, "too_big (17.0 MiB") {
+		t.Errorf("stderr does not name the maps not compared: %q", stderr)
+	}
+}
