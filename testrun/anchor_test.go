@@ -119,7 +119,7 @@ func TestAnchorsOff(t *testing.T) {
 func TestAnchorsEndOnCancel(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	cfg := anchoredConfig(t)
-	cfg.Samples = 1_000_000
+	cfg.Samples = MaxSamples
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg.Progress = func(p Progress) {
