@@ -90,12 +90,21 @@ func TestRewriterMatchesTwin(t *testing.T) {
 	// The restorer writes back the bytes swap_macs changed before each of
 	// its runs, and loads of bytes just stored cost more: a few ns, a share
 	// of what the restored floor costs, which holds the restorer's own work.
-	if bound := 2 * twinShare * restoredFloor; math.Abs(netSwap-netTwin) > bound {
-		t.Errorf("as repeats: swap_macs restored and its twin differ by %+.2f ns: more than %g of the restored floor's %.2f ns",
-			netSwap-netTwin, 2*twinShare, restoredFloor)
+	// The two are two runs of one load each, and where a load lands moves
+	// its whole time by up to placementShare (a fresh-clone CI run here
+	// read +2.05 ns against a bound of 1.90 without it).
+	whole := max(slope(swap), slope(twin))
+	if bound := 2*twinShare*restoredFloor + placementShare*whole; math.Abs(netSwap-netTwin) > bound {
+		t.Errorf("as repeats: swap_macs restored and its twin differ by %+.2f ns: more than %g of the restored floor's %.2f ns and %g of the %.2f ns a run",
+			netSwap-netTwin, 2*twinShare, restoredFloor, placementShare, whole)
 	}
 }
 
 // twinShare bounds how far a rewriter may read from its twin, as a share
 // of the same run's floor.
 const twinShare = 0.1
+
+// placementShare is how far one load of a program may read from another
+// as a share of its time: code placement moves it 1 to 7 % (eight loads
+// of v4 read fizz 64.2 to 69.0 ns).
+const placementShare = 0.07
