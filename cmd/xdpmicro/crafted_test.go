@@ -30,23 +30,8 @@ func craftedNested(t *testing.T, edit func(b *btfcraft.BTF) error) string {
 // panicked (slice bounds out of range [128:4]) on a member past its
 // struct's end. Now a listing, and one line of bad input (exit 2).
 func TestCraftedBTF(t *testing.T) {
-	holdsItself := craftedNested(t, func(b *btfcraft.BTF) error {
-		m, err := b.Member("outer", "in")
-		if err != nil {
-			return err
-		}
-		id, err := b.TypeID("outer")
-		m.SetType(id)
-		m.SetAnonymous()
-		return err
-	})
-	pastItsEnd := craftedNested(t, func(b *btfcraft.BTF) error {
-		m, err := b.Member("inner", "a")
-		if err == nil {
-			m.SetOffset(1024)
-		}
-		return err
-	})
+	holdsItself := craftedNested(t, btfcraft.OuterHoldsItself)
+	pastItsEnd := craftedNested(t, btfcraft.InnerMemberPastEnd)
 	for object, value := range map[string]string{holdsItself: "{0x0100000002000000, b: 2}", pastItsEnd: "{in: 0x01000000, b: 2}"} {
 		code, stdout, stderr := runCLI("programs", object)
 		if code != 0 || !strings.Contains(stdout, value) {

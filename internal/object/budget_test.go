@@ -120,23 +120,15 @@ func TestCraftedVariables(t *testing.T) {
 		}
 		return Object{Name: "crafted.o", ELF: obj}
 	}
-	holdsItself := func(anonymous bool) func(b *btfcraft.BTF) error {
-		return func(b *btfcraft.BTF) error {
-			m, err := b.Member("outer", "in")
-			if err != nil {
-				return err
-			}
-			id, err := b.TypeID("outer")
-			m.SetType(id)
-			if anonymous {
-				m.SetAnonymous()
-			}
+	// outer's member "in" made an outer by name; btfcraft.OuterHoldsItself
+	// makes it an anonymous one.
+	holdsItselfByName := func(b *btfcraft.BTF) error {
+		m, err := b.Member("outer", "in")
+		if err != nil {
 			return err
 		}
-	}
-	pastItsEnd := func(b *btfcraft.BTF) error {
-		m, err := b.Member("inner", "a")
-		m.SetOffset(1024)
+		id, err := b.TypeID("outer")
+		m.SetType(id)
 		return err
 	}
 	for _, tt := range []struct {
@@ -146,9 +138,9 @@ func TestCraftedVariables(t *testing.T) {
 		set   string
 		err   string
 	}{
-		{"a struct holding itself", craft(holdsItself(false)), "{in: 0x0100000002000000, b: 2}", "nested={in: {in: {b: 1}}}", ""},
-		{"an anonymous member holding its struct", craft(holdsItself(true)), "{0x0100000002000000, b: 2}", "nested={zz: 1}", `no member "zz" (members: b)`},
-		{"a member past its struct's end", craft(pastItsEnd), "{in: 0x01000000, b: 2}", "nested={in: {a: 1}}", `member "a" lies past its end`},
+		{"a struct holding itself", craft(holdsItselfByName), "{in: 0x0100000002000000, b: 2}", "nested={in: {in: {b: 1}}}", ""},
+		{"an anonymous member holding its struct", craft(btfcraft.OuterHoldsItself), "{0x0100000002000000, b: 2}", "nested={zz: 1}", `no member "zz" (members: b)`},
+		{"a member past its struct's end", craft(btfcraft.InnerMemberPastEnd), "{in: 0x01000000, b: 2}", "nested={in: {a: 1}}", `member "a" lies past its end`},
 	} {
 		vars, err := tt.obj.Variables()
 		if err != nil || len(vars) != 1 || vars[0].Value != tt.value {

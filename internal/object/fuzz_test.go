@@ -59,25 +59,7 @@ func fuzzObjects(f *testing.F) []Object {
 		f.Fatal(err)
 	}
 	objects := []Object{{Name: "nested.o", ELF: data}}
-	for _, edit := range []func(b *btfcraft.BTF) error{
-		func(b *btfcraft.BTF) error {
-			m, err := b.Member("outer", "in")
-			if err != nil {
-				return err
-			}
-			id, err := b.TypeID("outer")
-			m.SetType(id)
-			m.SetAnonymous()
-			return err
-		},
-		func(b *btfcraft.BTF) error {
-			m, err := b.Member("inner", "a")
-			if err == nil {
-				m.SetOffset(1024)
-			}
-			return err
-		},
-	} {
+	for _, edit := range []func(b *btfcraft.BTF) error{btfcraft.OuterHoldsItself, btfcraft.InnerMemberPastEnd} {
 		crafted := bytes.Clone(data)
 		b, err := btfcraft.Open(crafted)
 		if err != nil {

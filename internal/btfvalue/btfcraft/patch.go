@@ -157,3 +157,26 @@ func (m *Member) SetOffset(bits uint32) {
 // SetAnonymous takes the member's name away, as C's anonymous structs and
 // unions have none.
 func (m *Member) SetAnonymous() { m.order.PutUint32(m.raw, 0) }
+
+// OuterHoldsItself edits bpf/testdata/nested.o's BTF so that struct
+// outer's member "in" is an anonymous outer: a struct that holds itself.
+func OuterHoldsItself(b *BTF) error {
+	m, err := b.Member("outer", "in")
+	if err != nil {
+		return err
+	}
+	id, err := b.TypeID("outer")
+	m.SetType(id)
+	m.SetAnonymous()
+	return err
+}
+
+// InnerMemberPastEnd edits bpf/testdata/nested.o's BTF so that struct
+// inner's member "a" lies at bit 1024, past the struct's end.
+func InnerMemberPastEnd(b *BTF) error {
+	m, err := b.Member("inner", "a")
+	if err == nil {
+		m.SetOffset(1024)
+	}
+	return err
+}
