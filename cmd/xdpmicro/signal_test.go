@@ -46,19 +46,7 @@ func TestInterrupt(t *testing.T) {
 		// Its progress bar on a terminal says when it has samples to show.
 		term := startOnTerminal(t, cmd)
 		term.waitFor(t, sampling, time.Minute)
-		sent := time.Now()
-		if err := cmd.Process.Signal(sig); err != nil {
-			t.Fatal(err)
-		}
-		err := cmd.Wait()
-		// Within a second on a quiet machine; a busy one (load average 6
-		// on two cores, seen here) took 4.5 s. The run would go on for
-		// minutes: what fails is not stopping, not a slow machine.
-		if took := time.Since(sent); took > stopBound {
-			t.Errorf("%v: took %v to stop", sig, took)
-		} else {
-			t.Logf("%v: stopped in %v", sig, took)
-		}
+		err := signalAndWait(t, cmd, sig)
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 128+int(sig) {
 			t.Errorf("%v: %v, want exit %d", sig, err, 128+int(sig))
@@ -101,16 +89,7 @@ func TestInterruptLongCall(t *testing.T) {
 		}
 	}
 	time.Sleep(2 * time.Second) // loaded, checked, and into its first call
-	sent := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	if took := time.Since(sent); took > stopBound {
-		t.Errorf("took %v to stop", took)
-	} else {
-		t.Logf("stopped in %v", took)
-	}
+	err := signalAndWait(t, cmd, syscall.SIGINT)
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGINT) {
 		t.Errorf("%v, want exit %d; stderr:\n%s", err, 128+int(syscall.SIGINT), stderr.String())
@@ -200,4 +179,24 @@ func lastAllowedCPU(t *testing.T) int {
 		}
 	}
 	return cpu
+}
+
+// signalAndWait sends sig to cmd and waits for it to exit, which must be
+// within stopBound: within a second on a quiet machine; a busy one (load
+// average 6 on two cores, seen here) took 4.5 s. The runs would go on
+// for minutes: what fails is not stopping, not a slow machine. It
+// returns Wait's error.
+func signalAndWait(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) error {
+	t.Helper()
+	sent := time.Now()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if took := time.Since(sent); took > stopBound {
+		t.Errorf("%v: took %v to stop", sig, took)
+	} else {
+		t.Logf("%v: stopped in %v", sig, took)
+	}
+	return err
 }

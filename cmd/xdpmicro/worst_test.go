@@ -104,14 +104,7 @@ func TestWorstInterrupt(t *testing.T) {
 	// Its progress line on a terminal says when it has found a packet.
 	term := startOnTerminal(t, cmd)
 	term.waitFor(t, regexp.MustCompile(`[1-9][0-9]* distinct paths`), time.Minute)
-	sent := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	if took := time.Since(sent); took > stopBound {
-		t.Errorf("took %v to stop", took)
-	}
+	err := signalAndWait(t, cmd, syscall.SIGINT)
 	var exit *exec.ExitError
 	stderr := term.output(t)
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
