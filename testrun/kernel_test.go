@@ -229,15 +229,22 @@ func TestRunRejectsWrongReturn(t *testing.T) {
 	}
 }
 
+// Cancelled between calls (short calls) or inside one (a call of 10^8
+// runs outlasts the deadline, and the interrupter cuts it), a run ends
+// the same way: partial, with the context's error.
 func TestRunCancelled(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: packets.Default(),
-		CPU: -1, Samples: 100000, Repeat: 1000}
-	res, err := Run(ctx, cfg)
-	if !errors.Is(err, context.DeadlineExceeded) || !res.Partial {
-		t.Fatalf("got partial=%v err=%v, want a partial result and the context's error", res.Partial, err)
+	for _, repeat := range []uint32{1000, 100_000_000} {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: packets.Default(),
+			CPU: -1, Samples: 100000, Repeat: repeat}
+		start := time.Now()
+		res, err := Run(ctx, cfg)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) || !res.Partial {
+			t.Errorf("repeat %d: got partial=%v err=%v, want a partial result and the context's error", repeat, res.Partial, err)
+		}
+		t.Logf("repeat %d: ended %v after the start", repeat, time.Since(start).Round(time.Millisecond))
 	}
 }
 

@@ -294,6 +294,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			res.Partial = true
+			if errors.Is(err, errCancelled) {
+				// The interrupted call is the cancellation itself, not a failure.
+				err = ctx.Err()
+			}
 			return res, err
 		}
 		return Result{}, err
