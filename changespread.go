@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/phases"
-	"github.com/xdpmicro/xdpmicro/internal/stopping"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -60,7 +59,7 @@ func (o Options) changeSpread(total testrun.Result, recalled float64, groups int
 				if ci >= len(l.Cases) {
 					return 1
 				}
-				p, err := stopping.Point(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats)
+				p, err := sidePoint(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats)
 				if err != nil {
 					return 1
 				}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/internal/stopping"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -165,7 +164,7 @@ func (o Options) anotherGroup(done, least, size int, spread float64, total testr
 // size within spread (changeSpread).
 func (o Options) preciseOverLoads(total testrun.Result, loads, size int, spread float64) bool {
 	for ci := range o.Cases {
-		if !o.rule(loads, size, spread).Enough(sampled(sidesOf(total, ci))) {
+		if !o.rule(loads, size, spread).enough(sampled(sidesOf(total, ci))) {
 			return false
 		}
 	}
@@ -176,7 +175,7 @@ func (o Options) preciseOverLoads(total testrun.Result, loads, size int, spread 
 // over all its loads: what the report's notes say of it.
 func (o Options) markPrecise(total *testrun.Result, loads, size int, spread float64) {
 	for ci := range o.Cases {
-		enough := o.rule(loads, size, spread).Enough(sampled(sidesOf(*total, ci)))
+		enough := o.rule(loads, size, spread).enough(sampled(sidesOf(*total, ci)))
 		for i := range total.Programs {
 			if ci < len(total.Programs[i].Cases) {
 				total.Programs[i].Cases[ci].Enough = enough
@@ -187,8 +186,8 @@ func (o Options) markPrecise(total *testrun.Result, loads, size int, spread floa
 
 // rule is the stopping rule over loads loads of each program, measured
 // size a group, a change's size within spread.
-func (o Options) rule(loads, size int, spread float64) stopping.Rule {
-	return stopping.Rule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
+func (o Options) rule(loads, size int, spread float64) stopRule {
+	return stopRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
 		Compare: o.Compared, Placements: loads, PerGroup: size, Threshold: o.Compare.NoiseThreshold, ChangeSpread: spread}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/livenet"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
-	"github.com/xdpmicro/xdpmicro/internal/stopping"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -374,15 +373,15 @@ func (o Options) plan() sampling {
 	if o.Samples > 0 {
 		rounds = o.Samples // the fewest, then
 	}
-	rule := stopping.Rule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
+	rule := stopRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
 		Compare: o.Compared, Placements: o.Placements, Threshold: o.Compare.NoiseThreshold}
-	enough := func(_ int, results []testrun.CaseResult) bool { return rule.Enough(sampled(results)) }
+	enough := func(_ int, results []testrun.CaseResult) bool { return rule.enough(sampled(results)) }
 	return sampling{samples: rounds, enough: enough, budget: o.Budget, minTime: min(testrun.MinSamplingTime, o.Budget/2)}
 }
 
-// sampled hands testrun's results so far to the stopping rules (internal/stopping).
-func sampled(results []testrun.CaseResult) []stopping.Sampled {
-	out := make([]stopping.Sampled, len(results))
+// sampled hands testrun's results so far to the stopping rules (stopping.go).
+func sampled(results []testrun.CaseResult) []sampledSide {
+	out := make([]sampledSide, len(results))
 	for i, r := range results {
 		out[i].Samples = r.Samples
 		if len(r.Runs) > 0 {

@@ -1,29 +1,34 @@
-package stopping
+package xdpmicro
+
+// The stopping rules decide when adaptive sampling has enough: each side's
+// estimate known to a precision, or two builds' change settled. They are
+// the orchestrator's policy, built on package stats' estimates; stats
+// itself only computes them.
 
 import (
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// JudgeResamples keeps the stopping rules cheap between rounds; a report
+// judgeResamples keeps the stopping rules cheap between rounds; a report
 // recomputes every interval with its own resamples. A fit's bootstrap
 // costs about 15 ms per 1000 resamples at 2500 calls: at 1000, six cases
 // of xdp-filter were judged so rarely that every run spent its 5 s budget;
 // at 200 they stop after the 1 s minimum.
-const JudgeResamples = 200
+const judgeResamples = 200
 
-// Sampled is what one program has of a case so far, as adaptive sampling
+// sampledSide is what one program has of a case so far, as adaptive sampling
 // judges it: its samples, and with linear sampling their timings.
-type Sampled struct {
+type sampledSide struct {
 	Samples []float64
 	Timings stats.Timings // empty unless sampled linearly
 }
 
-// Precise says whether every side's estimate, est, is known within
+// allPrecise says whether every side's estimate, est, is known within
 // ± precision (relative half-width of its interval), with opts' confidence
 // and resamples: adaptive sampling's test for a case. A fitted estimator
 // needs timings; a side sampled flat is judged by the low estimator.
-func Precise(est stats.Estimator, precision float64, opts stats.Options, sides []Sampled) bool {
+func allPrecise(est stats.Estimator, precision float64, opts stats.Options, sides []sampledSide) bool {
 	for _, s := range sides {
 		var e stats.Estimate
 		if est.Fitted() && len(s.Timings.Runs) > 0 {
@@ -62,7 +67,7 @@ func Precise(est stats.Estimator, precision float64, opts stats.Options, sides [
 // the change was long known. Judged by Welch's t over every load, which
 // holds neither the groups nor their few degrees of freedom, runs stopped
 // on a change the report then said crossed the threshold.
-func (r Rule) preciseChange(opts stats.Options, sides []Sampled) bool {
+func (r stopRule) preciseChange(opts stats.Options, sides []sampledSide) bool {
 	if len(sides) != 2*r.Placements || r.Placements < 2 {
 		return false
 	}
@@ -87,11 +92,11 @@ func (r Rule) preciseChange(opts stats.Options, sides []Sampled) bool {
 	return stats.Decided(c, r.Threshold) && (c.Upper-c.Lower)/2 <= r.Precision
 }
 
-// Rule is how adaptive sampling decides that a case has enough
-// samples: each side's estimate known to ± Precision (Precise), or, for
+// stopRule is how adaptive sampling decides that a case has enough
+// samples: each side's estimate known to ± Precision (allPrecise), or, for
 // two builds compared by a fitted estimator over two or more placements
 // each, their change settled (preciseChange).
-type Rule struct {
+type stopRule struct {
 	Estimator stats.Estimator
 	Precision float64
 	// Compare says the sides are two builds' placements, Placements each,
@@ -107,29 +112,29 @@ type Rule struct {
 	// as measured.
 	ChangeSpread float64
 	// Options are the intervals' confidence; the rule resamples
-	// JudgeResamples times whatever Options says, to stay cheap.
+	// judgeResamples times whatever Options says, to stay cheap.
 	Options stats.Options
 }
 
-// Enough applies the rule to a case's sides so far.
-func (r Rule) Enough(sides []Sampled) bool {
+// enough applies the rule to a case's sides so far.
+func (r stopRule) enough(sides []sampledSide) bool {
 	opts := r.Options
-	opts.Resamples = JudgeResamples
+	opts.Resamples = judgeResamples
 	switch {
 	case r.Compare && r.Estimator.Fitted() && r.Placements >= 2:
 		return r.preciseChange(opts, sides)
 	case r.Placements >= stats.MinLoads:
-		return PreciseOverLoads(r.Estimator, r.Precision, r.Placements, r.PerGroup, opts, sides)
+		return preciseLoads(r.Estimator, r.Precision, r.Placements, r.PerGroup, opts, sides)
 	}
-	return Precise(r.Estimator, r.Precision, opts, sides)
+	return allPrecise(r.Estimator, r.Precision, opts, sides)
 }
 
-// PreciseOverLoads is adaptive sampling's test for programs loaded
+// preciseLoads is adaptive sampling's test for programs loaded
 // placements times each, sides holding each program's loads in turn:
-// every program's estimate over its loads (OverLoads) must be known within
+// every program's estimate over its loads (stats.OverGroupedLoads) must be known within
 // ± precision. Each load counts by its point alone: the loads' spread
 // holds its own noise.
-func PreciseOverLoads(est stats.Estimator, precision float64, placements, perGroup int, opts stats.Options, sides []Sampled) bool {
+func preciseLoads(est stats.Estimator, precision float64, placements, perGroup int, opts stats.Options, sides []sampledSide) bool {
 	if len(sides) == 0 || len(sides)%placements != 0 {
 		return false
 	}
@@ -137,7 +142,7 @@ func PreciseOverLoads(est stats.Estimator, precision float64, placements, perGro
 		points := make([]float64, placements)
 		for i, s := range sides[start : start+placements] {
 			var err error
-			if points[i], err = Point(est, s, opts); err != nil {
+			if points[i], err = sidePoint(est, s, opts); err != nil {
 				return false
 			}
 		}
@@ -149,10 +154,10 @@ func PreciseOverLoads(est stats.Estimator, precision float64, placements, perGro
 	return true
 }
 
-// Point is one side's estimate by est, without an interval: the slope
+// sidePoint is one side's estimate by est, without an interval: the slope
 // of its timings, else of its samples est's (the low one for a slope
 // sampled flat).
-func Point(est stats.Estimator, s Sampled, opts stats.Options) (float64, error) {
+func sidePoint(est stats.Estimator, s sampledSide, opts stats.Options) (float64, error) {
 	if est.Fitted() && len(s.Timings.Runs) > 0 {
 		return stats.SlopePoint(s.Timings, est == stats.OLS, stats.FitOptions{Options: opts})
 	}

@@ -1,4 +1,4 @@
-package stopping
+package xdpmicro
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// Precise asks every side to be within the precision: a side of whole-ns
+// allPrecise asks every side to be within the precision: a side of whole-ns
 // samples spread over ±20 % is not, one of a few distinct values is.
 func TestPrecise(t *testing.T) {
 	tight, loose := make([]float64, 100), make([]float64, 100)
@@ -16,13 +16,13 @@ func TestPrecise(t *testing.T) {
 	}
 	opts := stats.DefaultOptions()
 	opts.Resamples = 1000
-	if !Precise(stats.Low, 0.05, opts, []Sampled{{Samples: tight}}) {
+	if !allPrecise(stats.Low, 0.05, opts, []sampledSide{{Samples: tight}}) {
 		t.Error("20/21 ns samples not precise to ±5 %")
 	}
-	if Precise(stats.Mean, 0.001, opts, []Sampled{{Samples: tight}, {Samples: loose}}) {
+	if allPrecise(stats.Mean, 0.001, opts, []sampledSide{{Samples: tight}, {Samples: loose}}) {
 		t.Error("samples spread over 16..24 ns precise to ±0.1 %")
 	}
-	if (Rule{Estimator: stats.Slope, Precision: 0.01, Threshold: 0.0025, Placements: 2}).preciseChange(opts, []Sampled{{Samples: tight}}) {
+	if (stopRule{Estimator: stats.Slope, Precision: 0.01, Threshold: 0.0025, Placements: 2}).preciseChange(opts, []sampledSide{{Samples: tight}}) {
 		t.Error("one side of a two-placement comparison judged precise")
 	}
 }
@@ -35,26 +35,26 @@ func TestStoppingRule(t *testing.T) {
 	for i := range tight {
 		tight[i] = 20 + float64(i%2)
 	}
-	four := []Sampled{{Samples: tight}, {Samples: tight}, {Samples: tight}, {Samples: tight}}
+	four := []sampledSide{{Samples: tight}, {Samples: tight}, {Samples: tight}, {Samples: tight}}
 	for _, tc := range []struct {
-		rule Rule
+		rule stopRule
 		want bool
 	}{
-		{Rule{Estimator: stats.Slope, Precision: 0.05}, true}, // flat sides judged by stats.Low
-		{Rule{Estimator: stats.Low, Precision: 0.05, Compare: true, Placements: 2, Threshold: 0.03}, true},
-		{Rule{Estimator: stats.Slope, Precision: 0.05, Compare: true, Placements: 2, Threshold: 0.0025}, false},
-		{Rule{Estimator: stats.Slope, Precision: 0.05, Compare: true, Placements: 1, Threshold: 0.0025}, true},
-		{Rule{Estimator: stats.Mean, Precision: 0.0001}, false},
+		{stopRule{Estimator: stats.Slope, Precision: 0.05}, true}, // flat sides judged by stats.Low
+		{stopRule{Estimator: stats.Low, Precision: 0.05, Compare: true, Placements: 2, Threshold: 0.03}, true},
+		{stopRule{Estimator: stats.Slope, Precision: 0.05, Compare: true, Placements: 2, Threshold: 0.0025}, false},
+		{stopRule{Estimator: stats.Slope, Precision: 0.05, Compare: true, Placements: 1, Threshold: 0.0025}, true},
+		{stopRule{Estimator: stats.Mean, Precision: 0.0001}, false},
 	} {
 		tc.rule.Options = stats.DefaultOptions()
-		if got := tc.rule.Enough(four); got != tc.want {
+		if got := tc.rule.enough(four); got != tc.want {
 			t.Errorf("%+v: Enough = %v, want %v", tc.rule, got, tc.want)
 		}
 	}
 }
 
 // linear is a load whose calls cost exactly slope ns a run over 1000.
-func linear(slope float64) Sampled {
+func linear(slope float64) sampledSide {
 	var t stats.Timings
 	for level := 1; level <= 10; level++ {
 		for range 5 {
@@ -62,7 +62,7 @@ func linear(slope float64) Sampled {
 			t.Total = append(t.Total, 1000+slope*float64(100*level))
 		}
 	}
-	return Sampled{Timings: t}
+	return sampledSide{Timings: t}
 }
 
 // A comparison over groups stops on the change the report prints, the
@@ -72,7 +72,7 @@ func linear(slope float64) Sampled {
 // degrees of freedom ([-0.8 +2.5] %), which crosses the threshold.
 func TestPreciseChangeByGroups(t *testing.T) {
 	changes := []float64{0.002, 0.015, 0.009}
-	var before, after []Sampled
+	var before, after []sampledSide
 	for _, c := range changes {
 		for i := range 4 {
 			before = append(before, linear(50+0.01*float64(i)))
@@ -83,7 +83,7 @@ func TestPreciseChangeByGroups(t *testing.T) {
 	}
 	sides := append(before, after...)
 	opts := stats.DefaultOptions()
-	r := Rule{Estimator: stats.Slope, Precision: 0.01, Threshold: 0.0025, Placements: 12}
+	r := stopRule{Estimator: stats.Slope, Precision: 0.01, Threshold: 0.0025, Placements: 12}
 	if !r.preciseChange(opts, sides) {
 		t.Error("all 12 loads as one group: not judged a clear change")
 	}
