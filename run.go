@@ -9,6 +9,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/internal/livenet"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
@@ -22,6 +23,11 @@ import (
 // wraps (an object, a case, a file, an option), as opposed to the kernel
 // or the machine refusing: errors.Is(err, ErrBadInput) tells them apart.
 var ErrBadInput = badinput.Err
+
+// ErrPermission is what every error of lacking the privileges to load
+// and run BPF programs, or to set up live frames' network, wraps: root, or
+// CAP_BPF and CAP_NET_ADMIN (+ CAP_PERFMON).
+var ErrPermission = host.ErrPermission
 
 // ErrOptions: options that cannot hold together. It wraps ErrBadInput.
 var ErrOptions = badinput.New("bad options")

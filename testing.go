@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -61,7 +60,7 @@ func Benchmark(b *testing.B, p Program, o *Options) {
 	runs := &runs{measure: func() (*results.Report, error) { return Measure(ctx, p, &opts) }}
 	rep, err := runs.nth(1)
 	switch {
-	case errors.Is(err, host.ErrPermission):
+	case skips(err):
 		b.Skipf("xdpmicro: %v", err)
 	case err != nil:
 		b.Fatalf("xdpmicro: %v", err)
@@ -91,6 +90,10 @@ func Benchmark(b *testing.B, p Program, o *Options) {
 		})
 	}
 }
+
+// skips says whether Benchmark skips, rather than fails, on err: where
+// this process may not load and run BPF programs, or set up live frames.
+func skips(err error) bool { return errors.Is(err, ErrPermission) }
 
 // runs are the runs of Measure a benchmark made, each taken when a
 // sub-benchmark first asks for it.

@@ -224,14 +224,14 @@ func (f programChoice) find(args []string) ([]testrun.Program, caseDefaults, err
 	}
 	switch {
 	case f.after != "" && len(args) == 1:
-		return nil, caseDefaults{}, usageError{errors.New("give the new build as OBJECT or as --after, not both")}
+		return nil, caseDefaults{}, usageError(errors.New("give the new build as OBJECT or as --after, not both"))
 	case f.after != "" && f.before == "":
-		return nil, caseDefaults{}, usageError{errors.New("--after needs --before")}
+		return nil, caseDefaults{}, usageError(errors.New("--after needs --before"))
 	case f.after != "":
 		after = f.after
 	}
 	if f.before != "" && f.baseline != "" {
-		return nil, caseDefaults{}, usageError{errors.New("compare with --before or with --baseline, not both")}
+		return nil, caseDefaults{}, usageError(errors.New("compare with --before or with --baseline, not both"))
 	}
 	names := []string{after}
 	if f.before != "" {

@@ -116,11 +116,11 @@ func (f benchFlags) check(cmd *cobra.Command) error {
 	}
 	switch {
 	case f.singleRun && f.restore:
-		return usageError{errors.New("--single-run and --restore are two ways to give every run a fresh frame: choose one")}
+		return usageError(errors.New("--single-run and --restore are two ways to give every run a fresh frame: choose one"))
 	case f.sampling != testrun.SamplingLinear && f.sampling != testrun.SamplingFlat:
-		return usageError{fmt.Errorf("--sampling %q: want %s or %s", f.sampling, testrun.SamplingLinear, testrun.SamplingFlat)}
+		return usageError(fmt.Errorf("--sampling %q: want %s or %s", f.sampling, testrun.SamplingLinear, testrun.SamplingFlat))
 	case !(f.precision > 0 && f.precision < 1):
-		return usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision)}
+		return usageError(fmt.Errorf("--precision %g: want a fraction in (0, 1), e.g. 0.02 for ±2 %%", f.precision))
 	}
 	return f.checkBounds(cmd)
 }

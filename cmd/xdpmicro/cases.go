@@ -109,7 +109,7 @@ func (c *caseFlags) seeds(cmd *cobra.Command) ([]packets.Case, error) {
 // check refuses, before any file is read, a --pcap-limit out of bounds.
 func (c *caseFlags) check() error {
 	if c.pcapLimit < 1 || c.pcapLimit > packets.MaxCases {
-		return usageError{fmt.Errorf("--pcap-limit %d: want 1 to %d", c.pcapLimit, packets.MaxCases)}
+		return usageError(fmt.Errorf("--pcap-limit %d: want 1 to %d", c.pcapLimit, packets.MaxCases))
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ sampling modes or hosts, or with different repeat counts both given.`,
   xdpmicro compare .xdpmicro/main.json new.json --fail-on-regression`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usageError{fmt.Errorf("compare takes two result files, got %d", len(args))}
+				return usageError(fmt.Errorf("compare takes two result files, got %d", len(args)))
 			}
 			return nil
 		},

@@ -33,11 +33,11 @@ func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]
 	}
 	switch {
 	case f.save != "":
-		return nil, usageError{errors.New("--save-baseline saves one program's results: choose it with --program")}
+		return nil, usageError(errors.New("--save-baseline saves one program's results: choose it with --program"))
 	case f.baseline != "":
-		return nil, usageError{errors.New("--baseline compares one program: choose it with --program")}
+		return nil, usageError(errors.New("--baseline compares one program: choose it with --program"))
 	case f.output.html != "":
-		return nil, usageError{errors.New("--report draws one program: choose it with --program")}
+		return nil, usageError(errors.New("--report draws one program: choose it with --program"))
 	}
 	for _, p := range skipped {
 		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: note: %s (%s) is not measured: %s\n", report.Printable(p.Name), p.Type, notMeasured(p))

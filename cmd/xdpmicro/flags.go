@@ -88,7 +88,7 @@ func (o *outputFlags) estimatorValue(def stats.Estimator) (stats.Estimator, erro
 	}
 	e, err := stats.ParseEstimator(o.estimator)
 	if err != nil {
-		return "", usageError{fmt.Errorf("--estimator: %w", err)}
+		return "", usageError(fmt.Errorf("--estimator: %w", err))
 	}
 	return e, nil
 }
@@ -100,14 +100,14 @@ func (o *outputFlags) statsOptions() (stats.Options, error) {
 		return opts, err
 	}
 	if err := opts.Validate(); err != nil {
-		return opts, usageError{fmt.Errorf("--confidence %g / --resamples %d: %w", o.confidence, o.resamples, err)}
+		return opts, usageError(fmt.Errorf("--confidence %g / --resamples %d: %w", o.confidence, o.resamples, err))
 	}
 	if o.quantile == nil {
 		return opts, nil
 	}
 	// 0 would silently mean the default.
 	if q := *o.quantile; !(q > 0 && q < 0.5) {
-		return opts, usageError{fmt.Errorf("--low-quantile %g: want a quantile in (0, 0.5), e.g. 0.02", q)}
+		return opts, usageError(fmt.Errorf("--low-quantile %g: want a quantile in (0, 0.5), e.g. 0.02", q))
 	}
 	opts.LowQuantile = *o.quantile
 	return opts, nil
@@ -191,13 +191,13 @@ func (c *compareFlags) options(base stats.Options, est stats.Estimator, interlea
 	}
 	for _, f := range c.failOn {
 		if f != judgeTime && f != judgeInsns {
-			return stats.CompareOptions{}, usageError{fmt.Errorf("--fail-on %q: want %s, %s or both", f, judgeTime, judgeInsns)}
+			return stats.CompareOptions{}, usageError(fmt.Errorf("--fail-on %q: want %s, %s or both", f, judgeTime, judgeInsns))
 		}
 	}
 	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: testrun.Resolution, Estimator: est,
 		ThresholdChosen: c.noiseThreshold == autoThreshold}
 	if err := opts.Validate(); err != nil {
-		return opts, usageError{fmt.Errorf("--significance %g / --noise-threshold %g: %w", c.significance, threshold, err)}
+		return opts, usageError(fmt.Errorf("--significance %g / --noise-threshold %g: %w", c.significance, threshold, err))
 	}
 	return opts, nil
 }
@@ -289,7 +289,7 @@ func registerTimer(fl *pflag.FlagSet, timer *testrun.Timer) {
 
 func (c cpuFlag) check() error {
 	if c < testrun.AnyCPU {
-		return usageError{fmt.Errorf("--cpu %d: want a CPU number, or -1 to choose", c)}
+		return usageError(fmt.Errorf("--cpu %d: want a CPU number, or -1 to choose", c))
 	}
 	return nil
 }
@@ -305,7 +305,7 @@ func checkDuration(name string, d time.Duration, zero bool, example string) erro
 		if zero {
 			lower = "a duration"
 		}
-		return usageError{fmt.Errorf("--%s %s: want %s up to %s, e.g. %s", name, shortDuration(d), lower, shortDuration(maxDuration), example)}
+		return usageError(fmt.Errorf("--%s %s: want %s up to %s, e.g. %s", name, shortDuration(d), lower, shortDuration(maxDuration), example))
 	}
 	return nil
 }
@@ -313,7 +313,7 @@ func checkDuration(name string, d time.Duration, zero bool, example string) erro
 // checkCount refuses the count flag name's n outside [least, most].
 func checkCount(name string, n, least, most int) error {
 	if n < least || n > most {
-		return usageError{fmt.Errorf("--%s %d: want %d to %d", name, n, least, most)}
+		return usageError(fmt.Errorf("--%s %d: want %d to %d", name, n, least, most))
 	}
 	return nil
 }

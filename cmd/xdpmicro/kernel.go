@@ -55,11 +55,11 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 		return err
 	}
 	if format != report.Table && format != report.JSON && format != report.BMF {
-		return usageError{fmt.Errorf("--kernel writes a table, json or bmf, not %s", format)}
+		return usageError(fmt.Errorf("--kernel writes a table, json or bmf, not %s", format))
 	}
 	for _, name := range []string{"save-baseline", "baseline", "report"} {
 		if cmd.Flags().Changed(name) {
-			return usageError{fmt.Errorf("--%s is not for a run across kernels (--kernel)", name)}
+			return usageError(fmt.Errorf("--%s is not for a run across kernels (--kernel)", name))
 		}
 	}
 	outcomes, job, err := f.kernel.run(cmd, "bench", args, f.mapInit, !f.quiet)

@@ -61,20 +61,20 @@ func registerMapInit(fl *pflag.FlagSet, file *string) {
 // a value's fit to the object is testrun's to judge.
 func (l *loadFlags) check() error {
 	if l.programType != "" && !slices.Contains(xdpmicro.ProgramTypes(), l.programType) {
-		return usageError{fmt.Errorf("--type %q: want one of %s", l.programType, strings.Join(xdpmicro.ProgramTypes(), ", "))}
+		return usageError(fmt.Errorf("--type %q: want one of %s", l.programType, strings.Join(xdpmicro.ProgramTypes(), ", ")))
 	}
 	if l.attachType != "" && !slices.Contains(xdpmicro.AttachTypes(), l.attachType) {
-		return usageError{fmt.Errorf("--attach-type %q: want %s", l.attachType, strings.Join(xdpmicro.AttachTypes(), ", "))}
+		return usageError(fmt.Errorf("--attach-type %q: want %s", l.attachType, strings.Join(xdpmicro.AttachTypes(), ", ")))
 	}
 	for _, set := range l.set {
 		if name, _, ok := strings.Cut(set, "="); !ok || name == "" {
-			return usageError{fmt.Errorf("--set %s: want NAME=VALUE", set)}
+			return usageError(fmt.Errorf("--set %s: want NAME=VALUE", set))
 		}
 	}
 	for _, size := range l.maxEntries {
 		name, value, ok := strings.Cut(size, "=")
 		if n, err := strconv.ParseUint(value, 0, 32); !ok || name == "" || err != nil || n == 0 {
-			return usageError{fmt.Errorf("--max-entries %s: want NAME=N, N from 1 to 4294967295", size)}
+			return usageError(fmt.Errorf("--max-entries %s: want NAME=N, N from 1 to 4294967295", size))
 		}
 	}
 	return nil

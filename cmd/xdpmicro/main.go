@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/report"
 )
@@ -30,10 +31,7 @@ var errRegression = errors.New("regressed, or changed action")
 // usageError marks an error found in the command line (a flag, an
 // argument) as the user's input being wrong: it wraps xdpmicro.ErrBadInput
 // as the library's bad input does, so that one errors.Is tells exit 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string   { return e.err.Error() }
-func (e usageError) Unwrap() []error { return []error{e.err, xdpmicro.ErrBadInput} }
+func usageError(err error) error { return badinput.Wrap(err) }
 
 // interrupted carries the signal that stopped a run.
 type interrupted struct{ signal int }
@@ -108,7 +106,7 @@ func oneLine(err error) string {
 func atMostArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cobra.MaximumNArgs(n)(cmd, args); err != nil {
-			return usageError{err}
+			return usageError(err)
 		}
 		return nil
 	}
@@ -162,13 +160,13 @@ Nothing is pinned, attached or left loaded when xdpmicro exits.`,
 		// as a plain error; this makes it a usage error (exit 2).
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Errorf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(cmd), ", "))}
+				return usageError(fmt.Errorf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(cmd), ", ")))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(benchCommand(), compareCommand(), packetsCommand(), profileCommand(), programsCommand(), validateCommand(), worstCommand())
 	root.SetHelpCommand(helpCommand(root))
 	documentFlags(root)
@@ -184,7 +182,7 @@ func addCompletion(root *cobra.Command) {
 		if c.Name() == "completion" {
 			c.Args = func(cmd *cobra.Command, args []string) error {
 				if len(args) > 0 {
-					return usageError{fmt.Errorf("completion: unknown shell %q (shells: %s)", args[0], strings.Join(commandNames(cmd), ", "))}
+					return usageError(fmt.Errorf("completion: unknown shell %q (shells: %s)", args[0], strings.Join(commandNames(cmd), ", ")))
 				}
 				return nil
 			}
@@ -212,7 +210,7 @@ func helpCommand(root *cobra.Command) *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) error {
 			target, rest, err := root.Find(args)
 			if err != nil || target == nil || len(rest) > 0 {
-				return usageError{fmt.Errorf("help: unknown command %q (commands: %s)", strings.Join(args, " "), strings.Join(commandNames(root), ", "))}
+				return usageError(fmt.Errorf("help: unknown command %q (commands: %s)", strings.Join(args, " "), strings.Join(commandNames(root), ", ")))
 			}
 			target.InitDefaultHelpFlag()
 			return target.Help()

@@ -61,7 +61,7 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	if prog != nil && f.out != "" {
-		return usageError{fmt.Errorf("--pcap writes the cases, OBJECT runs them: give one")}
+		return usageError(fmt.Errorf("--pcap writes the cases, OBJECT runs them: give one"))
 	}
 	cases, err := f.selection.cases(cmd, defaults)
 	if err != nil {
@@ -90,7 +90,7 @@ func (f packetsFlags) programToRun(args []string) (*testrun.Program, caseDefault
 	defaults := caseDefaults{classes: true, expect: true}
 	if len(args) != 1 {
 		if f.program != "" || f.mapInit != "" {
-			return nil, defaults, usageError{fmt.Errorf("--program and --map-init need OBJECT")}
+			return nil, defaults, usageError(fmt.Errorf("--program and --map-init need OBJECT"))
 		}
 		return nil, defaults, nil
 	}

@@ -10,7 +10,7 @@ import (
 // could not write at its end (xdpmicro.CheckFileTarget), naming the flag.
 func checkFileTarget(flag, path string) error {
 	if err := xdpmicro.CheckFileTarget(path); err != nil {
-		return usageError{fmt.Errorf("--%s %w", flag, err)}
+		return usageError(fmt.Errorf("--%s %w", flag, err))
 	}
 	return nil
 }
@@ -19,7 +19,7 @@ func checkFileTarget(flag, path string) error {
 // into at its end (xdpmicro.CheckDirTarget), naming the flag.
 func checkDirTarget(flag, dir string) error {
 	if err := xdpmicro.CheckDirTarget(dir); err != nil {
-		return usageError{fmt.Errorf("--%s %w", flag, err)}
+		return usageError(fmt.Errorf("--%s %w", flag, err))
 	}
 	return nil
 }

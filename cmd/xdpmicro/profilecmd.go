@@ -124,11 +124,11 @@ func (f profileFlags) writeOut(cmd *cobra.Command, data []byte) error {
 // objects, the cases, the map-init file.
 func (f profileFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options, error) {
 	if !slices.Contains(xdpmicro.ProfileFormats(), f.format) {
-		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %q: want one of %v", f.format, xdpmicro.ProfileFormats())}
+		return xdpmicro.Options{}, usageError(fmt.Errorf("--format %q: want one of %v", f.format, xdpmicro.ProfileFormats()))
 	}
 	if f.before != "" && (f.format == string(xdpmicro.ProfilePprof) || f.format == string(xdpmicro.ProfileCallgrind)) {
-		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %s holds one build: write each build's profile "+
-			"and compare them there (go tool pprof -diff_base OLD NEW), or leave out --before", f.format)}
+		return xdpmicro.Options{}, usageError(fmt.Errorf("--format %s holds one build: write each build's profile "+
+			"and compare them there (go tool pprof -diff_base OLD NEW), or leave out --before", f.format))
 	}
 	if err := checkFileTarget("output", f.output); err != nil {
 		return xdpmicro.Options{}, err
@@ -169,7 +169,7 @@ func (o noticeObserver) Notice(line string)      { o.notice(line) }
 // a kernel that gave no profile fails the run, after the others'.
 func (f profileFlags) runKernels(cmd *cobra.Command, args []string) error {
 	if f.format != string(xdpmicro.ProfileText) && f.format != string(xdpmicro.ProfileJSON) {
-		return usageError{fmt.Errorf("--kernel writes text or json, not %s: profile one kernel at a time for a %s file", f.format, f.format)}
+		return usageError(fmt.Errorf("--kernel writes text or json, not %s: profile one kernel at a time for a %s file", f.format, f.format))
 	}
 	outcomes, job, err := f.kernel.run(cmd, "profile", args, f.mapInit, true)
 	if err != nil {

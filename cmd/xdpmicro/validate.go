@@ -115,7 +115,7 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 		return xdpmicro.Options{}, err
 	}
 	if f.format != validateText && f.format != validateJSON {
-		return xdpmicro.Options{}, usageError{fmt.Errorf("--format %q: want %s or %s", f.format, validateText, validateJSON)}
+		return xdpmicro.Options{}, usageError(fmt.Errorf("--format %q: want %s or %s", f.format, validateText, validateJSON))
 	}
 	if err := checkFileTarget("output", f.output); err != nil {
 		return xdpmicro.Options{}, err
@@ -126,7 +126,7 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 		return xdpmicro.Options{}, err
 	}
 	if f.precision < 0 || f.precision >= 1 {
-		return xdpmicro.Options{}, usageError{fmt.Errorf("--precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", f.precision)}
+		return xdpmicro.Options{}, usageError(fmt.Errorf("--precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", f.precision))
 	}
 	if err := f.cpu.check(); err != nil {
 		return xdpmicro.Options{}, err

@@ -97,9 +97,9 @@ func (f *worstFlags) register(cmd *cobra.Command) {
 func (f worstFlags) check() error {
 	switch {
 	case !slices.Contains(xdpmicro.WorstFormats(), f.format):
-		return usageError{fmt.Errorf("--format %q: want %s", f.format, strings.Join(xdpmicro.WorstFormats(), " or "))}
+		return usageError(fmt.Errorf("--format %q: want %s", f.format, strings.Join(xdpmicro.WorstFormats(), " or ")))
 	case f.candidates > xdpmicro.MaxWorstCandidates:
-		return usageError{fmt.Errorf("--candidates %d: want at most %d", f.candidates, uint64(xdpmicro.MaxWorstCandidates))}
+		return usageError(fmt.Errorf("--candidates %d: want at most %d", f.candidates, uint64(xdpmicro.MaxWorstCandidates)))
 	}
 	if err := checkDuration("time", f.budget, false, "20s"); err != nil {
 		return err

@@ -20,3 +20,17 @@ func TestNew(t *testing.T) {
 		t.Error("any error is bad input")
 	}
 }
+
+// Wrap's error is bad input and still what it wraps, its message unchanged.
+func TestWrap(t *testing.T) {
+	cause := errors.New("--kernel x: no such file")
+	err := fmt.Errorf("run: %w", Wrap(cause))
+	switch {
+	case err.Error() != "run: --kernel x: no such file":
+		t.Errorf("reads %q", err)
+	case !errors.Is(err, Err):
+		t.Error("not bad input")
+	case !errors.Is(err, cause):
+		t.Error("no longer what it wraps")
+	}
+}

@@ -7,8 +7,6 @@ import (
 )
 
 // bad marks an error as bad input, its message unchanged.
-type bad struct{ error }
-
-func (b bad) Unwrap() []error { return []error{b.error, badinput.Err} }
+func bad(err error) error { return badinput.Wrap(err) }
 
 func jsonBytes(v any) ([]byte, error) { return json.Marshal(v) }

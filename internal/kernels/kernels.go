@@ -38,7 +38,7 @@ func Targets(values []string) (targets []Target, qemu string, err error) {
 	seen := map[string]bool{}
 	for _, v := range values {
 		if seen[v] {
-			return nil, "", bad{fmt.Errorf("--kernel %s given twice", v)}
+			return nil, "", bad(fmt.Errorf("--kernel %s given twice", v))
 		}
 		seen[v] = true
 		if v == Host {
@@ -260,7 +260,7 @@ func (job Job) prepare() (*guestFiles, error) {
 			abs = filepath.Join(job.Dir, f)
 		}
 		if err := fs.AddFile(f, abs); err != nil {
-			return nil, bad{err}
+			return nil, bad(err)
 		}
 	}
 	spec, err := jsonBytes(vm.Job{Args: append(slices.Clone(job.Args), job.GuestArgs...), EmulatedArgs: job.EmulatedArgs, Dir: job.Dir})

@@ -17,6 +17,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/internal/host"
 )
 
 // childEnv makes the test binary a child of these tests: "hold" opens a
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(hold())
 	case "supported":
 		err := Supported()
-		fmt.Printf("permission=%v unsupported=%v: %v\n", errors.Is(err, ErrPermission), errors.Is(err, ErrUnsupported), err)
+		fmt.Printf("permission=%v unsupported=%v: %v\n", errors.Is(err, host.ErrPermission), errors.Is(err, ErrUnsupported), err)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())

@@ -16,6 +16,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/crash"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 )
 
 // The links' names, which exist only inside the pair's namespace.
@@ -29,9 +30,6 @@ var (
 	// live frames: asking for them there is bad input (exit 2), as is
 	// asking for any feature the kernel lacks.
 	ErrUnsupported = badinput.New("live frames unsupported")
-	// ErrPermission is wrapped by errors from lacking CAP_NET_ADMIN or
-	// CAP_BPF.
-	ErrPermission = errors.New("permission denied")
 	// ErrMapType is returned for a map that cannot be filled as asked.
 	ErrMapType = errors.New("unsuitable map")
 )
@@ -64,7 +62,8 @@ type Counts struct {
 }
 
 // Open creates the namespace, the pair and its counters. It needs
-// CAP_NET_ADMIN and CAP_BPF (root): without, its error wraps ErrPermission.
+// CAP_NET_ADMIN and CAP_BPF (root): without, its error wraps
+// host.ErrPermission, as every error of lacking privileges does.
 func Open() (*Pair, error) {
 	p := &Pair{ns: netns.None()}
 	if err := onThread(p.unshare, p.populate); err != nil {
@@ -265,12 +264,12 @@ func (p *Pair) Close() error {
 	return errors.Join(errs...)
 }
 
-// permission wraps ErrPermission too where err is EPERM, saying what
+// permission wraps host.ErrPermission too where err is EPERM, saying what
 // would have been allowed.
 func permission(what string, err error) error {
 	if errors.Is(err, unix.EPERM) {
 		return fmt.Errorf("livenet: %s: %w: the namespace and interfaces need CAP_NET_ADMIN, the counters CAP_BPF too (run as root): %w",
-			what, ErrPermission, err)
+			what, host.ErrPermission, err)
 	}
 	return fmt.Errorf("livenet: %s: %w", what, err)
 }

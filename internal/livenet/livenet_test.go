@@ -16,6 +16,7 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 	"golang.org/x/sys/unix"
 )
 
@@ -369,7 +370,20 @@ func TestUnsupportedIsBadInput(t *testing.T) {
 	if !errors.Is(fmt.Errorf("livenet: %w: live frames need Linux 5.18", ErrUnsupported), badinput.Err) {
 		t.Error("an old kernel's refusal is not bad input")
 	}
-	if errors.Is(ErrPermission, badinput.Err) {
+	if errors.Is(host.ErrPermission, badinput.Err) {
 		t.Error("missing privileges taken for bad input")
+	}
+}
+
+// Lacking privileges for live frames is the one ErrPermission every
+// package wraps, so that xdpmicro.Benchmark skips on it as it does on a
+// program it may not load.
+func TestPermissionIsHosts(t *testing.T) {
+	err := permission("creating the veth pair", unix.EPERM)
+	if !errors.Is(err, host.ErrPermission) {
+		t.Errorf("%v: not host.ErrPermission", err)
+	}
+	if err := permission("creating the veth pair", unix.EEXIST); errors.Is(err, host.ErrPermission) {
+		t.Errorf("%v: EEXIST taken for lacking privileges", err)
 	}
 }

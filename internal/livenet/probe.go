@@ -18,7 +18,7 @@ type xdpMD struct {
 // Supported says whether this kernel runs live frames, by running one:
 // a program returning XDP_DROP, once, on a Pair's xm0. It returns an error
 // wrapping ErrUnsupported where the kernel refuses the flag, and one
-// wrapping ErrPermission without the privileges.
+// wrapping host.ErrPermission without the privileges.
 func Supported() error {
 	p, err := Open()
 	if err != nil {

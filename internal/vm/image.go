@@ -15,9 +15,7 @@ import (
 var ErrNotKernel = badinput.New("not a kernel image")
 
 // bad marks an error as bad input, its message unchanged.
-type bad struct{ error }
-
-func (b bad) Unwrap() []error { return []error{b.error, badinput.Err} }
+func bad(err error) error { return badinput.Wrap(err) }
 
 // Image is a kernel image QEMU can boot with -kernel.
 type Image struct {
@@ -33,10 +31,10 @@ type Image struct {
 func CheckImage(path string) (Image, error) {
 	f, err := safefs.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Image{}, bad{fmt.Errorf("--kernel %s: no such file", path)}
+		return Image{}, bad(fmt.Errorf("--kernel %s: no such file", path))
 	}
 	if err != nil {
-		return Image{}, bad{fmt.Errorf("--kernel %s: %w", path, errors.Unwrap(err))}
+		return Image{}, bad(fmt.Errorf("--kernel %s: %w", path, errors.Unwrap(err)))
 	}
 	defer f.Close()
 	var hdr [0x210]byte
