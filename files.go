@@ -49,7 +49,7 @@ func CheckFileTarget(path string) error {
 		return nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return badInput{fmt.Errorf("%s is a directory; want a file", path)}
+		return badInput(fmt.Errorf("%s is a directory; want a file", path))
 	}
 	if err := checkWritableDir(filepath.Dir(path), path); err != nil {
 		return err
@@ -60,9 +60,9 @@ func CheckFileTarget(path string) error {
 	err := safefs.CheckWrite(path)
 	switch {
 	case errors.Is(err, safefs.ErrNotRegular):
-		return badInput{fmt.Errorf("%s: not a regular file: xdpmicro writes a new file and renames it over the name, which would replace it", path)}
+		return badInput(fmt.Errorf("%s: not a regular file: xdpmicro writes a new file and renames it over the name, which would replace it", path))
 	case err != nil:
-		return badInput{fmt.Errorf("%s: %w", path, errors.Unwrap(err))}
+		return badInput(fmt.Errorf("%s: %w", path, errors.Unwrap(err)))
 	}
 	return nil
 }
@@ -79,12 +79,12 @@ func CheckDirTarget(dir string) error {
 		fi, err := os.Stat(existing)
 		if err == nil {
 			if !fi.IsDir() {
-				return badInput{fmt.Errorf("%s: %s is not a directory", dir, existing)}
+				return badInput(fmt.Errorf("%s: %s is not a directory", dir, existing))
 			}
 			break
 		}
 		if !errors.Is(err, os.ErrNotExist) {
-			return badInput{fmt.Errorf("%s: %w", dir, err)}
+			return badInput(fmt.Errorf("%s: %w", dir, err))
 		}
 		parent := filepath.Dir(existing)
 		if parent == existing {
@@ -103,11 +103,11 @@ func checkWritableDir(dir, asked string) error {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return badInput{fmt.Errorf("%s: directory %s does not exist", asked, dir)}
+		return badInput(fmt.Errorf("%s: directory %s does not exist", asked, dir))
 	case err != nil:
-		return badInput{fmt.Errorf("%s: %w", asked, err)}
+		return badInput(fmt.Errorf("%s: %w", asked, err))
 	case !fi.IsDir():
-		return badInput{fmt.Errorf("%s: %s is not a directory", asked, dir)}
+		return badInput(fmt.Errorf("%s: %s is not a directory", asked, dir))
 	}
 	d, err := safefs.OpenDir(dir, false)
 	if err == nil {
@@ -115,10 +115,10 @@ func checkWritableDir(dir, asked string) error {
 		d.Close()
 	}
 	if errors.Is(err, safefs.ErrUnsafe) {
-		return badInput{fmt.Errorf("%s: %w", asked, errors.Unwrap(err))}
+		return badInput(fmt.Errorf("%s: %w", asked, errors.Unwrap(err)))
 	}
 	if err != nil {
-		return badInput{fmt.Errorf("%s: cannot write in %s: %w", asked, dir, errors.Unwrap(err))}
+		return badInput(fmt.Errorf("%s: cannot write in %s: %w", asked, dir, errors.Unwrap(err)))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -73,7 +74,7 @@ func Find(name, program string) Program {
 		return bundled(b, program)
 	}
 	if _, err := os.Stat(name); errors.Is(err, os.ErrNotExist) {
-		return Program{err: badInput{fmt.Errorf("%q is neither a file nor a bundled build (%s)", name, strings.Join(BundledNames(), ", "))}}
+		return Program{err: badInput(fmt.Errorf("%q is neither a file nor a bundled build (%s)", name, strings.Join(BundledNames(), ", ")))}
 	}
 	return File(name, program)
 }
@@ -169,10 +170,7 @@ func (p Program) Variables() ([]VariableInfo, error) {
 
 // badInput is err, whose text it keeps, as bad input: it wraps
 // ErrBadInput.
-type badInput struct{ err error }
-
-func (e badInput) Error() string   { return e.err.Error() }
-func (e badInput) Unwrap() []error { return []error{e.err, ErrBadInput} }
+func badInput(err error) error { return badinput.Wrap(err) }
 
 // Check runs each case once through prog, as every run's checking run
 // does, with the maps filled from mapInit (nil: as declared), on any CPU:
