@@ -194,7 +194,7 @@ func caseNames(rep *results.Report) []row {
 		}
 		return rows
 	}
-	p := rep.Programs[len(rep.Programs)-1]
+	p := *rep.Measured()
 	for _, c := range p.Results {
 		rows = append(rows, row{program: p.Info.Name, name: c.Name})
 	}
@@ -202,10 +202,10 @@ func caseNames(rep *results.Report) []row {
 }
 
 func programName(rep *results.Report) string {
-	if len(rep.Programs) == 0 {
+	if rep.Measured() == nil {
 		return ""
 	}
-	return rep.Programs[len(rep.Programs)-1].Info.Name
+	return rep.Measured().Info.Name
 }
 
 // reportCells are a report's cells by case: the action, the
@@ -213,7 +213,7 @@ func programName(rep *results.Report) string {
 // of each and the verdict. Emulated times are not shown.
 func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[row]kernelCell {
 	cells := map[row]kernelCell{}
-	if len(rep.Programs) == 0 {
+	if rep.Measured() == nil {
 		return cells
 	}
 	d := doc{rep}
@@ -230,7 +230,7 @@ func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[
 		}
 		return cells
 	}
-	p := rep.Programs[len(rep.Programs)-1]
+	p := *rep.Measured()
 	for _, c := range p.Results {
 		cell := kernelCell{action: c.Action, insns: insns(c), time: ""}
 		switch {
@@ -257,7 +257,7 @@ func caseEstimate(rep *results.Report, c results.Case) results.Estimate {
 // afterAction is the action of the case of that name in the last
 // program measured: a comparison names actions only where they changed.
 func afterAction(rep *results.Report, name string) string {
-	p := rep.Programs[len(rep.Programs)-1]
+	p := *rep.Measured()
 	for _, c := range p.Results {
 		if c.Name == name {
 			return c.Action
@@ -275,10 +275,10 @@ func loadFailure(msg string) bool {
 func (t kernelsTable) title() string {
 	for _, k := range t.Kernels {
 		for _, rep := range k.Reports {
-			if len(rep.Programs) == 0 {
+			if rep.Measured() == nil {
 				continue
 			}
-			p := rep.Programs[len(rep.Programs)-1]
+			p := *rep.Measured()
 			if c := rep.Comparison; c != nil {
 				return fmt.Sprintf("before: %s\nafter:  %s\non %d kernels", c.Before, c.After, len(t.Kernels))
 			}
@@ -377,10 +377,10 @@ func (t kernelsTable) insnsDiffer() []string {
 	var order []string
 	for _, k := range t.Kernels {
 		for _, rep := range k.Reports {
-			if rep.Comparison != nil || len(rep.Programs) == 0 {
+			if rep.Comparison != nil || rep.Measured() == nil {
 				continue
 			}
-			p := rep.Programs[len(rep.Programs)-1]
+			p := *rep.Measured()
 			for _, c := range p.Results {
 				key := p.Info.Name + "/" + c.Name
 				if byCase[key] == nil {

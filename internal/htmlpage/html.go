@@ -43,7 +43,7 @@ func (r doc) writeHTML(dir string) error {
 	}
 	page := htmlPage{Title: r.title(), Table: table.String(), Lede: r.lede(), Summary: summaryFile, Header: r.summaryHeader()}
 	rows := r.summaryRows()
-	page.Open = len(r.Programs[0].Results) <= openSections
+	page.Open = len(r.Measured().Results) <= openSections
 	var summary *figure
 	if c := r.Comparison; c != nil {
 		summary = changeFigure(c, rows, r.Settings.Confidence)
@@ -61,7 +61,7 @@ func (r doc) writeHTML(dir string) error {
 		}
 	}
 	bins, curves := false, false
-	for i, c := range r.Programs[0].Results {
+	for i, c := range r.Measured().Results {
 		hc := htmlCase{ID: fmt.Sprintf("case-%d", i), Name: c.Name, Summary: c.Summary}
 		hc.Row = r.summaryCells(i)
 		hc.Headline = headline(hc.Row, page.Compared)
@@ -121,7 +121,7 @@ func (r doc) title() string {
 
 // lede says in a line what the page shows.
 func (r doc) lede() string {
-	n := len(r.Programs[0].Results)
+	n := len(r.Measured().Results)
 	how := "sampled flat: one figure per run of each call"
 	if r.linear() {
 		how = "sampled linearly: the slope of each call's wall time over its repeat"
@@ -203,7 +203,7 @@ func (r doc) floorOf(name string) *results.Case {
 
 // summaryCells are a case's cells in the page's summary table.
 func (r doc) summaryCells(i int) []htmlCell {
-	name := r.Programs[0].Results[i].Name
+	name := r.Measured().Results[i].Name
 	interval := func(e results.Estimate) string {
 		return fmt.Sprintf("%s [%s %s] ns", figures.NS(e.Point), figures.NS(e.Lower), figures.NS(e.Upper))
 	}
@@ -364,7 +364,7 @@ type caseFigures struct {
 // caseFigures gathers the case of index i in every program that has it;
 // ok is false when none has statistics.
 func (r doc) caseFigures(i int) (caseFigures, bool) {
-	name := r.Programs[0].Results[i].Name
+	name := r.Measured().Results[i].Name
 	cf := caseFigures{name: name}
 	linear, loads := false, 1
 	for pi, p := range r.Programs {
@@ -411,7 +411,7 @@ func (r doc) caseFigures(i int) (caseFigures, bool) {
 	case env.Timer == "" || env.Timer == "kernel":
 		cf.quantity.noun = "the kernel's figures"
 	}
-	if c := r.Programs[0].Results[i]; c.Single {
+	if c := r.Measured().Results[i]; c.Single {
 		cf.quantity.repeats = figures.RepeatsOf(env, c)
 	}
 	var sets [][]float64

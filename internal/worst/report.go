@@ -106,7 +106,7 @@ func (r *Report) Cases() []packets.Case {
 // of bench on Cases, ranks them by time, and says what makes each costly
 // in that order.
 func (r *Report) AddTimes(rep *results.Report) {
-	if len(rep.Programs) == 0 {
+	if rep.Measured() == nil {
 		return
 	}
 	r.Timed, r.TimingPartial, r.Environment = true, rep.Partial, &rep.Environment
@@ -117,7 +117,7 @@ func (r *Report) AddTimes(rep *results.Report) {
 			r.Notes = append(r.Notes, n)
 		}
 	}
-	for _, c := range rep.Programs[0].Results {
+	for _, c := range rep.Measured().Results {
 		i := slices.IndexFunc(r.Packets, func(p Packet) bool { return p.Name == c.Name })
 		if i < 0 {
 			continue
