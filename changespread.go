@@ -13,7 +13,7 @@ import (
 // (Options.recall); 0 without one. Read once the first group has run: it
 // gives the CPU and the floor's type. A history that cannot be read is
 // said later, by recall.
-func (o Options) recalledFloor(total testrun.Result) float64 {
+func (o *runner) recalledFloor(total testrun.Result) float64 {
 	if !o.Compared || o.History == "" || total.Floor == nil {
 		return 0
 	}
@@ -40,7 +40,7 @@ func (o Options) recalledFloor(total testrun.Result) float64 {
 // change the report, at the mean's floor (×1.28), judged within noise
 // ([+0.22 +2.65] %). So the rule takes the wider of the two, each the
 // median over the cases.
-func (o Options) changeSpread(total testrun.Result, recalled float64, groups int) float64 {
+func (o *runner) changeSpread(total testrun.Result, recalled float64, groups int) float64 {
 	if !(recalled > 0) || total.Floor == nil || groups < 1 {
 		return 1
 	}

@@ -37,6 +37,10 @@ func DefaultHistory() string { return phases.DefaultPath() }
 // by case, the last program of each (results.Report.Measured), as the
 // compare command does; opts' zero Estimator lets the files decide.
 func CompareSaved(before, after *results.Report, opts stats.CompareOptions) (*results.Report, error) {
+	opts, err := completeSaved(opts)
+	if err != nil {
+		return nil, err
+	}
 	return analysis.Against(before, after, results.Files, opts)
 }
 

@@ -45,7 +45,7 @@ const (
 )
 
 // groupLoads is how many loads of each program one group holds.
-func (o Options) groupLoads() int {
+func (o *runner) groupLoads() int {
 	size := o.GroupLoads
 	if size == 0 {
 		size = min(o.Placements, DefaultGroupLoads)
@@ -68,7 +68,7 @@ func (o Options) groupLoads() int {
 
 // measureGroups measures the loads group by group and returns them as one
 // result, each program's loads in the order measured.
-func (o Options) measureGroups(ctx context.Context, obs Observer) (testrun.Result, error) {
+func (o *runner) measureGroups(ctx context.Context, obs Observer) (testrun.Result, error) {
 	size := o.groupLoads()
 	least := (o.Placements + size - 1) / size
 	start := o.Started
@@ -108,7 +108,7 @@ func (o Options) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 
 // groupConfig is testrun's configuration of group g of size loads a
 // program, in a run that started at start.
-func (o Options) groupConfig(g, size int, start time.Time, obs Observer) testrun.Config {
+func (o *runner) groupConfig(g, size int, start time.Time, obs Observer) testrun.Config {
 	plan := o.plan()
 	if o.Precision > 0 {
 		// A group takes the rounds every fit needs, no more: the loads,
@@ -143,7 +143,7 @@ func (o Options) groupConfig(g, size int, start time.Time, obs Observer) testrun
 // while the budget holds another group as long as the longest so far,
 // until least, then while an estimate is short of the precision asked;
 // without a precision, exactly least.
-func (o Options) anotherGroup(done, least, size int, spread float64, total testrun.Result, elapsed, groupTime time.Duration) bool {
+func (o *runner) anotherGroup(done, least, size int, spread float64, total testrun.Result, elapsed, groupTime time.Duration) bool {
 	switch {
 	case o.Precision == 0, o.callersLoad():
 		// A fixed number of rounds: every load asked for. A program its
@@ -162,7 +162,7 @@ func (o Options) anotherGroup(done, least, size int, spread float64, total testr
 // preciseOverLoads says whether every case is known to the precision
 // asked over the loads measured so far, loads of each program, a change's
 // size within spread (changeSpread).
-func (o Options) preciseOverLoads(total testrun.Result, loads, size int, spread float64) bool {
+func (o *runner) preciseOverLoads(total testrun.Result, loads, size int, spread float64) bool {
 	for ci := range o.Cases {
 		if !o.rule(loads, size, spread).enough(sampled(sidesOf(total, ci))) {
 			return false
@@ -173,7 +173,7 @@ func (o Options) preciseOverLoads(total testrun.Result, loads, size int, spread 
 
 // markPrecise marks every case whether it reached the precision asked
 // over all its loads: what the report's notes say of it.
-func (o Options) markPrecise(total *testrun.Result, loads, size int, spread float64) {
+func (o *runner) markPrecise(total *testrun.Result, loads, size int, spread float64) {
 	for ci := range o.Cases {
 		enough := o.rule(loads, size, spread).enough(sampled(sidesOf(*total, ci)))
 		for i := range total.Programs {
@@ -186,7 +186,7 @@ func (o Options) markPrecise(total *testrun.Result, loads, size int, spread floa
 
 // rule is the stopping rule over loads loads of each program, measured
 // size a group, a change's size within spread.
-func (o Options) rule(loads, size int, spread float64) stopRule {
+func (o *runner) rule(loads, size int, spread float64) stopRule {
 	return stopRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
 		Compare: o.Compared, Placements: loads, PerGroup: size, Threshold: o.Compare.NoiseThreshold, ChangeSpread: spread}
 }
@@ -215,7 +215,7 @@ func loadsOf(total testrun.Result) int {
 
 // callersLoad says whether a program is one its caller loaded: it has
 // one placement, and more groups would sample the same one again.
-func (o Options) callersLoad() bool {
+func (o *runner) callersLoad() bool {
 	for _, p := range o.Programs {
 		if p.Object.Prog != nil {
 			return true

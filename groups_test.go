@@ -30,7 +30,7 @@ func TestGroupLoads(t *testing.T) {
 		{"one load", Options{Programs: two[:1], Placements: 1}, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			size := tt.o.groupLoads()
+			size := (&runner{Options: tt.o}).groupLoads()
 			if size != tt.want {
 				t.Errorf("%d loads a group, want %d", size, tt.want)
 			}
@@ -46,7 +46,7 @@ func TestGroupLoads(t *testing.T) {
 // asked for, and no more once every estimate is precise; a fixed number
 // of rounds takes exactly the loads asked for.
 func TestAnotherGroup(t *testing.T) {
-	o := Options{Programs: []testrun.Program{{}}, Placements: 16, Precision: 0.01, Budget: 5 * time.Second}
+	o := runner{Options: Options{Programs: []testrun.Program{{}}, Placements: 16, Precision: 0.01, Budget: 5 * time.Second}}
 	var none testrun.Result
 	if !o.anotherGroup(1, 4, 4, 1, none, time.Second, 400*time.Millisecond) {
 		t.Error("1 of 4 groups, 1 s of 5: stopped")
@@ -120,7 +120,7 @@ func TestChangeSpread(t *testing.T) {
 	floor := floorLoad(28)
 	floor.Placements = []testrun.ProgramResult{floorLoad(40)}
 	total := testrun.Result{Floor: &floor}
-	o := Options{Estimator: stats.Slope, Stats: stats.DefaultOptions()}
+	o := runner{Options: Options{Estimator: stats.Slope, Stats: stats.DefaultOptions()}}
 	if got := o.changeSpread(total, 20, 2); math.Abs(got-math.Pow(34.0/20, 2)) > 1e-6 {
 		t.Errorf("groups' floors 28 and 40 ns against 20 recalled: spread %.4f, want the mean's (34/20)² = %.4f, wider than the fastest's 1.96", got, math.Pow(34.0/20, 2))
 	}

@@ -19,8 +19,8 @@ import (
 
 // asLive makes the one program two: its plain test run, then the same
 // program with live frames, compared.
-func (o Options) asLive() Options {
-	plain := o.Programs[0]
+func asLive(o Options) Options {
+	plain := *measuredProgram(o.Programs)
 	live := plain
 	live.Live, live.Label = true, "live"
 	batch := o.LiveBatch
@@ -35,7 +35,7 @@ func (o Options) asLive() Options {
 }
 
 // markLive says in the report that its comparison is the live one.
-func (o Options) markLive(rep *results.Report) {
+func (o *runner) markLive(rep *results.Report) {
 	c := rep.Comparison
 	c.Live = &results.Live{Batch: cmp.Or(o.LiveBatch, testrun.DefaultBatch), Target: "veth pair in a network namespace of its own"}
 	for i := range c.Cases {

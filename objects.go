@@ -118,12 +118,12 @@ func CaseDefaults(progs ...Program) (classes, expect bool) {
 	return classes, expect
 }
 
-// Choose lists the programs of the measured object (Options.Measured)
+// Choose lists the programs of the measured object (the last program)
 // that its program name chooses: the one it names, or, for a pattern (as
 // go test -bench takes one) or no name, every measurable one it matches,
 // and those passed over.
 func Choose(o Options) (names []string, skipped []ProgramInfo, err error) {
-	last := o.Measured()
+	last := measuredProgram(o.Programs)
 	if last == nil {
 		return nil, nil, fmt.Errorf("%w: no program to measure", ErrOptions)
 	}

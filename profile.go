@@ -52,7 +52,7 @@ func Profile(ctx context.Context, o Options, obs Observer) (*ProfileReport, erro
 	case len(o.Cases) == 0:
 		return nil, fmt.Errorf("%w: no packet case", ErrOptions)
 	}
-	cfg := testrun.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.cpu(), Profile: true}
+	cfg := testrun.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: cpuOf(o), Profile: true}
 	if obs != nil {
 		cfg.Notice = obs.Notice
 	}

@@ -13,7 +13,7 @@ import (
 // CPU met (analysis.AtRecalled), and remembers its own.
 // The history only ever adds: a file it cannot read or write is said, and
 // the run stands on its own.
-func (o Options) recall(rep *results.Report, obs Observer) {
+func (o *runner) recall(rep *results.Report, obs Observer) {
 	level, half, ok := analysis.FloorLevel(rep)
 	if !ok {
 		return

@@ -8,14 +8,18 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/ladder"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
+
+// DefaultLadderBudget is the time budget of each of Validate's runs when
+// o sets none: thirteen programs take longer than one to settle.
+const DefaultLadderBudget = testrun.DefaultBudget
 
 // Ladder is o measuring the bundled ladder and its fine rungs, as each of
 // Validate's runs does: their one case, by linear sampling, every rung over
 // as many loads as the XDP dispatcher holds at once (a load's placement
-// moves a rung by more than a fine step).
+// moves a rung by more than a fine step), within DefaultLadderBudget
+// unless o says otherwise; Complete fills the rest.
 func Ladder(o Options) (Options, error) {
 	cases, err := ladder.Cases()
 	if err != nil {
@@ -23,6 +27,9 @@ func Ladder(o Options) (Options, error) {
 	}
 	o.Programs, o.Compared, o.Baseline, o.Cases = ladder.Programs(), false, nil, cases
 	o.Sampling, o.Placements = testrun.SamplingLinear, testrun.MostLoads(len(o.Programs))
+	if o.Budget == 0 && o.Precision != FixedSamples {
+		o.Budget = DefaultLadderBudget
+	}
 	return o, nil
 }
 
@@ -41,6 +48,9 @@ func Validate(ctx context.Context, o Options, runs int, obs Observer) (*report.V
 	if err != nil {
 		return nil, nil, err
 	}
+	if o, err = o.Complete(); err != nil {
+		return nil, nil, err
+	}
 	var reps []*results.Report
 	for i := range runs {
 		rep, err := Run(ctx, o, obs)
@@ -54,11 +64,7 @@ func Validate(ctx context.Context, o Options, runs int, obs Observer) (*report.V
 		cpu := rep.Environment.CPU
 		o.CPU = &cpu
 	}
-	opts := o.Stats
-	if opts == (stats.Options{}) {
-		opts = stats.DefaultOptions()
-	}
-	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, reps, opts)
+	v, err := ladder.Validate(bpf.LadderSteps, bpf.FineBase, ladder.FineSteps, reps, o.Stats)
 	if err != nil {
 		return nil, nil, err
 	}

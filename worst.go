@@ -37,6 +37,9 @@ const (
 	DefaultWorstBudget = worst.DefaultBudget
 	DefaultWorstSeed   = worst.DefaultSeed
 	DefaultWorstTop    = worst.DefaultTop
+	// DefaultWorstTiming is the time budget of the timing of the packets
+	// found, as the command has it: long enough to rank them.
+	DefaultWorstTiming = testrun.DefaultBudget
 )
 
 // Bounds of a search, checked before anything is loaded: Top, Candidates,
