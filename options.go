@@ -51,6 +51,13 @@ const (
 	MaxDuration = 24 * time.Hour
 	// MaxValidateRuns bounds Validate's runs, each a whole run.
 	MaxValidateRuns = 100
+	// MinSamples is the fewest rounds Samples may ask for.
+	MinSamples = testrun.MinSamples
+	// MaxLiveBatch bounds LiveBatch, as the kernel does.
+	MaxLiveBatch = testrun.MaxBatch
+	// MinResamples and MaxResamples bound Stats.Resamples.
+	MinResamples = stats.MinResamples
+	MaxResamples = stats.MaxResamples
 )
 
 // Options are a run: what to measure, how to sample it, and how to judge
@@ -144,7 +151,6 @@ type Options struct {
 	// rest from the options and what it chose.
 	Settings results.Settings
 }
-
 
 // Defaults are the zero Options of a program measured alone, every
 // default filled as Complete fills it (Programs aside): what the
@@ -287,7 +293,7 @@ func checkOptions(o Options) error {
 	case o.Placements < 0 || o.Placements > MaxPlacements:
 		return fmt.Errorf("%w: %d placements: want 1 to %d, or 0 for the default", ErrOptions, o.Placements, MaxPlacements)
 	case o.Samples < 0 || o.Samples > MaxSamples:
-		return fmt.Errorf("%w: %d samples: want %d to %d, or 0 for the default", ErrOptions, o.Samples, testrun.MinSamples, MaxSamples)
+		return fmt.Errorf("%w: %d samples: want %d to %d, or 0 for the default", ErrOptions, o.Samples, MinSamples, MaxSamples)
 	case o.Precision != FixedSamples && (o.Precision < 0 || o.Precision >= 1):
 		return fmt.Errorf("%w: precision %g: want a fraction in (0, 1), 0 for the default, or FixedSamples for a fixed number of samples", ErrOptions, o.Precision)
 	case o.Budget < 0 || o.Budget > MaxDuration:
@@ -300,8 +306,8 @@ func checkOptions(o Options) error {
 		return fmt.Errorf("%w: %d packet cases: want at most %d", ErrOptions, len(o.Cases), packets.MaxCases)
 	case o.Live && (o.Compared || o.Baseline != nil || len(o.Programs) != 1):
 		return fmt.Errorf("%w: live frames measure one program against its own test run: no second build or baseline", ErrOptions)
-	case o.LiveBatch < 0 || o.LiveBatch > testrun.MaxBatch:
-		return fmt.Errorf("%w: a batch of %d live frames: want 1 to %d, or 0 for the kernel's %d", ErrOptions, o.LiveBatch, testrun.MaxBatch, testrun.DefaultBatch)
+	case o.LiveBatch < 0 || o.LiveBatch > MaxLiveBatch:
+		return fmt.Errorf("%w: a batch of %d live frames: want 1 to %d, or 0 for the kernel's %d", ErrOptions, o.LiveBatch, MaxLiveBatch, testrun.DefaultBatch)
 	case o.GroupLoads < 0 || o.GroupLoads > MaxPlacements:
 		return fmt.Errorf("%w: %d loads a group: want 1 to %d, or 0 for the default", ErrOptions, o.GroupLoads, MaxPlacements)
 	case o.Sampling != "" && o.Sampling != testrun.SamplingLinear && o.Sampling != testrun.SamplingFlat:

@@ -18,7 +18,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -92,7 +91,7 @@ UDP DNS, ICMP echo, IPv6 TCP SYN, VLAN-tagged UDP, ARP; see --class, --packets,
 its BPF instructions counted; then the measuring thread is pinned to one CPU,
 warms up, and samples all cases in turn, round after round. Each load of a
 program is compiled to its own address, which alone moves its speed by a few
-per cent, so the program is loaded ` + fmt.Sprint(testrun.DefaultLoads) + ` times, in groups of ` + fmt.Sprint(xdpmicro.DefaultGroupLoads) + ` loaded and sampled
+per cent, so the program is loaded ` + fmt.Sprint(xdpmicro.Defaults().Placements) + ` times, in groups of ` + fmt.Sprint(xdpmicro.DefaultGroupLoads) + ` loaded and sampled
 apart (--placements), and each figure is the mean over the loads, its
 interval Student's t over them: it holds the next run's figure. While an
 estimate is short of --precision and --time allows, more groups add loads
@@ -100,7 +99,7 @@ estimate is short of --precision and --time allows, more groups add loads
 one of 10 levels, and the time per run is the slope of the calls' wall time
 over their repeat (--sampling).
 
-With --before and --after, both builds are loaded together (each ` + fmt.Sprint(testrun.DefaultPlacements) + ` times:
+With --before and --after, both builds are loaded together (each ` + fmt.Sprint(xdpmicro.CompareDefaults().Placements) + ` times:
 --placements) and sampled on the same CPU, interleaved sample by sample, and
 each case's change is reported with its confidence interval over the loads,
 p-value and verdict; more groups of loads follow while the change is
@@ -147,7 +146,8 @@ func (f *benchFlags) registerProgramFlags(cmd *cobra.Command) {
 // runs, the placements, when to stop, the CPU, the floor, anchoring and
 // the timer.
 func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
-	fl.StringVar((*string)(&f.sampling), "sampling", string(testrun.SamplingLinear), "sample in `MODE`: linear (sample i runs i·step times; time per run is the slope) "+
+	def, cmpDef := xdpmicro.Defaults(), xdpmicro.CompareDefaults()
+	fl.StringVar((*string)(&f.sampling), "sampling", string(def.Sampling), "sample in `MODE`: linear (sample i runs i·step times; time per run is the slope) "+
 		"or flat (the kernel's whole ns)")
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame, "+
 		"instead of restoring the frame between repeats (see --restore)")
@@ -156,21 +156,21 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.live, "live", false, "also run every case with live frames (Linux 5.18), sent, redirected or passed to the stack on a veth pair "+
 		"of the run's own, and give what the action costs beside the test run (docs/live.md)")
 	fl.IntVar(&f.liveBatch, "batch-size", 0, fmt.Sprintf("with --live, the `N` frames the kernel runs and flushes together, 1 to %d (default the kernel's %d)",
-		testrun.MaxBatch, testrun.DefaultBatch))
+		xdpmicro.MaxLiveBatch, testrun.DefaultBatch))
 	fl.IntVar(&f.placements, "placements", 0, fmt.Sprintf("load each program at least `N` times (at most %d), in groups that fit the XDP dispatcher; "+
 		"each figure is the mean over the loads", xdpmicro.MaxPlacements))
-	explainDefault(fl, "placements", fmt.Sprintf("%d, or %d a build with --before/--after", testrun.DefaultLoads, testrun.DefaultPlacements))
-	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample until every estimate (comparing: every change) is known to ±`P`, relative (0.01: ±1 %), "+
+	explainDefault(fl, "placements", fmt.Sprintf("%d, or %d a build with --before/--after", def.Placements, cmpDef.Placements))
+	fl.Float64Var(&f.precision, "precision", def.Precision, "sample until every estimate (comparing: every change) is known to ±`P`, relative (0.01: ±1 %), "+
 		"or --time is spent")
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBenchBudget, "the time budget `D` of the run, from the command line to the report, when sampling to --precision; "+
+	fl.DurationVar(&f.budget, "time", def.Budget, "the time budget `D` of the run, from the command line to the report, when sampling to --precision; "+
 		"at most "+shortDuration(maxDuration))
-	describeDefault(fl, "time", fmt.Sprintf("%s, or %s with --before/--after", testrun.DefaultBenchBudget, testrun.DefaultBudget))
+	describeDefault(fl, "time", fmt.Sprintf("%s, or %s with --before/--after", def.Budget, cmpDef.Budget))
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (%d to %d) instead of sampling to --precision; "+
-		"with --precision or --time also given, the fewest rounds", testrun.MinSamples, xdpmicro.MaxSamples))
+		"with --precision or --time also given, the fewest rounds", xdpmicro.MinSamples, xdpmicro.MaxSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")
 	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a call (linear sampling: its top level), at most %d, the kernel's", uint32(testrun.MaxRepeat)))
 	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", testrun.TargetSample))
-	fl.DurationVar(&f.warmup, "warmup", testrun.DefaultWarmup, "sample all cases, in turn, for `D` before samples are kept (at least one round; at most "+
+	fl.DurationVar(&f.warmup, "warmup", def.Warmup, "sample all cases, in turn, for `D` before samples are kept (at least one round; at most "+
 		shortDuration(maxDuration)+")")
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -24,15 +23,11 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
-	defaultEst := stats.Slope
-	if f.sampling == testrun.SamplingFlat {
-		defaultEst = stats.Low
-	}
-	est, err := f.output.estimatorValue(defaultEst)
+	est, err := f.output.estimatorValue()
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
-	compareOpts, err := f.comparison.options(statOpts, est, f.before != "")
+	compareOpts, err := f.comparison.options(statOpts, est)
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
@@ -54,9 +49,9 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options
 		Started:  invoked, Precision: xdpmicro.FixedSamples,
 	}
 	if fl := cmd.Flags(); !fl.Changed("samples") || fl.Changed("precision") || fl.Changed("time") {
-		o.Precision, o.Budget = f.precision, f.budget // else exactly --samples rounds
-		if (o.Compared || o.Live) && !fl.Changed("time") {
-			o.Budget = testrun.DefaultBudget // time to settle the verdicts
+		o.Precision = f.precision // else exactly --samples rounds
+		if fl.Changed("time") {
+			o.Budget = f.budget // else the default, which comparing differs (Complete)
 		}
 	}
 	if err := f.readFiles(&o); err != nil {
@@ -135,14 +130,14 @@ func (f benchFlags) checkBounds(cmd *cobra.Command) error {
 		return err
 	}
 	if cmd.Flags().Changed("samples") {
-		if err := checkCount("samples", f.samples, testrun.MinSamples, xdpmicro.MaxSamples); err != nil {
+		if err := checkCount("samples", f.samples, xdpmicro.MinSamples, xdpmicro.MaxSamples); err != nil {
 			return err
 		}
 	}
 	if err := checkCount("placements", f.placements, 0, xdpmicro.MaxPlacements); err != nil {
 		return err
 	}
-	if err := checkCount("batch-size", f.liveBatch, 0, testrun.MaxBatch); err != nil {
+	if err := checkCount("batch-size", f.liveBatch, 0, xdpmicro.MaxLiveBatch); err != nil {
 		return err
 	}
 	return f.kernel.check()

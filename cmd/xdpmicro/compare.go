@@ -54,11 +54,11 @@ func compareFiles(cmd *cobra.Command, args []string, out *outputFlags, cmp *comp
 	if err != nil {
 		return err
 	}
-	est, err := out.estimatorValue("") // the files decide: see xdpmicro.CompareSaved
+	est, err := out.estimatorValue() // none: the files decide (xdpmicro.CompareSaved)
 	if err != nil {
 		return err
 	}
-	opts, err := cmp.options(statOpts, est, false)
+	opts, err := cmp.options(statOpts, est)
 	if err != nil {
 		return err
 	}

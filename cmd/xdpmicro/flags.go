@@ -45,15 +45,17 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 // registerBootstrap adds --confidence and --resamples, the intervals'
 // level and how they are computed.
 func (o *outputFlags) registerBootstrap(fl *pflag.FlagSet) {
-	fl.Float64Var(&o.confidence, "confidence", 0.95, "the intervals' confidence level `C`, in (0, 1)")
-	fl.IntVar(&o.resamples, "resamples", 10000, fmt.Sprintf("`N` bootstrap resamples per estimate, %d to %d", stats.MinResamples, stats.MaxResamples))
+	def := xdpmicro.Defaults().Stats
+	fl.Float64Var(&o.confidence, "confidence", def.Confidence, "the intervals' confidence level `C`, in (0, 1)")
+	fl.IntVar(&o.resamples, "resamples", def.Resamples, fmt.Sprintf("`N` bootstrap resamples per estimate, %d to %d", xdpmicro.MinResamples, xdpmicro.MaxResamples))
 }
 
 // registerEstimator adds --estimator.
 func (o *outputFlags) registerEstimator(fl *pflag.FlagSet) {
 	fl.StringVar(&o.estimator, "estimator", "", "estimate by `NAME`: slope, ols, "+
 		"or of the kernel's figures low, mean, median, min")
-	describeDefault(fl, "estimator", "slope with linear sampling, low with flat")
+	describeDefault(fl, "estimator", fmt.Sprintf("%s with linear sampling, %s with flat",
+		xdpmicro.DefaultEstimator(testrun.SamplingLinear), xdpmicro.DefaultEstimator(testrun.SamplingFlat)))
 }
 
 // formatNotes say what a format is for, where its name does not.
@@ -77,14 +79,15 @@ func formatList() string {
 
 // registerLowQuantile adds --low-quantile.
 func (o *outputFlags) registerLowQuantile(fl *pflag.FlagSet) {
-	o.quantile = fl.Float64("low-quantile", stats.DefaultLowQuantile, "the quantile `Q` that the low estimate and each slope level stand for, in (0, 0.5); "+
+	o.quantile = fl.Float64("low-quantile", xdpmicro.Defaults().Stats.LowQuantile, "the quantile `Q` that the low estimate and each slope level stand for, in (0, 0.5); "+
 		"compare takes its files'")
 }
 
-// estimatorValue is the --estimator asked for, or def if none was.
-func (o *outputFlags) estimatorValue(def stats.Estimator) (stats.Estimator, error) {
+// estimatorValue is the --estimator asked for, or empty if none was: the
+// options' default (xdpmicro.DefaultEstimator).
+func (o *outputFlags) estimatorValue() (stats.Estimator, error) {
 	if o.estimator == "" {
-		return def, nil
+		return "", nil
 	}
 	e, err := stats.ParseEstimator(o.estimator)
 	if err != nil {
@@ -93,10 +96,11 @@ func (o *outputFlags) estimatorValue(def stats.Estimator) (stats.Estimator, erro
 	return e, nil
 }
 
+// statsOptions are --confidence, --resamples and --low-quantile as the
+// options take them; the rest is the options' default.
 func (o *outputFlags) statsOptions() (stats.Options, error) {
-	opts := stats.DefaultOptions()
-	opts.Confidence, opts.Resamples = o.confidence, o.resamples
-	if err := checkCount("resamples", o.resamples, stats.MinResamples, stats.MaxResamples); err != nil {
+	opts := stats.Options{Confidence: o.confidence, Resamples: o.resamples}
+	if err := checkCount("resamples", o.resamples, xdpmicro.MinResamples, xdpmicro.MaxResamples); err != nil {
 		return opts, err
 	}
 	if err := opts.Validate(); err != nil {
@@ -165,7 +169,7 @@ type compareFlags struct {
 }
 
 func (c *compareFlags) register(fl *pflag.FlagSet) {
-	fl.Float64Var(&c.significance, "significance", 0.05, "the p-value `A` below which a change is distinguishable from none")
+	fl.Float64Var(&c.significance, "significance", xdpmicro.Defaults().Compare.Significance, "the p-value `A` below which a change is distinguishable from none")
 	c.noiseThreshold = autoThreshold
 	fl.Var(&c.noiseThreshold, "noise-threshold", fmt.Sprintf(
 		"relative change `T` (0.03: 3 %%) a change's whole interval must exceed; "+
@@ -182,22 +186,29 @@ func percent(f float64) string {
 	return strconv.FormatFloat(f*100, 'g', 3, 64) + " %"
 }
 
-// options are the comparison options; interleaved says whether the two
-// sides were sampled together, which decides the default noise threshold.
-func (c *compareFlags) options(base stats.Options, est stats.Estimator, interleaved bool) (stats.CompareOptions, error) {
-	threshold := float64(c.noiseThreshold)
-	if c.noiseThreshold == autoThreshold {
-		threshold = stats.DefaultNoiseThreshold(est, interleaved)
+// options are the comparison options as the root's options take them:
+// auto is their zero, the default that xdpmicro.Options.Complete chooses
+// (it depends on the estimator and on whether the sides were sampled
+// together), and 0 is xdpmicro.NoNoiseThreshold.
+func (c *compareFlags) options(base stats.Options, est stats.Estimator) (stats.CompareOptions, error) {
+	var threshold float64
+	switch c.noiseThreshold {
+	case autoThreshold:
+	case 0:
+		threshold = xdpmicro.NoNoiseThreshold
+	default:
+		threshold = float64(c.noiseThreshold)
 	}
 	for _, f := range c.failOn {
 		if f != judgeTime && f != judgeInsns {
 			return stats.CompareOptions{}, usageError(fmt.Errorf("--fail-on %q: want %s, %s or both", f, judgeTime, judgeInsns))
 		}
 	}
-	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Quantum: testrun.Resolution, Estimator: est,
-		ThresholdChosen: c.noiseThreshold == autoThreshold}
-	if err := opts.Validate(); err != nil {
-		return opts, usageError(fmt.Errorf("--significance %g / --noise-threshold %g: %w", c.significance, threshold, err))
+	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Estimator: est}
+	check := opts
+	check.NoiseThreshold = max(threshold, 0) // auto's and none's values are checked by Complete
+	if err := check.Validate(); err != nil {
+		return opts, usageError(fmt.Errorf("--significance %g / --noise-threshold %s: %w", c.significance, c.noiseThreshold.String(), err))
 	}
 	return opts, nil
 }

@@ -67,12 +67,12 @@ Exit code 1 if a check fails.`,
 	fl := cmd.Flags()
 	fl.IntVar(&f.runs, "runs", 3, fmt.Sprintf("measure the whole ladder in `N` separate runs, each loading everything anew; at most %d", xdpmicro.MaxValidateRuns))
 	f.cpu.register(fl)
-	fl.Float64Var(&f.precision, "precision", stats.DefaultPrecision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
-	fl.DurationVar(&f.budget, "time", testrun.DefaultBudget, "the time budget `D` of each run: calibration, warm-up and sampling; at most "+shortDuration(maxDuration))
+	fl.Float64Var(&f.precision, "precision", xdpmicro.Defaults().Precision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
+	fl.DurationVar(&f.budget, "time", xdpmicro.DefaultLadderBudget, "the time budget `D` of each run: calibration, warm-up and sampling; at most "+shortDuration(maxDuration))
 	registerTimer(fl, &f.timer)
 	f.stats.registerBootstrap(fl)
 	f.stats.registerEstimator(fl)
-	describeDefault(fl, "estimator", string(stats.Slope))
+	describeDefault(fl, "estimator", string(xdpmicro.DefaultEstimator(testrun.SamplingLinear)))
 	fl.StringVar(&f.format, "format", validateText, "write the figures in `FORMAT`: "+validateText+", "+validateJSON)
 	fl.StringVarP(&f.output, "output", "o", "", "write the figures to `FILE`, atomically, instead of standard output")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion([]string{validateText, validateJSON}))
@@ -95,7 +95,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := f.write(cmd.OutOrStdout(), v, o.Estimator, runs[0].Environment); err != nil {
+	if err := f.write(cmd.OutOrStdout(), v, runs[0].Settings.Estimator, runs[0].Environment); err != nil {
 		return err
 	}
 	if len(v.Failures) > 0 {
@@ -135,12 +135,12 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
-	est, err := f.stats.estimatorValue(stats.Slope)
+	est, err := f.stats.estimatorValue()
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
 	o := xdpmicro.Options{}
-	o.CPU, o.Warmup, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = f.cpu.option(), testrun.DefaultWarmup, f.precision, f.budget, f.timer, est, opts
+	o.CPU, o.Precision, o.Budget, o.Timer, o.Estimator, o.Stats = f.cpu.option(), f.precision, f.budget, f.timer, est, opts
 	if f.precision == 0 {
 		o.Precision = xdpmicro.FixedSamples // the options' zero is the default
 	}

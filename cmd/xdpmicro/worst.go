@@ -14,8 +14,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 type worstFlags struct {
@@ -83,7 +81,7 @@ func (f *worstFlags) register(cmd *cobra.Command) {
 	explainDefault(fl, "candidates", "until --time")
 	fl.Uint64Var(&f.seed, "seed", xdpmicro.DefaultWorstSeed, "seed the search with `N`, any 64-bit number: the same seed tries the same packets in the same order")
 	fl.IntVar(&f.top, "top", xdpmicro.DefaultWorstTop, fmt.Sprintf("keep and time the `N` costliest distinct paths, 1 to %d", xdpmicro.MaxWorstTop))
-	fl.DurationVar(&f.timing, "timing", testrun.DefaultBudget, "time the packets found for at most `D`, as bench --time (at most "+shortDuration(maxDuration)+"); "+
+	fl.DurationVar(&f.timing, "timing", xdpmicro.DefaultWorstTiming, "time the packets found for at most `D`, as bench --time (at most "+shortDuration(maxDuration)+"); "+
 		"0: rank by instructions only")
 	f.cpu.register(fl)
 	fl.StringVar(&f.format, "format", xdpmicro.WorstTable, "write the report in `FORMAT`: "+strings.Join(xdpmicro.WorstFormats(), ", "))
@@ -149,8 +147,7 @@ func (f worstFlags) options(cmd *cobra.Command, args []string) (xdpmicro.WorstSe
 	if f.timing == 0 {
 		return search, nil, nil // ranked by instructions alone
 	}
-	timing := &xdpmicro.Options{CPU: f.cpu.option(), Warmup: testrun.DefaultWarmup, Precision: stats.DefaultPrecision,
-		Budget: f.timing, Stats: stats.DefaultOptions(), Settings: results.Settings{Program: f.program}}
+	timing := &xdpmicro.Options{CPU: f.cpu.option(), Budget: f.timing, Settings: results.Settings{Program: f.program}}
 	return search, timing, nil
 }
 
