@@ -52,6 +52,10 @@ func Profile(ctx context.Context, o Options, obs Observer) (*ProfileReport, erro
 	case len(o.Cases) == 0:
 		return nil, fmt.Errorf("%w: no packet case", ErrOptions)
 	}
+	o, err := o.Complete() // the checks every run's options pass
+	if err != nil {
+		return nil, err
+	}
 	cfg := testrun.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: cpuOf(o), Profile: true}
 	if obs != nil {
 		cfg.Notice = obs.Notice

@@ -73,9 +73,9 @@ func start(o Options) (*runner, error) {
 }
 
 // close closes what the run held open.
-func (r *runner) close() {
-	if r.liveNet != nil {
-		_ = r.liveNet.Close()
+func (o *runner) close() {
+	if o.liveNet != nil {
+		_ = o.liveNet.Close()
 	}
 }
 

@@ -97,6 +97,19 @@ func Worst(ctx context.Context, s WorstSearch, timing *Options, obs WorstObserve
 	if obs != nil {
 		search.Progress = obs.Searching
 	}
+	var t Options
+	if timing != nil {
+		// Checked before the search, which may last long: the cases
+		// are the search's, added after it.
+		t = *timing
+		t.Programs = []testrun.Program{{Object: search.Object, Program: search.Program}}
+		t.Compared, t.Baseline = false, nil
+		t.Cases, t.MapInit, t.Load = nil, search.MapInit, search.Load
+		var err error
+		if t, err = t.Complete(); err != nil {
+			return nil, err
+		}
+	}
 	res, err := worst.Search(ctx, search)
 	if res == nil {
 		return nil, err
@@ -112,10 +125,7 @@ func Worst(ctx context.Context, s WorstSearch, timing *Options, obs WorstObserve
 	if err != nil || timing == nil || len(rep.Packets) == 0 {
 		return rep, err
 	}
-	t := *timing
-	t.Programs = []testrun.Program{{Object: search.Object, Program: search.Program}}
-	t.Compared, t.Baseline = false, nil
-	t.Cases, t.MapInit, t.Load = rep.Cases(), search.MapInit, search.Load
+	t.Cases = rep.Cases()
 	var timeObs Observer
 	if obs != nil {
 		timeObs = obs
