@@ -33,10 +33,13 @@
 // enough); RunEach, Profile, Worst and Validate are the other subcommands'
 // runs, and Find turns a name on the command line into a Program.
 // Options is the one options type, of the command and of a benchmark
-// alike: its zero value is the defaults. Every error that is the caller's
-// input being wrong wraps ErrBadInput.
+// alike, and plain data: its zero value is the defaults, which
+// Options.Complete fills and checks, every one of them, before anything
+// is loaded; an unexported runner built from completed options measures.
+// Every error that is the caller's input being wrong wraps ErrBadInput.
 //
 // Loading and running BPF needs root, or CAP_BPF and CAP_NET_ADMIN (and
 // CAP_PERFMON for programs that change their frame's length); without
-// them Benchmark skips, with the reason.
+// them every error wraps ErrPermission, and Benchmark skips, with the
+// reason.
 package xdpmicro

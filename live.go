@@ -41,6 +41,8 @@ func (o *runner) markLive(rep *results.Report) {
 	for i := range c.Cases {
 		live := c.Cases[i].After
 		c.Cases[i].Live = &live
+		// The action is the plain test run's, the first program: the
+		// measured one (the last) carried it out.
 		if cases := rep.Programs[0].Results; i < len(cases) {
 			c.Cases[i].Action = cases[i].Action
 		}

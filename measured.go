@@ -10,10 +10,10 @@ import (
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
-// measuredOf turns what package testrun returns into the saved schema:
+// schemaOf turns what package testrun returns into the saved schema:
 // what analysis takes and results save, in their own words (hex frames,
 // action names, summaries of the frames a program left).
-func measuredOf(res testrun.Result) results.Measured {
+func schemaOf(res testrun.Result) results.Measured {
 	m := results.Measured{Environment: res.Environment, Partial: res.Partial}
 	for _, p := range res.Programs {
 		m.Programs = append(m.Programs, program(p))

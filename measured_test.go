@@ -13,7 +13,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
-// measuredOf carries everything report shows: the frame a program left,
+// schemaOf carries everything report shows: the frame a program left,
 // the other action of later runs, map effects, the environment's parts.
 func TestMeasuredOf(t *testing.T) {
 	cases, err := packets.Select([]string{packets.Fizz})
@@ -34,7 +34,7 @@ func TestMeasuredOf(t *testing.T) {
 			Placements: []testrun.ProgramResult{{Label: "after"}}}},
 		Floor: &testrun.ProgramResult{Label: "floor"},
 	}
-	m := measuredOf(res)
+	m := schemaOf(res)
 	c := m.Programs[0].Results[0]
 	switch {
 	case m.Environment.Sampling.Step != 100 || !m.Environment.Dispatcher.Anchored || m.Environment.MachineLoad.Preemptions != 3:

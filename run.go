@@ -92,7 +92,7 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 	if runErr != nil && !res.Partial {
 		return nil, runErr
 	}
-	m := measuredOf(res)
+	m := schemaOf(res)
 	settings, opts := r.settings(), r.Stats
 	if m.Partial {
 		opts.Resamples = min(opts.Resamples, partialResamples)
@@ -130,7 +130,7 @@ func MeasureRaw(ctx context.Context, o Options, obs Observer) (results.Measured,
 	if err != nil && !res.Partial {
 		return results.Measured{}, err
 	}
-	return measuredOf(res), err
+	return schemaOf(res), err
 }
 
 // sampling is how many samples to take, or until when.
