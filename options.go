@@ -1,6 +1,7 @@
 package xdpmicro
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -233,7 +234,7 @@ func withStatsDefaults(opts, def stats.Options) stats.Options {
 		opts.Seed = def.Seed
 	}
 	if opts.LowQuantile == 0 {
-		opts.LowQuantile = stats.DefaultLowQuantile
+		opts.LowQuantile = cmp.Or(def.LowQuantile, stats.DefaultLowQuantile)
 	}
 	return opts
 }

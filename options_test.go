@@ -56,6 +56,13 @@ func TestCompleteDefaults(t *testing.T) {
 		t.Errorf("the runner took precision %g, warm-up %s, threshold %g; want testrun's zeros", r.Precision, r.Warmup, r.Compare.NoiseThreshold)
 	}
 
+	// The comparison's statistics are the run's, each field the caller
+	// set.
+	asked, _ := Options{Programs: one, Stats: stats.Options{Confidence: 0.99, LowQuantile: 0.05}}.Complete()
+	if asked.Compare.Options != asked.Stats || asked.Stats.Resamples != def.Resamples {
+		t.Errorf("stats %+v, the comparison's %+v", asked.Stats, asked.Compare.Options)
+	}
+
 	// Flat sampling, a comparison and live frames take their own defaults.
 	flat, _ := Options{Programs: one, Sampling: testrun.SamplingFlat}.Complete()
 	cmp, _ := Options{Programs: []testrun.Program{{}, {}}, Compared: true}.Complete()
