@@ -29,7 +29,8 @@ var unitLines sync.Once
 // take every case in turn, and reports each case as a sub-benchmark of b,
 // named after it, with ns/op (the slope, fractional), insns/op,
 // net-ns/op, lo-ns/op and hi-ns/op. It skips b, with the reason, where
-// BPF programs cannot be loaded and run; any other failure fails b. For
+// this process may not load and run BPF programs or set up live frames
+// (ErrPermission); any other failure fails b. For
 // a program bpf2go generated (examples/portfilter is a whole one, run
 // with sudo go test -bench .):
 //
