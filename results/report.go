@@ -28,11 +28,16 @@ type Settings struct {
 	Budget    string  `json:"time_budget,omitempty"`
 }
 
-// ChosenEstimator is the report's estimator: the default where none was
-// recorded.
+// UnrecordedEstimator is what a saved report that names no estimator was
+// made with: the low estimator, the tool's only choice when schema v2 was
+// young. A run's own default is the root package's.
+const UnrecordedEstimator = stats.Low
+
+// ChosenEstimator is the report's estimator: UnrecordedEstimator where
+// none was recorded.
 func (s Settings) ChosenEstimator() stats.Estimator {
 	if s.Estimator == "" {
-		return stats.DefaultEstimator
+		return UnrecordedEstimator
 	}
 	return s.Estimator
 }

@@ -380,10 +380,7 @@ func medianOf(xs []float64) float64 {
 
 // estimatorOf is the estimator a run's report was made for.
 func estimatorOf(r *results.Report) stats.Estimator {
-	if r.Settings.Estimator == "" {
-		return stats.DefaultEstimator
-	}
-	return r.Settings.Estimator
+	return r.Settings.ChosenEstimator()
 }
 
 // FineSteps are the fine rungs measured: FineSteps[0] is the base ladder
