@@ -122,7 +122,7 @@ func readRun(r *results.Report, steps []int, opts stats.Options) (results.Valida
 		}
 		run.Estimates = append(run.Estimates, c.Stats.Of(est))
 		run.Net = append(run.Net, *c.Net)
-		var d stats.Estimate
+		var d results.Estimate
 		if i > 0 {
 			var err error
 			if d, err = analysis.Difference(r.Programs[i-1].Results[0], c, est, opts); err != nil {
@@ -246,7 +246,7 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report
 		est := estimatorOf(r)
 		base := r.Programs[bi].Results[0]
 		below := base
-		var diffs, neighbours []stats.Estimate
+		var diffs, neighbours []results.Estimate
 		for i, fs := range fineSteps {
 			rung := r.Programs[len(steps)+i]
 			d, err := analysis.Difference(base, rung.Results[0], est, opts)
@@ -321,7 +321,7 @@ func fineFailures(f *results.FineValidation) []string {
 }
 
 // halfWidth is an interval's half-width.
-func halfWidth(e stats.Estimate) float64 { return (e.Upper - e.Lower) / 2 }
+func halfWidth(e results.Estimate) float64 { return (e.Upper - e.Lower) / 2 }
 
 // runMoves is each run's common move from the first: the line through its
 // programs' estimates over theirs in the first run, a shift in ns and a

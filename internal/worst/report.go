@@ -9,7 +9,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // Report is what `xdpmicro worst` shows: the search, and the costliest
@@ -62,9 +61,9 @@ type Packet struct {
 	ByInstructions int `json:"rank_by_instructions"`
 	ByTime         int `json:"rank_by_time,omitempty"`
 	// Time is the estimate of a run, Net the same net of the floor.
-	Time    *stats.Estimate `json:"time_ns,omitempty"`
-	Net     *stats.Estimate `json:"net_ns,omitempty"`
-	Effects []string        `json:"map_effects,omitempty"`
+	Time    *results.Estimate `json:"time_ns,omitempty"`
+	Net     *results.Estimate `json:"net_ns,omitempty"`
+	Effects []string          `json:"map_effects,omitempty"`
 	// Costly says what it does more than Versus, the packet ranked after
 	// it whose path is most like its own.
 	Costly []Reason `json:"costly_because,omitempty"`
