@@ -12,7 +12,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Verdict is the outcome of a comparison, in the words of the JSON report.
+// Verdict is the outcome of a comparison, by a code (the one saved
+// results hold).
 type Verdict string
 
 // The verdicts, from the "after" build's point of view.

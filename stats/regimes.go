@@ -39,7 +39,7 @@ const (
 	// MinRegimeRatio: two neighbouring whole nanoseconds are the kernel's
 	// quantum, not two phases.
 	MinRegimeRatio = 1.1
-	// MaxSeparation keeps Separation finite, for JSON.
+	// MaxSeparation keeps Separation finite, so that a report can save it.
 	MaxSeparation = 1000.0
 	// MaxValley: of three bins of width (Slow-Fast)/2 centred on Fast,
 	// midway and Slow, the middle one holds under MaxValley times the
