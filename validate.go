@@ -6,7 +6,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/ladder"
-	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -40,7 +39,7 @@ func Ladder(o Options) (Options, error) {
 // o it takes how to sample and the statistics; the validation's Failures
 // say which checks failed. It returns the runs' reports with it. A run
 // that fails, or is interrupted, ends it with that run's error.
-func Validate(ctx context.Context, o Options, runs int, obs Observer) (*report.Validation, []*results.Report, error) {
+func Validate(ctx context.Context, o Options, runs int, obs Observer) (*results.Validation, []*results.Report, error) {
 	if runs < 1 || runs > MaxValidateRuns {
 		return nil, nil, fmt.Errorf("%w: %d runs: want 1 to %d", ErrOptions, runs, MaxValidateRuns)
 	}

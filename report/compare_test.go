@@ -16,7 +16,7 @@ import (
 func TestCompareInterleaved(t *testing.T) {
 	r := reportfixture.Interleaved(t, reportfixture.TwoBuilds(t), stats.DefaultOptions())
 	c := r.Comparison
-	if !c.Regressed() || c.Mode != results.Interleaved || c.Test != stats.PairedTest || len(c.Cases) != 2 {
+	if !c.Regressed() || c.Mode != results.Interleaved || c.Test != results.PairedTest || len(c.Cases) != 2 {
 		t.Fatalf("comparison: %+v", c)
 	}
 	for _, cc := range c.Cases {

@@ -103,10 +103,10 @@ func TestLinesChangedNote(t *testing.T) {
 // open, so no second note claims its time did not change, and the
 // output keeps within maxLines.
 func TestUnsettledCaseInAtAGlance(t *testing.T) {
-	r := comparedRun(packets.Classes(), 4, stats.Outliers{HighMild: 22, HighSevere: 15}, -0.075, stats.Improved, 0.016)
+	r := comparedRun(packets.Classes(), 4, results.Outliers{HighMild: 22, HighSevere: 15}, -0.075, stats.Improved, 0.016)
 	fizz := &r.Comparison.Cases[0]
 	fizz.Verdict = stats.WithinNoise
-	fizz.Change = stats.Estimate{Point: -0.0182, Lower: -0.0343, Upper: -0.0018}
+	fizz.Change = results.Estimate{Point: -0.0182, Lower: -0.0343, Upper: -0.0018}
 	out := render(t, r, Table)
 	checkWidth(t, out)
 	if n := strings.Count(out, "\n"); n > maxLines {
@@ -121,7 +121,7 @@ func TestUnsettledCaseInAtAGlance(t *testing.T) {
 
 	// Settled within the threshold, the same case's fewer instructions
 	// did not move its time: that is said.
-	fizz.Change = stats.Estimate{Point: -0.0005, Lower: -0.0015, Upper: 0.0010}
+	fizz.Change = results.Estimate{Point: -0.0005, Lower: -0.0015, Upper: 0.0010}
 	if out := flat(render(t, r, Table)); !strings.Contains(out, "fizz: -152 instructions, but no change in time") {
 		t.Errorf("a settled case's hidden instructions not named:\n%s", out)
 	}

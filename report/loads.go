@@ -5,10 +5,8 @@ import (
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
-	"github.com/xdpmicro/xdpmicro/internal/phases"
 
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // loadsNote says how many loads each figure is over and how they were
@@ -86,9 +84,10 @@ func (r doc) phaseNote() (n note, ok bool) {
 		within = "; " + within
 	}
 	if r.Comparison != nil && r.Comparison.Mode == results.Interleaved {
-		// A phase moves what a change costs (phases.ChangeTransfer).
-		spread := phases.ChangeSpread(ph.RunFloor, ph.Recalled, phases.Transfer(r.Comparison.Live != nil))
-		within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", spread)
+		// A phase moves what a change costs (analysis works out by how much).
+		if spread := r.Comparison.ChangeSpread; spread > 0 {
+			within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", spread)
+		}
 	}
 	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
@@ -98,7 +97,7 @@ func (r doc) phaseNote() (n note, ok bool) {
 // phase is how the run was scaled to the machine's fast phase, as the
 // first case measured over loads records it: the floor's, or where the
 // floor was loaded once, a program's; nil where it was not.
-func (r doc) phase() *stats.Phase {
+func (r doc) phase() *results.Phase {
 	progs := r.Programs
 	if r.Floor != nil {
 		progs = append([]results.Program{*r.Floor}, progs...)

@@ -47,25 +47,25 @@ func reportOf(t *testing.T, res results.Measured, est stats.Estimator) *results.
 }
 
 // est is an estimate of point ± a relative half-width hw.
-func est(point, hw float64) stats.Estimate {
-	return stats.Estimate{Point: point, Lower: point * (1 - hw), Upper: point * (1 + hw)}
+func est(point, hw float64) results.Estimate {
+	return results.Estimate{Point: point, Lower: point * (1 - hw), Upper: point * (1 + hw)}
 }
 
 // craftedCase is a case with the statistics a table reads: its estimate
 // and its outliers among n samples.
-func craftedCase(name, action string, insns uint64, e stats.Estimate, n int, o stats.Outliers) results.Case {
-	net := stats.Estimate{Point: e.Point - 27.15, Lower: e.Lower - 27.15, Upper: e.Upper - 27.15}
+func craftedCase(name, action string, insns uint64, e results.Estimate, n int, o results.Outliers) results.Case {
+	net := results.Estimate{Point: e.Point - 27.15, Lower: e.Lower - 27.15, Upper: e.Upper - 27.15}
 	return results.Case{Name: name, Action: action, Instructions: insns, Net: &net,
-		Stats: &stats.Summary{N: n, Estimates: stats.Estimates{Low: e, Mean: e, Median: e}, Outliers: o}}
+		Stats: &results.Summary{N: n, Estimates: results.Estimates{Low: e, Mean: e, Median: e}, Outliers: o}}
 }
 
 // many is outliers of every kind.
-var many = stats.Outliers{LowSevere: 12, LowMild: 54, HighMild: 166, HighSevere: 49}
+var many = results.Outliers{LowSevere: 12, LowMild: 54, HighMild: 166, HighSevere: 49}
 
 // crafted is a run of one program over cases named names, every case
 // with outliers o among 2267 samples, a floor, and the widest figures the
 // bundled builds print.
-func crafted(names []string, action string, o stats.Outliers) *results.Report {
+func crafted(names []string, action string, o results.Outliers) *results.Report {
 	p := results.Program{Object: "v4 (bundled)", Info: results.ProgramInfo{Name: "fizzbuzz", Type: "XDP"}}
 	for _, name := range names {
 		p.Results = append(p.Results, craftedCase(name, action, 185, est(70.27, 0.00007), 2267, o))
@@ -84,12 +84,12 @@ func crafted(names []string, action string, o stats.Outliers) *results.Report {
 // where the names would not leave room.
 func TestOutliersColumnFits(t *testing.T) {
 	// As a loaded host makes them: 2267 samples a case.
-	loaded := stats.Outliers{LowMild: 50, HighMild: 96, HighSevere: 49}
+	loaded := results.Outliers{LowMild: 50, HighMild: 96, HighSevere: 49}
 	for _, tc := range []struct {
 		what   string
 		names  []string
 		action string
-		o      stats.Outliers
+		o      results.Outliers
 		want   []string
 	}{
 		{"classes", packets.Classes(), "XDP_PASS", loaded, []string{"│ outliers", "│ 195/2267 (50lm 96hm 49hs) │"}},
@@ -129,7 +129,7 @@ func TestOutliersColumnFits(t *testing.T) {
 // loaded placements times, every load of every case with outliers o among
 // 100 calls, every case changed by change with the verdict v, sides
 // measured to ±hw.
-func comparedRun(names []string, placements int, o stats.Outliers, change float64, v stats.Verdict, hw float64) *results.Report {
+func comparedRun(names []string, placements int, o results.Outliers, change float64, v stats.Verdict, hw float64) *results.Report {
 	build := func(label string, insns uint64, point float64) results.Program {
 		p := results.Program{Label: label, Object: label, Info: results.ProgramInfo{Name: "fizzbuzz", Type: "XDP"}}
 		for _, name := range names {
@@ -151,7 +151,7 @@ func comparedRun(names []string, placements int, o stats.Outliers, change float6
 		if placements > 1 {
 			cc.Placements = placements
 		}
-		cc.Change = stats.Estimate{Point: change, Lower: change - 0.0267, Upper: change + 0.0267}
+		cc.Change = results.Estimate{Point: change, Lower: change - 0.0267, Upper: change + 0.0267}
 		cc.Verdict = v
 		c.Cases = append(c.Cases, cc)
 	}
@@ -167,8 +167,8 @@ func comparedRun(names []string, placements int, o stats.Outliers, change float6
 // stands for: a column of counts within 100 columns, each build's with
 // --wide.
 func TestComparisonOutliers(t *testing.T) {
-	mild := stats.Outliers{HighMild: 2}
-	severe := stats.Outliers{HighMild: 2, HighSevere: 1}
+	mild := results.Outliers{HighMild: 2}
+	severe := results.Outliers{HighMild: 2, HighSevere: 1}
 	// 8 loads a build, 100 calls each: 1600 calls a case.
 	r := comparedRun(packets.Classes(), 8, mild, -0.1665, stats.Improved, 0.0072)
 	out := render(t, r, Table)
@@ -207,15 +207,15 @@ func TestComparisonOutliers(t *testing.T) {
 // fits beside it.
 func TestChangeDigits(t *testing.T) {
 	for _, tc := range []struct {
-		m    stats.Estimate
+		m    results.Estimate
 		want string
 	}{
-		{stats.Estimate{Point: 0.0012, Lower: -0.0005, Upper: 0.003}, "+0.12 [-0.05 +0.30]"},
-		{stats.Estimate{Point: -0.0537, Lower: -0.0772, Upper: -0.0303}, "-5.37 [-7.72 -3.03]"},
-		{stats.Estimate{Point: -0.0972, Lower: -0.145, Upper: -0.0495}, "-9.7 [-14.5 -5.0]"},
-		{stats.Estimate{Point: -0.1665, Lower: -0.1932, Upper: -0.1399}, "-16.7 [-19.3 -14.0]"},
-		{stats.Estimate{Point: 0.09, Lower: 0.08, Upper: 0.09996}, "+9.0 [+8.0 +10.0]"},
-		{stats.Estimate{Point: 2.2886, Lower: 2.20, Upper: 2.38}, "+229 [+220 +238]"},
+		{results.Estimate{Point: 0.0012, Lower: -0.0005, Upper: 0.003}, "+0.12 [-0.05 +0.30]"},
+		{results.Estimate{Point: -0.0537, Lower: -0.0772, Upper: -0.0303}, "-5.37 [-7.72 -3.03]"},
+		{results.Estimate{Point: -0.0972, Lower: -0.145, Upper: -0.0495}, "-9.7 [-14.5 -5.0]"},
+		{results.Estimate{Point: -0.1665, Lower: -0.1932, Upper: -0.1399}, "-16.7 [-19.3 -14.0]"},
+		{results.Estimate{Point: 0.09, Lower: 0.08, Upper: 0.09996}, "+9.0 [+8.0 +10.0]"},
+		{results.Estimate{Point: 2.2886, Lower: 2.20, Upper: 2.38}, "+229 [+220 +238]"},
 	} {
 		if got := changeCell(tc.m); got != tc.want {
 			t.Errorf("changeCell(%+v) = %q, want %q", tc.m, got, tc.want)
@@ -226,7 +226,7 @@ func TestChangeDigits(t *testing.T) {
 // Criterion's line gives way first where the default output would pass
 // 24 lines, and stays where the output is longer anyway.
 func TestOutliersLineBudget(t *testing.T) {
-	severe := stats.Outliers{HighSevere: 1}
+	severe := results.Outliers{HighSevere: 1}
 	withWarnings := func(n int) *results.Report {
 		r := comparedRun(packets.Classes(), 1, severe, -0.1665, stats.Improved, 0.0072)
 		for i := range n {
@@ -249,7 +249,7 @@ func TestOutliersLineBudget(t *testing.T) {
 // An unsettled verdict names what narrows it: more time, or, where a given
 // repeat makes every call last milliseconds, a smaller repeat first.
 func TestUnsettledRemedy(t *testing.T) {
-	r := comparedRun(packets.Classes(), 8, stats.Outliers{}, -0.02, stats.NoChange, 0.03)
+	r := comparedRun(packets.Classes(), 8, results.Outliers{}, -0.02, stats.NoChange, 0.03)
 	r.Environment.Repeat, r.Environment.RepeatChosen = 2000, true
 	if out := flat(render(t, r, Table)); !strings.Contains(out, "verdicts not settled") || !strings.Contains(out, "more time (--time) narrows them") {
 		t.Errorf("a chosen repeat: the note lacks more time:\n%s", out)

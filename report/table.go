@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
-	"github.com/xdpmicro/xdpmicro/stats"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -166,9 +165,9 @@ func (r doc) samplingNotes() []note {
 		sampling = fmt.Sprintf("%s; sampled until ±%g %% or %s", repeat, 100*r.Settings.Precision, r.Settings.Budget)
 	}
 	out = append(out, method("estimate: %s · %s", describeEstimator(est, r.quantile()), sampling))
-	if first, _ := env.Sampling.Range(); est == results.Slope && env.Sampling.Mode == results.SamplingLinear && first >= stats.PooledRuns {
+	if r.PooledFrom > 0 {
 		out = append(out, method("from repeat %d a call's own cost is under 0.05 %% of its runs: the slope is the %g-quantile of every call's time per run, its levels pooled, and the intercept 0",
-			stats.PooledRuns, r.quantile()))
+			r.PooledFrom, r.quantile()))
 	}
 	if n, ok := r.loadsNote(); ok {
 		out = append(out, n)
@@ -680,7 +679,7 @@ func (c comparison) row(cc results.ComparedCase, wide bool) []string {
 
 // estimateCell is an estimate as a narrow table shows it: ns, ±relative
 // half-width.
-func estimateCell(e stats.Estimate) string {
+func estimateCell(e results.Estimate) string {
 	return fmt.Sprintf("%s ±%s %%", figures.NS(e.Point), percent(e.RelativeHalfWidth()))
 }
 

@@ -12,104 +12,8 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// Validation is what a ladder of programs of known relative cost says
-// about the measurements: the ladder_N programs (N steps each), measured
-// together with the floor in each of several separate runs.
-type Validation struct {
-	Steps []int `json:"steps"`
-	// Names are the ladder programs' names, in the order of Steps.
-	Names []string `json:"programs"`
-	// BaseSteps is the chain every ladder program does before its own
-	// steps, so that each step shows. MaxSpread is the least limit of
-	// the spread, MinR2 the fit's (package ladder sets them).
-	BaseSteps int     `json:"base_steps"`
-	MaxSpread float64 `json:"max_spread"`
-	MinR2     float64 `json:"min_r2"`
-	// Runs holds, per run, each program's estimate and its net of the
-	// floor, in the order of Steps.
-	Runs []ValidationRun `json:"runs"`
-	// PerStep and Intercept fit net = Intercept + PerStep·steps over all
-	// runs by least squares; R2 is the fit's
-	// coefficient of determination.
-	PerStep   float64 `json:"ns_per_step"`
-	Intercept float64 `json:"intercept_ns"`
-	R2        float64 `json:"r2"`
-	// MaxResidual is the largest distance of a run's net from the fit, in ns.
-	MaxResidual float64 `json:"max_residual_ns"`
-	// Spread is, per program, (max - min) / min of its estimate over the
-	// runs, each moved back by its run's shift and factor (RunShifts,
-	// RunFactors), and SpreadLimits what it is held to: MaxSpread, or
-	// three times the widest relative half-width of its runs' intervals
-	// where larger.
-	Spread       []float64 `json:"spread"`
-	SpreadLimits []float64 `json:"spread_limits"`
-	// RunShifts and RunFactors are each run's common move from the first
-	// run, estimate ≈ shift + factor × the first run's, which the spread
-	// leaves out: the machine's phase, moving every program alike.
-	RunShifts  []float64 `json:"run_shifts_ns"`
-	RunFactors []float64 `json:"run_factors"`
-	// Resolution is the median half-width of the paired interval of two
-	// neighbouring programs' difference: the smallest difference told apart.
-	Resolution float64 `json:"resolution_ns"`
-	// Unjudged are the neighbouring programs whose steps cost less than
-	// Resolution: their order is shown, not judged.
-	Unjudged []string `json:"unjudged,omitempty"`
-	// TimerResolution is the quantum of the timer's samples (1 ns for the
-	// kernel's, far less for the stats timer's averages).
-	TimerResolution float64 `json:"timer_resolution_ns"`
-	// Fine is the fine rungs: the ladder program of bpf.FineBase steps
-	// and the same with a few one-instruction fine steps each.
-	Fine *FineValidation `json:"fine,omitempty"`
-	// Failures says which checks failed; empty when all passed.
-	Failures []string `json:"failures,omitempty"`
-}
-
-// FineValidation is what the fine rungs say: differences below the
-// kernel timer's 1 ns quantum.
-type FineValidation struct {
-	Base  int   `json:"base_steps"` // the ladder program they build on
-	Steps []int `json:"fine_steps"` // fine steps of each rung, ascending, from 1
-	// BaseName and Names are the base program's and the rungs' names.
-	BaseName string   `json:"base_program"`
-	Names    []string `json:"programs"`
-	// MaxError bounds each rung's difference from its fine steps' cost,
-	// relative to it.
-	MaxError float64 `json:"max_error"`
-	// Differences holds, per run, each rung's paired difference from the
-	// base program, and Neighbours from the rung below (the base for the
-	// first).
-	Differences [][]results.Estimate `json:"differences"`
-	Neighbours  [][]results.Estimate `json:"neighbour_differences"`
-	// PerStep fits difference = PerStep·steps over all runs (least squares
-	// through the origin).
-	PerStep float64 `json:"ns_per_fine_step"`
-	// InOrder counts neighbouring rungs (the base first) that came out in
-	// order, of Pairs, over all runs.
-	InOrder int `json:"in_order"`
-	Pairs   int `json:"pairs"`
-	// Resolution is the median half-width of the rungs' difference
-	// intervals.
-	Resolution float64 `json:"resolution_ns"`
-	// Checked says the order was checked: only a timer finer than the
-	// kernel's 1 ns can see these steps.
-	Checked bool `json:"checked"`
-	// Unresolved are the rungs whose difference, in some run, was known
-	// less finely than its fine steps cost: the loads' placement moves a
-	// rung by more than a cycle or two. They are shown, not judged.
-	Unresolved []string `json:"unresolved,omitempty"`
-}
-
-// ValidationRun is one run of the ladder.
-type ValidationRun struct {
-	Estimates []results.Estimate `json:"estimates"`
-	Net       []results.Estimate `json:"net"`
-	// Steps holds the paired difference of each program from the one
-	// before it on the ladder (the first is empty).
-	Steps []results.Estimate `json:"differences"`
-}
-
-// Write shows the ladder as a table and the checks' figures.
-func (v *Validation) Write(w io.Writer) error {
+// WriteValidation shows the ladder as a table and the checks' figures.
+func WriteValidation(w io.Writer, v *results.Validation) error {
 	table := newTable(w, tw.AlignLeft)
 	header := []any{"program", "steps"}
 	for i := range v.Runs {
@@ -148,7 +52,7 @@ func (v *Validation) Write(w io.Writer) error {
 		fmt.Fprintf(w, "order shown but not judged, the steps between them costing less than the resolution: %s\n", strings.Join(v.Unjudged, ", "))
 	}
 	if f := v.Fine; f != nil {
-		if err := f.write(w, v.Runs); err != nil {
+		if err := writeFineValidation(w, f, v.Runs); err != nil {
 			return err
 		}
 	}
@@ -177,7 +81,7 @@ func (v *Validation) Write(w io.Writer) error {
 	return nil
 }
 
-func (f *FineValidation) write(w io.Writer, runs []ValidationRun) error {
+func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.ValidationRun) error {
 	table := newTable(w, tw.AlignLeft)
 	header := []any{"fine rung", "fine steps"}
 	for i := range runs {
@@ -212,5 +116,5 @@ func (f *FineValidation) write(w io.Writer, runs []ValidationRun) error {
 	return nil
 }
 
-// WriteJSON writes the validation's figures as JSON.
-func (v *Validation) WriteJSON(w io.Writer) error { return writeJSON(w, v) }
+// WriteValidationJSON writes the validation's figures as JSON.
+func WriteValidationJSON(w io.Writer, v *results.Validation) error { return writeJSON(w, v) }

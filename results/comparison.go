@@ -31,6 +31,11 @@ type Comparison struct {
 	// (before) against its live frames (after): the change is what its
 	// action costs.
 	Live *Live `json:"live,omitempty"`
+	// ChangeSpread, for a run scaled to the fast phase recalled from
+	// earlier runs, is the factor within which each change's size holds
+	// there (its intervals were widened by it); 0 otherwise. Package
+	// analysis sets it when it judges an interleaved run; not saved.
+	ChangeSpread float64 `json:"-"`
 }
 
 // Live is how live frames were run: batches of Batch frames, arriving on
@@ -44,10 +49,10 @@ type Live struct {
 // ComparedCase is one case's comparison: the estimated time per run of
 // each side, and the change with its verdict.
 type ComparedCase struct {
-	Name   string         `json:"name"`
-	Source string         `json:"source,omitempty"`
-	Before stats.Estimate `json:"before"`
-	After  stats.Estimate `json:"after"`
+	Name   string   `json:"name"`
+	Source string   `json:"source,omitempty"`
+	Before Estimate `json:"before"`
+	After  Estimate `json:"after"`
 	// Placements is how many loads of each build were compared, and
 	// PlacementSpread the largest relative difference between two loads
 	// of one build (max/min - 1); zero for one load each.
@@ -68,9 +73,9 @@ type ComparedCase struct {
 	LinesChanged []LineChange `json:"lines_changed,omitempty"`
 	// Action and Live, with live frames: the case's action, which live
 	// frames carried out, and its time with them (After again).
-	Action string          `json:"action,omitempty"`
-	Live   *stats.Estimate `json:"live,omitempty"`
-	stats.Comparison
+	Action string    `json:"action,omitempty"`
+	Live   *Estimate `json:"live,omitempty"`
+	CaseComparison
 }
 
 // LineChange is a source line's executed instructions before and after.

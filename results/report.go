@@ -28,11 +28,16 @@ type Settings struct {
 	Budget    string  `json:"time_budget,omitempty"`
 }
 
-// ChosenEstimator is the report's estimator: the default where none was
-// recorded.
+// UnrecordedEstimator is what a saved report that names no estimator was
+// made with: the low estimator, the tool's only choice when schema v2 was
+// young. A run's own default is the root package's.
+const UnrecordedEstimator = stats.Low
+
+// ChosenEstimator is the report's estimator: UnrecordedEstimator where
+// none was recorded.
 func (s Settings) ChosenEstimator() stats.Estimator {
 	if s.Estimator == "" {
-		return stats.DefaultEstimator
+		return UnrecordedEstimator
 	}
 	return s.Estimator
 }
@@ -47,6 +52,13 @@ type Report struct {
 	// Floor is the empty program measured with every case, if it was.
 	Floor      *Program    `json:"floor,omitempty"`
 	Comparison *Comparison `json:"comparison,omitempty"`
+
+	// PooledFrom, where the estimator is a slope whose every repeat level
+	// was pooled (stats.PooledRuns: a call's own cost under 0.05 % of its
+	// runs), is the repeat it pools from; 0 otherwise. Package analysis
+	// works it out for the renderers, for a report it reads back too; it
+	// is not saved, as the saved settings give it.
+	PooledFrom int `json:"-"`
 }
 
 // Program is one measured program.
@@ -70,8 +82,8 @@ type Series struct {
 
 // SeriesPoint is the estimated time per run at one frame size.
 type SeriesPoint struct {
-	Size     int            `json:"size"`
-	Estimate stats.Estimate `json:"estimate"`
+	Size     int      `json:"size"`
+	Estimate Estimate `json:"estimate"`
 }
 
 // Case is one packet case's measurement and its statistics.
@@ -116,11 +128,11 @@ type Case struct {
 	Wall []float64 `json:"wall_ns,omitempty"`
 	// Net is the estimated time per run less the floor's, sampled in the
 	// same rounds, with its paired bootstrap interval; nil without a floor.
-	Net *stats.Estimate `json:"net,omitempty"`
+	Net *Estimate `json:"net,omitempty"`
 	// Enough says adaptive sampling reached the asked precision.
 	Enough bool `json:"enough,omitempty"`
 	// Stats is nil when a cancelled run left too few samples.
-	Stats *stats.Summary `json:"stats"`
+	Stats *Summary `json:"stats"`
 
 	// Context is the context the case's runs were given, "mark=0x2a,...";
 	// ContextChanges what the checking run's program changed of it.

@@ -12,7 +12,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Verdict is the outcome of a comparison, in the words of the JSON report.
+// Verdict is the outcome of a comparison, by a code (the one saved
+// results hold).
 type Verdict string
 
 // The verdicts, from the "after" build's point of view.
@@ -23,28 +24,19 @@ const (
 	WithinNoise Verdict = "within_noise" // distinguishable, but smaller than the noise threshold or one quantum
 )
 
-// Sentence says the verdict as Criterion.rs does.
-func (v Verdict) Sentence() string {
-	switch v {
-	case Improved:
-		return "Performance has improved."
-	case Regressed:
-		return "Performance has regressed."
-	case WithinNoise:
-		return "Change within noise threshold."
-	}
-	return "No change in performance detected."
-}
+// Test names the test behind a comparison's p-value by a code; package
+// results says each in words.
+type Test string
 
 // The tests behind the p-value.
 const (
 	// PairedTest is used for samples taken interleaved, one of each build
 	// per round: the per-round differences cancel drift shared by both.
-	PairedTest = "paired sign-flip permutation test on per-round differences of the samples"
+	PairedTest Test = "paired_sign_flip"
 	// UnpairedTest is used for samples taken at different times.
-	UnpairedTest = "Mann-Whitney U test"
+	UnpairedTest Test = "mann_whitney_u"
 	// BootstrapTest is used for every estimator but the mean.
-	BootstrapTest = "bootstrap test on the change of the estimate"
+	BootstrapTest Test = "bootstrap"
 )
 
 // CompareOptions are the options of Compare.
@@ -105,17 +97,17 @@ func (o CompareOptions) Validate() error {
 type Comparison struct {
 	// Mean and Median are relative changes, after/before - 1, with
 	// bootstrap confidence intervals.
-	Mean   Estimate `json:"mean_change"`
-	Median Estimate `json:"median_change"`
+	Mean   Estimate
+	Median Estimate
 	// Change is the relative change of the Estimator, which decides the
 	// verdict; Difference is its absolute change, after - before, in the
 	// samples' unit.
-	Estimator  Estimator `json:"estimator"`
-	Change     Estimate  `json:"change"`
-	Difference Estimate  `json:"difference"`
-	P          float64   `json:"p"`
-	Test       string    `json:"test"`
-	Verdict    Verdict   `json:"verdict"`
+	Estimator  Estimator
+	Change     Estimate
+	Difference Estimate
+	P          float64
+	Test       Test
+	Verdict    Verdict
 }
 
 // Compare compares two samples of the same case.

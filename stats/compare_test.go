@@ -159,19 +159,6 @@ func TestCompareErrors(t *testing.T) {
 	}
 }
 
-func TestVerdictSentence(t *testing.T) {
-	for v, want := range map[Verdict]string{
-		Regressed:   "Performance has regressed.",
-		Improved:    "Performance has improved.",
-		WithinNoise: "Change within noise threshold.",
-		NoChange:    "No change in performance detected.",
-	} {
-		if got := v.Sentence(); got != want {
-			t.Errorf("%s: %q, want %q", v, got, want)
-		}
-	}
-}
-
 func BenchmarkComparePaired(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	x, y := kernelLike(r, 40, 40, 4), kernelLike(r, 40, 42, 4)

@@ -18,8 +18,10 @@ const (
 	// Low is the Harrell–Davis low quantile (Options.LowQuantile). On a
 	// machine whose noise only adds time, and which switches between a
 	// fast and a slow phase, it measures the fast phase: the program's
-	// cost when nothing disturbs it. The default: across invocations it
-	// is the most reproducible (docs/measurement-notes.md).
+	// cost when nothing disturbs it; across invocations it is the most
+	// reproducible of flat sampling's estimators
+	// (docs/measurement-notes.md). Which estimator a run uses when none
+	// is named is the root package's choice, not this package's.
 	Low Estimator = "low"
 	// Mean is Criterion's choice: the average cost, including whatever
 	// the machine adds. It moves with the share of time spent in each phase.
@@ -42,13 +44,10 @@ const (
 // Fitted says whether e is a slope of linear sampling.
 func (e Estimator) Fitted() bool { return e == Slope || e == OLS }
 
-// DefaultEstimator is the estimator used when none is named.
-const DefaultEstimator = Low
-
-// Estimators lists the estimators, the default first.
+// Estimators lists flat sampling's estimators, Low first.
 func Estimators() []Estimator { return []Estimator{Low, Mean, Median, Min} }
 
-// FitEstimators lists linear sampling's estimators, the default first.
+// FitEstimators lists linear sampling's estimators, Slope first.
 func FitEstimators() []Estimator { return []Estimator{Slope, OLS} }
 
 // ErrEstimator reports an unknown estimator name.

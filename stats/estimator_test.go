@@ -13,8 +13,8 @@ import (
 
 func TestParseEstimator(t *testing.T) {
 	all := Estimators()
-	if len(all) != 4 || all[0] != DefaultEstimator || DefaultEstimator != Low {
-		t.Errorf("Estimators() = %v, want the default, low, first of four", all)
+	if len(all) != 4 || all[0] != Low {
+		t.Errorf("Estimators() = %v, want low first of four", all)
 	}
 	for _, e := range all {
 		got, err := ParseEstimator(string(e))

@@ -35,18 +35,18 @@ type Timings struct {
 // Fit is the estimate of the time per run from timings.
 type Fit struct {
 	// Slope is the robust fit's slope, ns per run.
-	Slope Estimate `json:"slope"`
+	Slope Estimate
 	// Intercept is the robust fit's intercept: what a call costs beyond
 	// its runs, ns.
-	Intercept Estimate `json:"intercept"`
+	Intercept Estimate
 	// OLS and OLSIntercept are least squares through every sample; R2 is
 	// its coefficient of determination, 1 - SSres/SStot around the mean.
-	OLS          Estimate `json:"ols_slope"`
-	OLSIntercept Estimate `json:"ols_intercept"`
-	R2           float64  `json:"r2"`
+	OLS          Estimate
+	OLSIntercept Estimate
+	R2           float64
 	// Levels are the points the robust fit goes through.
-	Levels        []Level `json:"levels"`
-	LevelQuantile float64 `json:"level_quantile"`
+	Levels        []Level
+	LevelQuantile float64
 
 	// The slopes of every resample, in the order drawn, and what decides
 	// the draws: fits of timings taken in the same rounds, with the same
@@ -59,9 +59,9 @@ type Fit struct {
 // Level is one repeat level: its repeat, how many calls it has, and the
 // low quantile of their totals.
 type Level struct {
-	Runs  float64 `json:"runs"`
-	N     int     `json:"n"`
-	Total float64 `json:"low_total_ns"`
+	Runs  float64
+	N     int
+	Total float64
 }
 
 // FitOptions are the options of a fit.
@@ -608,8 +608,8 @@ func (s Summary) Own(e Estimator) Estimate {
 
 // The tests of compareLinear: with one placement a side, and with more.
 const (
-	LinearTest = "bootstrap test on the change of the slope, resampling calls within each repeat level"
-	PlacedTest = "Welch t-test over the slopes of each build's placements (loads at different addresses)"
+	LinearTest Test = "slope_bootstrap"
+	PlacedTest Test = "placements_welch"
 )
 
 // compareLinear compares two cases of linear sampling by the slope

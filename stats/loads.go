@@ -26,26 +26,26 @@ const MinGroups = 3
 // Loads is a case's estimate over several loads of its program.
 type Loads struct {
 	// Estimator is what each load's Points stand for.
-	Estimator Estimator `json:"estimator"`
+	Estimator Estimator
 	// Estimate is the mean of Points with Student's t interval over them.
-	Estimate Estimate `json:"estimate"`
+	Estimate Estimate
 	// Points are each load's own estimate, in the order loaded.
-	Points []float64 `json:"points"`
+	Points []float64
 	// StdDev is the standard deviation of Points.
-	StdDev float64 `json:"std_dev"`
+	StdDev float64
 	// Spread is max/min - 1 of Points.
-	Spread float64 `json:"spread"`
+	Spread float64
 	// PerGroup is how many loads were measured together in each group,
 	// in the order of Points; 0 when all were measured together.
-	PerGroup int `json:"per_group,omitempty"`
+	PerGroup int
 	// Within is the median relative half-width of one load's own
 	// interval; 0 when unknown. Set apart from StdDev it says what
 	// dominates: the loads' own noise (more time narrows it), or their
 	// placement (only more loads do).
-	Within float64 `json:"within,omitempty"`
+	Within float64
 	// Phase, where set, says that the machine's speed changed between the
 	// groups and that Points were scaled to its fastest phase (AtPhase).
-	Phase *Phase `json:"phase,omitempty"`
+	Phase *Phase
 }
 
 // PhaseTolerance is how far above the fastest group's floor another
@@ -59,19 +59,19 @@ const PhaseTolerance = 0.08
 type Phase struct {
 	// Slowest is the slowest group's speed factor: ×1.33 for a group that
 	// ran 33 % slower than the fast phase.
-	Slowest float64 `json:"slowest"`
+	Slowest float64
 	// Fast is how many of the Groups read the fast phase.
-	Fast   int `json:"fast_groups"`
-	Groups int `json:"groups"`
+	Fast   int
+	Groups int
 	// RefHalf is the relative half-width the fast phase's own uncertainty
 	// added to the interval.
-	RefHalf float64 `json:"ref_half,omitempty"`
+	RefHalf float64
 	// Recalled, where set, is the fast phase's floor as earlier runs on
 	// this machine read it, and every figure was scaled to it from this
 	// run's own fast floor, RunFloor.
-	Recalled     float64 `json:"recalled_floor,omitempty"`
-	RecalledRuns int     `json:"recalled_runs,omitempty"`
-	RunFloor     float64 `json:"run_floor,omitempty"`
+	Recalled     float64
+	RecalledRuns int
+	RunFloor     float64
 }
 
 // PhaseFactors is each group's speed against the machine's fast phase,
@@ -338,8 +338,8 @@ func CompareLoads(before, after Loads, opts CompareOptions) (Comparison, error) 
 // LoadsTest names CompareLoads' test; FloorLoadsTest the same over each
 // load's time over the floor measured with it.
 const (
-	LoadsTest      = "Welch t-test over each run's loads (loads at different addresses, runs at different times)"
-	FloorLoadsTest = "Welch t-test over each run's loads, each over the floor measured with it (the machine's speed divided out)"
+	LoadsTest      Test = "loads_welch"
+	FloorLoadsTest Test = "floor_loads_welch"
 )
 
 // CompareOverLoads compares two builds loaded several times each and
@@ -440,7 +440,7 @@ func tPValue(d, se, df float64) float64 {
 }
 
 // BlockedTest names CompareBlocked's test.
-const BlockedTest = "t-test over each build's loads, blocked by the group they were measured in (log scale)"
+const BlockedTest Test = "blocked_t"
 
 // logs is the natural logarithm of each of xs, nil if any is not positive.
 func logs(xs []float64) []float64 {

@@ -15,19 +15,19 @@ type Regimes struct {
 	// above MinSeparation, and a valley between them: see MaxValley),
 	// each holds at least MinRegimeShare of the samples, and the slow one
 	// is at least MinRegimeRatio slower.
-	Bimodal bool `json:"bimodal"`
+	Bimodal bool
 	// Fast and Slow are the medians of the lower and upper group.
-	Fast float64 `json:"fast"`
-	Slow float64 `json:"slow"`
+	Fast float64
+	Slow float64
 	// FastShare is the share of samples in the lower group.
-	FastShare float64 `json:"fast_share"`
+	FastShare float64
 	// Separation is Ashman's D of the two groups: the distance of their
 	// means in units of their pooled standard deviation, times √2; capped
 	// at MaxSeparation, which two groups of constant samples reach.
-	Separation float64 `json:"separation"`
+	Separation float64
 	// Switches counts consecutive samples, in the order taken, that fall
 	// in different groups: how fast the phases alternate.
-	Switches int `json:"switches"`
+	Switches int
 }
 
 // Thresholds of Bimodal.
@@ -39,7 +39,7 @@ const (
 	// MinRegimeRatio: two neighbouring whole nanoseconds are the kernel's
 	// quantum, not two phases.
 	MinRegimeRatio = 1.1
-	// MaxSeparation keeps Separation finite, for JSON.
+	// MaxSeparation keeps Separation finite, so that a report can save it.
 	MaxSeparation = 1000.0
 	// MaxValley: of three bins of width (Slow-Fast)/2 centred on Fast,
 	// midway and Slow, the middle one holds under MaxValley times the

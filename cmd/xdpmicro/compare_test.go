@@ -73,7 +73,7 @@ func beforeAfter(t *testing.T) (results.ComparedCase, []byte) {
 	}
 	c := rep.Comparison
 	// Linear sampling by default: each build loaded in several placements.
-	if c.Mode != results.Interleaved || c.Test != stats.BlockedTest || c.Estimator != string(stats.Slope) ||
+	if c.Mode != results.Interleaved || c.Test != results.BlockedTest || c.Estimator != string(stats.Slope) ||
 		len(rep.Programs[0].Placements) != testrun.DefaultPlacements-1 || len(rep.Programs[1].Placements) != testrun.DefaultPlacements-1 {
 		t.Errorf("mode %q, test %q, estimator %q, %d and %d placements beside the first", c.Mode, c.Test, c.Estimator,
 			len(rep.Programs[0].Placements), len(rep.Programs[1].Placements))
@@ -133,7 +133,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Comparison == nil {
 		t.Fatalf("no comparison in the output: %v", err)
 	}
-	if rep.Comparison.Mode != "baseline main" || rep.Comparison.Test != stats.FloorLoadsTest || len(rep.Comparison.Cases) != 1 {
+	if rep.Comparison.Mode != "baseline main" || rep.Comparison.Test != results.FloorLoadsTest || len(rep.Comparison.Cases) != 1 {
 		t.Errorf("comparison: mode %q, test %q, %d cases", rep.Comparison.Mode, rep.Comparison.Test, len(rep.Comparison.Cases))
 	}
 }
@@ -198,14 +198,14 @@ func TestCompareFiles(t *testing.T) {
 				for i := range c.Wall {
 					c.Wall[i] *= 2
 				}
-				for _, l := range []*stats.Loads{c.Stats.Loads, c.Stats.OverFloor} { // over the same floor
+				for _, l := range []*results.Loads{c.Stats.Loads, c.Stats.OverFloor} { // over the same floor
 					if l == nil {
 						continue
 					}
 					for i := range l.Points {
 						l.Points[i] *= 2
 					}
-					l.Estimate = stats.Estimate{Point: 2 * l.Estimate.Point, Lower: 2 * l.Estimate.Lower, Upper: 2 * l.Estimate.Upper}
+					l.Estimate = results.Estimate{Point: 2 * l.Estimate.Point, Lower: 2 * l.Estimate.Lower, Upper: 2 * l.Estimate.Upper}
 				}
 			}
 		}

@@ -150,7 +150,7 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 // write writes the validation's figures in --format to --output, or to
 // out. If the file cannot be written after all, the text still reaches
 // out: the runs are not lost with the file.
-func (f validateFlags) write(out io.Writer, v *report.Validation, est stats.Estimator, env results.Environment) error {
+func (f validateFlags) write(out io.Writer, v *results.Validation, est stats.Estimator, env results.Environment) error {
 	if f.output == "" {
 		return writeValidation(out, f.format, v, est, env)
 	}
@@ -167,11 +167,11 @@ func (f validateFlags) write(out io.Writer, v *report.Validation, est stats.Esti
 
 // writeValidation writes the validation's figures as JSON, or as text
 // with a line of how and where they were measured.
-func writeValidation(out io.Writer, format string, v *report.Validation, est stats.Estimator, env results.Environment) error {
+func writeValidation(out io.Writer, format string, v *results.Validation, est stats.Estimator, env results.Environment) error {
 	if format == validateJSON {
-		return v.WriteJSON(out)
+		return report.WriteValidationJSON(out, v)
 	}
-	err := v.Write(out)
+	err := report.WriteValidation(out, v)
 	fmt.Fprintf(out, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", est, env.Timer, env.CPU, env.Repeat, env.Kernel)
 	return err
 }

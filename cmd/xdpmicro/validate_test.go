@@ -14,7 +14,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/internal/ladder"
-	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -44,7 +43,7 @@ func TestValidation(t *testing.T) {
 
 // validateOnce runs validate, checks its figures are those of a ladder,
 // and returns its exit code.
-func validateOnce(t *testing.T) (int, report.Validation) {
+func validateOnce(t *testing.T) (int, results.Validation) {
 	t.Helper()
 	output := filepath.Join(t.TempDir(), "validation.json")
 	code, stdout, stderr := runCLI("validate", "--runs", "2", "--time", "5s", "--format", "json", "--output", output)
@@ -55,7 +54,7 @@ func validateOnce(t *testing.T) (int, report.Validation) {
 	if err != nil {
 		t.Fatalf("exit %d, no --output file: %v\nstderr: %s", code, err, stderr)
 	}
-	var v report.Validation
+	var v results.Validation
 	if err := json.Unmarshal(data, &v); err != nil {
 		t.Fatalf("exit %d, not JSON: %v\n%s\nstderr: %s", code, err, data, stderr)
 	}
@@ -99,7 +98,7 @@ func TestValidationFailsWrongTool(t *testing.T) {
 	o.Samples = 40
 	opts := stats.DefaultOptions()
 	opts.Resamples = 1000
-	validateMeasured := func(runs ...results.Measured) *report.Validation {
+	validateMeasured := func(runs ...results.Measured) *results.Validation {
 		t.Helper()
 		var reps []*results.Report
 		for _, m := range runs {
@@ -120,7 +119,7 @@ func TestValidationFailsWrongTool(t *testing.T) {
 	// the load average at 5) cannot tell it, and says so: such a run is
 	// measured again, and the test skips only if none of three resolves it.
 	var measured results.Measured
-	var v *report.Validation
+	var v *results.Validation
 	for attempt := 1; ; attempt++ {
 		var err error
 		if measured, err = xdpmicro.MeasureRaw(context.Background(), o, nil); err != nil {
@@ -165,7 +164,7 @@ func TestValidationFailsWrongTool(t *testing.T) {
 	}
 }
 
-func hasFailure(v *report.Validation, s string) bool {
+func hasFailure(v *results.Validation, s string) bool {
 	return slices.ContainsFunc(v.Failures, func(f string) bool { return strings.Contains(f, s) })
 }
 

@@ -81,6 +81,7 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 			return nil, err
 		}
 	}
+	r.PooledFrom = pooledFrom(r)
 	return r, nil
 }
 
@@ -115,7 +116,7 @@ func overLoads(p *results.Program, est stats.Estimator, perGroup int, confidence
 		}
 		slices.Sort(within)
 		l.Within = stats.Quantile(within, 0.5)
-		c.Stats.Loads = &l
+		c.Stats.Loads = Loads(&l)
 	}
 }
 
@@ -147,7 +148,7 @@ func overFloor(p *results.Program, floor results.Program, est stats.Estimator, p
 			ratios[k] = x / f
 		}
 		if l, err := stats.OverGroupedLoads(ratios, perGroup, e, confidence); err == nil {
-			c.Stats.OverFloor = &l
+			c.Stats.OverFloor = Loads(&l)
 		}
 	}
 }
@@ -198,7 +199,7 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 			}
 			l.Within = c.Stats.Loads.Within
 			if judged && l.Estimate.RelativeHalfWidth() > c.Stats.Loads.Estimate.RelativeHalfWidth() {
-				l = atMeanPhase(*c.Stats.Loads, factors, phase, per)
+				l = atMeanPhase(StatsLoads(*c.Stats.Loads), factors, phase, per)
 			}
 			changes = append(changes, change{c, l})
 		}
@@ -213,7 +214,7 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 		return
 	}
 	for _, ch := range changes {
-		ch.c.Stats.Loads = &ch.l
+		ch.c.Stats.Loads = Loads(&ch.l)
 	}
 }
 
@@ -296,7 +297,7 @@ func summarize(programs []results.Program, other []bool, partial bool, opts stat
 					}
 					s.Fit = &fit
 				}
-				c.Stats = &s
+				c.Stats = Summary(s)
 				return nil
 			})
 		}
@@ -317,8 +318,8 @@ func subtractFloor(programs []results.Program, floor results.Program, est stats.
 				continue
 			}
 			if c.Stats.Loads != nil && f.Stats != nil {
-				net := netOverLoads(*c.Stats.Loads, *f.Stats, opts.Confidence)
-				c.Net = &net
+				net := netOverLoads(StatsLoads(*c.Stats.Loads), *f.Stats, opts.Confidence)
+				c.Net = EstimatePtr(&net)
 				continue
 			}
 			g.Go(func() error {
@@ -332,7 +333,7 @@ func subtractFloor(programs []results.Program, floor results.Program, est stats.
 				if err != nil {
 					return fmt.Errorf("case %q net of the floor: %w", c.Name, err)
 				}
-				c.Net = &net
+				c.Net = EstimatePtr(&net)
 				return nil
 			})
 		}
@@ -343,11 +344,11 @@ func subtractFloor(programs []results.Program, floor results.Program, est stats.
 // netOverLoads is a case's estimate over its loads less the floor's: over
 // the floor's loads too when it has several, by Welch's interval; else less
 // its one load, whose own interval widens the case's.
-func netOverLoads(c stats.Loads, floor stats.Summary, confidence float64) stats.Estimate {
+func netOverLoads(c stats.Loads, floor results.Summary, confidence float64) stats.Estimate {
 	if floor.Loads != nil && floor.Loads.Estimator == c.Estimator {
-		return c.Minus(*floor.Loads, confidence)
+		return c.Minus(StatsLoads(*floor.Loads), confidence)
 	}
-	f, e := floor.Own(c.Estimator), c.Estimate
+	f, e := StatsEstimate(floor.Own(c.Estimator)), c.Estimate
 	d := e.Point - f.Point
 	half := math.Hypot((e.Upper-e.Lower)/2, (f.Upper-f.Lower)/2)
 	return stats.Estimate{Point: d, Lower: d - half, Upper: d + half}
@@ -367,18 +368,19 @@ func netOf(c, f results.Case, n int, est stats.Estimator, opts stats.Options) (s
 // the same rounds: over their loads, by Welch's interval, when each was
 // loaded several times, so that the interval holds their placement; else
 // PairedDifference.
-func Difference(before, after results.Case, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+func Difference(before, after results.Case, est stats.Estimator, opts stats.Options) (results.Estimate, error) {
 	if b, a := loadsOf(before, est), loadsOf(after, est); b != nil && a != nil {
-		return a.Minus(*b, opts.Confidence), nil
+		return Estimate(a.Minus(*b, opts.Confidence)), nil
 	}
 	return PairedDifference(before, after, est, opts)
 }
 
 // PairedDifference is after's estimate less before's, paired by round
 // over the rounds both have samples of: of their slopes when est is one.
-func PairedDifference(before, after results.Case, est stats.Estimator, opts stats.Options) (stats.Estimate, error) {
+func PairedDifference(before, after results.Case, est stats.Estimator, opts stats.Options) (results.Estimate, error) {
 	n := min(len(before.Samples), len(after.Samples))
-	return est.Method().Difference(sideOf([]results.Case{before}, n), sideOf([]results.Case{after}, n), opts)
+	d, err := est.Method().Difference(sideOf([]results.Case{before}, n), sideOf([]results.Case{after}, n), opts)
+	return Estimate(d), err
 }
 
 // sideOf is a case's placements as stats judges them: the first's
@@ -393,7 +395,7 @@ func sideOf(placements []results.Case, n int) stats.Side {
 			s.Timings = append(s.Timings, caseTimings(c, min(n, len(c.Runs))))
 		}
 		if c.Stats != nil && c.Stats.Fit != nil {
-			s.Fits = append(s.Fits, c.Stats.Fit)
+			s.Fits = append(s.Fits, StatsFit(c.Stats.Fit))
 		} else {
 			fitted = false
 		}

@@ -84,11 +84,11 @@ func TestAgainst(t *testing.T) {
 // case whose run has no recalled phase keeps its change.
 func TestHoldAtRecalled(t *testing.T) {
 	blocked := func(lower, point, upper float64) results.ComparedCase {
-		return results.ComparedCase{Name: "c", Comparison: stats.Comparison{Test: stats.BlockedTest, P: 0.001, Verdict: stats.Improved,
-			Change:     stats.Estimate{Point: point, Lower: lower, Upper: upper},
-			Difference: stats.Estimate{Point: 70 * point, Lower: 70 * lower, Upper: 70 * upper}}}
+		return results.ComparedCase{Name: "c", CaseComparison: results.CaseComparison{Test: results.BlockedTest, P: 0.001, Verdict: stats.Improved,
+			Change:     results.Estimate{Point: point, Lower: lower, Upper: upper},
+			Difference: results.Estimate{Point: 70 * point, Lower: 70 * lower, Upper: 70 * upper}}}
 	}
-	before := results.Program{Results: []results.Case{{Name: "c", Stats: &stats.Summary{Loads: &stats.Loads{Phase: &stats.Phase{Recalled: 28, RunFloor: 39.2}}}}}}
+	before := results.Program{Results: []results.Case{{Name: "c", Stats: &results.Summary{Loads: &results.Loads{Phase: &results.Phase{Recalled: 28, RunFloor: 39.2}}}}}}
 	c := &results.Comparison{Significance: 0.05, NoiseThreshold: 0.0025, Cases: []results.ComparedCase{blocked(-0.19, -0.17, -0.15)}}
 	holdAtRecalled(c, before, 2)
 	got := c.Cases[0]
@@ -105,7 +105,7 @@ func TestHoldAtRecalled(t *testing.T) {
 	if v := c.Cases[0].Verdict; v != stats.Improved || math.Abs(c.Cases[0].Change.Upper+0.004/math.Sqrt(1.4)) > 1e-9 {
 		t.Errorf("the same at a live run's transfer, 1.4^±0.5: %+v, %s", c.Cases[0].Change, v)
 	}
-	before.Results[0].Stats.Loads.Phase = &stats.Phase{Slowest: 1.4}
+	before.Results[0].Stats.Loads.Phase = &results.Phase{Slowest: 1.4}
 	c.Cases = []results.ComparedCase{blocked(-0.19, -0.17, -0.15)}
 	holdAtRecalled(c, before, 2)
 	if c.Cases[0].Change != blocked(-0.19, -0.17, -0.15).Change {
@@ -118,10 +118,10 @@ func TestHoldAtRecalled(t *testing.T) {
 func floorRun(floors ...float64) *results.Report {
 	var loads []results.Program
 	for _, f := range floors {
-		loads = append(loads, results.Program{Results: []results.Case{{Name: "c", Stats: &stats.Summary{Estimates: stats.Estimates{Mean: stats.Estimate{Point: f}}}}}})
+		loads = append(loads, results.Program{Results: []results.Case{{Name: "c", Stats: &results.Summary{Estimates: results.Estimates{Mean: results.Estimate{Point: f}}}}}})
 	}
 	floor := loads[0]
-	floor.Results[0].Stats.Loads = &stats.Loads{Estimator: stats.Mean}
+	floor.Results[0].Stats.Loads = &results.Loads{Estimator: stats.Mean}
 	floor.Placements = loads[1:]
 	return &results.Report{Floor: &floor}
 }
@@ -133,9 +133,9 @@ func floorRun(floors ...float64) *results.Report {
 func TestWidenByFloorGap(t *testing.T) {
 	compared := func() *results.Comparison {
 		return &results.Comparison{Significance: 0.05, NoiseThreshold: 0.03, Cases: []results.ComparedCase{{
-			Name: "c", Before: stats.Estimate{Point: 70},
-			Comparison: stats.Comparison{Test: stats.FloorLoadsTest, P: 0.001, Verdict: stats.Improved,
-				Change: stats.Estimate{Point: -0.06, Lower: math.Expm1(math.Log(0.94) - 0.02), Upper: math.Expm1(math.Log(0.94) + 0.02)}},
+			Name: "c", Before: results.Estimate{Point: 70},
+			CaseComparison: results.CaseComparison{Test: results.FloorLoadsTest, P: 0.001, Verdict: stats.Improved,
+				Change: results.Estimate{Point: -0.06, Lower: math.Expm1(math.Log(0.94) - 0.02), Upper: math.Expm1(math.Log(0.94) + 0.02)}},
 		}}}
 	}
 	opts := stats.CompareOptions{Options: stats.Options{Confidence: 0.95}}

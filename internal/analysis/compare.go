@@ -35,6 +35,7 @@ func CompareInterleaved(r *results.Report, opts stats.CompareOptions, transfer f
 	}
 	c.Mode = results.Interleaved
 	holdAtRecalled(c, r.Programs[0], transfer)
+	c.ChangeSpread = changeSpread(r, transfer)
 	if err := checkFinite(c); err != nil {
 		return err
 	}
@@ -82,6 +83,7 @@ func Against(base, current *results.Report, mode string, opts stats.CompareOptio
 	out := *current
 	out.Programs = []results.Program{before, after}
 	out.Comparison = c
+	out.PooledFrom = pooledFrom(&out)
 	return &out, nil
 }
 
@@ -161,6 +163,7 @@ func caseOptions(c *results.Comparison, b, a results.Case, opts stats.CompareOpt
 // it), their placements' slopes, or their samples.
 func compareCase(c *results.Comparison, before, after results.Program, b, a results.Case, opts, caseOpts stats.CompareOptions) (results.ComparedCase, error) {
 	cc := results.ComparedCase{Name: b.Name, Source: b.Source, Before: b.Stats.Of(caseOpts.Estimator), After: a.Stats.Of(caseOpts.Estimator)}
+	var sc stats.Comparison
 	var err error
 	bl, al := loadsOf(b, caseOpts.Estimator), loadsOf(a, caseOpts.Estimator)
 	switch {
@@ -168,11 +171,11 @@ func compareCase(c *results.Comparison, before, after results.Program, b, a resu
 		// Blocked by group: what a group's rounds shared divides out;
 		// by Welch where the loads do not pair up (a cancelled run).
 		if len(bl.Points) == len(al.Points) {
-			cc.Comparison, err = stats.CompareBlocked(*bl, *al, bl.PerGroup, b.Samples, a.Samples, caseOpts)
+			sc, err = stats.CompareBlocked(*bl, *al, bl.PerGroup, b.Samples, a.Samples, caseOpts)
 		} else {
-			cc.Comparison, _, err = stats.CompareOverLoads(*bl, *al, b.Samples, a.Samples, caseOpts)
+			sc, _, err = stats.CompareOverLoads(*bl, *al, b.Samples, a.Samples, caseOpts)
 		}
-		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = Estimate(bl.Estimate), Estimate(al.Estimate), min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
 	case bl != nil && al != nil:
 		if caseOpts.ThresholdChosen {
 			caseOpts.NoiseThreshold = stats.AcrossLoadsNoiseThreshold
@@ -182,18 +185,20 @@ func compareCase(c *results.Comparison, before, after results.Program, b, a resu
 		// machine's speed, which differs between runs, divides out.
 		byb, bya := bl, al
 		if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil {
-			byb, bya = b.Stats.OverFloor, a.Stats.OverFloor
+			ob, oa := StatsLoads(*b.Stats.OverFloor), StatsLoads(*a.Stats.OverFloor)
+			byb, bya = &ob, &oa
 		}
-		cc.Comparison, err = stats.CompareLoads(*byb, *bya, caseOpts)
+		sc, err = stats.CompareLoads(*byb, *bya, caseOpts)
 		if byb != bl {
-			cc.Comparison.Test = stats.FloorLoadsTest
+			sc.Test = stats.FloorLoadsTest
 		}
-		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = Estimate(bl.Estimate), Estimate(al.Estimate), min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
 	case caseOpts.Estimator.Fitted():
-		err = compareSlopes(&cc, before, after, b, a, opts.Paired, caseOpts)
+		sc, err = compareSlopes(&cc, before, after, b, a, opts.Paired, caseOpts)
 	default:
-		cc.Comparison, _, err = caseOpts.Estimator.Method().Compare(stats.Side{Samples: b.Samples}, stats.Side{Samples: a.Samples}, caseOpts)
+		sc, _, err = caseOpts.Estimator.Method().Compare(stats.Side{Samples: b.Samples}, stats.Side{Samples: a.Samples}, caseOpts)
 	}
+	cc.CaseComparison = CaseComparison(sc)
 	if b.Action != a.Action {
 		cc.ActionBefore, cc.ActionAfter = b.Action, a.Action
 	}
@@ -202,7 +207,7 @@ func compareCase(c *results.Comparison, before, after results.Program, b, a resu
 }
 
 // compareSlopes compares a case by its placements' slopes on each side.
-func compareSlopes(cc *results.ComparedCase, before, after results.Program, b, a results.Case, paired bool, opts stats.CompareOptions) error {
+func compareSlopes(cc *results.ComparedCase, before, after results.Program, b, a results.Case, paired bool, opts stats.CompareOptions) (stats.Comparison, error) {
 	bs, as := placementsOf(before, b.Name), placementsOf(after, a.Name)
 	if !paired && len(bs) > 0 && len(as) > 0 {
 		// Runs at different times, one of them over a single load
@@ -210,13 +215,11 @@ func compareSlopes(cc *results.ComparedCase, before, after results.Program, b, a
 		// each side's first load.
 		bs, as = bs[:1], as[:1]
 	}
-	var fc stats.FitChange
-	var err error
-	cc.Comparison, fc, err = compareLinear(bs, as, opts)
+	sc, fc, err := compareLinear(bs, as, opts)
 	if len(bs) > 1 || len(as) > 1 {
-		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = fc.Before, fc.After, min(len(bs), len(as)), fc.Spread
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = Estimate(fc.Before), Estimate(fc.After), min(len(bs), len(as)), fc.Spread
 	}
-	return err
+	return sc, err
 }
 
 // compareLinear compares one case's slopes, given by its placements'
@@ -248,7 +251,8 @@ func loadsOf(c results.Case, e stats.Estimator) *stats.Loads {
 	if c.Stats == nil || c.Stats.Loads == nil || c.Stats.Loads.Estimator != e {
 		return nil
 	}
-	return c.Stats.Loads
+	l := StatsLoads(*c.Stats.Loads)
+	return &l
 }
 
 func bothLinear(b, a results.Case) bool { return len(b.Runs) > 0 && len(a.Runs) > 0 }
@@ -321,9 +325,9 @@ func holdAtRecalled(c *results.Comparison, before results.Program, transfer floa
 		}
 		ph := before.Results[j].Stats.Loads.Phase
 		spread := phases.ChangeSpread(ph.RunFloor, ph.Recalled, transfer)
-		if spread > 1 && cc.Test == stats.BlockedTest {
-			cc.Change, cc.Difference = phases.Widen(cc.Change, spread), phases.Widen(cc.Difference, spread)
-			cc.Verdict = stats.Judge(cc.Comparison, opts)
+		if spread > 1 && cc.Test == results.BlockedTest {
+			cc.Change, cc.Difference = Estimate(phases.Widen(StatsEstimate(cc.Change), spread)), Estimate(phases.Widen(StatsEstimate(cc.Difference), spread))
+			cc.Verdict = stats.Judge(StatsComparison(cc.CaseComparison), opts)
 		}
 	}
 }
@@ -342,18 +346,18 @@ func widenByFloorGap(c *results.Comparison, base, current *results.Report, opts 
 		cc := &c.Cases[i]
 		fb, okb := floorOf(base, cc.Name)
 		fa, oka := floorOf(current, cc.Name)
-		if cc.Test != stats.FloorLoadsTest || !okb || !oka || !(cc.Change.Lower > -1) {
+		if cc.Test != results.FloorLoadsTest || !okb || !oka || !(cc.Change.Lower > -1) {
 			continue
 		}
 		d := math.Log1p(cc.Change.Point)
 		half := math.Hypot((math.Log1p(cc.Change.Upper)-math.Log1p(cc.Change.Lower))/2, RecallTransfer*math.Abs(math.Log(fa/fb)))
 		cc.Change.Lower, cc.Change.Upper = math.Expm1(d-half), math.Expm1(d+half)
 		mb := cc.Before.Point
-		cc.Difference = stats.Estimate{Point: mb * cc.Change.Point, Lower: mb * cc.Change.Lower, Upper: mb * cc.Change.Upper}
+		cc.Difference = results.Estimate{Point: mb * cc.Change.Point, Lower: mb * cc.Change.Lower, Upper: mb * cc.Change.Upper}
 		if half > 0 {
 			cc.P = 2 * distuv.UnitNormal.CDF(-math.Abs(d)/(half/z))
 		}
-		cc.Verdict = stats.Judge(cc.Comparison, opts)
+		cc.Verdict = stats.Judge(StatsComparison(cc.CaseComparison), opts)
 	}
 }
 
@@ -380,7 +384,7 @@ func floorOf(r *results.Report, name string) (float64, bool) {
 func checkFinite(c *results.Comparison) error {
 	for _, cc := range c.Cases {
 		figures := []float64{cc.P, cc.PlacementSpread}
-		for _, e := range []stats.Estimate{cc.Before, cc.After, cc.Change, cc.Difference, cc.Mean, cc.Median} {
+		for _, e := range []results.Estimate{cc.Before, cc.After, cc.Change, cc.Difference, cc.Mean, cc.Median} {
 			figures = append(figures, e.Point, e.Lower, e.Upper)
 		}
 		if cc.Live != nil {

@@ -40,7 +40,7 @@ func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
 		return 0, 0, false
 	}
 	est := r.Settings.ChosenEstimator()
-	var floors []stats.Estimate
+	var floors []results.Estimate
 	for _, c := range r.Floor.Results {
 		// A floor run through a restorer, or one run a call, costs what
 		// restoring or a call costs: no phase of the plain floor (katran's
@@ -52,7 +52,7 @@ func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
 	if len(floors) == 0 {
 		return 0, 0, false
 	}
-	slices.SortFunc(floors, func(a, b stats.Estimate) int { return cmp.Compare(a.Point, b.Point) })
+	slices.SortFunc(floors, func(a, b results.Estimate) int { return cmp.Compare(a.Point, b.Point) })
 	median := floors[(len(floors)-1)/2]
 	return median.Point, median.RelativeHalfWidth(), true
 }
@@ -86,15 +86,15 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 			if c.Stats == nil || c.Stats.Loads == nil {
 				continue
 			}
-			l := c.Stats.Loads.Rereferenced(factor, relHalf)
+			l := StatsLoads(*c.Stats.Loads).Rereferenced(factor, relHalf)
 			if l.Phase == nil {
 				l.Phase = &stats.Phase{Slowest: 1}
 			}
 			l.Phase.Recalled, l.Phase.RecalledRuns, l.Phase.RunFloor = rec.Floor, rec.Runs, level
-			c.Stats.Loads = &l
+			c.Stats.Loads = Loads(&l)
 			if c.Net != nil {
-				n := c.Net.Scaled(factor, relHalf)
-				c.Net = &n
+				n := StatsEstimate(*c.Net).Scaled(factor, relHalf)
+				c.Net = EstimatePtr(&n)
 			}
 			scaled = true
 		}

@@ -11,11 +11,11 @@ import (
 // reportAt is a report whose floor's loads read floor and program's
 // loads read program, each ±1 %.
 func reportAt(floor, program float64) *results.Report {
-	loads := func(x float64) *stats.Summary {
-		return &stats.Summary{Loads: &stats.Loads{Estimator: stats.Slope, Points: []float64{x, x},
-			Estimate: stats.Estimate{Point: x, Lower: 0.99 * x, Upper: 1.01 * x}}}
+	loads := func(x float64) *results.Summary {
+		return &results.Summary{Loads: &results.Loads{Estimator: stats.Slope, Points: []float64{x, x},
+			Estimate: results.Estimate{Point: x, Lower: 0.99 * x, Upper: 1.01 * x}}}
 	}
-	net := stats.Estimate{Point: program - floor, Lower: program - floor - 1, Upper: program - floor + 1}
+	net := results.Estimate{Point: program - floor, Lower: program - floor - 1, Upper: program - floor + 1}
 	return &results.Report{
 		Settings: results.Settings{Estimator: stats.Slope},
 		Floor:    &results.Program{Results: []results.Case{{Name: "fizz", Stats: loads(floor)}}},

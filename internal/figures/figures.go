@@ -40,7 +40,7 @@ func PValue(p, significance float64) string {
 // VerdictText is Criterion's sentence in a wide table, its gist otherwise.
 func VerdictText(v results.Verdict, wide bool) string {
 	if wide {
-		return v.Sentence()
+		return results.VerdictSentence(v)
 	}
 	return strings.ReplaceAll(string(v), "_", " ")
 }

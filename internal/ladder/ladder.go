@@ -10,7 +10,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
-	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -41,8 +40,8 @@ const (
 // reproducible. The limits follow the runs' own intervals, so that a
 // noisy machine widens them, but a wrong tool (a clock that does not
 // tick, programs measured under another's name) still fails them.
-func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report, opts stats.Options) (*report.Validation, error) {
-	v := &report.Validation{Steps: steps, BaseSteps: bpf.LadderBase, MaxSpread: MaxSpread, MinR2: MinR2}
+func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report, opts stats.Options) (*results.Validation, error) {
+	v := &results.Validation{Steps: steps, BaseSteps: bpf.LadderBase, MaxSpread: MaxSpread, MinR2: MinR2}
 	for _, s := range steps {
 		v.Names = append(v.Names, bpf.LadderProgram(s))
 	}
@@ -113,9 +112,9 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report
 
 // readRun reads one run's ladder programs: each estimate, its net of the
 // floor, and its paired difference from the rung below.
-func readRun(r *results.Report, steps []int, opts stats.Options) (report.ValidationRun, error) {
+func readRun(r *results.Report, steps []int, opts stats.Options) (results.ValidationRun, error) {
 	est := estimatorOf(r)
-	var run report.ValidationRun
+	var run results.ValidationRun
 	for i, p := range r.Programs[:len(steps)] {
 		c := p.Results[0]
 		if c.Stats == nil || c.Net == nil {
@@ -123,7 +122,7 @@ func readRun(r *results.Report, steps []int, opts stats.Options) (report.Validat
 		}
 		run.Estimates = append(run.Estimates, c.Stats.Of(est))
 		run.Net = append(run.Net, *c.Net)
-		var d stats.Estimate
+		var d results.Estimate
 		if i > 0 {
 			var err error
 			if d, err = analysis.Difference(r.Programs[i-1].Results[0], c, est, opts); err != nil {
@@ -138,7 +137,7 @@ func readRun(r *results.Report, steps []int, opts stats.Options) (report.Validat
 // baseFailures: the ladder climbs, and its lowest rung stands above the
 // floor; else the base chain hides behind the loop's own time on this
 // core, and the lowest rungs cannot show their steps.
-func baseFailures(v *report.Validation) []string {
+func baseFailures(v *results.Validation) []string {
 	if !(v.PerStep > 0) {
 		return []string{fmt.Sprintf("the ladder does not climb: %.3f ns per step", v.PerStep)}
 	}
@@ -160,7 +159,7 @@ func baseFailures(v *report.Validation) []string {
 // moves a rung by more than that, and one pair's few loads agreeing (a
 // step read -0.04 [-0.49 +0.41] ns here, with neighbours known to ±7 ns)
 // says nothing of the next placement.
-func orderFailures(v *report.Validation) []string {
+func orderFailures(v *results.Validation) []string {
 	var out []string
 	for i := 1; i < len(v.Steps); i++ {
 		if v.PerStep*float64(v.Steps[i]-v.Steps[i-1]) < v.Resolution {
@@ -209,7 +208,7 @@ const spreadWidths = 3
 // what the test-run loop costs more (one run of three read every program
 // 27 to 29 ns slower, ladder_0 ×1.30 and ladder_64 ×1.16), so the move is
 // a shift and a factor.
-func spreadFailures(v *report.Validation) []string {
+func spreadFailures(v *results.Validation) []string {
 	shifts, factors := runMoves(v.Runs)
 	v.RunShifts, v.RunFactors = shifts, factors
 	var out []string
@@ -232,12 +231,12 @@ func spreadFailures(v *report.Validation) []string {
 }
 
 // validateFine measures the fine rungs against their base, run by run.
-func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report, opts stats.Options, timerResolution float64) (*report.FineValidation, error) {
+func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report, opts stats.Options, timerResolution float64) (*results.FineValidation, error) {
 	bi := slices.Index(steps, base)
 	if bi < 0 {
 		return nil, fmt.Errorf("the fine rungs' base, %s, is not on the ladder", bpf.LadderProgram(base))
 	}
-	f := &report.FineValidation{Base: base, BaseName: bpf.LadderProgram(base), Steps: fineSteps, MaxError: MaxFineError,
+	f := &results.FineValidation{Base: base, BaseName: bpf.LadderProgram(base), Steps: fineSteps, MaxError: MaxFineError,
 		Checked: timerResolution > 0 && timerResolution < 1}
 	for _, s := range fineSteps {
 		f.Names = append(f.Names, bpf.FineProgram(s))
@@ -247,7 +246,7 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report
 		est := estimatorOf(r)
 		base := r.Programs[bi].Results[0]
 		below := base
-		var diffs, neighbours []stats.Estimate
+		var diffs, neighbours []results.Estimate
 		for i, fs := range fineSteps {
 			rung := r.Programs[len(steps)+i]
 			d, err := analysis.Difference(base, rung.Results[0], est, opts)
@@ -286,7 +285,7 @@ const MaxFineError = 0.3
 // expected cost. A rung is out of order when its paired difference from
 // the rung below is not above zero and its interval cannot hold half the
 // fine steps' fitted cost between them, as on the ladder.
-func fineFailures(f *report.FineValidation) []string {
+func fineFailures(f *results.FineValidation) []string {
 	if !(f.PerStep > 0) {
 		return []string{fmt.Sprintf("the fine rungs do not climb: %.3f ns per fine step", f.PerStep)}
 	}
@@ -322,7 +321,7 @@ func fineFailures(f *report.FineValidation) []string {
 }
 
 // halfWidth is an interval's half-width.
-func halfWidth(e stats.Estimate) float64 { return (e.Upper - e.Lower) / 2 }
+func halfWidth(e results.Estimate) float64 { return (e.Upper - e.Lower) / 2 }
 
 // runMoves is each run's common move from the first: the line through its
 // programs' estimates over theirs in the first run, a shift in ns and a
@@ -330,7 +329,7 @@ func halfWidth(e stats.Estimate) float64 { return (e.Upper - e.Lower) / 2 }
 // that moved alone cannot tilt (least squares gave ladder_0 the spread of
 // a moved ladder_32). The first run's is 0 and 1, as is any run's whose
 // line cannot be fitted.
-func runMoves(runs []report.ValidationRun) (shifts, factors []float64) {
+func runMoves(runs []results.ValidationRun) (shifts, factors []float64) {
 	var first []float64
 	for _, e := range runs[0].Estimates {
 		first = append(first, e.Point)
@@ -380,10 +379,7 @@ func medianOf(xs []float64) float64 {
 
 // estimatorOf is the estimator a run's report was made for.
 func estimatorOf(r *results.Report) stats.Estimator {
-	if r.Settings.Estimator == "" {
-		return stats.DefaultEstimator
-	}
-	return r.Settings.Estimator
+	return r.Settings.ChosenEstimator()
 }
 
 // FineSteps are the fine rungs measured: FineSteps[0] is the base ladder

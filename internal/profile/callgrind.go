@@ -21,6 +21,9 @@ func WriteCallgrind(w io.Writer, rep *Report) error {
 	var cmd []string
 	var total uint64
 	for _, prof := range rep.Profiles {
+		if programOf(prof) == nil {
+			return fmt.Errorf("callgrind: the profile of %s was read back, without its program's calls", prof.Program)
+		}
 		var names []string
 		for _, c := range prof.Cases {
 			names = append(names, c.Name)
@@ -40,6 +43,13 @@ func WriteCallgrind(w io.Writer, rep *Report) error {
 	return nil
 }
 
+// programOf is the program prof was attributed over; nil for a profile
+// read back from a file.
+func programOf(prof *Profile) *Program {
+	p, _ := prof.Attributed.(*Program)
+	return p
+}
+
 type callgrindWriter struct {
 	w          *bufio.Writer
 	files, fns map[string]int // compressed names
@@ -57,10 +67,10 @@ func (cw *callgrindWriter) name(table map[string]int, s string) string {
 // profile writes one program's functions: their lines' counts, then their
 // calls.
 func (cw *callgrindWriter) profile(prof *Profile) {
-	p := prof.program
+	p := programOf(prof)
 	perInsn := make([]uint64, len(p.insns))
 	for _, c := range prof.Cases {
-		for i, n := range c.perInsn {
+		for i, n := range c.PerInsn {
 			perInsn[i] += n
 		}
 	}
@@ -112,7 +122,7 @@ func (cw *callgrindWriter) fnName(prof *Profile, name string) string {
 // calls writes the calls function f makes of callees whose only call
 // site is in f: their entries and inclusive cost, at the call site's line.
 func (cw *callgrindWriter) calls(prof *Profile, f int, perInsn, inclusive []uint64, fileOf func(Line) string, current string) {
-	p := prof.program
+	p := programOf(prof)
 	for g, callee := range p.funcs {
 		site := p.caller(g)
 		if site < 0 || p.funcOf[site] != f || perInsn[callee.entry] == 0 {

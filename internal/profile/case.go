@@ -4,85 +4,20 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// Profile is one program's profile over the cases: what its lines are,
-// and what each case executed of them.
-type Profile struct {
-	Label   string `json:"label,omitempty"` // before or after, in a comparison
-	Object  string `json:"object"`
-	Program string `json:"program"`
-	Type    string `json:"type,omitempty"`
-	// NoLines says why lines are instruction indexes, when they are.
-	NoLines string `json:"no_lines,omitempty"`
-	// Machine is the JIT's architecture, when its code is given per line;
-	// NoMachine says why it is not.
-	Machine   string       `json:"machine,omitempty"`
-	NoMachine string       `json:"no_machine,omitempty"`
-	Source    []SourceLine `json:"source"`
-	Cases     []Case       `json:"cases"`
-	program   *Program
-}
-
-// SourceLine is a line of the program's source as the program holds it:
-// the functions its instructions are in, how many BPF instructions it has,
-// and the machine code the JIT emitted for them.
-type SourceLine struct {
-	Line
-	Functions []string      `json:"functions"`
-	BPF       int           `json:"bpf_instructions"`
-	Code      []machineInsn `json:"machine_code,omitempty"`
-}
-
-// Case is what one case executed: every instruction attributed to one line
-// and one function.
-type Case struct {
-	Name      string          `json:"name"`
-	Total     uint64          `json:"instructions"`
-	Lines     []LineCount     `json:"lines"`     // the executed lines, in source order
-	Functions []FunctionCount `json:"functions"` // the executed functions, in program order
-	// TailCalls are the tail calls that left the program, by line: the
-	// instructions of the program each entered are not counted.
-	TailCalls []HelperCalls `json:"tail_calls,omitempty"`
-	perInsn   []uint64
-}
-
-// LineCount is what a case executed of a line.
-type LineCount struct {
-	Line
-	Instructions uint64        `json:"instructions"`
-	Helpers      []HelperCalls `json:"helpers,omitempty"`
-	// Machine is the machine instructions executed, where the mapping is
-	// exact: every BPF instruction of each of the line's records in one
-	// basic block, and the record's machine code branching only at its
-	// end. NotExact says where it is not.
-	Machine  uint64 `json:"machine_instructions,omitempty"`
-	Exact    bool   `json:"machine_exact,omitempty"`
-	NotExact string `json:"machine_not_exact,omitempty"`
-}
-
-// HelperCalls is how many times a line called a helper or kfunc.
-type HelperCalls struct {
-	Name  string `json:"name"`
-	Calls uint64 `json:"calls"`
-}
-
-// FunctionCount is what a case executed of a function: its own
-// instructions and, with them, those of the functions only it calls.
-type FunctionCount struct {
-	Name      string `json:"name"`
-	Self      uint64 `json:"self"`
-	Inclusive uint64 `json:"inclusive"`
-	Calls     uint64 `json:"calls"` // times it was entered
-}
-
-// Share is n as a percentage of the case's total.
-func (c Case) Share(n uint64) float64 {
-	if c.Total == 0 {
-		return 0
-	}
-	return 100 * float64(n) / float64(c.Total)
-}
+// The saved profile is results': the names here are its, for brevity.
+type (
+	Profile       = results.Profile
+	SourceLine    = results.ProfileSource
+	Case          = results.ProfileCase
+	LineCount     = results.LineCount
+	HelperCalls   = results.HelperCalls
+	FunctionCount = results.FunctionCount
+	machineInsn   = results.MachineInsn
+)
 
 // Static describes the program's lines, for a Profile.
 func (p *Program) Static() []SourceLine {
@@ -117,16 +52,16 @@ func (p *Program) Case(name string, blocks []uint64) (Case, error) {
 	if len(blocks) != len(p.blocks) {
 		return Case{}, fmt.Errorf("%w: %d counts for %d blocks", ErrCounts, len(blocks), len(p.blocks))
 	}
-	c := Case{Name: name, perInsn: make([]uint64, len(p.insns))}
+	c := Case{Name: name, PerInsn: make([]uint64, len(p.insns))}
 	for b, bl := range p.blocks {
 		for i := bl.Start; i < bl.End; i++ {
-			c.perInsn[i] = blocks[b]
+			c.PerInsn[i] = blocks[b]
 		}
 		c.Total += blocks[b] * uint64(bl.End-bl.Start)
 	}
 	lines := make([]LineCount, len(p.lines))
 	self := make([]uint64, len(p.funcs))
-	for i, n := range c.perInsn {
+	for i, n := range c.PerInsn {
 		l := &lines[p.lineOf[i]]
 		l.Instructions += n
 		self[p.funcOf[i]] += n
@@ -134,8 +69,8 @@ func (p *Program) Case(name string, blocks []uint64) (Case, error) {
 			l.Helpers = addCalls(l.Helpers, h, n)
 		}
 	}
-	p.machineCounts(c.perInsn, lines)
-	c.TailCalls = p.tailCalls(c.perInsn)
+	p.machineCounts(c.PerInsn, lines)
+	c.TailCalls = p.tailCalls(c.PerInsn)
 	for i := range lines {
 		lines[i].Line = p.lines[i]
 		if lines[i].Instructions > 0 {
@@ -143,7 +78,7 @@ func (p *Program) Case(name string, blocks []uint64) (Case, error) {
 		}
 	}
 	slices.SortStableFunc(c.Lines, func(a, b LineCount) int { return compareLines(a.Line, b.Line) })
-	c.Functions = p.functionCounts(c.perInsn, self)
+	c.Functions = p.functionCounts(c.PerInsn, self)
 	return c, nil
 }
 
@@ -218,7 +153,7 @@ func (p *Program) machineCounts(perInsn []uint64, lines []LineCount) {
 // block counts.
 func New(label, object, program, typ string, p *Program, names []string, blocks [][]uint64) (*Profile, error) {
 	prof := &Profile{Label: label, Object: object, Program: program, Type: typ, NoLines: p.NoLines, NoMachine: p.NoMachine,
-		Source: p.Static(), program: p}
+		Source: p.Static(), Attributed: p}
 	if p.jit != nil {
 		prof.Machine = p.jit.arch
 	}

@@ -3,45 +3,17 @@ package profile
 import (
 	"cmp"
 	"slices"
+
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// Report is a profile run: one program's profile, or two builds' and their
-// difference.
-type Report struct {
-	Profiles []*Profile `json:"profiles"`
-	Diff     *Diff      `json:"diff,omitempty"`
-}
-
-// Diff is, per case, how the instructions executed changed from one build
-// to another, by line and by function. Lines are matched by file and line
-// number (by index without line info), functions by name, as pprof's
-// -diff_base matches them.
-type Diff struct {
-	Before string     `json:"before"`
-	After  string     `json:"after"`
-	Cases  []CaseDiff `json:"cases"`
-}
-
-// CaseDiff is one case's change: its totals, and the lines and functions
-// whose counts changed, the largest change first.
-type CaseDiff struct {
-	Name      string   `json:"name"`
-	Before    uint64   `json:"before"`
-	After     uint64   `json:"after"`
-	Lines     []Change `json:"lines"`
-	Functions []Change `json:"functions"`
-}
-
-// Change is a line's or a function's instructions before and after.
-type Change struct {
-	Name   string `json:"name"`             // file:line, or a function's name
-	Source string `json:"source,omitempty"` // the line's text
-	Before uint64 `json:"before"`
-	After  uint64 `json:"after"`
-}
-
-// Delta is the change, after less before.
-func (c Change) Delta() int64 { return int64(c.After) - int64(c.Before) }
+// The saved profile run and its difference are results'.
+type (
+	Report   = results.ProfileReport
+	Diff     = results.ProfileDiff
+	CaseDiff = results.ProfileCaseDiff
+	Change   = results.ProfileChange
+)
 
 // Compare gives the difference of two builds' profiles, case by case; a
 // case is matched by name.
@@ -66,11 +38,11 @@ func lineChanges(before, after Case) []Change {
 	byKey := map[string]*Change{}
 	var order []string
 	add := func(l LineCount, after bool) {
-		c, ok := byKey[l.key()]
+		c, ok := byKey[lineKey(l.Line)]
 		if !ok {
 			c = &Change{Name: l.String(), Source: l.Text}
-			byKey[l.key()] = c
-			order = append(order, l.key())
+			byKey[lineKey(l.Line)] = c
+			order = append(order, lineKey(l.Line))
 		}
 		if after {
 			c.After, c.Source = c.After+l.Instructions, l.Text

@@ -24,14 +24,6 @@ type machineCode struct {
 	straight []bool
 }
 
-// machineInsn is one machine instruction: its offset in its function's
-// image, as bpftool numbers it, and its text in the GNU assembler's
-// syntax, jumps within the program named by function and offset.
-type machineInsn struct {
-	Offset uint64 `json:"offset"`
-	Text   string `json:"text"`
-}
-
 // jitRecord is one of the kernel's line records: its line and the address
 // of the machine code the JIT emitted for it.
 type jitRecord struct {

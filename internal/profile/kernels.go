@@ -25,23 +25,16 @@ import (
 // code: these figures are exact under TCG too.
 
 // KernelsSchema identifies the JSON of a profile across kernels.
-const KernelsSchema = "xdpmicro.kernel-profiles/v1"
+const KernelsSchema = results.KernelProfilesSchema
 
-// KernelProfiles is one profile run on several kernels, in the order
-// asked.
-type KernelProfiles struct {
-	Schema  string          `json:"schema"`
-	Kernels []KernelProfile `json:"kernels"`
-	// Wall is the whole run's, boots and all.
-	Wall time.Duration `json:"wall_ns"`
-}
+// A profile run on several kernels, as results saves it.
+type (
+	KernelProfiles = results.KernelProfiles
+	KernelProfile  = results.KernelProfile
+)
 
-// KernelProfile is what one kernel gave: how it ran, and its profile
-// where the program loaded there.
-type KernelProfile struct {
-	results.KernelRun
-	Profile *Report `json:"profile,omitempty"`
-}
+// kernelProfiles is a profile across kernels as this package writes it.
+type kernelProfiles results.KernelProfiles
 
 // WriteKernels writes a profile across kernels: a table for people (with
 // v.Machine, each kernel's profile with its machine code after it), or
@@ -50,7 +43,7 @@ func WriteKernels(w io.Writer, kp KernelProfiles, f Format, v View) error {
 	switch f {
 	case Text:
 		bw := bufio.NewWriter(w)
-		if err := kp.writeText(bw, v); err != nil {
+		if err := kernelProfiles(kp).writeText(bw, v); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -106,7 +99,7 @@ func imageSize(p *Profile) int {
 	return n
 }
 
-func (kp KernelProfiles) writeText(w *bufio.Writer, v View) error {
+func (kp kernelProfiles) writeText(w *bufio.Writer, v View) error {
 	builds := 0
 	for _, k := range kp.Kernels {
 		if k.Profile != nil {
@@ -140,7 +133,7 @@ func (kp KernelProfiles) writeText(w *bufio.Writer, v View) error {
 
 // build is the b-th profile of each kernel's report, nil where the
 // kernel has none.
-func (kp KernelProfiles) build(b int) []*Profile {
+func (kp kernelProfiles) build(b int) []*Profile {
 	out := make([]*Profile, len(kp.Kernels))
 	for i, k := range kp.Kernels {
 		if k.Profile != nil && b < len(k.Profile.Profiles) {
@@ -151,7 +144,7 @@ func (kp KernelProfiles) build(b int) []*Profile {
 }
 
 // writeTable writes build b's table: a row per case, a column per kernel.
-func (kp KernelProfiles) writeTable(w io.Writer, b int) error {
+func (kp kernelProfiles) writeTable(w io.Writer, b int) error {
 	profiles := kp.build(b)
 	var names []string
 	for _, p := range profiles {
@@ -206,7 +199,7 @@ func (kp KernelProfiles) writeTable(w io.Writer, b int) error {
 }
 
 // cell is kernel i's cell for case name of profile p.
-func (kp KernelProfiles) cell(i int, p *Profile, name string) string {
+func (kp kernelProfiles) cell(i int, p *Profile, name string) string {
 	if p == nil {
 		return map[string]string{results.KernelRefused: "not loaded", results.KernelFailed: "no run"}[kp.Kernels[i].Status]
 	}
@@ -221,7 +214,7 @@ func (kp KernelProfiles) cell(i int, p *Profile, name string) string {
 // codeDiffers names build b's executed source lines whose machine code
 // differs between the kernels that gave it, with each kernel's count of
 // machine instructions: where the kernels' JITs (and verifiers) part.
-func (kp KernelProfiles) codeDiffers(b int) []string {
+func (kp kernelProfiles) codeDiffers(b int) []string {
 	profiles := kp.build(b)
 	var given []int
 	for i, p := range profiles {
@@ -236,13 +229,13 @@ func (kp KernelProfiles) codeDiffers(b int) []string {
 	for _, i := range given {
 		for _, c := range profiles[i].Cases {
 			for _, l := range c.Lines {
-				executed[l.key()] = true
+				executed[lineKey(l)] = true
 			}
 		}
 	}
 	var out []string
 	for _, s := range profiles[given[0]].Source {
-		if !executed[s.key()] {
+		if !executed[lineKey(s)] {
 			continue
 		}
 		var counts []string
@@ -253,7 +246,7 @@ func (kp KernelProfiles) codeDiffers(b int) []string {
 			texts[strings.Join(code, "\n")] = true
 		}
 		if len(texts) > 1 {
-			out = append(out, fmt.Sprintf("%-16s %-44s %s", s.key(), clip(strings.TrimSpace(s.Text), 44), strings.Join(counts, " · ")))
+			out = append(out, fmt.Sprintf("%-16s %-44s %s", lineKey(s), clip(strings.TrimSpace(s.Text), 44), strings.Join(counts, " · ")))
 		}
 	}
 	if len(out) == 0 {
@@ -280,7 +273,7 @@ func (kp KernelProfiles) codeDiffers(b int) []string {
 // so they are left out.
 func codeOf(p *Profile, l Line) []string {
 	for _, s := range p.Source {
-		if s.key() == l.key() {
+		if lineKey(s) == lineKey(l) {
 			var code []string
 			for _, m := range s.Code {
 				text := kernelAddress.ReplaceAllString(m.Text, "ADDR")
@@ -299,7 +292,7 @@ func codeOf(p *Profile, l Line) []string {
 var kernelAddress = regexp.MustCompile(`0xffff[0-9a-f]{12}`)
 
 // writeKernelLines says how each kernel ran, and why one gave nothing.
-func (kp KernelProfiles) writeKernelLines(w io.Writer) {
+func (kp kernelProfiles) writeKernelLines(w io.Writer) {
 	for _, k := range kp.Kernels {
 		line := fmt.Sprintf("%s: the running kernel", k.Name())
 		if k.Accel != "host" {

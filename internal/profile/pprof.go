@@ -29,6 +29,9 @@ func WritePprof(w io.Writer, rep *Report) error {
 	}
 	base := uint64(mappingBase)
 	for _, prof := range rep.Profiles {
+		if programOf(prof) == nil {
+			return fmt.Errorf("pprof: the profile of %s was read back, without its program's instructions", prof.Program)
+		}
 		base = b.add(prof, base, len(rep.Profiles) > 1)
 	}
 	if err := b.p.CheckValid(); err != nil {
@@ -48,7 +51,7 @@ type pprofBuilder struct {
 // add puts one program's cases into the profile, its instructions from
 // base on, and returns where the next program's may start.
 func (b *pprofBuilder) add(prof *Profile, base uint64, labelBuild bool) uint64 {
-	p := prof.program
+	p := programOf(prof)
 	m := &pprof.Mapping{
 		ID: uint64(len(b.p.Mapping) + 1), Start: base, File: prof.Program + " in " + prof.Object,
 		HasFunctions: true, HasFilenames: true, HasLineNumbers: true,
@@ -88,7 +91,7 @@ func (b *pprofBuilder) add(prof *Profile, base uint64, labelBuild bool) uint64 {
 		if labelBuild {
 			labels["build"] = []string{prof.Label}
 		}
-		for i, n := range c.perInsn {
+		for i, n := range c.PerInsn {
 			if n == 0 {
 				continue
 			}

@@ -3,6 +3,7 @@ package profile
 import (
 	"errors"
 	"fmt"
+	"github.com/xdpmicro/xdpmicro/results"
 	"path"
 	"strings"
 	"unicode"
@@ -20,25 +21,12 @@ var ErrCounts = errors.New("block counts do not fit the program")
 const NoLineInfo = "the object has no BTF line info (built without -g, or its .BTF.ext stripped): " +
 	"instructions are shown by index, as llvm-objdump numbers them"
 
-// Line is a place in the source: a file and a line number, and the line's
-// text as BTF holds it. Without line info, File is empty and Number is an
-// instruction's index, Text the instruction.
-type Line struct {
-	File   string `json:"file,omitempty"`
-	Number int    `json:"line"`
-	Text   string `json:"source"`
-}
+// Line is a place in the source, as results saves it.
+type Line = results.Line
 
-// String is file:line, or "insn N" by index.
-func (l Line) String() string {
-	if l.File == "" {
-		return fmt.Sprintf("insn %d", l.Number)
-	}
-	return fmt.Sprintf("%s:%d", l.File, l.Number)
-}
-
-// key identifies a line across builds.
-func (l Line) key() string { return l.String() }
+// lineKey identifies a line across builds: a Line, or a line of a
+// profile, which holds one.
+func lineKey(l fmt.Stringer) string { return l.String() }
 
 // function is a BPF function of the program: the main one, a bpf-to-bpf
 // callee or a callback.
@@ -109,7 +97,7 @@ func (p *Program) mapLines() {
 	p.offsets = make([]int, len(p.insns))
 	index := map[string]int{}
 	add := func(l Line) int {
-		k := l.key()
+		k := lineKey(l)
 		if l.File == "" && l.Number < 0 {
 			k = "?" + l.Text
 		}

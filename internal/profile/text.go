@@ -47,7 +47,7 @@ func writeProfile(w *bufio.Writer, p *Profile, v View) {
 	}
 	source := map[string]SourceLine{}
 	for _, s := range p.Source {
-		source[s.key()] = s
+		source[lineKey(s)] = s
 	}
 	for _, c := range p.Cases {
 		fmt.Fprintf(w, "\n── case %s: %d instructions ──\n", c.Name, c.Total)
@@ -78,7 +78,7 @@ func writeHottest(w *bufio.Writer, c Case, v View, source map[string]SourceLine,
 	slices.SortStableFunc(lines, func(a, b LineCount) int { return cmp.Compare(b.Instructions, a.Instructions) })
 	writeLineHeader(w, v, machine)
 	for _, l := range lines {
-		writeLine(w, c, l, v, source[l.key()], machine)
+		writeLine(w, c, l, v, source[lineKey(l)], machine)
 	}
 }
 
@@ -87,11 +87,11 @@ func writeHottest(w *bufio.Writer, c Case, v View, source map[string]SourceLine,
 func writeSourceOrder(w *bufio.Writer, p *Profile, c Case, v View, source map[string]SourceLine) {
 	counts := map[string]LineCount{}
 	for _, l := range c.Lines {
-		counts[l.key()] = l
+		counts[lineKey(l)] = l
 	}
 	writeLineHeader(w, v, p.Machine != "")
 	for _, s := range p.Source {
-		l, ok := counts[s.key()]
+		l, ok := counts[lineKey(s)]
 		if !ok {
 			l = LineCount{Line: s.Line}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/xdpmicro/xdpmicro/internal/insncount"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // What makes a packet costly, said in the program's own source lines
@@ -78,32 +79,13 @@ func callee(ins *asm.Instruction) string {
 	return ""
 }
 
-// Reason is one thing a packet does that cheaper packets do not: reach a
-// line (Cheaper 0), or run it more times.
-type Reason struct {
-	// Line and Source are the line in the program's source and its text;
-	// zero and empty without line information, and Block names the block
-	// by its instructions instead. After says the code has no line of its
-	// own (inlined, or the compiler's): Line is the last before it.
-	File   string `json:"file,omitempty"`
-	Line   uint32 `json:"line,omitempty"`
-	After  bool   `json:"after_line,omitempty"`
-	Source string `json:"source,omitempty"`
-	Block  string `json:"block,omitempty"`
-	// Count is how many times the packet ran it; Cheaper how many times
-	// the cheaper packet it is compared with did (0: never).
-	Count   uint64 `json:"count"`
-	Cheaper uint64 `json:"cheaper"`
-	// Instructions are what it costs more than the cheaper packets.
-	Instructions uint64 `json:"extra_instructions"`
-	// Calls are the helpers, kfuncs and functions called there: a helper
-	// counts as one instruction, whatever it costs.
-	Calls []string `json:"calls,omitempty"`
-}
+// Reason is one thing a packet does that cheaper packets do not, as
+// results saves it.
+type Reason = results.WorstReason
 
-// String says in one phrase what the packet reaches or runs more often
-// than the cheaper ones, and where.
-func (r Reason) String() string {
+// reasonText says in one phrase what the packet reaches or runs more
+// often than the cheaper ones, and where.
+func reasonText(r Reason) string {
 	where := r.Block
 	after := ""
 	if r.After {

@@ -70,7 +70,7 @@ func writeTable(w io.Writer, r *Report) error {
 		}
 		var reasons []string
 		for _, c := range p.Costly[:min(len(p.Costly), tableReasons)] {
-			reasons = append(reasons, wrap(c.String(), reasonsWidth))
+			reasons = append(reasons, wrap(reasonText(c), reasonsWidth))
 		}
 		why := strings.Join(reasons, "\n")
 		switch {

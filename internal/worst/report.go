@@ -9,66 +9,25 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // Report is what `xdpmicro worst` shows: the search, and the costliest
-// packets it found ranked by instructions and, once timed, by time.
+// packets it found ranked by instructions and, once timed, by time. What
+// is saved is results.Worst; the rest is what explaining and timing the
+// packets again takes.
 type Report struct {
-	Object  string `json:"object"`
-	Program string `json:"program"`
-	Type    string `json:"type"`
-	Seed    uint64 `json:"seed"`
-	// Tried are the packets run, in Seconds; Rate a second.
-	Tried   uint64  `json:"tried"`
-	Refused uint64  `json:"refused,omitempty"`
-	Paths   int     `json:"distinct_paths"`
-	Seconds float64 `json:"search_seconds"`
-	Rate    float64 `json:"candidates_per_second"`
-	Blocks  int     `json:"blocks"`
-	Reached int     `json:"blocks_reached"`
-	// Constants and Keys are the values the search took from the
-	// program's jumps and its maps' keys.
-	Constants int  `json:"dictionary_constants"`
-	Keys      int  `json:"dictionary_keys"`
-	Partial   bool `json:"partial,omitempty"` // the search was interrupted
-	// Timed says the packets were timed; TimingPartial that the timing
-	// was interrupted. Estimator is the time's.
-	Timed         bool                 `json:"timed"`
-	TimingPartial bool                 `json:"timing_partial,omitempty"`
-	Estimator     string               `json:"estimator,omitempty"`
-	Environment   *results.Environment `json:"environment,omitempty"`
-	Notes         []string             `json:"notes,omitempty"`
-	// Packets are the costliest distinct paths, costliest in
-	// instructions first.
-	Packets []Packet `json:"packets"`
-	result  *Result
+	results.Worst
+	result *Result
+	// found holds, by packet name, what the saved packet gives only as
+	// text: its frame and context, and the blocks it ran.
+	found map[string]found
 }
 
-// Packet is one distinct path and its packet.
-type Packet struct {
-	// Name is the packet's case name, worst-N by instructions.
-	Name    string `json:"name"`
-	Summary string `json:"summary"`
-	Frame   string `json:"frame_hex"`
-	Length  int    `json:"frame_length"`
-	Context string `json:"context,omitempty"`
-	Seed    string `json:"seed"` // the case it descends from
-	// Instructions are those the search counted; Action its return.
-	Instructions uint64 `json:"instructions"`
-	Action       string `json:"action"`
-	// ByInstructions and ByTime are its ranks, 1 the costliest; ByTime
-	// 0 when untimed.
-	ByInstructions int `json:"rank_by_instructions"`
-	ByTime         int `json:"rank_by_time,omitempty"`
-	// Time is the estimate of a run, Net the same net of the floor.
-	Time    *stats.Estimate `json:"time_ns,omitempty"`
-	Net     *stats.Estimate `json:"net_ns,omitempty"`
-	Effects []string        `json:"map_effects,omitempty"`
-	// Costly says what it does more than Versus, the packet ranked after
-	// it whose path is most like its own.
-	Costly []Reason `json:"costly_because,omitempty"`
-	Versus string   `json:"versus,omitempty"`
+// Packet is one distinct path and its packet, as results saves it.
+type Packet = results.WorstPacket
+
+// found is a packet as the search found it.
+type found struct {
 	frame  []byte
 	ctx    packets.Context
 	counts []uint64
@@ -76,18 +35,19 @@ type Packet struct {
 
 // NewReport is the search's result as a report, untimed.
 func NewReport(r *Result) *Report {
-	rep := &Report{
+	rep := &Report{Worst: results.Worst{
 		Object: r.Object, Program: r.Program.Name, Type: r.Program.Type.String(), Seed: r.Seed,
 		Tried: r.Tried, Refused: r.Refused, Paths: r.Paths, Seconds: r.Elapsed.Seconds(), Rate: r.Rate(),
 		Blocks: r.Blocks, Reached: r.Reached, Constants: r.Constants, Keys: r.Keys, Partial: r.Partial,
-		Notes: r.Notes, result: r,
-	}
+		Notes: r.Notes,
+	}, result: r, found: map[string]found{}}
 	for i, f := range r.Top {
 		rep.Packets = append(rep.Packets, Packet{
 			Name: fmt.Sprintf("worst-%d", i+1), Summary: packets.Summarize(f.Frame), Frame: hex.EncodeToString(f.Frame),
 			Length: len(f.Frame), Context: f.Context.String(), Seed: f.Seed, Instructions: f.Instructions,
-			Action: f.Action, ByInstructions: i + 1, frame: f.Frame, ctx: f.Context, counts: f.Counts,
+			Action: f.Action, ByInstructions: i + 1,
 		})
+		rep.found[rep.Packets[i].Name] = found{frame: f.Frame, ctx: f.Context, counts: f.Counts}
 	}
 	rep.explain()
 	return rep
@@ -97,7 +57,8 @@ func NewReport(r *Result) *Report {
 func (r *Report) Cases() []packets.Case {
 	cases := make([]packets.Case, len(r.Packets))
 	for i, p := range r.Packets {
-		cases[i] = packets.Case{Name: p.Name, Summary: p.Summary, Frame: p.frame, Context: p.ctx}
+		f := r.found[p.Name]
+		cases[i] = packets.Case{Name: p.Name, Summary: p.Summary, Frame: f.frame, Context: f.ctx}
 	}
 	return cases
 }
@@ -143,7 +104,7 @@ func (r *Report) AddTimes(rep *results.Report) {
 
 // timeOf is what ranks a packet by time: its time net of the floor, else
 // its time; false when it has neither.
-func (p Packet) timeOf() (float64, bool) {
+func timeOf(p Packet) (float64, bool) {
 	switch {
 	case p.Net != nil:
 		return p.Net.Point, true
@@ -156,7 +117,7 @@ func (p Packet) timeOf() (float64, bool) {
 func (r *Report) rankByTime() {
 	order := r.byTime()
 	for rank, i := range order {
-		if _, ok := r.Packets[i].timeOf(); ok {
+		if _, ok := timeOf(r.Packets[i]); ok {
 			r.Packets[i].ByTime = rank + 1
 		}
 	}
@@ -170,8 +131,8 @@ func (r *Report) byTime() []int {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		ta, oka := r.Packets[a].timeOf()
-		tb, okb := r.Packets[b].timeOf()
+		ta, oka := timeOf(r.Packets[a])
+		tb, okb := timeOf(r.Packets[b])
 		switch {
 		case oka && okb:
 			return cmp.Compare(tb, ta)
@@ -207,7 +168,7 @@ func (r *Report) explain() {
 	order := r.Order()
 	counts := make([][]uint64, len(order))
 	for k, i := range order {
-		counts[k] = r.Packets[i].counts
+		counts[k] = r.found[r.Packets[i].Name].counts
 	}
 	reasons, versus := r.result.Explain(counts)
 	for k, i := range order {
