@@ -11,7 +11,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -26,9 +25,9 @@ type subject struct {
 	mapInit string
 }
 
-func testObject(t *testing.T, file string) object.Object {
+func testObject(t *testing.T, file string) testrun.Object {
 	t.Helper()
-	obj, err := object.ReadObject("bpf/testdata/" + file)
+	obj, err := testrun.ReadObject("bpf/testdata/" + file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +41,7 @@ func testObject(t *testing.T, file string) object.Object {
 func subjects(t *testing.T) []subject {
 	var out []subject
 	for _, b := range bpf.Builds() {
-		out = append(out, subject{b.Name, testrun.Program{Object: object.Object{Name: b.Name, ELF: b.Object}, Program: b.Program}, packets.Names(), ""})
+		out = append(out, subject{b.Name, testrun.Program{Object: testrun.Object{Name: b.Name, ELF: b.Object}, Program: b.Program}, packets.Names(), ""})
 	}
 	calls := testObject(t, "calls.o")
 	out = append(out,
@@ -66,7 +65,7 @@ func runProfile(t *testing.T, s subject) (*profile.Profile, []uint64) {
 	}
 	o := Options{Programs: []testrun.Program{s.prog}, Cases: cases}
 	if s.mapInit != "" {
-		if o.MapInit, err = object.ParseMapInit("init.yaml", []byte(s.mapInit)); err != nil {
+		if o.MapInit, err = testrun.ParseMapInit("init.yaml", []byte(s.mapInit)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +142,7 @@ func TestFibonacciLoopIsHot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, insns := runProfile(t, subject{prog: testrun.Program{Object: object.Object{Name: "v3", ELF: b.Object}, Program: b.Program},
+	prof, insns := runProfile(t, subject{prog: testrun.Program{Object: testrun.Object{Name: "v3", ELF: b.Object}, Program: b.Program},
 		cases: []string{packets.High}})
 	c := prof.Cases[0]
 	loop := uint64(0)
@@ -209,7 +208,7 @@ func TestProfileMachineCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, _ := runProfile(t, subject{prog: testrun.Program{Object: object.Object{Name: "v4", ELF: b.Object}, Program: b.Program}, cases: []string{packets.Fizz}})
+	prof, _ := runProfile(t, subject{prog: testrun.Program{Object: testrun.Object{Name: "v4", ELF: b.Object}, Program: b.Program}, cases: []string{packets.Fizz}})
 	if prof.Machine == "" {
 		t.Skip("no machine code by line here:", prof.NoMachine)
 	}

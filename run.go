@@ -9,8 +9,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
-	"github.com/xdpmicro/xdpmicro/internal/livenet"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/internal/stopping"
 	"github.com/xdpmicro/xdpmicro/packets"
@@ -68,7 +66,7 @@ type Options struct {
 	Live      bool
 	LiveBatch int
 	// liveNet is where live frames go, open while Run measures.
-	liveNet *livenet.Pair
+	liveNet *testrun.LiveNet
 	// Cases are the packets to run: Measure and Compare take nil for the
 	// source-address classes on bundled builds, else the protocol mix.
 	// Build them with Frame, Classes, Mix, or package packets.
@@ -161,10 +159,7 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 		return nil, err
 	}
 	if o.Live {
-		if err := livenet.Supported(); err != nil {
-			return nil, err
-		}
-		if o.liveNet, err = livenet.Open(); err != nil {
+		if o.liveNet, err = testrun.OpenLiveNet(); err != nil {
 			return nil, err
 		}
 		defer o.liveNet.Close()
@@ -407,7 +402,7 @@ func (o Options) config(plan sampling, obs Observer) testrun.Config {
 		Profile: o.Compared,
 	}
 	if !o.NoFloor {
-		cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+		cfg.Floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	}
 	if o.NoAnchor {
 		cfg.Anchor = testrun.AnchorNever

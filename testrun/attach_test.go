@@ -27,7 +27,7 @@ func TestProgramsForMaps(t *testing.T) {
 	}
 	run := func(program, attachType string) (Result, error) {
 		return Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: program}}, Cases: cases,
-			Load: object.LoadOptions{AttachType: attachType}, CPU: -1, Samples: MinSamples, Repeat: 100})
+			Load: LoadOptions{AttachType: attachType}, CPU: -1, Samples: MinSamples, Repeat: 100})
 	}
 
 	for program, want := range map[string]string{

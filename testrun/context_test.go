@@ -12,7 +12,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/internal/object"
-	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -20,7 +19,7 @@ import (
 // loadTest loads one program of a bpf/testdata object for the test.
 func loadTest(t *testing.T, obj, program string) *object.Loaded {
 	t.Helper()
-	l, err := object.Load(readTestObject(t, obj), program)
+	l, err := object.Load(object.Object(readTestObject(t, obj)), program)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +167,7 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, kernelErr := progrun.Run(l.Prog.FD(), c.Frame, raw, 1)
+			_, _, kernelErr := testRun(l.Prog.FD(), c.Frame, raw, 1)
 			if !errors.Is(kernelErr, tc.errno) || (tc.errno == nil) != (kernelErr == nil) {
 				t.Errorf("the kernel: %v, want %v", kernelErr, tc.errno)
 			}
@@ -190,7 +189,7 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		raw[tc.offset] = 1
-		if _, _, err := progrun.Run(l.Prog.FD(), frame, raw, 1); !errors.Is(err, unix.EINVAL) {
+		if _, _, err := testRun(l.Prog.FD(), frame, raw, 1); !errors.Is(err, unix.EINVAL) {
 			t.Errorf("%s: a context with byte %d set: %v, want EINVAL", tc.program, tc.offset, err)
 		}
 	}

@@ -1,15 +1,11 @@
 package testrun
 
-import (
-	"testing"
-
-	"github.com/xdpmicro/xdpmicro/internal/object"
-)
+import "testing"
 
 // readTestObject reads an object of bpf/testdata.
-func readTestObject(t testing.TB, name string) object.Object {
+func readTestObject(t testing.TB, name string) Object {
 	t.Helper()
-	obj, err := object.ReadObject("../bpf/testdata/" + name)
+	obj, err := ReadObject("../bpf/testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/insncount"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -147,7 +146,7 @@ func TestInstructionsOfBundledBuilds(t *testing.T) {
 // and N fine steps of one (a shift).
 func TestInstructionsOfLadder(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := object.Object{Name: "ladder", ELF: bpf.Ladder()}
+	obj := Object{Name: "ladder", ELF: bpf.Ladder()}
 	count := func(program string) uint64 {
 		t.Helper()
 		res := checked(t, Config{Programs: []Program{{Object: obj, Program: program}}, Cases: packets.Default()[:1]})

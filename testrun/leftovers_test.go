@@ -19,7 +19,7 @@ import (
 
 func TestVerifierRejection(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	_, err := object.Load(readTestObject(t, "reject.o"), "")
+	_, err := object.Load(object.Object(readTestObject(t, "reject.o")), "")
 	var ve *ebpf.VerifierError
 	if !errors.Is(err, object.ErrVerifier) || !errors.As(err, &ve) || len(ve.Log) == 0 {
 		t.Fatalf("got %v, want object.ErrVerifier carrying the verifier's log", err)
@@ -32,7 +32,7 @@ func TestNoMapLeftLoaded(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	const name = "lengths" // only maps.o has it
 	before := kerneltest.Maps(t, name)
-	init, err := object.ParseMapInit("init.yaml", []byte(configInit))
+	init, err := ParseMapInit("init.yaml", []byte(configInit))
 	if err != nil {
 		t.Fatal(err)
 	}

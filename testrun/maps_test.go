@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -28,7 +27,7 @@ func TestEffects(t *testing.T) {
 		t.Errorf("fizz: %v, none: %v; want one FIZZ pushed for fizz and nothing for none", fizz, none)
 	}
 
-	init, err := object.ParseMapInit("init.yaml", []byte(configInit))
+	init, err := ParseMapInit("init.yaml", []byte(configInit))
 	if err != nil {
 		t.Fatal(err)
 	}

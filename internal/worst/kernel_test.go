@@ -15,8 +15,8 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // testBudget is the packets a guided search of the test programs gets:
@@ -33,9 +33,9 @@ const defaultBudgetPackets = 20_000 * 10
 // holds it.
 const hotSource = "cb00714d"
 
-func testObject(t *testing.T) object.Object {
+func testObject(t *testing.T) testrun.Object {
 	t.Helper()
-	obj, err := object.ReadObject("../../bpf/testdata/worst.o")
+	obj, err := testrun.ReadObject("../../bpf/testdata/worst.o")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func searchSeed(t *testing.T, program string, candidates uint64, without Guidanc
 	}
 	o := Options{Object: testObject(t), Program: program, Seeds: seeds, Candidates: candidates, Seed: seed, Without: without}
 	if program == "key_guard" {
-		if o.MapInit, err = object.ParseMapInit("hot.yaml", []byte("maps:\n  hot_sources:\n    - {key_hex: \""+hotSource+"\", value: 1}\n")); err != nil {
+		if o.MapInit, err = testrun.ParseMapInit("hot.yaml", []byte("maps:\n  hot_sources:\n    - {key_hex: \""+hotSource+"\", value: 1}\n")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,7 +156,7 @@ func TestV3Worst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds, Candidates: testBudget, Seed: 1}
+	o := Options{Object: testrun.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds, Candidates: testBudget, Seed: 1}
 	r, err := Search(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func exhaustiveV3(t *testing.T, o Options) []uint64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		paths[pathHash(counts)] = c.Rewrite.Total(counts)
+		paths[pathHash(counts)] = c.Total(counts)
 	}
 	var insns []uint64
 	for _, n := range paths {
@@ -275,7 +275,7 @@ func TestBadOptions(t *testing.T) {
 	for name, o := range map[string]Options{
 		"no seeds":  {Object: testObject(t), Candidates: 1},
 		"no budget": {Object: testObject(t), Seeds: seeds},
-		"no object": {Object: object.Object{Name: "x", ELF: []byte("not elf")}, Seeds: seeds, Candidates: 1},
+		"no object": {Object: testrun.Object{Name: "x", ELF: []byte("not elf")}, Seeds: seeds, Candidates: 1},
 		"ambiguous": {Object: testObject(t), Seeds: seeds, Candidates: 1},
 	} {
 		if _, err := Search(context.Background(), o); !errors.Is(err, badinput.Err) {
@@ -296,7 +296,7 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o := Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds,
+	o := Options{Object: testrun.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds,
 		Candidates: uint64(max(b.N, 100)), Seed: 1}
 	b.ResetTimer()
 	r, err := Search(context.Background(), o)
