@@ -1,4 +1,4 @@
-package vm
+package kernels
 
 import (
 	"encoding/binary"
@@ -13,11 +13,6 @@ import (
 
 // ErrNotKernel is returned for a file that is no x86 kernel image.
 var ErrNotKernel = badinput.New("not a kernel image")
-
-// bad marks an error as bad input, its message unchanged.
-type bad struct{ error }
-
-func (b bad) Unwrap() []error { return []error{b.error, badinput.Err} }
 
 // Image is a kernel image QEMU can boot with -kernel.
 type Image struct {
