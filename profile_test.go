@@ -25,15 +25,6 @@ type subject struct {
 	mapInit string
 }
 
-func testObject(t *testing.T, file string) testrun.Object {
-	t.Helper()
-	obj, err := testrun.ReadObject("bpf/testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
-}
-
 // subjects are every bundled build on every built-in case, programs with
 // bpf-to-bpf calls and a bpf_loop callback, one with tail calls, and
 // xdp-filter (xdp-tools' xdpfilt_alw_all.o, built with Debian's clang 14
@@ -43,14 +34,14 @@ func subjects(t *testing.T) []subject {
 	for _, b := range bpf.Builds() {
 		out = append(out, subject{b.Name, testrun.Program{Object: testrun.Object{Name: b.Name, ELF: b.Object}, Program: b.Program}, packets.Names(), ""})
 	}
-	calls := testObject(t, "calls.o")
+	calls := kerneltest.ReadTestObject[testrun.Object](t, "calls.o")
 	out = append(out,
 		subject{"xdp_calls", testrun.Program{Object: calls, Program: "xdp_calls"}, []string{packets.Fizz, packets.Short}, ""},
 		subject{"tc_calls", testrun.Program{Object: calls, Program: "tc_calls"}, []string{packets.Fizz}, ""},
-		subject{"tail calls", testrun.Program{Object: testObject(t, "tailcall.o"), Program: "entry"}, []string{packets.Fizz}, ""},
-		subject{"xdp-filter", testrun.Program{Object: testObject(t, "xdpfilt_alw_all.o")}, packets.Mix(),
+		subject{"tail calls", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "tailcall.o"), Program: "entry"}, []string{packets.Fizz}, ""},
+		subject{"xdp-filter", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "xdpfilt_alw_all.o")}, packets.Mix(),
 			"maps:\n  filter_ports:\n    - {key: htons(80), value: 6}\n"},
-		subject{"no line info", testrun.Program{Object: testObject(t, "nolines.o")}, packets.Classes(), ""},
+		subject{"no line info", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "nolines.o")}, packets.Classes(), ""},
 	)
 	return out
 }
@@ -163,7 +154,7 @@ func TestFibonacciLoopIsHot(t *testing.T) {
 // within the main function's inclusive count.
 func TestProfileCalls(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	prof, _ := runProfile(t, subject{prog: testrun.Program{Object: testObject(t, "calls.o"), Program: "xdp_calls"}, cases: []string{packets.Fizz}})
+	prof, _ := runProfile(t, subject{prog: testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "calls.o"), Program: "xdp_calls"}, cases: []string{packets.Fizz}})
 	c := prof.Cases[0]
 	calls := map[string]uint64{}
 	for _, f := range c.Functions {
@@ -181,7 +172,7 @@ func TestProfileCalls(t *testing.T) {
 // profile counts the caller's instructions only, and says so.
 func TestProfileTailCall(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	prof, insns := runProfile(t, subject{prog: testrun.Program{Object: testObject(t, "tailcall.o"), Program: "entry"}, cases: []string{packets.Fizz}})
+	prof, insns := runProfile(t, subject{prog: testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "tailcall.o"), Program: "entry"}, cases: []string{packets.Fizz}})
 	c := prof.Cases[0]
 	// chosen's slot is empty: that call comes back; fallback's enters drop.
 	if len(c.TailCalls) != 1 || c.TailCalls[0].Calls != 1 || !strings.Contains(c.TailCalls[0].Name, "tailcall.c") {

@@ -137,7 +137,7 @@ func TestAnchorsEndOnCancel(t *testing.T) {
 // Programs of other types have no dispatcher: no anchor is started.
 func TestNoAnchorForTC(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: "tc_shot"}},
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: "tc_shot"}},
 		Cases: unexpected(allCases(t)[:1]), CPU: -1, Samples: MinSamples, Repeat: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestNoAnchorForTC(t *testing.T) {
 func TestAnchorHoldsAndReleases(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	l := loadBundled(t, "v4")
-	cpu := claimTestCPU(t).CPU
+	cpu := kerneltest.ClaimCPU(t).CPU
 	frame := allCases(t)[0].Frame
 	err := host.Pin(cpu, func() error {
 		ctx := context.Background()

@@ -20,7 +20,7 @@ import (
 // the one chosen.
 func TestProgramsForMaps(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "attach.o")
+	obj := kerneltest.ReadTestObject[Object](t, "attach.o")
 	cases, err := packets.Select([]string{packets.TCPSyn, packets.ARP})
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 // loadTest loads one program of a bpf/testdata object for the test.
 func loadTest(t *testing.T, obj, program string) *object.Loaded {
 	t.Helper()
-	l, err := object.Load(object.Object(readTestObject(t, obj)), program)
+	l, err := object.Load(object.Object(kerneltest.ReadTestObject[Object](t, obj)), program)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 // a call, each on a fresh context.
 func TestContextInEverySample(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	ctxObject := readTestObject(t, "ctx.o")
+	ctxObject := kerneltest.ReadTestObject[Object](t, "ctx.o")
 	// Another device than lo, the default, if there is one.
 	ingress, ingressRet := "lo", uint32(100)
 	if ifaces, err := net.Interfaces(); err == nil && len(ifaces) > 1 && ifaces[1].Index > 1 {
@@ -250,7 +250,7 @@ func TestContextInEverySample(t *testing.T) {
 // A context the program type cannot take is bad input, told before
 // anything is loaded or any privilege is needed.
 func TestContextRefusedBeforeLoading(t *testing.T) {
-	obj := readTestObject(t, "ctx.o")
+	obj := kerneltest.ReadTestObject[Object](t, "ctx.o")
 	for _, tc := range []struct{ program, ctx, want string }{
 		{"xdp_ingress", "mark=1", "context field mark: the test run of an XDP program takes only ingress_ifindex, rx_queue_index"},
 		{"tc_mark", "rx_queue_index=1", "context field rx_queue_index: the test run of a SchedCLS program takes only mark, priority,"},

@@ -1,17 +1,5 @@
 package testrun
 
-import "testing"
-
-// readTestObject reads an object of bpf/testdata.
-func readTestObject(t testing.TB, name string) Object {
-	t.Helper()
-	obj, err := ReadObject("../bpf/testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
-}
-
 // configInit fills maps.o's config map (object's tests read it too).
 const configInit = `maps:
   config:

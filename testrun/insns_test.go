@@ -178,7 +178,7 @@ func TestInstructionsOfLadder(t *testing.T) {
 // listing of testdata/calls.o says: each function is straight-line code.
 func TestInstructionsOfCalls(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "calls.o")
+	obj := kerneltest.ReadTestObject[Object](t, "calls.o")
 	// From llvm-objdump -d testdata/calls.o: twice_global 3, mix 4,
 	// count_down 8; xdp_calls 23 (24 slots, one 64-bit load), tc_calls 8
 	// (9 slots, the global's address), socket_calls 4, socket_ldabs 4.

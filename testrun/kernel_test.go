@@ -260,7 +260,7 @@ func TestOtherProgramTypes(t *testing.T) {
 			cases[i].Expect = tt.expect
 		}
 		res, err := Run(context.Background(), Config{
-			Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: tt.program}},
+			Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: tt.program}},
 			Cases:    cases, CPU: -1, Samples: MinSamples, Repeat: 1000,
 		})
 		if err != nil {
@@ -352,7 +352,7 @@ func TestFloor(t *testing.T) {
 		want    string
 	}{
 		{bundled(t, "v3"), "", "empty_xdp"},
-		{readTestObject(t, "multi.o"), "tc_shot", "empty_tc"},
+		{kerneltest.ReadTestObject[Object](t, "multi.o"), "tc_shot", "empty_tc"},
 	} {
 		cases, _ := packets.Select([]string{packets.Fibonacci, packets.None})
 		if tt.program != "" {

@@ -76,7 +76,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := readTestObject(t, "ports.o")
+	obj := kerneltest.ReadTestObject[Object](t, "ports.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "tcp-443", 443, false)}
 	init := mustParseInit(t, "maps:\n  ports:\n    - {key: htons(80), value: 1}\n")
 
@@ -143,7 +143,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 // new inner map, itself filled by name.
 func TestTailCallsAndMapsOfMaps(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "tailcall.o")
+	obj := kerneltest.ReadTestObject[Object](t, "tailcall.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false)}
 
 	got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases})["tcp-80"]
@@ -192,7 +192,7 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 // big-endian port and an address.
 func TestTypeAndStructuredKeys(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "sections.o")
+	obj := kerneltest.ReadTestObject[Object](t, "sections.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "udp-80", 80, true)}
 	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "keep_all"}}, Cases: cases, CPU: -1, Samples: MinSamples}); !errors.Is(err, object.ErrUnsupportedType) {
 		t.Fatalf("without --type: %v, want object.ErrUnsupportedType", err)
@@ -229,7 +229,7 @@ func TestLoadOptionErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	tooMany := cpus // and one more
-	ports, tail, sections := readTestObject(t, "ports.o"), readTestObject(t, "tailcall.o"), readTestObject(t, "sections.o")
+	ports, tail, sections := kerneltest.ReadTestObject[Object](t, "ports.o"), kerneltest.ReadTestObject[Object](t, "tailcall.o"), kerneltest.ReadTestObject[Object](t, "sections.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false)}
 	for _, tt := range []struct {
 		name    string
@@ -292,7 +292,7 @@ func TestMapInitKernelRefusal(t *testing.T) {
 	for port := range 17 {
 		doc += fmt.Sprintf("    - {key: {addr: 198.51.100.1, port: %d, proto: 6}, value: 1}\n", port+1)
 	}
-	_, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "sections.o"), Program: "balance"}},
+	_, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "sections.o"), Program: "balance"}},
 		Cases: []packets.Case{tcpTo(t, "tcp-80", 80, false)}, CPU: -1, Samples: MinSamples, Repeat: 10,
 		MapInit: mustParseInit(t, doc), Load: LoadOptions{Type: "socket_filter"}})
 	want := "init.yaml:19: map queues, key {addr: 3325256705 | addr6: "
@@ -315,7 +315,7 @@ func TestTailCallIntoOtherObject(t *testing.T) {
     - {key: htons(80), value: 1}
 `)
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "tcp-443", 443, false)}
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "tailcall.o"), Program: "entry"}},
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "tailcall.o"), Program: "entry"}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 100, MapInit: init})
 	if err != nil {
 		t.Fatal(err)
@@ -336,7 +336,7 @@ func TestTailCallIntoOtherObject(t *testing.T) {
 // creates maps in no set order, and badmaps.o has two bad ones.
 func TestLoadErrorDeterministic(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "badmaps.o")
+	obj := kerneltest.ReadTestObject[Object](t, "badmaps.o")
 	for range 8 {
 		l, err := object.Load(object.Object(obj), "")
 		if err == nil {

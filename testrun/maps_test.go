@@ -33,7 +33,7 @@ func TestEffects(t *testing.T) {
 	}
 	own := cases[:1]
 	for _, withInit := range []bool{false, true} {
-		cfg := Config{Programs: []Program{{Object: readTestObject(t, "maps.o")}},
+		cfg := Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "maps.o")}},
 			Cases: own, CPU: -1, Samples: MinSamples, Repeat: 10}
 		if withInit {
 			cfg.MapInit = init

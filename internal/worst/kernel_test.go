@@ -33,15 +33,6 @@ const defaultBudgetPackets = 20_000 * 10
 // holds it.
 const hotSource = "cb00714d"
 
-func testObject(t *testing.T) testrun.Object {
-	t.Helper()
-	obj, err := testrun.ReadObject("../../bpf/testdata/worst.o")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
-}
-
 // search runs a search of program in worst.o, from every built-in case.
 func search(t *testing.T, program string, candidates uint64, without Guidance) *Result {
 	return searchSeed(t, program, candidates, without, 1)
@@ -53,7 +44,7 @@ func searchSeed(t *testing.T, program string, candidates uint64, without Guidanc
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Object: testObject(t), Program: program, Seeds: seeds, Candidates: candidates, Seed: seed, Without: without}
+	o := Options{Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Program: program, Seeds: seeds, Candidates: candidates, Seed: seed, Without: without}
 	if program == "key_guard" {
 		if o.MapInit, err = testrun.ParseMapInit("hot.yaml", []byte("maps:\n  hot_sources:\n    - {key_hex: \""+hotSource+"\", value: 1}\n")); err != nil {
 			t.Fatal(err)
@@ -246,7 +237,7 @@ func TestCancelLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Object: testObject(t), Program: "ext_chain", Seeds: seeds, Budget: time.Minute, Seed: 1,
+	o := Options{Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Program: "ext_chain", Seeds: seeds, Budget: time.Minute, Seed: 1,
 		Progress: func(p Progress) {
 			if p.Tried > 1000 {
 				cancel()
@@ -273,10 +264,10 @@ func TestCancelLeavesNothing(t *testing.T) {
 func TestBadOptions(t *testing.T) {
 	seeds := packets.Default()
 	for name, o := range map[string]Options{
-		"no seeds":  {Object: testObject(t), Candidates: 1},
-		"no budget": {Object: testObject(t), Seeds: seeds},
+		"no seeds":  {Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Candidates: 1},
+		"no budget": {Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Seeds: seeds},
 		"no object": {Object: testrun.Object{Name: "x", ELF: []byte("not elf")}, Seeds: seeds, Candidates: 1},
-		"ambiguous": {Object: testObject(t), Seeds: seeds, Candidates: 1},
+		"ambiguous": {Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Seeds: seeds, Candidates: 1},
 	} {
 		if _, err := Search(context.Background(), o); !errors.Is(err, badinput.Err) {
 			t.Errorf("%s: got %v, want bad input", name, err)
