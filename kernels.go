@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/xdpmicro/xdpmicro/internal/kernels"
-	"github.com/xdpmicro/xdpmicro/internal/vm"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -48,8 +47,8 @@ func KernelReports(outcomes []KernelOutcome, args []string) results.KernelRuns {
 
 // IsGuest says this process is the /init of a VM that a run across
 // kernels booted.
-func IsGuest() bool { return vm.IsGuest() }
+func IsGuest() bool { return kernels.IsGuest() }
 
 // Guest runs the guest's side, with run as the command line's entry, and
 // returns the exit code; the VM powers off after.
-func Guest(run func(args []string, stdout, stderr io.Writer) int) int { return vm.Guest(run) }
+func Guest(run func(args []string, stdout, stderr io.Writer) int) int { return kernels.Guest(run) }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cilium/ebpf"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -27,10 +26,10 @@ func TestMeasuredOf(t *testing.T) {
 		Environment: results.Environment{Kernel: "k", Repeat: 7, Sampling: results.Sampling{Mode: string(testrun.SamplingLinear), Step: 100, Levels: 10},
 			Dispatcher: results.Dispatcher{Anchored: true, Overhead: 2 * time.Microsecond}, MachineLoad: results.MachineLoad{Preemptions: 3},
 			CPU: 0, CPULock: &results.CPULock{Path: "@xdpmicro-cpu0", Preferred: 1, HeldByOthers: []int{1}, Waited: time.Second}},
-		Programs: []testrun.ProgramResult{{Label: "after", Info: object.ProgramInfo{Name: "p", Type: ebpf.XDP},
+		Programs: []testrun.ProgramResult{{Label: "after", Info: testrun.ProgramInfo{Name: "p", Type: ebpf.XDP},
 			Cases: []testrun.CaseResult{{Case: in, Return: 3, Action: "XDP_TX", Samples: []float64{1, 2}, Output: out,
-				OtherReturns: 5, OtherReturn: 2, Effects: []object.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},
-				ContextChanges: []object.ContextChange{{Field: "mark", In: 1, Out: 2}}}},
+				OtherReturns: 5, OtherReturn: 2, Effects: []testrun.Effect{{Map: "m", Change: "set", Key: "0", Value: "1", CPU: &cpu}},
+				ContextChanges: []testrun.ContextChange{{Field: "mark", In: 1, Out: 2}}}},
 			Placements: []testrun.ProgramResult{{Label: "after"}}}},
 		Floor: &testrun.ProgramResult{Label: "floor"},
 	}

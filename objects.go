@@ -18,13 +18,13 @@ import (
 // MapInit is a map-init file: entries to put into a program's maps after
 // loading, map sizes and variables to set before, objects to load beside
 // it for its program arrays (docs/usage.md). Read it with ReadMapInit.
-type MapInit = object.MapInit
+type MapInit = testrun.MapInit
 
 // LoadOptions change an object before it is loaded, as --type,
 // --attach-type, --set and --max-entries do: the program type of a section
 // that names none, a devmap or cpumap program loaded as plain XDP,
 // variables, map sizes.
-type LoadOptions = object.LoadOptions
+type LoadOptions = testrun.LoadOptions
 
 // ProgramInfo is a program of an object: its name, type and section, and
 // whether xdpmicro can measure it.
@@ -47,7 +47,7 @@ var ErrNotTestRunnable = object.ErrNotTestRunnable
 var ErrUntyped = object.ErrUntyped
 
 // ReadMapInit reads a map-init file (YAML or JSON).
-func ReadMapInit(path string) (*MapInit, error) { return object.ReadMapInit(path) }
+func ReadMapInit(path string) (*MapInit, error) { return testrun.ReadMapInit(path) }
 
 // ProgramTypes are the names LoadOptions.Type takes.
 func ProgramTypes() []string { return slices.Clone(object.TypeNames) }
@@ -100,7 +100,7 @@ func Targets(progs ...Program) ([]testrun.Program, error) {
 		if len(progs) == 2 {
 			label = [...]string{"before", "after"}[i]
 		}
-		out = append(out, testrun.Program{Label: label, Object: p.object, Program: p.program})
+		out = append(out, testrun.Program{Label: label, Object: testrun.Object(p.object), Program: p.program})
 	}
 	return out, nil
 }
@@ -130,11 +130,11 @@ func Choose(o Options) (names []string, skipped []ProgramInfo, err error) {
 	if last.Program != "" && !object.IsPattern(last.Program) {
 		return []string{last.Program}, nil, nil
 	}
-	settings, err := object.NewSettings(o.Load, o.MapInit)
-	if err != nil {
-		return nil, nil, err
+	names, passed, err := testrun.Select(last.Object, last.Program, o.Load, o.MapInit)
+	for _, p := range passed {
+		skipped = append(skipped, ProgramInfo(p))
 	}
-	return object.Select(last.Object, last.Program, settings)
+	return names, skipped, err
 }
 
 // Err is why p cannot be measured (a missing file, an unknown build), nil

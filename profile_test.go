@@ -11,7 +11,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -26,15 +25,6 @@ type subject struct {
 	mapInit string
 }
 
-func testObject(t *testing.T, file string) object.Object {
-	t.Helper()
-	obj, err := object.ReadObject("bpf/testdata/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
-}
-
 // subjects are every bundled build on every built-in case, programs with
 // bpf-to-bpf calls and a bpf_loop callback, one with tail calls, and
 // xdp-filter (xdp-tools' xdpfilt_alw_all.o, built with Debian's clang 14
@@ -42,16 +32,16 @@ func testObject(t *testing.T, file string) object.Object {
 func subjects(t *testing.T) []subject {
 	var out []subject
 	for _, b := range bpf.Builds() {
-		out = append(out, subject{b.Name, testrun.Program{Object: object.Object{Name: b.Name, ELF: b.Object}, Program: b.Program}, packets.Names(), ""})
+		out = append(out, subject{b.Name, testrun.Program{Object: testrun.Object{Name: b.Name, ELF: b.Object}, Program: b.Program}, packets.Names(), ""})
 	}
-	calls := testObject(t, "calls.o")
+	calls := kerneltest.ReadTestObject[testrun.Object](t, "calls.o")
 	out = append(out,
 		subject{"xdp_calls", testrun.Program{Object: calls, Program: "xdp_calls"}, []string{packets.Fizz, packets.Short}, ""},
 		subject{"tc_calls", testrun.Program{Object: calls, Program: "tc_calls"}, []string{packets.Fizz}, ""},
-		subject{"tail calls", testrun.Program{Object: testObject(t, "tailcall.o"), Program: "entry"}, []string{packets.Fizz}, ""},
-		subject{"xdp-filter", testrun.Program{Object: testObject(t, "xdpfilt_alw_all.o")}, packets.Mix(),
+		subject{"tail calls", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "tailcall.o"), Program: "entry"}, []string{packets.Fizz}, ""},
+		subject{"xdp-filter", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "xdpfilt_alw_all.o")}, packets.Mix(),
 			"maps:\n  filter_ports:\n    - {key: htons(80), value: 6}\n"},
-		subject{"no line info", testrun.Program{Object: testObject(t, "nolines.o")}, packets.Classes(), ""},
+		subject{"no line info", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "nolines.o")}, packets.Classes(), ""},
 	)
 	return out
 }
@@ -66,7 +56,7 @@ func runProfile(t *testing.T, s subject) (*profile.Profile, []uint64) {
 	}
 	o := Options{Programs: []testrun.Program{s.prog}, Cases: cases}
 	if s.mapInit != "" {
-		if o.MapInit, err = object.ParseMapInit("init.yaml", []byte(s.mapInit)); err != nil {
+		if o.MapInit, err = testrun.ParseMapInit("init.yaml", []byte(s.mapInit)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +133,7 @@ func TestFibonacciLoopIsHot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, insns := runProfile(t, subject{prog: testrun.Program{Object: object.Object{Name: "v3", ELF: b.Object}, Program: b.Program},
+	prof, insns := runProfile(t, subject{prog: testrun.Program{Object: testrun.Object{Name: "v3", ELF: b.Object}, Program: b.Program},
 		cases: []string{packets.High}})
 	c := prof.Cases[0]
 	loop := uint64(0)
@@ -164,7 +154,7 @@ func TestFibonacciLoopIsHot(t *testing.T) {
 // within the main function's inclusive count.
 func TestProfileCalls(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	prof, _ := runProfile(t, subject{prog: testrun.Program{Object: testObject(t, "calls.o"), Program: "xdp_calls"}, cases: []string{packets.Fizz}})
+	prof, _ := runProfile(t, subject{prog: testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "calls.o"), Program: "xdp_calls"}, cases: []string{packets.Fizz}})
 	c := prof.Cases[0]
 	calls := map[string]uint64{}
 	for _, f := range c.Functions {
@@ -182,7 +172,7 @@ func TestProfileCalls(t *testing.T) {
 // profile counts the caller's instructions only, and says so.
 func TestProfileTailCall(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	prof, insns := runProfile(t, subject{prog: testrun.Program{Object: testObject(t, "tailcall.o"), Program: "entry"}, cases: []string{packets.Fizz}})
+	prof, insns := runProfile(t, subject{prog: testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "tailcall.o"), Program: "entry"}, cases: []string{packets.Fizz}})
 	c := prof.Cases[0]
 	// chosen's slot is empty: that call comes back; fallback's enters drop.
 	if len(c.TailCalls) != 1 || c.TailCalls[0].Calls != 1 || !strings.Contains(c.TailCalls[0].Name, "tailcall.c") {
@@ -209,7 +199,7 @@ func TestProfileMachineCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, _ := runProfile(t, subject{prog: testrun.Program{Object: object.Object{Name: "v4", ELF: b.Object}, Program: b.Program}, cases: []string{packets.Fizz}})
+	prof, _ := runProfile(t, subject{prog: testrun.Program{Object: testrun.Object{Name: "v4", ELF: b.Object}, Program: b.Program}, cases: []string{packets.Fizz}})
 	if prof.Machine == "" {
 		t.Skip("no machine code by line here:", prof.NoMachine)
 	}

@@ -7,8 +7,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
-	"github.com/xdpmicro/xdpmicro/internal/livenet"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -32,7 +30,7 @@ const partialResamples = 1000
 type runner struct {
 	Options
 	// liveNet is where live frames go, open while the run measures.
-	liveNet *livenet.Pair
+	liveNet *testrun.LiveNet
 }
 
 // newRunner is the engine of completed options o.
@@ -62,10 +60,7 @@ func start(o Options) (*runner, error) {
 	}
 	r := newRunner(o)
 	if r.Live {
-		if err := livenet.Supported(); err != nil {
-			return nil, err
-		}
-		if r.liveNet, err = livenet.Open(); err != nil {
+		if r.liveNet, err = testrun.OpenLiveNet(); err != nil {
 			return nil, err
 		}
 	}
@@ -184,7 +179,7 @@ func (o *runner) config(plan sampling, obs Observer) testrun.Config {
 		Profile: o.Compared,
 	}
 	if !o.NoFloor {
-		cfg.Floor = &object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+		cfg.Floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	}
 	if o.NoAnchor {
 		cfg.Anchor = testrun.AnchorNever

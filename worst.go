@@ -92,7 +92,7 @@ func Worst(ctx context.Context, s WorstSearch, timing *Options, obs WorstObserve
 	if s.Program.err != nil {
 		return nil, s.Program.err
 	}
-	search := worst.Options{Object: s.Program.object, Program: s.Program.program, MapInit: s.MapInit, Load: s.Load,
+	search := worst.Options{Object: testrun.Object(s.Program.object), Program: s.Program.program, MapInit: s.MapInit, Load: s.Load,
 		Seeds: s.Seeds, Budget: s.Budget, Candidates: s.Candidates, Seed: s.Seed, Top: s.Top}
 	if obs != nil {
 		search.Progress = obs.Searching

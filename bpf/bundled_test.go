@@ -9,7 +9,7 @@ import (
 )
 
 // Parsing the embedded objects needs no privileges; loading them is
-// measure's business and is tested there against the kernel.
+// testrun's business and is tested there against the kernel.
 func TestBuildsParse(t *testing.T) {
 	builds := Builds()
 	if len(builds) != 4 {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/internal/object"
-	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"golang.org/x/sys/unix"
 )
 
@@ -103,7 +102,7 @@ func (a *anchor) hold(fd int) error {
 		if calls > 0 {
 			a.restarts.Add(1)
 		}
-		_, _, err := progrun.Run(fd, anchorFrame, nil, anchorRepeat)
+		_, _, err := testRun(fd, anchorFrame, nil, anchorRepeat)
 		if err != nil && !errors.Is(err, unix.EINTR) {
 			return fmt.Errorf("%w of %s: test run: %w", ErrAnchor, a.program, err)
 		}

@@ -65,7 +65,7 @@ func anchoredConfig(t *testing.T) Config {
 	}
 	return Config{
 		Programs: []Program{{Label: "before", Object: bundled(t, "v3")}, {Label: "after", Object: bundled(t, "v4")}},
-		Floor:    &object.Object{Name: "floor", ELF: bpf.Floor()},
+		Floor:    &Object{Name: "floor", ELF: bpf.Floor()},
 		Cases:    cases, CPU: -1, Samples: 50, Repeat: 1000,
 	}
 }
@@ -137,7 +137,7 @@ func TestAnchorsEndOnCancel(t *testing.T) {
 // Programs of other types have no dispatcher: no anchor is started.
 func TestNoAnchorForTC(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: "tc_shot"}},
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: "tc_shot"}},
 		Cases: unexpected(allCases(t)[:1]), CPU: -1, Samples: MinSamples, Repeat: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestNoAnchorForTC(t *testing.T) {
 func TestAnchorHoldsAndReleases(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	l := loadBundled(t, "v4")
-	cpu := claimTestCPU(t).CPU
+	cpu := kerneltest.ClaimCPU(t).CPU
 	frame := allCases(t)[0].Frame
 	err := host.Pin(cpu, func() error {
 		ctx := context.Background()
@@ -226,7 +226,7 @@ func TestLinearPlacements(t *testing.T) {
 	}
 	res, err := Run(context.Background(), Config{
 		Programs: []Program{{Object: bundled(t, "v4")}}, Cases: cases, CPU: -1, Samples: 20,
-		Sampling: SamplingLinear, Placements: 2, Floor: &object.Object{Name: "floor", ELF: bpf.Floor()},
+		Sampling: SamplingLinear, Placements: 2, Floor: &Object{Name: "floor", ELF: bpf.Floor()},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +270,7 @@ func TestFrameChanges(t *testing.T) {
 	run := func(single bool, programs ...Program) Result {
 		t.Helper()
 		res, err := Run(context.Background(), Config{Programs: programs, Cases: cases, CPU: -1, Samples: 20, Sampling: SamplingLinear,
-			SingleRun: single, Floor: &object.Object{Name: "floor", ELF: bpf.Floor()}})
+			SingleRun: single, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +312,7 @@ func TestFrameChanges(t *testing.T) {
 
 // rewriteAndFizz is bpf/testdata/rewrite.o and the fizz case, expecting
 // nothing of it.
-func rewriteAndFizz(t *testing.T) (object.Object, []packets.Case) {
+func rewriteAndFizz(t *testing.T) (Object, []packets.Case) {
 	t.Helper()
 	elf, err := os.ReadFile("../bpf/testdata/rewrite.o")
 	if err != nil {
@@ -322,5 +322,5 @@ func rewriteAndFizz(t *testing.T) (object.Object, []packets.Case) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return object.Object{Name: "rewrite.o", ELF: elf}, cases
+	return Object{Name: "rewrite.o", ELF: elf}, cases
 }

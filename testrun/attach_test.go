@@ -20,14 +20,14 @@ import (
 // the one chosen.
 func TestProgramsForMaps(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "attach.o")
+	obj := kerneltest.ReadTestObject[Object](t, "attach.o")
 	cases, err := packets.Select([]string{packets.TCPSyn, packets.ARP})
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := func(program, attachType string) (Result, error) {
 		return Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: program}}, Cases: cases,
-			Load: object.LoadOptions{AttachType: attachType}, CPU: -1, Samples: MinSamples, Repeat: 100})
+			Load: LoadOptions{AttachType: attachType}, CPU: -1, Samples: MinSamples, Repeat: 100})
 	}
 
 	for program, want := range map[string]string{

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/object"
-	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"golang.org/x/sys/unix"
 )
 
@@ -85,7 +84,7 @@ func callOverhead(ctx context.Context, l *object.Loaded, frame, progCtx []byte, 
 			return 0, err
 		}
 		start := time.Now()
-		_, ns, err := progrun.Run(l.Prog.FD(), frame, progCtx, 2)
+		_, ns, err := testRun(l.Prog.FD(), frame, progCtx, 2)
 		wall := time.Since(start)
 		if errors.Is(err, unix.EINTR) {
 			continue

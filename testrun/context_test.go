@@ -12,7 +12,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/internal/object"
-	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -20,7 +19,7 @@ import (
 // loadTest loads one program of a bpf/testdata object for the test.
 func loadTest(t *testing.T, obj, program string) *object.Loaded {
 	t.Helper()
-	l, err := object.Load(readTestObject(t, obj), program)
+	l, err := object.Load(object.Object(kerneltest.ReadTestObject[Object](t, obj)), program)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +167,7 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, kernelErr := progrun.Run(l.Prog.FD(), c.Frame, raw, 1)
+			_, _, kernelErr := testRun(l.Prog.FD(), c.Frame, raw, 1)
 			if !errors.Is(kernelErr, tc.errno) || (tc.errno == nil) != (kernelErr == nil) {
 				t.Errorf("the kernel: %v, want %v", kernelErr, tc.errno)
 			}
@@ -190,7 +189,7 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 			t.Fatal(err)
 		}
 		raw[tc.offset] = 1
-		if _, _, err := progrun.Run(l.Prog.FD(), frame, raw, 1); !errors.Is(err, unix.EINVAL) {
+		if _, _, err := testRun(l.Prog.FD(), frame, raw, 1); !errors.Is(err, unix.EINVAL) {
 			t.Errorf("%s: a context with byte %d set: %v, want EINVAL", tc.program, tc.offset, err)
 		}
 	}
@@ -203,7 +202,7 @@ func TestContextChecksAreTheKernels(t *testing.T) {
 // a call, each on a fresh context.
 func TestContextInEverySample(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	ctxObject := readTestObject(t, "ctx.o")
+	ctxObject := kerneltest.ReadTestObject[Object](t, "ctx.o")
 	// Another device than lo, the default, if there is one.
 	ingress, ingressRet := "lo", uint32(100)
 	if ifaces, err := net.Interfaces(); err == nil && len(ifaces) > 1 && ifaces[1].Index > 1 {
@@ -251,7 +250,7 @@ func TestContextInEverySample(t *testing.T) {
 // A context the program type cannot take is bad input, told before
 // anything is loaded or any privilege is needed.
 func TestContextRefusedBeforeLoading(t *testing.T) {
-	obj := readTestObject(t, "ctx.o")
+	obj := kerneltest.ReadTestObject[Object](t, "ctx.o")
 	for _, tc := range []struct{ program, ctx, want string }{
 		{"xdp_ingress", "mark=1", "context field mark: the test run of an XDP program takes only ingress_ifindex, rx_queue_index"},
 		{"tc_mark", "rx_queue_index=1", "context field rx_queue_index: the test run of a SchedCLS program takes only mark, priority,"},

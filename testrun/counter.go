@@ -20,11 +20,13 @@ import (
 // filled. It runs one frame at a time and gives each basic block's count:
 // for a search that runs many thousand frames a second.
 type Counter struct {
-	Info object.ProgramInfo
-	// Instructions are the program's before instrumenting: the blocks of
-	// Rewrite index them.
+	Info ProgramInfo
+	// Instructions are the program's before instrumenting: Blocks index
+	// them.
 	Instructions asm.Instructions
-	Rewrite      insncount.Rewrite
+	// Blocks are the program's basic blocks, each counted apart, in the
+	// order of Run's counts.
+	Blocks []Block
 	// Notes say what xdpmicro changed of the object of its own accord.
 	Notes []string
 	// Contexts are the context of each case NewCounter was given, as the
@@ -59,20 +61,20 @@ func (e *UncountedError) Unwrap() error { return e.Err }
 // context against the object as Run does, then the privileges, and loads
 // p's instrumented copy: bad input is refused before anything is loaded.
 // The caller closes the counter.
-func NewCounter(p Program, cases []packets.Case, mapInit *object.MapInit, load object.LoadOptions) (*Counter, error) {
-	settings, err := object.NewSettings(load, mapInit)
+func NewCounter(p Program, cases []packets.Case, mapInit *MapInit, load LoadOptions) (*Counter, error) {
+	settings, err := object.NewSettings(object.LoadOptions(load), mapInit.internal())
 	if err != nil {
 		return nil, err
 	}
-	chosen, err := object.Choose(p.Object, p.Program, settings)
+	chosen, err := object.Choose(object.Object(p.Object), p.Program, settings)
 	if err != nil {
 		return nil, err
 	}
-	updates, others, err := resolveMapInit(mapInit, chosen, settings)
+	updates, others, err := resolveMapInit(mapInit.internal(), chosen, settings)
 	if err != nil {
 		return nil, err
 	}
-	c := &Counter{Info: chosen.Info, Instructions: chosen.Spec.Programs[chosen.Info.Name].Instructions,
+	c := &Counter{Info: ProgramInfo(chosen.Info), Instructions: chosen.Spec.Programs[chosen.Info.Name].Instructions,
 		Notes: chosen.Notes, linkLayer: settings.LinkLayer()}
 	for _, k := range cases {
 		ctx, err := caseContext(chosen.Info.Type, k)
@@ -87,7 +89,7 @@ func NewCounter(p Program, cases []packets.Case, mapInit *object.MapInit, load o
 	if c.prog, err = loadCounted(chosen.Spec, chosen.Info.Name); err != nil {
 		return nil, &UncountedError{Program: chosen.Info.Name, Err: err}
 	}
-	c.Rewrite = c.prog.Rewrite
+	c.Blocks = blocksOf(c.prog.Rewrite.Blocks)
 	c.twin = object.FromCollection(chosen.Object, chosen.Info, chosen.Spec, c.prog.Collection, c.prog.Program)
 	if err := c.twin.LoadOthers(others); err != nil {
 		c.Close()
@@ -128,6 +130,10 @@ func (c *Counter) Run(frame, ctx []byte) (uint32, []uint64, error) {
 	}
 	return ret, c.counts, nil
 }
+
+// Total is the number of the program's instructions a run executed,
+// given Run's counts of each block.
+func (c *Counter) Total(counts []uint64) uint64 { return c.prog.Rewrite.Total(counts) }
 
 // Maps are the copy's maps, by name.
 func (c *Counter) Maps() map[string]*ebpf.Map { return c.twin.Maps() }

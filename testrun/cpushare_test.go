@@ -8,33 +8,16 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/results"
 )
-
-// claimTestCPU claims a CPU as Run would, from the machine's lock
-// directory, and releases it when the test ends.
-func claimTestCPU(t *testing.T) *host.Claim {
-	t.Helper()
-	allowed, err := host.AllowedCPUs(AnyCPU)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claim, err := host.ChooseCPU(context.Background(), AnyCPU, allowed, func(s string) { t.Log(s) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(claim.Release)
-	return claim
-}
 
 // Two runs started together never measure on one CPU at the same time:
 // chosen, the second takes another CPU or waits; requested, it waits.
 // A run's measuring, anchors included, lies within [Start, Start+Wall].
 func TestRunsDoNotShareCPU(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	first := claimTestCPU(t)
+	first := kerneltest.ClaimCPU(t)
 	requested := first.CPU
 	first.Release()
 	for _, tc := range []struct {

@@ -30,6 +30,16 @@
 // runs every case once through each program and records its action, its
 // frame and what it changed in the maps.
 //
+// The system call is its own (progtestrun.go): one BPF_PROG_TEST_RUN, no
+// retries, the kernel's figures as they come, so that an anchor ends on
+// the first signal and a sample counts its restarts.
+//
+// Its API names no internal package's type (public.go): Object,
+// ProgramInfo, Effect, ContextChange, Block and LoadOptions are plain data,
+// MapInit and LiveNet handles made by ReadMapInit or ParseMapInit and by
+// OpenLiveNet; each is converted at the boundary to the internal package
+// that does the work (TestAPINamesNoInternalType holds it).
+//
 // The package returns raw samples and the environment they were taken in;
 // it knows nothing of statistics or output formats.
 package testrun

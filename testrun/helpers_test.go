@@ -1,21 +1,5 @@
 package testrun
 
-import (
-	"testing"
-
-	"github.com/xdpmicro/xdpmicro/internal/object"
-)
-
-// readTestObject reads an object of bpf/testdata.
-func readTestObject(t testing.TB, name string) object.Object {
-	t.Helper()
-	obj, err := object.ReadObject("../bpf/testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
-}
-
 // configInit fills maps.o's config map (object's tests read it too).
 const configInit = `maps:
   config:

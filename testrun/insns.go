@@ -119,7 +119,7 @@ type Counted struct {
 	// Instructions are the program as loaded, with its line and function
 	// metadata; Blocks index them.
 	Instructions asm.Instructions
-	Blocks       []insncount.Block
+	Blocks       []Block
 	// JIT is the kernel's record of the loaded program (its machine code
 	// and the machine address of each line record), and JITLines the line
 	// records, read while the program was loaded (they name its BTF by
@@ -133,7 +133,7 @@ type Counted struct {
 // countedOf keeps l's instructions, the blocks of rw, and what the kernel
 // says of the loaded program.
 func countedOf(l *program, rw insncount.Rewrite) *Counted {
-	c := &Counted{Instructions: l.Spec.Programs[l.Info.Name].Instructions, Blocks: rw.Blocks}
+	c := &Counted{Instructions: l.Spec.Programs[l.Info.Name].Instructions, Blocks: blocksOf(rw.Blocks)}
 	info, err := l.Prog.Info()
 	if err != nil {
 		c.JITError = fmt.Sprintf("the kernel's program info: %v", err)

@@ -12,7 +12,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/insncount"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -147,7 +146,7 @@ func TestInstructionsOfBundledBuilds(t *testing.T) {
 // and N fine steps of one (a shift).
 func TestInstructionsOfLadder(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := object.Object{Name: "ladder", ELF: bpf.Ladder()}
+	obj := Object{Name: "ladder", ELF: bpf.Ladder()}
 	count := func(program string) uint64 {
 		t.Helper()
 		res := checked(t, Config{Programs: []Program{{Object: obj, Program: program}}, Cases: packets.Default()[:1]})
@@ -179,7 +178,7 @@ func TestInstructionsOfLadder(t *testing.T) {
 // listing of testdata/calls.o says: each function is straight-line code.
 func TestInstructionsOfCalls(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "calls.o")
+	obj := kerneltest.ReadTestObject[Object](t, "calls.o")
 	// From llvm-objdump -d testdata/calls.o: twice_global 3, mix 4,
 	// count_down 8; xdp_calls 23 (24 slots, one 64-bit load), tc_calls 8
 	// (9 slots, the global's address), socket_calls 4, socket_ldabs 4.

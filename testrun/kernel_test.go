@@ -17,19 +17,19 @@ import (
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
-func bundled(t *testing.T, name string) object.Object {
+func bundled(t *testing.T, name string) Object {
 	t.Helper()
 	b, err := bpf.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return object.Object{Name: b.Name, ELF: b.Object}
+	return Object{Name: b.Name, ELF: b.Object}
 }
 
 // loadBundled loads a bundled build's program, closed when the test ends.
 func loadBundled(t *testing.T, name string) *object.Loaded {
 	t.Helper()
-	l, err := object.Load(bundled(t, name), "")
+	l, err := object.Load(object.Object(bundled(t, name)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestBundledBehaviour(t *testing.T) {
 	}
 	for _, b := range bpf.Builds() {
 		t.Run(b.Name, func(t *testing.T) {
-			l, err := object.Load(bundled(t, b.Name), "")
+			l, err := object.Load(object.Object(bundled(t, b.Name)), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -260,7 +260,7 @@ func TestOtherProgramTypes(t *testing.T) {
 			cases[i].Expect = tt.expect
 		}
 		res, err := Run(context.Background(), Config{
-			Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: tt.program}},
+			Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: tt.program}},
 			Cases:    cases, CPU: -1, Samples: MinSamples, Repeat: 1000,
 		})
 		if err != nil {
@@ -345,14 +345,14 @@ func TestRunTimeStatsNoticed(t *testing.T) {
 // with every case, in the same rounds.
 func TestFloor(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	floor := object.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
+	floor := Object{Name: "floor (bundled)", ELF: bpf.Floor()}
 	for _, tt := range []struct {
-		object  object.Object
+		object  Object
 		program string
 		want    string
 	}{
 		{bundled(t, "v3"), "", "empty_xdp"},
-		{readTestObject(t, "multi.o"), "tc_shot", "empty_tc"},
+		{kerneltest.ReadTestObject[Object](t, "multi.o"), "tc_shot", "empty_tc"},
 	} {
 		cases, _ := packets.Select([]string{packets.Fibonacci, packets.None})
 		if tt.program != "" {

@@ -19,7 +19,7 @@ import (
 
 func TestVerifierRejection(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	_, err := object.Load(readTestObject(t, "reject.o"), "")
+	_, err := object.Load(object.Object(kerneltest.ReadTestObject[Object](t, "reject.o")), "")
 	var ve *ebpf.VerifierError
 	if !errors.Is(err, object.ErrVerifier) || !errors.As(err, &ve) || len(ve.Log) == 0 {
 		t.Fatalf("got %v, want object.ErrVerifier carrying the verifier's log", err)
@@ -32,7 +32,7 @@ func TestNoMapLeftLoaded(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	const name = "lengths" // only maps.o has it
 	before := kerneltest.Maps(t, name)
-	init, err := object.ParseMapInit("init.yaml", []byte(configInit))
+	init, err := ParseMapInit("init.yaml", []byte(configInit))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestNoMapLeftLoaded(t *testing.T) {
 	for i := range cases {
 		cases[i].Expect = ""
 	}
-	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "maps.o")}},
+	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "maps.o")}},
 		Cases: cases, MapInit: init, CPU: -1, Samples: MinSamples, Repeat: 100}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestNothingLeftLoaded(t *testing.T) {
 		{"cancelled", cancelled, cases},
 	}
 	for _, r := range runs {
-		cfg := Config{Programs: []Program{{Object: readTestObject(t, "multi.o"), Program: name}},
+		cfg := Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: name}},
 			Cases: r.cases, CPU: -1, Samples: MinSamples, Repeat: 100}
 		for i := range cfg.Cases {
 			if cfg.Cases[i].Expect == "" { // all but the wrong one

@@ -22,7 +22,9 @@ import (
 
 // Live configures the runs of the programs whose Program.Live is set.
 type Live struct {
-	Net *livenet.Pair
+	// Net is where the frames go (OpenLiveNet); every program of the run
+	// has its maps filled and runs inside it, live or not.
+	Net *LiveNet
 	// Batch is the frames the kernel runs and flushes together; 0 for
 	// its default, DefaultBatch.
 	Batch uint32
@@ -52,7 +54,7 @@ func (p *plan) pin(f func() error) error {
 		if p.cfg.Live == nil {
 			return f()
 		}
-		leave, err := p.cfg.Live.Net.Enter()
+		leave, err := p.cfg.Live.Net.pair.Enter()
 		if err != nil {
 			return err
 		}
@@ -72,7 +74,7 @@ func (p *plan) liveContext(programType ebpf.ProgramType, ctxIn []byte, frame int
 		ctxIn = make([]byte, size)
 		binary.NativeEndian.PutUint32(ctxIn[dataEnd:], uint32(frame))
 	}
-	binary.NativeEndian.PutUint32(ctxIn[ingressIfindex:], uint32(p.cfg.Live.Net.Ingress()))
+	binary.NativeEndian.PutUint32(ctxIn[ingressIfindex:], uint32(p.cfg.Live.Net.pair.Ingress()))
 	binary.NativeEndian.PutUint32(ctxIn[rxQueue:], 0)
 	return ctxIn
 }
@@ -107,7 +109,7 @@ func (p *plan) applyMapInit(l *program, updates []object.Update) error {
 	if p.cfg.Live == nil || len(updates) == 0 {
 		return l.Apply(updates)
 	}
-	return p.cfg.Live.Net.Inside(func() error { return l.Apply(updates) })
+	return p.cfg.Live.Net.pair.Inside(func() error { return l.Apply(updates) })
 }
 
 // checkLiveMapInit refuses, before anything is loaded, a devmap or
@@ -157,7 +159,7 @@ func (p *plan) fillRedirectMaps(l *program, updates []object.Update) error {
 		var err error
 		switch m.Type() {
 		case ebpf.DevMap, ebpf.DevMapHash:
-			err = p.cfg.Live.Net.FillDevmap(m)
+			err = p.cfg.Live.Net.pair.FillDevmap(m)
 		case ebpf.CPUMap:
 			err = livenet.FillCpumap(m)
 		case ebpf.XSKMap:
@@ -165,7 +167,7 @@ func (p *plan) fillRedirectMaps(l *program, updates []object.Update) error {
 				return fmt.Errorf("%w: map %s: live frames redirected into an AF_XDP socket must fit its rings, %d frames a call; --repeat %d asks for more",
 					ErrConfig, name, livenet.SocketFrames, p.cfg.Repeat)
 			}
-			err = p.cfg.Live.Net.FillXskmap(m)
+			err = p.cfg.Live.Net.pair.FillXskmap(m)
 		}
 		if err != nil {
 			return fmt.Errorf("map %s: %w", name, err)
@@ -239,14 +241,14 @@ func (p *plan) checkLiveRestored(progs []*program, res *Result) error {
 // confirmCall makes call, which sends frames live frames of case c, and
 // confirms from the pair's counters that they went where c's action says.
 func (p *plan) confirmCall(c CaseResult, frames uint64, call func() error) error {
-	before, err := p.cfg.Live.Net.Counts()
+	before, err := p.cfg.Live.Net.pair.Counts()
 	if err != nil {
 		return err
 	}
 	if err := call(); err != nil {
 		return fmt.Errorf("case %s, live: %w", c.Case.Name, err)
 	}
-	grew, err := p.cfg.Live.Net.Settle(before, frames)
+	grew, err := p.cfg.Live.Net.pair.Settle(before, frames)
 	if err != nil {
 		return err
 	}

@@ -32,9 +32,9 @@ func tcpTo(t *testing.T, name string, port uint16, udp bool) packets.Case {
 	return cases[0]
 }
 
-func mustParseInit(t *testing.T, doc string) *object.MapInit {
+func mustParseInit(t *testing.T, doc string) *MapInit {
 	t.Helper()
-	init, err := object.ParseMapInit("init.yaml", []byte(doc))
+	init, err := ParseMapInit("init.yaml", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := readTestObject(t, "ports.o")
+	obj := kerneltest.ReadTestObject[Object](t, "ports.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "tcp-443", 443, false)}
 	init := mustParseInit(t, "maps:\n  ports:\n    - {key: htons(80), value: 1}\n")
 
@@ -101,7 +101,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 		set  []string
 		want string
 	}{{nil, "XDP_DROP"}, {[]string{"hit_action=XDP_TX"}, "XDP_TX"}, {[]string{"hit_action=2"}, "XDP_PASS"}} {
-		got := runQuick(t, Config{Programs: []Program{{Object: obj}}, Cases: cases, MapInit: init, Load: object.LoadOptions{Set: tt.set}})
+		got := runQuick(t, Config{Programs: []Program{{Object: obj}}, Cases: cases, MapInit: init, Load: LoadOptions{Set: tt.set}})
 		hit, miss := got["tcp-80"], got["tcp-443"]
 		if hit.Action != tt.want || miss.Action != "XDP_PASS" {
 			t.Errorf("--set %v: port 80 %s, port 443 %s; want %s and XDP_PASS", tt.set, hit.Action, miss.Action, tt.want)
@@ -128,7 +128,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 
 	// Sized on request instead.
 	res, err = Run(context.Background(), Config{Programs: []Program{{Object: obj}}, Cases: cases[:1], CPU: -1, Samples: MinSamples, Repeat: 10,
-		Load: object.LoadOptions{MaxEntries: []string{"passed=7"}}})
+		Load: LoadOptions{MaxEntries: []string{"passed=7"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 // new inner map, itself filled by name.
 func TestTailCallsAndMapsOfMaps(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "tailcall.o")
+	obj := kerneltest.ReadTestObject[Object](t, "tailcall.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false)}
 
 	got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases})["tcp-80"]
@@ -154,9 +154,9 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 	// A .bss variable set before loading, by the file or by --set, which wins.
 	vars := mustParseInit(t, "variables:\n  dropped: 99\n")
 	for _, set := range []string{"", "dropped=7"} {
-		load, want := object.LoadOptions{}, "map .bss: [0] set {dropped: 100}"
+		load, want := LoadOptions{}, "map .bss: [0] set {dropped: 100}"
 		if set != "" {
-			load, want = object.LoadOptions{Set: []string{set}}, "map .bss: [0] set {dropped: 8}"
+			load, want = LoadOptions{Set: []string{set}}, "map .bss: [0] set {dropped: 8}"
 		}
 		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases, MapInit: vars, Load: load})["tcp-80"]
 		if effectStrings(got) != want {
@@ -192,19 +192,19 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 // big-endian port and an address.
 func TestTypeAndStructuredKeys(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "sections.o")
+	obj := kerneltest.ReadTestObject[Object](t, "sections.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "udp-80", 80, true)}
 	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "keep_all"}}, Cases: cases, CPU: -1, Samples: MinSamples}); !errors.Is(err, object.ErrUnsupportedType) {
 		t.Fatalf("without --type: %v, want object.ErrUnsupportedType", err)
 	}
-	got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "keep_all"}}, Cases: cases, Load: object.LoadOptions{Type: "socket_filter"}})
+	got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "keep_all"}}, Cases: cases, Load: LoadOptions{Type: "socket_filter"}})
 	if c := got["tcp-80"]; c.Action != "-1" || c.Output != nil || c.Single {
 		t.Errorf("keep_all: %s, output %x, single %v; want -1 and the frame unchanged", c.Action, c.Output, c.Single)
 	}
 	// As on an inet socket the filter sees the packet from its IP header,
 	// as on an AF_PACKET socket from its Ethernet header.
 	for typ, want := range map[string]string{"socket_filter": "49152", "af_packet": "2048"} { // 192.0.2.1's 0xc000, IPv4's 0x0800
-		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "ethertype"}}, Cases: cases, Load: object.LoadOptions{Type: typ}})
+		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "ethertype"}}, Cases: cases, Load: LoadOptions{Type: typ}})
 		if c := got["tcp-80"]; c.Action != want || c.Output != nil {
 			t.Errorf("--type %s: bytes 12-13 read as %s, output %x; want %s and the frame unchanged", typ, c.Action, c.Output, want)
 		}
@@ -214,7 +214,7 @@ func TestTypeAndStructuredKeys(t *testing.T) {
     - key: {addr: 198.51.100.1, port: 80, proto: 6, family: 4, weight: 1}
       value: 3
 `)
-	got = runQuick(t, Config{Programs: []Program{{Object: obj, Program: "balance"}}, Cases: cases, MapInit: init, Load: object.LoadOptions{Type: "socket_filter"}})
+	got = runQuick(t, Config{Programs: []Program{{Object: obj, Program: "balance"}}, Cases: cases, MapInit: init, Load: LoadOptions{Type: "socket_filter"}})
 	if tcp, udp := got["tcp-80"], got["udp-80"]; tcp.Action != "3" || udp.Action != "0" {
 		t.Errorf("balance: TCP %s, UDP %s; want queue 3 for TCP to 198.51.100.1:80, 0 for UDP", tcp.Action, udp.Action)
 	}
@@ -229,37 +229,37 @@ func TestLoadOptionErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	tooMany := cpus // and one more
-	ports, tail, sections := readTestObject(t, "ports.o"), readTestObject(t, "tailcall.o"), readTestObject(t, "sections.o")
+	ports, tail, sections := kerneltest.ReadTestObject[Object](t, "ports.o"), kerneltest.ReadTestObject[Object](t, "tailcall.o"), kerneltest.ReadTestObject[Object](t, "sections.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false)}
 	for _, tt := range []struct {
 		name    string
 		program Program
-		load    object.LoadOptions
+		load    LoadOptions
 		init    string
 		want    error
 		msg     string
 	}{
-		{"unknown variable", Program{Object: ports}, object.LoadOptions{Set: []string{"nope=1"}}, "", ErrConfig, `has no global variable "nope" (variables: hit_action)`},
-		{"not NAME=VALUE", Program{Object: ports}, object.LoadOptions{Set: []string{"hit_action"}}, "", ErrConfig, "want NAME=VALUE"},
-		{"value too big", Program{Object: ports}, object.LoadOptions{Set: []string{"hit_action=0x100000000"}}, "", ErrConfig, "not an unsigned 32-bit number"},
-		{"variable in file", Program{Object: ports}, object.LoadOptions{}, "variables:\n  nope: 1\n", object.ErrMapInit, `init.yaml:2: ports.o has no global variable "nope"`},
-		{"unknown map size", Program{Object: ports}, object.LoadOptions{MaxEntries: []string{"nope=3"}}, "", ErrConfig, `has no map "nope" (maps: .rodata, passed, ports)`},
-		{"zero size", Program{Object: ports}, object.LoadOptions{MaxEntries: []string{"passed=0"}}, "", ErrConfig, "want NAME=N"},
-		{"unknown type", Program{Object: sections}, object.LoadOptions{Type: "kprobe"}, "", ErrConfig, "want one of xdp, tc, socket_filter, af_packet"},
-		{"typed already", Program{Object: ports, Program: "port_filter"}, object.LoadOptions{Type: "tc"}, "", ErrConfig, "is a XDP program already"},
-		{"unknown attach type", Program{Object: ports}, object.LoadOptions{AttachType: "tc"}, "", ErrConfig, `attach type "tc": want xdp`},
-		{"index beyond", Program{Object: ports}, object.LoadOptions{}, "maps:\n  ports:\n    - {key: 65536, value: 1}\n", object.ErrMapInit, "index 65536 is beyond its 65536 entries"},
-		{"too many CPUs", Program{Object: ports}, object.LoadOptions{}, "maps:\n  ports:\n    - {key: 1, value: [" + strings.Repeat("1, ", tooMany) + "1]}\n", object.ErrMapInit, "is per-CPU:"},
-		{"unknown program", Program{Object: tail, Program: "entry"}, object.LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: nope}\n", object.ErrMapInit, `map chosen: the object has no program "nope" (programs: by_inner, drop, entry, transmit)`},
-		{"program array in hex", Program{Object: tail, Program: "entry"}, object.LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value_hex: '01000000'}\n", object.ErrMapInit, "give its value by name"},
-		{"unknown inner map", Program{Object: tail, Program: "entry"}, object.LoadOptions{}, "maps:\n  outer:\n    - {key: 0, value: nope}\n", object.ErrMapInit, `the object has no map "nope" to put in it`},
-		{"other object missing", Program{Object: tail, Program: "entry"}, object.LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: {object: nope.o, program: x}}\n", object.ErrMapInit, "init.yaml:3: bad object: open nope.o: no such file or directory"},
-		{"other object, no program", Program{Object: tail, Program: "entry"}, object.LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: {object: ../bpf/testdata/ports.o}}\n", object.ErrMapInit, "{object: FILE, program: NAME}"},
-		{"other object's unknown map", Program{Object: tail, Program: "entry"}, object.LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: {object: ../bpf/testdata/ports.o, program: port_filter}}\n  nope:\n    - {key: 0, value: 1}\n", object.ErrMapInit, `no map "nope" (maps: .bss, chosen, fallback, outer, ports.o:.rodata, ports.o:passed, ports.o:ports)`},
-		{"constants by map", Program{Object: ports}, object.LoadOptions{}, "maps:\n  .rodata:\n    - {key: 0, value_hex: '00000000'}\n", object.ErrMapInit, "set them by name under variables:"},
-		{"no member", Program{Object: sections, Program: "balance"}, object.LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {key: {port: 80, addr4: 1.2.3.4}, value: 1}\n", object.ErrMapInit, `has no member "addr4" (members: addr, addr6, port, proto, family, weight)`},
-		{"bitfield overflow", Program{Object: sections, Program: "balance"}, object.LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {key: {family: 16}, value: 1}\n", object.ErrMapInit, "16 does not fit in its 4 bits"},
-		{"not an address", Program{Object: sections, Program: "balance"}, object.LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {key: {addr: '2001:db8::1'}, value: 1}\n", object.ErrMapInit, `"2001:db8::1" is not an unsigned 32-bit number`},
+		{"unknown variable", Program{Object: ports}, LoadOptions{Set: []string{"nope=1"}}, "", ErrConfig, `has no global variable "nope" (variables: hit_action)`},
+		{"not NAME=VALUE", Program{Object: ports}, LoadOptions{Set: []string{"hit_action"}}, "", ErrConfig, "want NAME=VALUE"},
+		{"value too big", Program{Object: ports}, LoadOptions{Set: []string{"hit_action=0x100000000"}}, "", ErrConfig, "not an unsigned 32-bit number"},
+		{"variable in file", Program{Object: ports}, LoadOptions{}, "variables:\n  nope: 1\n", object.ErrMapInit, `init.yaml:2: ports.o has no global variable "nope"`},
+		{"unknown map size", Program{Object: ports}, LoadOptions{MaxEntries: []string{"nope=3"}}, "", ErrConfig, `has no map "nope" (maps: .rodata, passed, ports)`},
+		{"zero size", Program{Object: ports}, LoadOptions{MaxEntries: []string{"passed=0"}}, "", ErrConfig, "want NAME=N"},
+		{"unknown type", Program{Object: sections}, LoadOptions{Type: "kprobe"}, "", ErrConfig, "want one of xdp, tc, socket_filter, af_packet"},
+		{"typed already", Program{Object: ports, Program: "port_filter"}, LoadOptions{Type: "tc"}, "", ErrConfig, "is a XDP program already"},
+		{"unknown attach type", Program{Object: ports}, LoadOptions{AttachType: "tc"}, "", ErrConfig, `attach type "tc": want xdp`},
+		{"index beyond", Program{Object: ports}, LoadOptions{}, "maps:\n  ports:\n    - {key: 65536, value: 1}\n", object.ErrMapInit, "index 65536 is beyond its 65536 entries"},
+		{"too many CPUs", Program{Object: ports}, LoadOptions{}, "maps:\n  ports:\n    - {key: 1, value: [" + strings.Repeat("1, ", tooMany) + "1]}\n", object.ErrMapInit, "is per-CPU:"},
+		{"unknown program", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: nope}\n", object.ErrMapInit, `map chosen: the object has no program "nope" (programs: by_inner, drop, entry, transmit)`},
+		{"program array in hex", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value_hex: '01000000'}\n", object.ErrMapInit, "give its value by name"},
+		{"unknown inner map", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  outer:\n    - {key: 0, value: nope}\n", object.ErrMapInit, `the object has no map "nope" to put in it`},
+		{"other object missing", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: {object: nope.o, program: x}}\n", object.ErrMapInit, "init.yaml:3: bad object: open nope.o: no such file or directory"},
+		{"other object, no program", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: {object: ../bpf/testdata/ports.o}}\n", object.ErrMapInit, "{object: FILE, program: NAME}"},
+		{"other object's unknown map", Program{Object: tail, Program: "entry"}, LoadOptions{}, "maps:\n  chosen:\n    - {key: 0, value: {object: ../bpf/testdata/ports.o, program: port_filter}}\n  nope:\n    - {key: 0, value: 1}\n", object.ErrMapInit, `no map "nope" (maps: .bss, chosen, fallback, outer, ports.o:.rodata, ports.o:passed, ports.o:ports)`},
+		{"constants by map", Program{Object: ports}, LoadOptions{}, "maps:\n  .rodata:\n    - {key: 0, value_hex: '00000000'}\n", object.ErrMapInit, "set them by name under variables:"},
+		{"no member", Program{Object: sections, Program: "balance"}, LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {key: {port: 80, addr4: 1.2.3.4}, value: 1}\n", object.ErrMapInit, `has no member "addr4" (members: addr, addr6, port, proto, family, weight)`},
+		{"bitfield overflow", Program{Object: sections, Program: "balance"}, LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {key: {family: 16}, value: 1}\n", object.ErrMapInit, "16 does not fit in its 4 bits"},
+		{"not an address", Program{Object: sections, Program: "balance"}, LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {key: {addr: '2001:db8::1'}, value: 1}\n", object.ErrMapInit, `"2001:db8::1" is not an unsigned 32-bit number`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := Config{Programs: []Program{tt.program}, Cases: cases, CPU: -1, Samples: MinSamples, Load: tt.load}
@@ -292,9 +292,9 @@ func TestMapInitKernelRefusal(t *testing.T) {
 	for port := range 17 {
 		doc += fmt.Sprintf("    - {key: {addr: 198.51.100.1, port: %d, proto: 6}, value: 1}\n", port+1)
 	}
-	_, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "sections.o"), Program: "balance"}},
+	_, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "sections.o"), Program: "balance"}},
 		Cases: []packets.Case{tcpTo(t, "tcp-80", 80, false)}, CPU: -1, Samples: MinSamples, Repeat: 10,
-		MapInit: mustParseInit(t, doc), Load: object.LoadOptions{Type: "socket_filter"}})
+		MapInit: mustParseInit(t, doc), Load: LoadOptions{Type: "socket_filter"}})
 	want := "init.yaml:19: map queues, key {addr: 3325256705 | addr6: "
 	if err == nil || errors.Is(err, object.ErrMapInit) || errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "the map is full (max_entries 16; E2BIG)") ||
 		!strings.Contains(err.Error(), "port: 17") || !strings.HasPrefix(err.Error(), "init.yaml:19: map queues, key ") {
@@ -315,7 +315,7 @@ func TestTailCallIntoOtherObject(t *testing.T) {
     - {key: htons(80), value: 1}
 `)
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "tcp-443", 443, false)}
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: readTestObject(t, "tailcall.o"), Program: "entry"}},
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "tailcall.o"), Program: "entry"}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 100, MapInit: init})
 	if err != nil {
 		t.Fatal(err)
@@ -336,9 +336,9 @@ func TestTailCallIntoOtherObject(t *testing.T) {
 // creates maps in no set order, and badmaps.o has two bad ones.
 func TestLoadErrorDeterministic(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	obj := readTestObject(t, "badmaps.o")
+	obj := kerneltest.ReadTestObject[Object](t, "badmaps.o")
 	for range 8 {
-		l, err := object.Load(obj, "")
+		l, err := object.Load(object.Object(obj), "")
 		if err == nil {
 			l.Close()
 			t.Fatal("loaded a hash map with BPF_F_MMAPABLE")

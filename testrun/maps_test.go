@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -28,13 +27,13 @@ func TestEffects(t *testing.T) {
 		t.Errorf("fizz: %v, none: %v; want one FIZZ pushed for fizz and nothing for none", fizz, none)
 	}
 
-	init, err := object.ParseMapInit("init.yaml", []byte(configInit))
+	init, err := ParseMapInit("init.yaml", []byte(configInit))
 	if err != nil {
 		t.Fatal(err)
 	}
 	own := cases[:1]
 	for _, withInit := range []bool{false, true} {
-		cfg := Config{Programs: []Program{{Object: readTestObject(t, "maps.o")}},
+		cfg := Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "maps.o")}},
 			Cases: own, CPU: -1, Samples: MinSamples, Repeat: 10}
 		if withInit {
 			cfg.MapInit = init

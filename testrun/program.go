@@ -7,7 +7,6 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/internal/object"
-	"github.com/xdpmicro/xdpmicro/internal/progrun"
 	"golang.org/x/sys/unix"
 )
 
@@ -83,7 +82,7 @@ func (l *program) call(frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, 
 func callRestarting(fd int, frame, ctx []byte, repeat uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
 	for {
 		start := time.Now()
-		ret, nsPerRun, err = progrun.Run(fd, frame, ctx, repeat)
+		ret, nsPerRun, err = testRun(fd, frame, ctx, repeat)
 		wall = time.Since(start)
 		if !errors.Is(err, unix.EINTR) {
 			return ret, nsPerRun, wall, retries, err
@@ -100,7 +99,7 @@ func callRestarting(fd int, frame, ctx []byte, repeat uint32) (ret, nsPerRun uin
 func callLive(fd int, frame, ctx []byte, repeat, batch uint32) (ret, nsPerRun uint32, wall time.Duration, retries int, err error) {
 	for {
 		start := time.Now()
-		nsPerRun, err = progrun.RunLive(fd, frame, ctx, repeat, batch)
+		nsPerRun, err = testRunLive(fd, frame, ctx, repeat, batch)
 		wall = time.Since(start)
 		if !errors.Is(err, unix.EINTR) {
 			return NoReturn, nsPerRun, wall, retries, err

@@ -8,7 +8,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 )
 
 // The restorer undoes every way an XDP program changes its buffer (the
@@ -22,7 +21,7 @@ func TestRestorerUndoesEveryChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resize := object.Object{Name: "resize.o", ELF: elf}
+	resize := Object{Name: "resize.o", ELF: elf}
 	_, cases := rewriteAndFizz(t)
 	for _, tc := range []struct {
 		program string
@@ -36,7 +35,7 @@ func TestRestorerUndoesEveryChange(t *testing.T) {
 		{"add_meta", "XDP_PASS", +8}, // the kernel copies the metadata out too
 	} {
 		res, err := Run(context.Background(), Config{Programs: []Program{{Object: resize, Program: tc.program}}, Cases: cases, CPU: -1,
-			Samples: 20, Sampling: SamplingLinear, Floor: &object.Object{Name: "floor", ELF: bpf.Floor()}})
+			Samples: 20, Sampling: SamplingLinear, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.program, err)
 		}
@@ -51,7 +50,7 @@ func TestRestorerUndoesEveryChange(t *testing.T) {
 	}
 
 	res, err := Run(context.Background(), Config{Programs: []Program{{Object: resize, Program: "flip_once"}}, Cases: cases, CPU: -1,
-		Samples: 20, Sampling: SamplingLinear, Floor: &object.Object{Name: "floor", ELF: bpf.Floor()}})
+		Samples: 20, Sampling: SamplingLinear, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,14 +48,15 @@ const (
 // enabled here.
 var ErrNoRunTimeStats = errors.New("no BPF run-time statistics")
 
-// ErrConfig reports a configuration that cannot be run: object's, so that
-// one sentinel stands for both packages' refusals.
+// ErrConfig reports a configuration that cannot be run. It is the very
+// value the loader (internal/object) wraps its refusals in, so that one
+// sentinel stands for both; it wraps the module's bad-input error.
 var ErrConfig = object.ErrConfig
 
 // Program names a program to measure.
 type Program struct {
 	Label   string // distinguishes programs measured together, e.g. "before"
-	Object  object.Object
+	Object  Object
 	Program string // function name; empty for the only supported one
 	// Live runs the program with live frames (Config.Live): its action
 	// is carried out, and its time includes it.
@@ -128,13 +129,13 @@ type Config struct {
 	// so that each case's time can be given net of the harness's own.
 	// FloorPlacements loads it that many times (0 or 1: once), as
 	// Placements the programs, so that the net holds its placement too.
-	Floor           *object.Object
+	Floor           *Object
 	FloorPlacements int
 	// MapInit, if set, fills maps of every program after loading, and sets
 	// variables and map sizes before.
-	MapInit *object.MapInit
+	MapInit *MapInit
 	// Load changes every measured object before loading (not the floor).
-	Load object.LoadOptions
+	Load LoadOptions
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
@@ -187,7 +188,7 @@ type CaseResult struct {
 	// when the budget ran out first, or sampling was not adaptive.
 	Enough bool
 	// Effects are the changes the checking run made to the maps.
-	Effects []object.Effect
+	Effects []Effect
 	// Single says the case was sampled one run a call, each on a fresh
 	// copy of the frame: some program changed it (Output), or
 	// Config.SingleRun asked. Its samples have no Runs or Wall.
@@ -217,7 +218,7 @@ type CaseResult struct {
 	Blocks []uint64
 	// ContextChanges are the fields of Case.Context that the checking
 	// run's program changed; such a case is sampled one run a call too.
-	ContextChanges []object.ContextChange
+	ContextChanges []ContextChange
 	// ctxIn is Case.Context as the program type's struct; nil without one.
 	ctxIn []byte
 }
@@ -226,7 +227,7 @@ type CaseResult struct {
 type ProgramResult struct {
 	Label  string
 	Object string
-	Info   object.ProgramInfo
+	Info   ProgramInfo
 	Cases  []CaseResult
 	// Placements are the results of the program's other loads, sampled
 	// in the same rounds (Config.Placements).
@@ -359,7 +360,7 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := object.NewSettings(cfg.Load, cfg.MapInit)
+	settings, err := object.NewSettings(object.LoadOptions(cfg.Load), cfg.MapInit.internal())
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +369,7 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	}
 	var chosen []object.Chosen
 	for _, prog := range cfg.Programs {
-		c, err := object.Choose(prog.Object, prog.Program, settings)
+		c, err := object.Choose(object.Object(prog.Object), prog.Program, settings)
 		if err != nil {
 			return nil, err
 		}
@@ -397,7 +398,7 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 		}
 	}
 	if cfg.Floor != nil {
-		c, err := object.ChooseByType(*cfg.Floor, p.picked[0].Info.Type)
+		c, err := object.ChooseByType(object.Object(*cfg.Floor), p.picked[0].Info.Type)
 		if err != nil {
 			return nil, err
 		}
@@ -411,11 +412,11 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 		if p.isFloor(i) {
 			continue
 		}
-		if p.updates[i], p.others[i], err = resolveMapInit(cfg.MapInit, c, settings); err != nil {
+		if p.updates[i], p.others[i], err = resolveMapInit(cfg.MapInit.internal(), c, settings); err != nil {
 			return nil, err
 		}
 		if cfg.Live != nil {
-			if err := checkLiveMapInit(cfg.Live.Net, p.updates[i]); err != nil {
+			if err := checkLiveMapInit(cfg.Live.Net.pair, p.updates[i]); err != nil {
 				return nil, err
 			}
 		}
@@ -465,7 +466,7 @@ func (p *plan) load() ([]*program, error) {
 			// Plain and live alike, so that both take the same path.
 			l.live, l.batch = p.cfg.Programs[p.programOf[i]].Live, p.cfg.Live.Batch
 			if l.live {
-				l.drain = p.cfg.Live.Net.Drain
+				l.drain = p.cfg.Live.Net.pair.Drain
 			}
 			if err := p.fillRedirectMaps(l, p.updates[i]); err != nil {
 				return progs, err
@@ -481,7 +482,7 @@ func (p *plan) load() ([]*program, error) {
 func (p *plan) check(progs []*program) (Result, error) {
 	res := Result{Environment: environment(p.cfg, p.claim)}
 	for i, l := range progs {
-		pr := ProgramResult{Label: "floor", Object: l.Object.Name, Info: l.Info}
+		pr := ProgramResult{Label: "floor", Object: l.Object.Name, Info: ProgramInfo(l.Info)}
 		if !p.isFloor(i) {
 			pr.Label = p.cfg.Programs[p.programOf[i]].Label
 		}
@@ -546,8 +547,8 @@ func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, er
 				object.ErrUnexpectedReturn, l.Info.Name, c.Name, action, object.ActionName(l.Info.Type, want))
 		}
 	}
-	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples),
-		ctxIn: ctxIn, ContextChanges: object.ContextChanges(l.Info.Type, ctxIn, ctxOut)}
+	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effectsOf(effects), Samples: make([]float64, 0, p.cfg.Samples),
+		ctxIn: ctxIn, ContextChanges: contextChangesOf(object.ContextChanges(l.Info.Type, ctxIn, ctxOut))}
 	if object.FrameChanged(l.Info.Type, c.Frame, out) {
 		cr.Output = out
 	}

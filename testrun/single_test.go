@@ -9,7 +9,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -30,7 +29,7 @@ func TestRewriterMatchesTwin(t *testing.T) {
 			progs = append(progs, Program{Object: rewrite, Program: p})
 		}
 		res, err := Run(context.Background(), Config{Programs: progs, Cases: cases, CPU: -1, Samples: 300,
-			Warmup: 100 * time.Millisecond, Sampling: SamplingLinear, SingleRun: single, Floor: &object.Object{Name: "floor", ELF: bpf.Floor()}})
+			Warmup: 100 * time.Millisecond, Sampling: SamplingLinear, SingleRun: single, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
 		if err != nil {
 			t.Fatal(err)
 		}

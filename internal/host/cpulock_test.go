@@ -16,22 +16,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// claimTestCPU claims a CPU as Run would, from the machine's lock
-// directory, until the test ends.
-func claimTestCPU(t *testing.T) *Claim {
-	t.Helper()
-	allowed, err := AllowedCPUs(AnyCPU)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claim, err := ChooseCPU(context.Background(), AnyCPU, allowed, func(s string) { t.Log(s) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(claim.Release)
-	return claim
-}
-
 // testLocks is a prefix of lock names of this test alone: the machine's
 // own CPU locks are held by real runs, and by other packages' tests.
 func testLocks(t *testing.T) string {

@@ -5,5 +5,5 @@
 // kernel entry), and whether this process may load BPF at all.
 //
 // It knows nothing of BPF programs, samples or statistics: package
-// measure asks it where to measure and what the machine did meanwhile.
+// testrun asks it where to measure and what the machine did meanwhile.
 package host

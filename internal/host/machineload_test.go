@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -620,33 +619,4 @@ func TestRankCPUs(t *testing.T) {
 			}
 		})
 	}
-}
-
-// ChooseCPU on this machine: a requested CPU is taken as it is, or
-// refused when not allowed; an automatic choice is allowed and explained.
-// Each claim is released before the next: this process's own lock would
-// otherwise keep it off the CPU.
-func TestChooseCPU(t *testing.T) {
-	claim := claimTestCPU(t)
-	cpu, why := claim.CPU, claim.Why
-	claim.Release()
-	if why == "" {
-		t.Errorf("CPU %d chosen without a reason", cpu)
-	}
-	allowed, err := AllowedCPUs(cpu)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := ChooseCPU(context.Background(), cpu, allowed, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again.Release()
-	if again.CPU != cpu || again.Why != "requested" {
-		t.Errorf("requesting CPU %d: got %d %q", cpu, again.CPU, again.Why)
-	}
-	if _, err := AllowedCPUs(1023); !errors.Is(err, ErrCPU) {
-		t.Errorf("CPU 1023: got %v, want %v", err, ErrCPU)
-	}
-	t.Logf("chose CPU %d: %s", cpu, why)
 }

@@ -3,7 +3,6 @@ package htmlpage
 import (
 	"slices"
 
-	"github.com/xdpmicro/xdpmicro/internal/kde"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -22,7 +21,7 @@ func Bulk(values []float64, quantum float64) (lo, hi float64) {
 }
 
 // Density is the kernel density of values at each of xs, its bandwidth
-// chosen from the values in [lo, hi] (kde.Bandwidth, no finer than
+// chosen from the values in [lo, hi] (kdeBandwidth, no finer than
 // resolution), and that bandwidth.
 func Density(values, xs []float64, lo, hi, resolution float64) ([]float64, float64) {
 	sorted := slices.Sorted(slices.Values(values))
@@ -32,6 +31,6 @@ func Density(values, xs []float64, lo, hi, resolution float64) ([]float64, float
 			inside = append(inside, v)
 		}
 	}
-	h := kde.Bandwidth(inside, resolution)
-	return kde.Density(sorted, xs, h), h
+	h := kdeBandwidth(inside, resolution)
+	return kdeDensity(sorted, xs, h), h
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/vm"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -35,15 +34,15 @@ func FuzzGuestReports(f *testing.F) {
 	f.Add([]byte(""), "xdpmicro: load xdp_prog: verifier: invalid access\n  0: (61) r2 = *(u32 *)(r1 +4)\n\x1b[31m\x1b]0;x\x07", 1)
 	f.Add([]byte(""), "", -1)
 	f.Fuzz(func(t *testing.T, stdout []byte, stderr string, exit int) {
-		line, err := vm.EncodeResult(vm.Result{Release: "6.1.0-fuzz", Exit: exit, Stdout: stdout, Stderr: stderr})
+		line, err := EncodeResult(Result{Release: "6.1.0-fuzz", Exit: exit, Stdout: stdout, Stderr: stderr})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := vm.DecodeResult([]byte(line))
+		res, err := DecodeResult([]byte(line))
 		if err != nil {
 			t.Fatalf("the guest's line does not read back: %v", err)
 		}
-		o := Outcome{Target: Target{Name: "vmlinuz", Image: &vm.Image{Path: "vmlinuz"}}, Accel: string(vm.TCG)}
+		o := Outcome{Target: Target{Name: "vmlinuz", Image: &Image{Path: "vmlinuz"}}, Accel: string(TCG)}
 		o.take(res)
 		runs := Reports([]Outcome{o}, []string{"bench"})
 		if len(runs.Kernels) != 1 {

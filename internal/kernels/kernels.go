@@ -14,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/xdpmicro/xdpmicro/internal/vm"
 )
 
 // Host names the running kernel among --kernel's values.
@@ -26,7 +24,7 @@ type Target struct {
 	// Name is as given: "host" or the image's path.
 	Name string
 	// Image is the kernel image; nil for the host.
-	Image *vm.Image
+	Image *Image
 }
 
 // IsHost says whether the target is the running kernel.
@@ -45,13 +43,13 @@ func Targets(values []string) (targets []Target, qemu string, err error) {
 			targets = append(targets, Target{Name: v})
 			continue
 		}
-		img, err := vm.CheckImage(v)
+		img, err := CheckImage(v)
 		if err != nil {
 			return nil, "", err
 		}
 		targets = append(targets, Target{Name: v, Image: &img})
 		if qemu == "" {
-			if qemu, err = vm.FindQEMU(); err != nil {
+			if qemu, err = FindQEMU(); err != nil {
 				return nil, "", err
 			}
 		}
@@ -106,7 +104,7 @@ type Outcome struct {
 }
 
 // Emulated says the times are TCG's.
-func (o Outcome) Emulated() bool { return o.Accel == string(vm.TCG) }
+func (o Outcome) Emulated() bool { return o.Accel == string(TCG) }
 
 // The VM's resources. Under KVM, two vCPUs: xdpmicro in the guest pins
 // its measuring thread to one, as on a host, while the guest's kernel
@@ -144,7 +142,7 @@ func Run(ctx context.Context, job Job, targets []Target) ([]Outcome, error) {
 			}
 			defer g.remove()
 			guest = g
-			if !vm.HasSandbox(job.QEMU) {
+			if !HasSandbox(job.QEMU) {
 				job.progress("%s takes no -sandbox (built without seccomp): it runs without its system call filter", job.QEMU)
 			}
 		}
@@ -237,7 +235,7 @@ func utsString(b []int8) string {
 }
 
 // guestFiles are the initramfs, shared by every kernel of a run: in
-// memory (vm.MemFile), in no directory, so that a run killed outright
+// memory (MemFile), in no directory, so that a run killed outright
 // leaves nothing behind.
 type guestFiles struct {
 	initrd  *os.File
@@ -249,7 +247,7 @@ func (g *guestFiles) remove() { g.initrd.Close() }
 
 // prepare writes the initramfs: xdpmicro as /init, the job, the inputs.
 func (job Job) prepare() (*guestFiles, error) {
-	fs := vm.NewInitramfs()
+	fs := NewInitramfs()
 	libDirs, err := fs.AddBinary(job.Binary, "/init")
 	if err != nil {
 		return nil, fmt.Errorf("the guest's /init: %w", err)
@@ -263,11 +261,11 @@ func (job Job) prepare() (*guestFiles, error) {
 			return nil, bad(err)
 		}
 	}
-	spec, err := jsonBytes(vm.Job{Args: append(slices.Clone(job.Args), job.GuestArgs...), EmulatedArgs: job.EmulatedArgs, Dir: job.Dir})
+	spec, err := jsonBytes(GuestJob{Args: append(slices.Clone(job.Args), job.GuestArgs...), EmulatedArgs: job.EmulatedArgs, Dir: job.Dir})
 	if err != nil {
 		return nil, err
 	}
-	fs.Add(vm.JobPath, spec, 0o644)
+	fs.Add(JobPath, spec, 0o644)
 	fs.AddDir(job.Dir) // the working directory, though no input is in it
 	initrd, err := fs.MemFile()
 	if err != nil {
@@ -299,16 +297,16 @@ func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 		return o
 	}
 	defer kernel.Close()
-	m := vm.Machine{QEMU: job.QEMU, Kernel: kernel, Initrd: g.initrd, MemoryMiB: o.MemoryMiB,
+	m := Machine{QEMU: job.QEMU, Kernel: kernel, Initrd: g.initrd, MemoryMiB: o.MemoryMiB,
 		Cmdline: g.cmdline, Run: job.Timeout}
-	var out vm.Outcome
-	if ok, why := vm.KVMUsable(); ok {
+	var out BootOutcome
+	if ok, why := KVMUsable(); ok {
 		job.progress("%s: booting with KVM, %d vCPUs, %d MiB", o.label(), kvmVCPUs, o.MemoryMiB)
-		m.Accel, m.VCPUs, m.Boot = vm.KVM, kvmVCPUs, kvmBootWait
+		m.Accel, m.VCPUs, m.Boot = KVM, kvmVCPUs, kvmBootWait
 		out = m.Start(ctx)
 		if out.Err != nil && out.Up == 0 && ctx.Err() == nil {
-			o.Fallback = "KVM " + strings.TrimPrefix(out.Err.Error(), vm.ErrKVM.Error()+": ")
-			if !errors.Is(out.Err, vm.ErrKVM) {
+			o.Fallback = "KVM " + strings.TrimPrefix(out.Err.Error(), ErrKVM.Error()+": ")
+			if !errors.Is(out.Err, ErrKVM) {
 				o.Fallback = "KVM " + out.Err.Error() // did not boot: QEMU: ...
 			}
 		}
@@ -317,7 +315,7 @@ func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 	}
 	if o.Fallback != "" {
 		job.progress("%s: booting under TCG (emulated: %s), %d vCPU, %d MiB", o.label(), o.Fallback, tcgVCPUs, o.MemoryMiB)
-		m.Accel, m.VCPUs, m.Boot = vm.TCG, tcgVCPUs, tcgBootWait
+		m.Accel, m.VCPUs, m.Boot = TCG, tcgVCPUs, tcgBootWait
 		out = m.Start(ctx)
 	}
 	o.Accel, o.VCPUs = string(m.Accel), m.VCPUs
@@ -328,10 +326,10 @@ func (job Job) runGuest(ctx context.Context, t Target, g *guestFiles) Outcome {
 	return o
 }
 
-// take is what the guest sent back (vm.DecodeResult read it, bounded):
+// take is what the guest sent back (DecodeResult read it, bounded):
 // the command's exit code and output, the kernel's release, and why the
 // command could not run, if it could not.
-func (o *Outcome) take(r *vm.Result) {
+func (o *Outcome) take(r *Result) {
 	o.Exit, o.Stdout, o.Stderr = r.Exit, r.Stdout, r.Stderr
 	if r.Release != "" {
 		o.Release = r.Release

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/internal/vm"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -63,16 +62,16 @@ func commandError(stderr string) (string, []string) {
 		if !ok || strings.HasPrefix(msg, "note: ") || strings.HasPrefix(msg, "warning: ") {
 			continue
 		}
-		if msg = vm.Printable(msg, maxLine); strings.TrimSpace(msg) == "" {
+		if msg = Printable(msg, maxLine); strings.TrimSpace(msg) == "" {
 			continue
 		}
 		var log []string
 		for _, l := range lines[i+1:] {
-			log = append(log, vm.Printable(strings.TrimSpace(l), maxLine))
+			log = append(log, Printable(strings.TrimSpace(l), maxLine))
 		}
 		return msg, log
 	}
-	if last := vm.Printable(lines[len(lines)-1], maxLine); strings.TrimSpace(last) != "" {
+	if last := Printable(lines[len(lines)-1], maxLine); strings.TrimSpace(last) != "" {
 		return last, nil
 	}
 	return "exited without a message", nil

@@ -8,7 +8,6 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -390,7 +389,7 @@ var FineSteps = bpf.FineSteps[1:]
 // order of bpf.LadderSteps, then the fine rungs, in the order of FineSteps,
 // as Validate expects each run's report.
 func Programs() []testrun.Program {
-	object := object.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
+	object := testrun.Object{Name: "ladder (bundled)", ELF: bpf.Ladder()}
 	var progs []testrun.Program
 	for _, steps := range bpf.LadderSteps {
 		progs = append(progs, testrun.Program{Label: fmt.Sprint(steps), Object: object, Program: bpf.LadderProgram(steps)})

@@ -42,7 +42,7 @@ func checkRun(t *testing.T, l *Loaded) []Effect {
 // memory); maps past 16 MiB each, or 64 MiB in all, are noted, not read.
 func TestEffectsBudget(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	l, err := Load(readTestObject(t, "bigmaps.o"), "")
+	l, err := Load(kerneltest.ReadTestObject[Object](t, "bigmaps.o"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestEffectsBudget(t *testing.T) {
 // CAP_PERFMON).
 func TestEffectsHideKernelAddresses(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	l, err := Load(readTestObject(t, "leak.o"), "")
+	l, err := Load(kerneltest.ReadTestObject[Object](t, "leak.o"), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue/btfcraft"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
@@ -21,7 +22,7 @@ func FuzzParseMapInit(f *testing.F) {
 	f.Add([]byte(configInit))
 	f.Add([]byte("maps:\n  lengths:\n    - {key_hex: '3c000000', value_hex: '0100000000000000'}\n"))
 	f.Add([]byte("maps:\n  config:\n    - {key: 0, value: {port: [1, 2]}}\n"))
-	spec, _, _, err := readTestObject(f, "maps.o").choose("", Settings{})
+	spec, _, _, err := kerneltest.ReadTestObject[Object](f, "maps.o").choose("", Settings{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func FuzzMaxEntries(f *testing.F) {
 	for _, seed := range []string{"lengths=128", "lengths=0x10", "lengths=0", "lengths=-1", "lengths=4294967296", "nope=4", "=4", "lengths", ".data=2"} {
 		f.Add(seed)
 	}
-	obj := readTestObject(f, "maps.o")
+	obj := kerneltest.ReadTestObject[Object](f, "maps.o")
 	f.Fuzz(func(t *testing.T, size string) {
 		s, err := NewSettings(LoadOptions{MaxEntries: []string{size}}, nil)
 		if err != nil {

@@ -36,7 +36,7 @@ func TestParseMapInitErrors(t *testing.T) {
 // Entries are checked against the object's maps and their BTF before
 // anything is loaded.
 func TestResolveMapInit(t *testing.T) {
-	spec, _, _, err := readTestObject(t, "maps.o").choose("", Settings{})
+	spec, _, _, err := kerneltest.ReadTestObject[Object](t, "maps.o").choose("", Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestResolveMapInit(t *testing.T) {
 // entry by entry, and the refusal names its entry as a single one would.
 func TestApplyBatches(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	obj := readTestObject(t, "maps.o")
+	obj := kerneltest.ReadTestObject[Object](t, "maps.o")
 	entries := func(n int) []Update {
 		var doc strings.Builder
 		doc.WriteString("maps:\n  lengths:\n")

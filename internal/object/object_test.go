@@ -6,19 +6,11 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 )
 
-func readTestObject(t testing.TB, name string) Object {
-	t.Helper()
-	obj, err := ReadObject("../../bpf/testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
-}
-
 func TestPrograms(t *testing.T) {
-	progs, err := readTestObject(t, "multi.o").Programs()
+	progs, err := kerneltest.ReadTestObject[Object](t, "multi.o").Programs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +41,7 @@ func TestChoose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	multi, attach := readTestObject(t, "multi.o"), readTestObject(t, "attach.o")
+	multi, attach := kerneltest.ReadTestObject[Object](t, "multi.o"), kerneltest.ReadTestObject[Object](t, "attach.o")
 	tests := []struct {
 		name     string
 		object   Object
@@ -65,7 +57,7 @@ func TestChoose(t *testing.T) {
 		{"unknown name", multi, "nope", false, ErrNoProgram, ""},
 		{"unsupported type", multi, "trace_getpid", false, ErrUnsupportedType, ""},
 		{"by name", multi, "xdp_drop", false, nil, "xdp_drop"},
-		{"the only XDP program", readTestObject(t, "reject.o"), "", false, nil, "unchecked_read"},
+		{"the only XDP program", kerneltest.ReadTestObject[Object](t, "reject.o"), "", false, nil, "unchecked_read"},
 		// attach.o: spread, and three programs for a cpumap or a devmap.
 		{"the only program not for a map", attach, "", false, nil, "spread"},
 		{"for a cpumap", attach, "cpu_count", false, ErrNotTestRunnable, ""},

@@ -4,8 +4,8 @@
 // function info, and encodes the result for people (a cg_annotate-like
 // text), for tools (pprof's profile.proto, Callgrind's format) and as JSON.
 //
-// It is analysis: it takes counts that measure took and renders them, but
-// loads and runs nothing. What it owns:
+// It is analysis: it takes the counts package testrun took (its Counted
+// and Block) and renders them, but loads and runs nothing. What it owns:
 //
 //   - Program: the static map of a program, each instruction's source line
 //     (cilium/ebpf puts a line on the instruction where it starts; the

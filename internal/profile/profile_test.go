@@ -13,7 +13,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	pprof "github.com/google/pprof/profile"
 
-	"github.com/xdpmicro/xdpmicro/internal/insncount"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // callsProgram is calls.o's xdp_calls, read from the object (no kernel),
@@ -31,9 +31,9 @@ func callsProgram(t *testing.T, strip bool) (*Program, asm.Instructions) {
 			insns[i] = insns[i].WithSource(nil)
 		}
 	}
-	blocks := make([]insncount.Block, len(insns))
+	blocks := make([]testrun.Block, len(insns))
 	for i := range insns {
-		blocks[i] = insncount.Block{Start: i, End: i + 1}
+		blocks[i] = testrun.Block{Start: i, End: i + 1}
 	}
 	p, err := NewProgram(insns, blocks)
 	if err != nil {
@@ -259,7 +259,7 @@ func TestCountsMustFit(t *testing.T) {
 	if _, err := p.Case("short", make([]uint64, len(insns)-1)); err == nil {
 		t.Error("fewer counts than blocks: no error")
 	}
-	if _, err := NewProgram(insns, []insncount.Block{{Start: 0, End: 2}}); err == nil {
+	if _, err := NewProgram(insns, []testrun.Block{{Start: 0, End: 2}}); err == nil {
 		t.Error("blocks that stop short of the program: no error")
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/xdpmicro/xdpmicro/internal/insncount"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // ErrCounts: block counts that do not fit the program they claim to count.
@@ -47,7 +47,7 @@ type record struct {
 // instruction's line, function and helper, and the JIT's code per record.
 type Program struct {
 	insns   asm.Instructions
-	blocks  []insncount.Block
+	blocks  []testrun.Block
 	blockOf []int // the block of each instruction
 	offsets []int // each instruction's raw offset (a 64-bit load takes two)
 	lines   []Line
@@ -65,7 +65,7 @@ type Program struct {
 
 // NewProgram maps the program's instructions, as loaded, to their lines
 // and functions; blocks are the basic blocks its counts are of.
-func NewProgram(insns asm.Instructions, blocks []insncount.Block) (*Program, error) {
+func NewProgram(insns asm.Instructions, blocks []testrun.Block) (*Program, error) {
 	p := &Program{insns: insns, blocks: blocks}
 	p.blockOf = make([]int, len(insns))
 	next := 0

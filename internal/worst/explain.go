@@ -11,8 +11,8 @@ import (
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 
-	"github.com/xdpmicro/xdpmicro/internal/insncount"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // What makes a packet costly, said in the program's own source lines
@@ -31,7 +31,7 @@ type blockInfo struct {
 
 // blockInfos gives each block the first line its instructions have, or
 // the nearest line before it: BTF marks only where a line's code begins.
-func blockInfos(insns asm.Instructions, blocks []insncount.Block) []blockInfo {
+func blockInfos(insns asm.Instructions, blocks []testrun.Block) []blockInfo {
 	out := make([]blockInfo, len(blocks))
 	own := func(i int) *btf.Line {
 		if l, ok := insns[i].Source().(*btf.Line); ok && l.LineNumber() > 0 {

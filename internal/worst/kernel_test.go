@@ -15,8 +15,8 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // testBudget is the packets a guided search of the test programs gets:
@@ -33,15 +33,6 @@ const defaultBudgetPackets = 20_000 * 10
 // holds it.
 const hotSource = "cb00714d"
 
-func testObject(t *testing.T) object.Object {
-	t.Helper()
-	obj, err := object.ReadObject("../../bpf/testdata/worst.o")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return obj
-}
-
 // search runs a search of program in worst.o, from every built-in case.
 func search(t *testing.T, program string, candidates uint64, without Guidance) *Result {
 	return searchSeed(t, program, candidates, without, 1)
@@ -53,9 +44,9 @@ func searchSeed(t *testing.T, program string, candidates uint64, without Guidanc
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Object: testObject(t), Program: program, Seeds: seeds, Candidates: candidates, Seed: seed, Without: without}
+	o := Options{Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Program: program, Seeds: seeds, Candidates: candidates, Seed: seed, Without: without}
 	if program == "key_guard" {
-		if o.MapInit, err = object.ParseMapInit("hot.yaml", []byte("maps:\n  hot_sources:\n    - {key_hex: \""+hotSource+"\", value: 1}\n")); err != nil {
+		if o.MapInit, err = testrun.ParseMapInit("hot.yaml", []byte("maps:\n  hot_sources:\n    - {key_hex: \""+hotSource+"\", value: 1}\n")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,7 +147,7 @@ func TestV3Worst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds, Candidates: testBudget, Seed: 1}
+	o := Options{Object: testrun.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds, Candidates: testBudget, Seed: 1}
 	r, err := Search(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +201,7 @@ func exhaustiveV3(t *testing.T, o Options) []uint64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		paths[pathHash(counts)] = c.Rewrite.Total(counts)
+		paths[pathHash(counts)] = c.Total(counts)
 	}
 	var insns []uint64
 	for _, n := range paths {
@@ -246,7 +237,7 @@ func TestCancelLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Object: testObject(t), Program: "ext_chain", Seeds: seeds, Budget: time.Minute, Seed: 1,
+	o := Options{Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Program: "ext_chain", Seeds: seeds, Budget: time.Minute, Seed: 1,
 		Progress: func(p Progress) {
 			if p.Tried > 1000 {
 				cancel()
@@ -273,10 +264,10 @@ func TestCancelLeavesNothing(t *testing.T) {
 func TestBadOptions(t *testing.T) {
 	seeds := packets.Default()
 	for name, o := range map[string]Options{
-		"no seeds":  {Object: testObject(t), Candidates: 1},
-		"no budget": {Object: testObject(t), Seeds: seeds},
-		"no object": {Object: object.Object{Name: "x", ELF: []byte("not elf")}, Seeds: seeds, Candidates: 1},
-		"ambiguous": {Object: testObject(t), Seeds: seeds, Candidates: 1},
+		"no seeds":  {Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Candidates: 1},
+		"no budget": {Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Seeds: seeds},
+		"no object": {Object: testrun.Object{Name: "x", ELF: []byte("not elf")}, Seeds: seeds, Candidates: 1},
+		"ambiguous": {Object: kerneltest.ReadTestObject[testrun.Object](t, "worst.o"), Seeds: seeds, Candidates: 1},
 	} {
 		if _, err := Search(context.Background(), o); !errors.Is(err, badinput.Err) {
 			t.Errorf("%s: got %v, want bad input", name, err)
@@ -296,7 +287,7 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o := Options{Object: object.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds,
+	o := Options{Object: testrun.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program, Seeds: seeds,
 		Candidates: uint64(max(b.N, 100)), Seed: 1}
 	b.ResetTimer()
 	r, err := Search(context.Background(), o)

@@ -5,13 +5,14 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Result is what a search found: the costliest distinct paths, and how
 // hard it looked.
 type Result struct {
 	Object  string
-	Program object.ProgramInfo
+	Program testrun.ProgramInfo
 	// Notes say what xdpmicro changed of the object to load it.
 	Notes   []string
 	Seed    uint64
@@ -61,9 +62,9 @@ func (s *searcher) result() *Result {
 	r := &Result{
 		Object: s.o.Object.Name, Program: c.Info, Notes: c.Notes, Seed: s.o.Seed, Without: s.o.Without,
 		Tried: s.tried, Refused: s.refused, Paths: len(s.paths), Elapsed: time.Since(s.start),
-		Blocks: len(c.Rewrite.Blocks), Reached: len(s.reached),
+		Blocks: len(c.Blocks), Reached: len(s.reached),
 		Constants: s.nConstants, Keys: s.nKeys,
-		blocks: blockInfos(c.Instructions, c.Rewrite.Blocks),
+		blocks: blockInfos(c.Instructions, c.Blocks),
 	}
 	for _, e := range s.top {
 		seed := s.o.Seeds[e.pkt.seed]

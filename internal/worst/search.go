@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -62,10 +61,10 @@ const (
 // Options is a search: the program, loaded as bench loads it, the seeds it
 // starts from, and when to stop.
 type Options struct {
-	Object  object.Object
+	Object  testrun.Object
 	Program string // empty: the object's only measurable program
-	MapInit *object.MapInit
-	Load    object.LoadOptions
+	MapInit *testrun.MapInit
+	Load    testrun.LoadOptions
 	// Seeds are the packets the search starts from; each one's context
 	// goes with every packet made from it.
 	Seeds []packets.Case
@@ -205,7 +204,7 @@ func newSearcher(o Options, c *testrun.Counter) (*searcher, error) {
 			s.m.dicts, s.nKeys = append(s.m.dicts, d), d.size()
 		}
 	}
-	n := len(c.Rewrite.Blocks)
+	n := len(c.Blocks)
 	s.buckets, s.max, s.holder = make([]uint8, n), make([]uint64, n), make([]int, n)
 	for i := range s.holder {
 		s.holder[i] = -1
@@ -317,7 +316,7 @@ func (s *searcher) try(p *packet) (*entry, error) {
 		return nil, err
 	}
 	e := &entry{pkt: p, frame: frame, length: len(frame), ret: ret, hash: pathHash(counts), tried: s.tried}
-	e.insns = s.c.Rewrite.Total(counts)
+	e.insns = s.c.Total(counts)
 	s.paths[e.hash] = struct{}{}
 	s.offer(e, counts)
 	return e, nil

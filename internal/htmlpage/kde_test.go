@@ -1,4 +1,4 @@
-package kde
+package htmlpage
 
 import (
 	"math"
@@ -16,7 +16,7 @@ func TestBandwidthNormal(t *testing.T) {
 		samples[i] = 50 + 2*r.NormFloat64()
 	}
 	want := 1.06 * 2 * math.Pow(2000, -0.2)
-	if h := Bandwidth(samples, 0); math.Abs(h/want-1) > 0.15 {
+	if h := kdeBandwidth(samples, 0); math.Abs(h/want-1) > 0.15 {
 		t.Errorf("bandwidth %.4f, want about %.4f", h, want)
 	}
 }
@@ -43,14 +43,14 @@ func TestDensityKeepsSpike(t *testing.T) {
 		for x := 18.5; x <= 20; x += 0.002 {
 			points = append(points, x)
 		}
-		for i, d := range Density(samples, points, h) {
+		for i, d := range kdeDensity(samples, points, h) {
 			if d > height {
 				at, height = points[i], d
 			}
 		}
 		return at, height
 	}
-	h := Bandwidth(samples, 0)
+	h := kdeBandwidth(samples, 0)
 	at, height := peakOf(h)
 	if math.Abs(at-centre) > width || height < 0.8*truth || height > 1.1*truth {
 		t.Errorf("bandwidth %.4f: peak %.2f at %.3f, want about %.2f at %.2f", h, height, at, truth, centre)
@@ -64,7 +64,7 @@ func TestDensityKeepsSpike(t *testing.T) {
 	for x := centre + 1; x < centre+15; x += 0.01 {
 		tail = append(tail, x)
 	}
-	if n := localMaxima(Density(samples, tail, h)); n > 5 {
+	if n := localMaxima(kdeDensity(samples, tail, h)); n > 5 {
 		t.Errorf("%d peaks in the tail, want a smooth decline", n)
 	}
 }
@@ -87,8 +87,8 @@ func TestDensitySeparatesRegimes(t *testing.T) {
 		samples = append(samples, 19+float64(i%2)+0.05*r.NormFloat64())
 	}
 	slices.Sort(samples)
-	h := Bandwidth(samples, 0)
-	d := Density(samples, []float64{19, 19.5, 20}, h)
+	h := kdeBandwidth(samples, 0)
+	d := kdeDensity(samples, []float64{19, 19.5, 20}, h)
 	if d[1] > 0.1*min(d[0], d[2]) {
 		t.Errorf("bandwidth %.3f: density %.3f between peaks of %.3f and %.3f", h, d[1], d[0], d[2])
 	}
@@ -102,13 +102,13 @@ func TestBandwidthFloor(t *testing.T) {
 	for i := range samples {
 		samples[i] = 10 + 0.001*r.NormFloat64()
 	}
-	if h := Bandwidth(samples, 0.01); h != 0.01 {
+	if h := kdeBandwidth(samples, 0.01); h != 0.01 {
 		t.Errorf("bandwidth %v below the resolution 0.01", h)
 	}
-	if h := Bandwidth([]float64{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7}, 0.5); h != 0.5 {
+	if h := kdeBandwidth([]float64{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7}, 0.5); h != 0.5 {
 		t.Errorf("constant samples: bandwidth %v, want the resolution", h)
 	}
-	if h := Bandwidth([]float64{1, 2, 3}, 0); !(h > 0) {
+	if h := kdeBandwidth([]float64{1, 2, 3}, 0); !(h > 0) {
 		t.Errorf("three samples: bandwidth %v", h)
 	}
 }
@@ -122,7 +122,7 @@ func TestDensityArea(t *testing.T) {
 		points = append(points, x)
 	}
 	area := 0.0
-	for _, d := range Density(samples, points, 0.4) {
+	for _, d := range kdeDensity(samples, points, 0.4) {
 		area += d * 0.05
 	}
 	if math.Abs(area-1) > 1e-3 {

@@ -1,4 +1,8 @@
-package progrun
+package testrun
+
+// The raw BPF_PROG_TEST_RUN call: one system call, no retries, the kernel's
+// figures as they come. Sampling goes through it (program.go); anchors
+// need a call that ends on the first signal.
 
 import (
 	"runtime"
@@ -31,27 +35,27 @@ type progTestRunAttr struct {
 
 const cmdProgTestRun = 10 // BPF_PROG_TEST_RUN
 
-// Run runs the program on data repeat times, once, with the context
+// testRun runs the program on data repeat times, once, with the context
 // ctx if not nil, and returns its return value and the kernel's time per
 // run in whole ns. Unlike
 // cilium/ebpf's Program.Run it does not retry when a signal interrupts the
 // loop: the caller decides, because an anchor must end on EINTR and a
 // sample must count its restarts.
-func Run(progFD int, data, ctx []byte, repeat uint32) (retval, nsPerRun uint32, err error) {
-	return run(progTestRunAttr{progFD: uint32(progFD), repeat: repeat}, data, ctx)
+func testRun(progFD int, data, ctx []byte, repeat uint32) (retval, nsPerRun uint32, err error) {
+	return progTestRun(progTestRunAttr{progFD: uint32(progFD), repeat: repeat}, data, ctx)
 }
 
-// RunLive (Linux 5.18) runs an XDP program on data repeat times as live frames, batch
+// testRunLive (Linux 5.18) runs an XDP program on data repeat times as live frames, batch
 // frames a batch (0: the kernel's 64): the kernel carries out each
 // action, transmitting, redirecting or passing the frames to the stack, as
 // received on ctx's ingress_ifindex in the calling thread's network
 // namespace. It reports no return value: a live frame gives none back.
-func RunLive(progFD int, data, ctx []byte, repeat, batch uint32) (nsPerRun uint32, err error) {
-	_, nsPerRun, err = run(progTestRunAttr{progFD: uint32(progFD), repeat: repeat, flags: unix.BPF_F_TEST_XDP_LIVE_FRAMES, batchSize: batch}, data, ctx)
+func testRunLive(progFD int, data, ctx []byte, repeat, batch uint32) (nsPerRun uint32, err error) {
+	_, nsPerRun, err = progTestRun(progTestRunAttr{progFD: uint32(progFD), repeat: repeat, flags: unix.BPF_F_TEST_XDP_LIVE_FRAMES, batchSize: batch}, data, ctx)
 	return nsPerRun, err
 }
 
-func run(attr progTestRunAttr, data, ctx []byte) (retval, nsPerRun uint32, err error) {
+func progTestRun(attr progTestRunAttr, data, ctx []byte) (retval, nsPerRun uint32, err error) {
 	attr.dataSizeIn = uint32(len(data))
 	attr.dataIn = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(data))))
 	if ctx != nil {

@@ -1,4 +1,4 @@
-package vm
+package kernels
 
 import (
 	"bytes"
@@ -31,8 +31,8 @@ const (
 	resultPort = "/dev/ttyS1"
 )
 
-// Job is the command the guest runs.
-type Job struct {
+// GuestJob is the command the guest runs.
+type GuestJob struct {
 	Args []string `json:"args"`
 	// EmulatedArgs are added to Args under TCG, where the command's time
 	// means nothing and a shorter run serves as well.
@@ -137,7 +137,7 @@ func runJob(console io.Writer, run func(args []string, stdout, stderr io.Writer)
 		res.Release = unix.ByteSliceToString(uts.Release[:])
 	}
 	data, err := os.ReadFile(JobPath)
-	var job Job
+	var job GuestJob
 	if err == nil {
 		err = json.Unmarshal(data, &job)
 	}

@@ -1,4 +1,4 @@
-package kde
+package htmlpage
 
 import (
 	"math"
@@ -15,12 +15,12 @@ import (
 // inflates, smooths such a spike flat; Sheather and Jones's plug-in
 // bandwidth estimates the curvature of the density itself and keeps it.
 
-// Bandwidth returns the Gaussian kernel bandwidth for samples: Sheather
+// kdeBandwidth returns the Gaussian kernel bandwidth for samples: Sheather
 // and Jones's solve-the-equation plug-in (1991), as R's bw.SJ computes it
 // over binned pair distances, or Silverman's rule where the samples are
 // too sparse for it. It is at least resolution, the samples' own quantum:
 // a curve finer than the data is not in the data.
-func Bandwidth(samples []float64, resolution float64) float64 {
+func kdeBandwidth(samples []float64, resolution float64) float64 {
 	if len(samples) < 2 {
 		return resolution // nothing to spread
 	}
@@ -193,13 +193,13 @@ func sheatherJones(sorted []float64) (float64, bool) {
 	return (lo + hi) / 2, true
 }
 
-// Density is the Gaussian kernel density estimate of sorted samples at
+// kdeDensity is the Gaussian kernel density estimate of sorted samples at
 // each of points, as the share of all the samples: where some lie off the
 // axis, the curve's area is their share on it. Its bandwidth widens
 // where the samples are sparse: a bandwidth fine enough for the spike
 // would draw every few samples of the tail as a peak of their own. h is
 // the bandwidth of the dense parts; see adaptiveWidths.
-func Density(sorted, points []float64, h float64) []float64 {
+func kdeDensity(sorted, points []float64, h float64) []float64 {
 	out := make([]float64, len(points))
 	if len(sorted) == 0 || !(h > 0) {
 		return out

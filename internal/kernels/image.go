@@ -1,4 +1,4 @@
-package vm
+package kernels
 
 import (
 	"encoding/binary"
@@ -13,9 +13,6 @@ import (
 
 // ErrNotKernel is returned for a file that is no x86 kernel image.
 var ErrNotKernel = badinput.New("not a kernel image")
-
-// bad marks an error as bad input, its message unchanged.
-func bad(err error) error { return badinput.Wrap(err) }
 
 // Image is a kernel image QEMU can boot with -kernel.
 type Image struct {

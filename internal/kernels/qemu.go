@@ -1,4 +1,4 @@
-package vm
+package kernels
 
 import (
 	"bytes"
@@ -73,8 +73,8 @@ type Machine struct {
 	Boot, Run time.Duration
 }
 
-// Outcome is what one boot gave.
-type Outcome struct {
+// BootOutcome is what one boot gave.
+type BootOutcome struct {
 	// Result is the command's, nil where none came back, and Err says why.
 	Result *Result
 	Err    error
@@ -87,7 +87,7 @@ type Outcome struct {
 	Console []string
 }
 
-// Failures of a boot, each with the console's tail in Outcome.
+// Failures of a boot, each with the console's tail in BootOutcome.
 var (
 	ErrNoBoot  = errors.New("did not boot")
 	ErrTimeout = errors.New("timed out")
@@ -155,7 +155,7 @@ func (m Machine) Args(sandbox bool) []string {
 // fails, a deadline passes or ctx is done; QEMU is gone when it returns.
 // QEMU runs as another user than root where xdpmicro is root
 // (credential), under its seccomp filter where it has one.
-func (m Machine) Start(ctx context.Context) Outcome {
+func (m Machine) Start(ctx context.Context) BootOutcome {
 	// The kernel sends QEMU its Pdeathsig when the thread that started it
 	// ends, not only the process: this goroutine keeps its thread until
 	// QEMU is gone, so that no other goroutine, locking it and ending,
@@ -164,13 +164,13 @@ func (m Machine) Start(ctx context.Context) Outcome {
 	defer runtime.UnlockOSThread()
 	consoleR, consoleW, err := os.Pipe()
 	if err != nil {
-		return Outcome{Err: fmt.Errorf("the console's pipe: %w", err)}
+		return BootOutcome{Err: fmt.Errorf("the console's pipe: %w", err)}
 	}
 	defer consoleR.Close()
 	portR, portW, err := os.Pipe()
 	if err != nil {
 		consoleW.Close()
-		return Outcome{Err: fmt.Errorf("the port's pipe: %w", err)}
+		return BootOutcome{Err: fmt.Errorf("the port's pipe: %w", err)}
 	}
 	defer portR.Close()
 	cmd := exec.Command(m.QEMU, m.Args(HasSandbox(m.QEMU))...)
@@ -186,7 +186,7 @@ func (m Machine) Start(ctx context.Context) Outcome {
 	consoleW.Close() // QEMU's copies are the pipes' only writers: their end is QEMU's
 	portW.Close()
 	if err != nil {
-		return Outcome{Err: fmt.Errorf("start %s: %w", m.QEMU, err)}
+		return BootOutcome{Err: fmt.Errorf("start %s: %w", m.QEMU, err)}
 	}
 	con := newConsole(start)
 	port := &portBuffer{max: len(ResultPrefix) + MaxResult + len("\r\n")}
@@ -206,7 +206,7 @@ func (m Machine) Start(ctx context.Context) Outcome {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	out := Outcome{}
+	out := BootOutcome{}
 	var waitErr error
 	done := false
 	tick := time.NewTicker(poll)
