@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -13,7 +12,6 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
-	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -31,18 +29,6 @@ func WriteKernels(w io.Writer, runs results.KernelRuns, f Format, v View) error 
 		return writeJSON(w, kernelsBMF(runs))
 	}
 	return fmt.Errorf("%w %q: a run across kernels is written as table, json or bmf", ErrFormat, f)
-}
-
-// WriteKernelsFile writes it into a file atomically.
-func WriteKernelsFile(path string, runs results.KernelRuns, f Format, v View) error {
-	var buf bytes.Buffer
-	if err := WriteKernels(&buf, runs, f, v); err != nil {
-		return err
-	}
-	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // kernelsBMF names each kernel's benchmarks program/case@release. An
@@ -282,7 +268,7 @@ func (t kernelsTable) title() string {
 			if c := rep.Comparison; c != nil {
 				return fmt.Sprintf("before: %s\nafter:  %s\non %d kernels", c.Before, c.After, len(t.Kernels))
 			}
-			return fmt.Sprintf("%s in %s, %s, on %d kernels", p.Info.Name, p.Object, strings.ToUpper(string(p.Info.Type)), len(t.Kernels))
+			return fmt.Sprintf("%s, on %d kernels", Title(p), len(t.Kernels))
 		}
 	}
 	return ""

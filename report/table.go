@@ -364,14 +364,19 @@ func (r tableView) writeProgramTables(w io.Writer, l lines) error {
 	return nil
 }
 
+// Title names a program as every output does, the table, the run across
+// kernels, the HTML page, the profile and the worst packets: "fizzbuzz in
+// v4 (bundled), XDP".
+func Title(p results.Program) string { return p.Info.Name + " in " + p.Object + ", " + p.Info.Type }
+
 // writeProgramTable writes a program's title, its table, the notes under
 // it, and its times by frame size.
 func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, allSingle bool) error {
-	title := p.Info.Name + " in " + p.Object
+	title := Title(p)
 	if p.Label != "" {
 		title = p.Label + ": " + title
 	}
-	fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
+	fmt.Fprintln(w, title)
 	est := r.Settings.ChosenEstimator()
 	other, otherName := otherEstimator(est)
 	tallies := make([]*tally, len(p.Results)) // nil: too few samples
