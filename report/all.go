@@ -23,7 +23,7 @@ func WriteAll(w io.Writer, reps []*results.Report, f Format, v View) error {
 		return writeJSON(w, reps)
 	}
 	for i, r := range reps {
-		if i > 0 && f == Table {
+		if i > 0 && (f == Table || f == Markdown) {
 			fmt.Fprintln(w)
 		}
 		if err := (doc{r}).write(w, f, v); err != nil {

@@ -74,6 +74,8 @@ func (r doc) write(w io.Writer, f Format, v View) error {
 		return writeJSON(w, r)
 	case GoBench:
 		return r.writeGoBench(w)
+	case Markdown:
+		return r.writeMarkdown(w, v)
 	}
 	return fmt.Errorf("%w %q", ErrFormat, f)
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"maps"
@@ -18,17 +19,25 @@ import (
 // WriteKernels renders a run across kernels: one table, a row per case
 // and a column per kernel, for people; the saved schema, every kernel's
 // whole reports in it, as JSON; or Bencher's format, each benchmark's
-// name ending in @ and its kernel.
+// name ending in @ and its kernel; or Markdown, the table in a block
+// that keeps its columns (its cells hold several lines).
 func WriteKernels(w io.Writer, runs results.KernelRuns, f Format, v View) error {
 	switch f {
 	case Table:
 		return kernelsTable{runs, v}.write(w)
+	case Markdown:
+		var table bytes.Buffer
+		if err := (kernelsTable{runs, v}).write(&table); err != nil {
+			return err
+		}
+		writeFenced(w, table.String())
+		return nil
 	case JSON:
 		return writeJSON(w, runs)
 	case BMF:
 		return writeJSON(w, kernelsBMF(runs))
 	}
-	return fmt.Errorf("%w %q: a run across kernels is written as table, json or bmf", ErrFormat, f)
+	return fmt.Errorf("%w %q: a run across kernels is written as %s", ErrFormat, f, orList(KindKernels.Formats()))
 }
 
 // kernelsBMF names each kernel's benchmarks program/case@release. An

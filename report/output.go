@@ -65,41 +65,51 @@ type rendering struct {
 }
 
 // registry lists every rendering, each kind's formats in the order help
-// lists them.
-var registry = []rendering{
-	{kind: KindRun, format: Table, forPeople: true, render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), Table, v) }},
-	{kind: KindRun, format: BMF, note: "for Bencher", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), BMF, v) }},
-	{kind: KindRun, format: JSON, note: "everything, for compare", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), JSON, v) }},
-	{kind: KindRun, format: GoBench, note: "for benchstat", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), GoBench, v) }},
+// lists them. Filled by init: renderers name the kinds' formats in their
+// errors, which read the registry.
+var registry []rendering
 
-	{kind: KindRuns, format: Table, forPeople: true, render: allIn(Table)},
-	{kind: KindRuns, format: BMF, render: allIn(BMF)},
-	{kind: KindRuns, format: JSON, render: allIn(JSON)},
-	{kind: KindRuns, format: GoBench, render: allIn(GoBench)},
+func init() { registry = renderings() }
 
-	{kind: KindKernels, format: Table, forPeople: true, render: kernelsIn(Table)},
-	{kind: KindKernels, format: JSON, render: kernelsIn(JSON)},
-	{kind: KindKernels, format: BMF, render: kernelsIn(BMF)},
+func renderings() []rendering {
+	return []rendering{
+		{kind: KindRun, format: Table, forPeople: true, render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), Table, v) }},
+		{kind: KindRun, format: BMF, note: "for Bencher", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), BMF, v) }},
+		{kind: KindRun, format: JSON, note: "everything, for compare", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), JSON, v) }},
+		{kind: KindRun, format: GoBench, note: "for benchstat", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), GoBench, v) }},
+		{kind: KindRun, format: Markdown, note: "for a GitHub comment or job summary", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), Markdown, v) }},
 
-	{kind: KindProfile, format: Text, text: true, forPeople: true, render: profileIn(profile.Text)},
-	{kind: KindProfile, format: Pprof, note: "for go tool pprof", render: profileIn(profile.Pprof)},
-	{kind: KindProfile, format: Callgrind, note: "for callgrind_annotate, KCachegrind", render: profileIn(profile.Callgrind)},
-	{kind: KindProfile, format: JSON, render: profileIn(profile.JSON)},
+		{kind: KindRuns, format: Table, forPeople: true, render: allIn(Table)},
+		{kind: KindRuns, format: BMF, render: allIn(BMF)},
+		{kind: KindRuns, format: JSON, render: allIn(JSON)},
+		{kind: KindRuns, format: GoBench, render: allIn(GoBench)},
+		{kind: KindRuns, format: Markdown, render: allIn(Markdown)},
 
-	{kind: KindKernelProfiles, format: Text, text: true, forPeople: true, render: kernelProfilesIn(profile.Text)},
-	{kind: KindKernelProfiles, format: JSON, render: kernelProfilesIn(profile.JSON)},
+		{kind: KindKernels, format: Table, forPeople: true, render: kernelsIn(Table)},
+		{kind: KindKernels, format: JSON, render: kernelsIn(JSON)},
+		{kind: KindKernels, format: BMF, render: kernelsIn(BMF)},
+		{kind: KindKernels, format: Markdown, render: kernelsIn(Markdown)},
 
-	{kind: KindWorst, format: Table, text: true, forPeople: true, render: worstIn(worst.FormatTable)},
-	{kind: KindWorst, format: JSON, render: worstIn(worst.FormatJSON)},
-	{kind: KindWorstPackets, format: PacketFile, render: func(w io.Writer, x any, _ View) error { return worst.WritePackets(w, x.(*worst.Report)) }},
+		{kind: KindProfile, format: Text, text: true, forPeople: true, render: profileIn(profile.Text)},
+		{kind: KindProfile, format: Pprof, note: "for go tool pprof", render: profileIn(profile.Pprof)},
+		{kind: KindProfile, format: Callgrind, note: "for callgrind_annotate, KCachegrind", render: profileIn(profile.Callgrind)},
+		{kind: KindProfile, format: JSON, render: profileIn(profile.JSON)},
 
-	{kind: KindValidation, format: Text, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(validation).writeText(w) }},
-	{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return x.(validation).v.WriteJSON(w) }},
+		{kind: KindKernelProfiles, format: Text, text: true, forPeople: true, render: kernelProfilesIn(profile.Text)},
+		{kind: KindKernelProfiles, format: JSON, render: kernelProfilesIn(profile.JSON)},
 
-	{kind: KindBuilds, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(builds).write(w) }},
-	{kind: KindObject, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(ObjectListing).write(w) }},
-	{kind: KindCases, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).write(w) }},
-	{kind: KindPcap, format: Pcap, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).writePcap(w) }},
+		{kind: KindWorst, format: Table, text: true, forPeople: true, render: worstIn(worst.FormatTable)},
+		{kind: KindWorst, format: JSON, render: worstIn(worst.FormatJSON)},
+		{kind: KindWorstPackets, format: PacketFile, render: func(w io.Writer, x any, _ View) error { return worst.WritePackets(w, x.(*worst.Report)) }},
+
+		{kind: KindValidation, format: Text, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(validation).writeText(w) }},
+		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return x.(validation).v.WriteJSON(w) }},
+
+		{kind: KindBuilds, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(builds).write(w) }},
+		{kind: KindObject, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(ObjectListing).write(w) }},
+		{kind: KindCases, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).write(w) }},
+		{kind: KindPcap, format: Pcap, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).writePcap(w) }},
+	}
 }
 
 func allIn(f Format) func(io.Writer, any, View) error {

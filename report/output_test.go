@@ -57,7 +57,7 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Formats() = %v, want a run's: %v", Formats(), KindRun.Formats())
 	}
 	_, err := KindKernels.Parse("gobench")
-	if err == nil || !strings.Contains(err.Error(), "a run across kernels is written as table, json or bmf") {
+	if err == nil || !strings.Contains(err.Error(), "a run across kernels is written as table, json, bmf or markdown") {
 		t.Errorf("gobench across kernels: %v", err)
 	}
 }
