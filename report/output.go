@@ -24,18 +24,18 @@ type Kind string
 
 // The kinds of content.
 const (
-	KindRun            Kind = "a run"                    // bench, compare: one results.Report
-	KindRuns           Kind = "several programs' runs"   // bench over several programs
-	KindKernels        Kind = "a run across kernels"     // bench --kernel
-	KindProfile        Kind = "a profile"                // profile
-	KindKernelProfiles Kind = "a profile across kernels" // profile --kernel
-	KindWorst          Kind = "the costliest packets"    // worst
-	KindWorstPackets   Kind = "a packet file"            // worst --output
-	KindValidation     Kind = "a validation"             // validate
-	KindBuilds         Kind = "the bundled builds"       // programs
-	KindObject         Kind = "an object's contents"     // programs OBJECT
-	KindCases          Kind = "the packet cases"         // packets
-	KindPcap           Kind = "a pcap"                   // packets --pcap
+	KindRun            Kind = "a run"                             // bench, compare: one results.Report
+	KindRuns           Kind = "several programs' runs"            // bench over several programs
+	KindKernels        Kind = "a run across kernels"              // bench --kernel
+	KindProfile        Kind = "a profile"                         // profile
+	KindKernelProfiles Kind = "a profile across kernels"          // profile --kernel
+	KindWorst          Kind = "a report of the costliest packets" // worst
+	KindWorstPackets   Kind = "a packet file"                     // worst --output
+	KindValidation     Kind = "a validation"                      // validate
+	KindBuilds         Kind = "the bundled builds"                // programs
+	KindObject         Kind = "an object's contents"              // programs OBJECT
+	KindCases          Kind = "the packet cases"                  // packets
+	KindPcap           Kind = "a pcap"                            // packets --pcap
 )
 
 // The formats that are not a run's (format.go has those).

@@ -98,7 +98,7 @@ func (o *outputFlags) statsOptions() (stats.Options, error) {
 // to write that the end of the run would fail on.
 func (o *outputFlags) checkTargets() error {
 	if _, err := report.KindRun.Parse(o.format); err != nil {
-		return err
+		return usageError{fmt.Errorf("--format: %w", err)}
 	}
 	if err := checkFileTarget("output", o.output); err != nil {
 		return err
