@@ -10,6 +10,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/htmlpage"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -17,12 +18,7 @@ import (
 // WriteFile writes data to path atomically, as every file xdpmicro writes:
 // a new file renamed over the name, the path walked without following
 // other users' symlinks (internal/safefs).
-func WriteFile(path string, data []byte) error {
-	if err := safefs.WriteFile(path, data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+func WriteFile(path string, data []byte) error { return report.WriteFile(path, data) }
 
 // WriteHTML writes rep as an HTML page with its plots into the directory
 // dir, as --report does.

@@ -1,11 +1,9 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 
-	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -25,24 +23,12 @@ func WriteAll(w io.Writer, reps []*results.Report, f Format, v View) error {
 		return writeJSON(w, reps)
 	}
 	for i, r := range reps {
-		if i > 0 && f == Table {
+		if i > 0 && (f == Table || f == Markdown) {
 			fmt.Fprintln(w)
 		}
 		if err := (doc{r}).write(w, f, v); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// WriteAllFile is WriteAll into a file, atomically.
-func WriteAllFile(path string, reps []*results.Report, f Format, v View) error {
-	var buf bytes.Buffer
-	if err := WriteAll(&buf, reps, f, v); err != nil {
-		return err
-	}
-	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

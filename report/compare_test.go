@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -118,7 +119,7 @@ func TestCPULockSaved(t *testing.T) {
 		t.Errorf("the table does not tell the move:\n%s", out)
 	}
 	path := filepath.Join(dir, "new.json")
-	if err := WriteFile(path, cur, JSON, View{}); err != nil {
+	if err := (Output{Format: JSON, Path: path}).Write(io.Discard, OfRun(cur)); err != nil {
 		t.Fatal(err)
 	}
 	back, err := results.Read(path)
@@ -134,7 +135,7 @@ func TestCPULockSaved(t *testing.T) {
 		t.Fatal(err)
 	}
 	oldPath := filepath.Join(dir, "old.json")
-	if err := WriteFile(oldPath, old, JSON, View{}); err != nil {
+	if err := (Output{Format: JSON, Path: oldPath}).Write(io.Discard, OfRun(old)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(oldPath)

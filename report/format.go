@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
-	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -26,19 +24,14 @@ const (
 	GoBench Format = "gobench"
 )
 
-// Formats lists the output formats.
-func Formats() []string { return []string{string(Table), string(BMF), string(JSON), string(GoBench)} }
+// Formats lists a run's formats (KindRun.Formats).
+func Formats() []string { return KindRun.Formats() }
 
 // ErrFormat is returned for an unknown format name.
 var ErrFormat = badinput.New("unknown format")
 
-// ParseFormat checks a format name.
-func ParseFormat(name string) (Format, error) {
-	if !slices.Contains(Formats(), name) {
-		return "", fmt.Errorf("%w %q (known: %s)", ErrFormat, name, strings.Join(Formats(), ", "))
-	}
-	return Format(name), nil
-}
+// ParseFormat checks the name of a run's format (KindRun.Parse).
+func ParseFormat(name string) (Format, error) { return KindRun.Parse(name) }
 
 // View is how much a table shows; the other formats hold everything
 // either way.
@@ -52,6 +45,14 @@ type View struct {
 	// of every case. Without it, only the lines that matter, and one
 	// short line of where and how long (see lines.go).
 	Verbose bool
+	// SourceOrder and Machine are a text profile's: every line in source
+	// order, unexecuted ones too; each line's machine code.
+	SourceOrder, Machine bool
+}
+
+// profile is the view of a text profile.
+func (v View) profile() profile.View {
+	return profile.View{SourceOrder: v.SourceOrder, Machine: v.Machine}
 }
 
 // doc is a report as this package renders it.
@@ -63,12 +64,6 @@ type comparison struct{ *results.Comparison }
 // Write renders the report in the format, a table as v shows it.
 func Write(w io.Writer, r *results.Report, f Format, v View) error { return doc{r}.write(w, f, v) }
 
-// WriteFile renders the report into a file atomically: the file holds the
-// old content or the whole new one, never a part.
-func WriteFile(path string, r *results.Report, f Format, v View) error {
-	return doc{r}.writeFile(path, f, v)
-}
-
 func (r doc) write(w io.Writer, f Format, v View) error {
 	switch f {
 	case Table:
@@ -79,19 +74,10 @@ func (r doc) write(w io.Writer, f Format, v View) error {
 		return writeJSON(w, r)
 	case GoBench:
 		return r.writeGoBench(w)
+	case Markdown:
+		return r.writeMarkdown(w, v)
 	}
 	return fmt.Errorf("%w %q", ErrFormat, f)
-}
-
-func (r doc) writeFile(path string, f Format, v View) error {
-	var buf bytes.Buffer
-	if err := r.write(&buf, f, v); err != nil {
-		return err
-	}
-	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -13,36 +13,31 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
-	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // WriteKernels renders a run across kernels: one table, a row per case
 // and a column per kernel, for people; the saved schema, every kernel's
 // whole reports in it, as JSON; or Bencher's format, each benchmark's
-// name ending in @ and its kernel.
+// name ending in @ and its kernel; or Markdown, the table in a block
+// that keeps its columns (its cells hold several lines).
 func WriteKernels(w io.Writer, runs results.KernelRuns, f Format, v View) error {
 	switch f {
 	case Table:
 		return kernelsTable{runs, v}.write(w)
+	case Markdown:
+		var table bytes.Buffer
+		if err := (kernelsTable{runs, v}).write(&table); err != nil {
+			return err
+		}
+		writeFenced(w, table.String())
+		return nil
 	case JSON:
 		return writeJSON(w, runs)
 	case BMF:
 		return writeJSON(w, kernelsBMF(runs))
 	}
-	return fmt.Errorf("%w %q: a run across kernels is written as table, json or bmf", ErrFormat, f)
-}
-
-// WriteKernelsFile writes it into a file atomically.
-func WriteKernelsFile(path string, runs results.KernelRuns, f Format, v View) error {
-	var buf bytes.Buffer
-	if err := WriteKernels(&buf, runs, f, v); err != nil {
-		return err
-	}
-	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return fmt.Errorf("%w %q: a run across kernels is written as %s", ErrFormat, f, orList(KindKernels.Formats()))
 }
 
 // kernelsBMF names each kernel's benchmarks program/case@release. An
@@ -282,7 +277,7 @@ func (t kernelsTable) title() string {
 			if c := rep.Comparison; c != nil {
 				return fmt.Sprintf("before: %s\nafter:  %s\non %d kernels", c.Before, c.After, len(t.Kernels))
 			}
-			return fmt.Sprintf("%s in %s, %s, on %d kernels", p.Info.Name, p.Object, strings.ToUpper(string(p.Info.Type)), len(t.Kernels))
+			return fmt.Sprintf("%s, on %d kernels", Title(p), len(t.Kernels))
 		}
 	}
 	return ""

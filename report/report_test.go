@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,7 @@ func TestTable(t *testing.T) {
 	out := flat(renderView(t, r, Table, View{Wide: true, Verbose: true}))
 	mean := (10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 100) / 11.0
 	for _, want := range []string{
-		"fizzbuzz in v4 (bundled) (XDP)",
+		"fizzbuzz in v4 (bundled), XDP",
 		"192.0.2.4", "XDP_ABORTED",
 		strings.TrimRight(figures.NS(mean), "0"), // the mean, 22.27
 		"1/11 (1hs)",                             // the 100 ns sample, high severe
@@ -184,7 +185,7 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(path, newReport(t), JSON, View{}); err != nil {
+	if err := (Output{Format: JSON, Path: path}).Write(io.Discard, OfRun(newReport(t))); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
@@ -194,8 +195,14 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("%d entries in the directory, want 1: temporary files left", len(entries))
 	}
-	if err := WriteFile(filepath.Join(dir, "no", "such", "dir.json"), newReport(t), JSON, View{}); err == nil {
+	// A file that cannot be written leaves the run on standard output,
+	// as a table.
+	var stdout bytes.Buffer
+	if err := (Output{Format: JSON, Path: filepath.Join(dir, "no", "such", "dir.json")}).Write(&stdout, OfRun(newReport(t))); err == nil {
 		t.Error("writing into a missing directory succeeded")
+	}
+	if !strings.Contains(stdout.String(), "fizzbuzz in ") || json.Valid(stdout.Bytes()) {
+		t.Errorf("the run did not reach standard output as a table:\n%s", stdout.String())
 	}
 }
 

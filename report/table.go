@@ -363,14 +363,19 @@ func (r tableView) writeProgramTables(w io.Writer, l lines) error {
 	return nil
 }
 
+// Title names a program as every output does, the table, the run across
+// kernels, the HTML page, the profile and the worst packets: "fizzbuzz in
+// v4 (bundled), XDP".
+func Title(p results.Program) string { return p.Info.Name + " in " + p.Object + ", " + p.Info.Type }
+
 // writeProgramTable writes a program's title, its table, the notes under
 // it, and its times by frame size.
 func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, allSingle bool) error {
-	title := p.Info.Name + " in " + p.Object
+	title := Title(p)
 	if p.Label != "" {
 		title = p.Label + ": " + title
 	}
-	fmt.Fprintf(w, "%s (%s)\n", title, p.Info.Type)
+	fmt.Fprintln(w, title)
 	est := r.Settings.ChosenEstimator()
 	other, otherName := otherEstimator(est)
 	tallies := make([]*tally, len(p.Results)) // nil: too few samples
@@ -639,10 +644,18 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 // comparisonTable is the comparison's table with its header: every
 // column when wide, else the ones that fit 100 columns at level.
 func comparisonTable(w io.Writer, est string, confidence float64, wide bool, level int) *tablewriter.Table {
+	aligns, header := comparisonHeader(est, confidence, wide, level)
+	table := newTable(w, aligns...)
+	table.Header(header...)
+	return table
+}
+
+// comparisonHeader is the comparison table's columns' alignment and
+// header, as comparisonTable says.
+func comparisonHeader(est string, confidence float64, wide bool, level int) ([]tw.Align, []any) {
 	if wide {
-		table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
-		table.Header("case", "insns", "before ("+est+")", "after ("+est+")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict", "outliers")
-		return table
+		return []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight},
+			[]any{"case", "insns", "before (" + est + ")", "after (" + est + ")", fmt.Sprintf("change [%g%% CI: low est high]", 100*confidence), "Δ", "p", "verdict", "outliers"}
 	}
 	// The estimator is named under the table; p and Δ in ns wait for
 	// --wide: the verdict holds p.
@@ -650,9 +663,7 @@ func comparisonTable(w io.Writer, est string, confidence float64, wide bool, lev
 	if level != outliersLine {
 		header = append(header, "outliers")
 	}
-	table := newTable(w, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
-	table.Header(header...)
-	return table
+	return []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight}, header
 }
 
 // row is a compared case's cells, its outliers aside.

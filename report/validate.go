@@ -12,8 +12,8 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// WriteValidation shows the ladder as a table and the checks' figures.
-func WriteValidation(w io.Writer, v *results.Validation) error {
+// writeValidation shows the ladder as a table and the checks' figures.
+func writeValidation(w io.Writer, v *results.Validation) error {
 	table := newTable(w, tw.AlignLeft)
 	header := []any{"program", "steps"}
 	for i := range v.Runs {
@@ -116,5 +116,5 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 	return nil
 }
 
-// WriteValidationJSON writes the validation's figures as JSON.
-func WriteValidationJSON(w io.Writer, v *results.Validation) error { return writeJSON(w, v) }
+// writeValidationJSON writes the validation's figures as JSON.
+func writeValidationJSON(w io.Writer, v *results.Validation) error { return writeJSON(w, v) }

@@ -188,7 +188,7 @@ func (f *benchFlags) registerOutputFlags(cmd *cobra.Command) {
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr (it is only drawn when stderr is a terminal)")
 	f.output.register(fl)
 	f.output.registerLowQuantile(fl)
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.KindRun.Formats()))
 }
 
 // registerComparisonFlags adds the comparisons: two builds, or a
@@ -283,7 +283,7 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 	case rep.Partial:
 		// Never put a partial report where a complete one is expected.
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output or saved")
-		_ = report.Write(cmd.OutOrStdout(), rep, report.Table, f.output.view())
+		report.Output{View: f.output.view()}.Fallback(cmd.OutOrStdout(), report.OfRun(rep))
 		return interrupted{signal: int(caught())}
 	}
 	return f.finish(cmd, rep)
@@ -292,20 +292,13 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 // finish saves the baseline asked for, writes the report, and turns a
 // regression into the exit code asked for.
 func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
-	if f.output.format != string(report.Table) || f.output.output != "" {
-		printNotes(cmd, rep.Environment.Notes) // the table's footer has them
-	}
+	f.output.asides(cmd, rep) // else the table's footer has them
 	if f.save != "" {
 		path, err := rep.SaveBaseline(f.dir, f.save)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: baseline %q saved to %s\n", f.save, path)
-	}
-	if rep.Comparison != nil {
-		for _, w := range rep.Comparison.Warnings {
-			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from files
-		}
 	}
 	if err := f.output.write(cmd, rep); err != nil {
 		return err

@@ -40,7 +40,7 @@ sampling modes or hosts, or with different repeat counts both given.`,
 	out.register(cmd.Flags())
 	describeDefault(cmd.Flags(), "estimator", "the new file's, warning if they differ")
 	cmp.register(cmd.Flags())
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.Formats()))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.KindRun.Formats()))
 	return cmd
 }
 
@@ -74,9 +74,7 @@ func compareFiles(cmd *cobra.Command, args []string, out *outputFlags, cmp *comp
 	if err != nil {
 		return err
 	}
-	for _, w := range rep.Comparison.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from the files
-	}
+	out.asides(cmd, rep) // else the table has them
 	if err := out.write(cmd, rep); err != nil {
 		return err
 	}

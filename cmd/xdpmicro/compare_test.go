@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,7 +212,7 @@ func TestCompareFiles(t *testing.T) {
 		}
 	}
 	slowerPath := filepath.Join(dir, "slower.json")
-	if err := report.WriteFile(slowerPath, slower, report.JSON, report.View{}); err != nil {
+	if err := (report.Output{Format: report.JSON, Path: slowerPath}).Write(io.Discard, report.OfRun(slower)); err != nil {
 		t.Fatal(err)
 	}
 	if code, stdout, _ := runCLI("compare", cur, slowerPath, "--fail-on-regression"); code != exitRegression {
@@ -220,11 +221,18 @@ func TestCompareFiles(t *testing.T) {
 	// Another environment is compared, with a warning.
 	rep := readReport(t, old)
 	rep.Environment.Kernel = "0.0.0-elsewhere"
-	if err := report.WriteFile(old, rep, report.JSON, report.View{}); err != nil {
+	if err := (report.Output{Format: report.JSON, Path: old}).Write(io.Discard, report.OfRun(rep)); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runCLI("compare", old, cur); code != 0 || !strings.Contains(stderr, "warning: kernels differ") {
-		t.Errorf("exit %d, stderr %q: want a warning that the kernels differ", code, stderr)
+	// Said once: in the table on standard output, not again on stderr;
+	// on stderr where the table is not what reaches the terminal.
+	code, stdout, stderr = runCLI("compare", old, cur)
+	if code != 0 || strings.Count(stdout, "warning: kernels differ") != 1 || strings.Contains(stderr, "kernels differ") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want the warning that the kernels differ once, in the table", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI("compare", old, cur, "--format", "json")
+	if code != 0 || !strings.Contains(stderr, "warning: kernels differ") {
+		t.Errorf("--format json: exit %d, stderr %q: want the warning that the kernels differ on stderr", code, stderr)
 	}
 }
 
@@ -368,12 +376,17 @@ func TestCompareEscapesNames(t *testing.T) {
 			t.Errorf("the table lacks %s:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, `fizzbuzz\x1b[31m only measured after`) {
-		t.Errorf("the warnings lack the escaped name: %q", stderr)
+	// The warning is under the table, the table on the terminal.
+	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), `fizzbuzz\x1b[31m only measured after`) {
+		t.Errorf("the table's warnings lack the escaped name:\n%s", stdout)
 	}
 	code, stdout, stderr = runCLI("compare", before, after, "--format", "json")
 	if code != 0 || strings.ContainsAny(stdout, "\x1b\x07\u009b") {
 		t.Fatalf("json: exit %d, %s\n%q", code, stderr, stdout)
+	}
+	// Without a table on the terminal, the warning is on stderr.
+	if !strings.Contains(stderr, `fizzbuzz\x1b[31m only measured after`) || strings.ContainsAny(stderr, "\x1b\x07\u009b") {
+		t.Errorf("the warnings lack the escaped name: %q", stderr)
 	}
 	back, err := results.Parse("out.json", []byte(stdout))
 	if err != nil || back.Comparison.Cases[0].Name != osc || back.Comparison.Cases[1].Name != csi {

@@ -67,7 +67,7 @@ func runEach(cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []st
 		switch {
 		case o.Report != nil && o.Report.Partial:
 			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; partial results follow, nothing written to --output")
-			_ = report.WriteAll(cmd.OutOrStdout(), append(reps, o.Report), report.Table, f.output.view())
+			report.Output{View: f.output.view()}.Fallback(cmd.OutOrStdout(), report.OfRuns(append(reps, o.Report)))
 			return interrupted{signal: int(caught())}
 		case o.Err != nil && caught() != 0 && xdpmicro.Interrupted(o.Err):
 			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; nothing written")
@@ -94,27 +94,13 @@ func (f benchFlags) writeEach(cmd *cobra.Command, reps []*results.Report) error 
 	if len(reps) == 0 {
 		return nil
 	}
-	format, err := report.ParseFormat(f.output.format)
-	if err != nil {
+	if _, err := report.KindRuns.Parse(f.output.format); err != nil {
 		return err
 	}
 	for _, r := range reps {
-		if format != report.Table || f.output.output != "" {
-			printNotes(cmd, r.Environment.Notes)
-		}
-		if r.Comparison != nil {
-			for _, w := range r.Comparison.Warnings {
-				fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from the object
-			}
-		}
+		f.output.asides(cmd, r)
 	}
-	view := f.output.view()
-	if f.output.output == "" {
-		err = report.WriteAll(cmd.OutOrStdout(), reps, format, view)
-	} else if err = report.WriteAllFile(f.output.output, reps, format, view); err != nil {
-		_ = report.WriteAll(cmd.OutOrStdout(), reps, report.Table, view)
-	}
-	if err != nil {
+	if err := f.output.target().Write(cmd.OutOrStdout(), report.OfRuns(reps)); err != nil {
 		return err
 	}
 	for _, r := range reps {

@@ -32,7 +32,7 @@ type outputFlags struct {
 
 func (o *outputFlags) register(fl *pflag.FlagSet) {
 	o.registerBootstrap(fl)
-	fl.StringVar(&o.format, "format", string(report.Table), "write the report in `FORMAT`: "+formatList())
+	fl.StringVar(&o.format, "format", string(report.Table), "write the report in `FORMAT`: "+report.KindRun.Help())
 	fl.StringVarP(&o.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
 	fl.StringVar(&o.html, "report", "", "also write a static HTML page with plots into `DIR`")
 	fl.BoolVar(&o.wide, "wide", false, "every column (source address, the kernel's figure, std dev, …) "+
@@ -56,25 +56,6 @@ func (o *outputFlags) registerEstimator(fl *pflag.FlagSet) {
 		"or of the kernel's figures low, mean, median, min")
 	describeDefault(fl, "estimator", fmt.Sprintf("%s with linear sampling, %s with flat",
 		xdpmicro.DefaultEstimator(testrun.SamplingLinear), xdpmicro.DefaultEstimator(testrun.SamplingFlat)))
-}
-
-// formatNotes say what a format is for, where its name does not.
-var formatNotes = map[string]string{
-	string(report.BMF):     "for Bencher",
-	string(report.JSON):    "everything, for compare",
-	string(report.GoBench): "for benchstat",
-}
-
-// formatList lists report's formats, with what each is for.
-func formatList() string {
-	var list []string
-	for _, f := range report.Formats() {
-		if note := formatNotes[f]; note != "" {
-			f += " (" + note + ")"
-		}
-		list = append(list, f)
-	}
-	return strings.Join(list, ", ")
 }
 
 // registerLowQuantile adds --low-quantile.
@@ -120,8 +101,8 @@ func (o *outputFlags) statsOptions() (stats.Options, error) {
 // checkTargets refuses, before anything is measured, a format or a place
 // to write that the end of the run would fail on.
 func (o *outputFlags) checkTargets() error {
-	if _, err := report.ParseFormat(o.format); err != nil {
-		return err
+	if _, err := report.KindRun.Parse(o.format); err != nil {
+		return usageError(fmt.Errorf("--format: %w", err))
 	}
 	if err := checkFileTarget("output", o.output); err != nil {
 		return err
@@ -129,35 +110,46 @@ func (o *outputFlags) checkTargets() error {
 	return checkDirTarget("report", o.html)
 }
 
-// write puts a complete report where it was asked for. If a file cannot
-// be written after all, the table still reaches standard output: the
-// measurement is not lost with the file.
 // view is how much --wide and --verbose have a table show.
 func (o *outputFlags) view() report.View { return report.View{Wide: o.wide, Verbose: o.verbose} }
 
+// target is where --format and --output say a report goes.
+func (o *outputFlags) target() report.Output {
+	return report.Output{Format: report.Format(o.format), Path: o.output, View: o.view()}
+}
+
+// write puts a complete report where it was asked for, and the HTML page;
+// if the page cannot be written, a report gone to a file reaches standard
+// output too.
 func (o *outputFlags) write(cmd *cobra.Command, rep *results.Report) error {
-	format, err := report.ParseFormat(o.format)
-	if err != nil {
-		return err
-	}
-	view := o.view()
-	if o.output == "" {
-		if err := report.Write(cmd.OutOrStdout(), rep, format, view); err != nil {
-			return err
-		}
-	} else if err := report.WriteFile(o.output, rep, format, view); err != nil {
-		_ = report.Write(cmd.OutOrStdout(), rep, report.Table, view)
+	out := o.target()
+	if err := out.Write(cmd.OutOrStdout(), report.OfRun(rep)); err != nil {
 		return err
 	}
 	if o.html != "" {
 		if err := xdpmicro.WriteHTML(o.html, rep); err != nil {
 			if o.output != "" {
-				_ = report.Write(cmd.OutOrStdout(), rep, report.Table, view)
+				out.Fallback(cmd.OutOrStdout(), report.OfRun(rep))
 			}
 			return err
 		}
 	}
 	return nil
+}
+
+// asides prints on stderr the notes and comparison warnings that a table
+// on standard output has under it, where the table is not what reaches
+// the terminal: each said once.
+func (o *outputFlags) asides(cmd *cobra.Command, rep *results.Report) {
+	if !o.target().NotesOnStderr() {
+		return
+	}
+	printNotes(cmd, rep.Environment.Notes)
+	if rep.Comparison != nil {
+		for _, w := range rep.Comparison.Warnings {
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from files
+		}
+	}
 }
 
 // compareFlags are shared by the commands that compare.

@@ -50,12 +50,8 @@ var emulatedArgs = [][2]string{{"samples", "10"}, {"placements", "1"}, {"warmup"
 // runBenchKernels runs bench on each --kernel and writes one table
 // across them.
 func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
-	format, err := report.ParseFormat(f.output.format)
-	if err != nil {
-		return err
-	}
-	if format != report.Table && format != report.JSON && format != report.BMF {
-		return usageError(fmt.Errorf("--kernel writes a table, json or bmf, not %s", format))
+	if _, err := report.KindKernels.Parse(f.output.format); err != nil {
+		return usageError(fmt.Errorf("--kernel: %w", err))
 	}
 	for _, name := range []string{"save-baseline", "baseline", "report"} {
 		if cmd.Flags().Changed(name) {
@@ -68,7 +64,7 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 	}
 	runs := xdpmicro.KernelReports(outcomes, job.Args)
 	runs.Wall = time.Since(invoked)
-	if err := writeKernels(cmd, f, runs, format); err != nil {
+	if err := f.output.target().Write(cmd.OutOrStdout(), report.OfKernels(runs)); err != nil {
 		return err
 	}
 	return kernelsVerdict(f, runs)
@@ -173,20 +169,6 @@ func benchArgs(cmd *cobra.Command, job *xdpmicro.KernelJob) {
 			job.EmulatedArgs = append(job.EmulatedArgs, "--"+a[0]+"="+a[1])
 		}
 	}
-}
-
-// writeKernels writes the run across kernels where --format and
-// --output say.
-func writeKernels(cmd *cobra.Command, f benchFlags, runs results.KernelRuns, format report.Format) error {
-	view := f.output.view()
-	if f.output.output == "" {
-		return report.WriteKernels(cmd.OutOrStdout(), runs, format, view)
-	}
-	if err := report.WriteKernelsFile(f.output.output, runs, format, view); err != nil {
-		_ = report.WriteKernels(cmd.OutOrStdout(), runs, report.Table, view)
-		return err
-	}
-	return nil
 }
 
 // kernelsVerdict fails the run where a kernel gave no report, and judges

@@ -242,7 +242,7 @@ func TestBenchTable(t *testing.T) {
 			t.Fatalf("%s: exit %d, stderr %q: want nothing on stderr when it is no terminal", tc.sampling, code, stderr)
 		}
 		stdout = flat(stdout) // the lines under the table wrap
-		for _, want := range append([]string{"fizzbuzz in v3 (bundled)", "192.0.2.233", "XDP_PASS", "kernel ", "CPU "}, tc.want...) {
+		for _, want := range append([]string{"fizzbuzz in v3 (bundled), XDP", "192.0.2.233", "XDP_PASS", "kernel ", "CPU "}, tc.want...) {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("%s: table lacks %q:\n%s", tc.sampling, want, stdout)
 			}

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"encoding/hex"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
@@ -19,6 +16,7 @@ type packetsFlags struct {
 	out       string
 	program   string
 	mapInit   string
+	quiet     bool
 }
 
 func packetsCommand() *cobra.Command {
@@ -52,6 +50,7 @@ Wireshark (the input capture, if any, is --from-pcap here).`,
 	fl.StringVar(&f.out, "pcap", "", "write the cases to `FILE` as a pcap, atomically, instead of listing them")
 	registerProgram(fl, &f.program)
 	registerMapInit(fl, &f.mapInit)
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no line on stderr naming the --pcap file written (packets draws no progress), as bench and worst take it")
 	return cmd
 }
 
@@ -67,21 +66,32 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	listing := report.CaseListing{Cases: cases, Classes: defaults.expect}
 	if f.out != "" {
-		return writePcapFile(cmd, f.out, cases)
-	}
-	var checked []testrun.CaseResult
-	if prog != nil {
-		if checked, err = f.runCases(cmd, *prog, cases); err != nil {
+		if err := (report.Output{Format: report.Pcap, Path: f.out}).Write(cmd.OutOrStdout(), report.OfPcap(listing)); err != nil {
 			return err
+		}
+		if !f.quiet {
+			fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d case(s) written to %s\n", len(cases), f.out)
+		}
+		return nil
+	}
+	if prog != nil {
+		checked, err := f.runCases(cmd, *prog, cases)
+		if err != nil {
+			return err
+		}
+		listing.Checked = make([]report.CheckedCase, len(checked))
+		for i, c := range checked {
+			listing.Checked[i] = report.CheckedCase{Action: c.Action, Output: c.Output}
+			for _, e := range c.Effects {
+				listing.Checked[i].Effects = append(listing.Checked[i].Effects, results.Effect(e))
+			}
 		}
 	}
 	// The FizzBuzzFibonacci classes explain the bundled builds' cases
 	// only: the listing without OBJECT, and a bundled FizzBuzz build.
-	// Names and summaries from files and captures are written as text
-	// (report.Printable), streamed: ten thousand frames' dumps are tens
-	// of megabytes.
-	return writeCases(report.PrintableWriter(cmd.OutOrStdout()), cases, checked, defaults.expect)
+	return report.Output{Format: report.Table}.Write(cmd.OutOrStdout(), report.OfCases(listing))
 }
 
 // programToRun is the program OBJECT names, if any, and the cases' defaults
@@ -103,19 +113,6 @@ func (f packetsFlags) programToRun(args []string) (*testrun.Program, caseDefault
 	return &progs[0], defaults, nil
 }
 
-// writePcapFile writes the cases to path as a pcap, atomically.
-func writePcapFile(cmd *cobra.Command, path string, cases []packets.Case) error {
-	var buf bytes.Buffer
-	if err := packets.WritePcap(&buf, cases); err != nil {
-		return err
-	}
-	if err := xdpmicro.WriteFile(path, buf.Bytes()); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d case(s) written to %s\n", len(cases), path)
-	return err
-}
-
 // runCases runs each case once through prog, as bench's checking run
 // does, with the maps filled from --map-init.
 func (f packetsFlags) runCases(cmd *cobra.Command, prog testrun.Program, cases []packets.Case) ([]testrun.CaseResult, error) {
@@ -127,72 +124,4 @@ func (f packetsFlags) runCases(cmd *cobra.Command, prog testrun.Program, cases [
 		}
 	}
 	return xdpmicro.Check(cmd.Context(), prog, cases, mapInit, noticeTo(cmd.ErrOrStderr()))
-}
-
-// writeCases lists the cases and, when the program ran them, what it did;
-// with classes, why each IPv4 source is in its FizzBuzzFibonacci class, as
-// the bundled v3 and v4 decide it.
-func writeCases(w io.Writer, cases []packets.Case, checked []testrun.CaseResult, classes bool) error {
-	if err := writeCaseTable(w, cases, checked); err != nil {
-		return err
-	}
-	for _, c := range cases {
-		if classes && c.Source.Is4() {
-			fmt.Fprintf(w, "%s: %s is in class %s: %s\n", c.Name, c.Source, packets.Classify(c.Source), packets.Reason(c.Source))
-		}
-	}
-	for _, c := range cases {
-		if len(c.Context) > 0 {
-			fmt.Fprintf(w, "%s: context %s\n", c.Name, c.Context)
-		}
-	}
-	writeFrames(w, cases, checked)
-	_, err := fmt.Fprintln(w)
-	return err
-}
-
-// writeCaseTable is the table of the cases, with the program's action and
-// output frame when it ran them.
-func writeCaseTable(w io.Writer, cases []packets.Case, checked []testrun.CaseResult) error {
-	table := textTable(w)
-	header := []any{"case", "summary", "source", "bytes", "expect"}
-	if checked != nil {
-		header = append(header, "action", "frame out")
-	}
-	table.Header(header...)
-	for i, c := range cases {
-		src := ""
-		if c.Source.IsValid() {
-			src = c.Source.String()
-		}
-		row := []any{c.Name, c.Summary, src, fmt.Sprint(len(c.Frame)), c.Expect}
-		if checked != nil {
-			out := "unchanged"
-			if checked[i].Output != nil {
-				out = packets.Changes(c.Frame, checked[i].Output)
-			}
-			row = append(row, checked[i].Action, out)
-		}
-		if err := table.Append(row...); err != nil {
-			return err
-		}
-	}
-	return table.Render()
-}
-
-// writeFrames dumps each case's frame and, when the program ran it, its
-// effects and the frame as the program left it.
-func writeFrames(w io.Writer, cases []packets.Case, checked []testrun.CaseResult) {
-	for i, c := range cases {
-		fmt.Fprintf(w, "\n%s (%d bytes)\n%s", c.Name, len(c.Frame), hex.Dump(c.Frame))
-		if checked == nil {
-			continue
-		}
-		for _, e := range checked[i].Effects {
-			fmt.Fprintf(w, "%s: %s\n", c.Name, results.Effect(e)) // report words effects
-		}
-		if out := checked[i].Output; out != nil {
-			fmt.Fprintf(w, "%s, as the program left it (%s): %s\n%s", c.Name, checked[i].Action, packets.Summarize(out), hex.Dump(out))
-		}
-	}
 }

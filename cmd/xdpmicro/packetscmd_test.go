@@ -88,3 +88,20 @@ func TestPacketsNamesMapsNotCompared(t *testing.T) {
 		t.Errorf("stderr does not name the maps not compared: %q", stderr)
 	}
 }
+
+// packets takes -q as bench and worst do: the --pcap file is written
+// without a line on stderr.
+func TestPacketsQuiet(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cases.pcap")
+	code, _, stderr := runCLI("packets", "-q", "--class", "fizz", "--pcap", path)
+	if code != 0 || stderr != "" {
+		t.Fatalf("packets -q --pcap: exit %d, stderr %q; want 0 and nothing", code, stderr)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Errorf("the pcap: %v", err)
+	}
+	code, stdout, stderr := runCLI("packets", "--quiet", "--class", "fizz")
+	if code != 0 || !strings.Contains(stdout, "fizz: 192.0.2.4 is in class fizz") {
+		t.Errorf("packets --quiet: exit %d, stderr %q:\n%s", code, stderr, stdout)
+	}
+}

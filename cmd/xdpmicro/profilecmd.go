@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,8 +67,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	f.load.register(cmd)
 	f.selection.register(cmd, "pcap")
 	f.cpu.register(fl)
-	fl.StringVar(&f.format, "format", string(xdpmicro.ProfileText), "write the profile in `FORMAT`: text, pprof (for go tool pprof), "+
-		"callgrind (for callgrind_annotate, KCachegrind), json")
+	fl.StringVar(&f.format, "format", string(xdpmicro.ProfileText), "write the profile in `FORMAT`: "+report.KindProfile.Help())
 	fl.StringVarP(&f.output, "output", "o", "", "write the profile to `FILE`, atomically, instead of standard output")
 	fl.BoolVar(&f.sourceOrder, "source", false, "list every line in source order, unexecuted ones too, instead of the executed ones hottest first")
 	fl.BoolVar(&f.machine, "jit", false, "show each line's machine code, as the JIT emitted it, and the machine instructions it executed where exact")
@@ -78,7 +75,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.before, "before", "", "compare: the old build `OBJECT`; show per case the lines and functions whose counts changed")
 	fl.StringVar(&f.after, "after", "", "compare: the new build `OBJECT`, given here or as the argument; needs --before")
 	describeDefault(fl, "after", "OBJECT")
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(xdpmicro.ProfileFormats()))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.KindProfile.Formats()))
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
 	_ = cmd.RegisterFlagCompletionFunc("after", completeObject)
 }
@@ -99,32 +96,19 @@ func (f profileFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return f.load.hint(err)
 	}
-	var buf bytes.Buffer
-	view := xdpmicro.ProfileView{SourceOrder: f.sourceOrder, Machine: f.machine}
-	if err := xdpmicro.WriteProfile(&buf, rep, xdpmicro.ProfileFormat(f.format), view); err != nil {
-		return err
-	}
-	if f.output == "" {
-		return f.writeOut(cmd, buf.Bytes())
-	}
-	return xdpmicro.WriteFile(f.output, buf.Bytes())
+	return f.target().Write(cmd.OutOrStdout(), report.OfProfile(rep))
 }
 
-// writeOut puts a profile on standard output; text as text, since the
-// object's names and source lines are anyone's (report.Printable).
-func (f profileFlags) writeOut(cmd *cobra.Command, data []byte) error {
-	if f.format == string(xdpmicro.ProfileText) {
-		return report.WritePrintable(cmd.OutOrStdout(), data)
-	}
-	_, err := cmd.OutOrStdout().Write(data)
-	return err
+// target is where --format and --output say the profile goes.
+func (f profileFlags) target() report.Output {
+	return report.Output{Format: report.Format(f.format), Path: f.output, View: report.View{SourceOrder: f.sourceOrder, Machine: f.machine}}
 }
 
 // options checks the flags, naming them, and reads what they name: the
 // objects, the cases, the map-init file.
 func (f profileFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options, error) {
-	if !slices.Contains(xdpmicro.ProfileFormats(), f.format) {
-		return xdpmicro.Options{}, usageError(fmt.Errorf("--format %q: want one of %v", f.format, xdpmicro.ProfileFormats()))
+	if _, err := report.KindProfile.Parse(f.format); err != nil {
+		return xdpmicro.Options{}, usageError(fmt.Errorf("--format: %w", err))
 	}
 	if f.before != "" && (f.format == string(xdpmicro.ProfilePprof) || f.format == string(xdpmicro.ProfileCallgrind)) {
 		return xdpmicro.Options{}, usageError(fmt.Errorf("--format %s holds one build: write each build's profile "+
@@ -168,8 +152,8 @@ func (o noticeObserver) Notice(line string)      { o.notice(line) }
 // runKernels profiles on each --kernel and writes one table across them;
 // a kernel that gave no profile fails the run, after the others'.
 func (f profileFlags) runKernels(cmd *cobra.Command, args []string) error {
-	if f.format != string(xdpmicro.ProfileText) && f.format != string(xdpmicro.ProfileJSON) {
-		return usageError(fmt.Errorf("--kernel writes text or json, not %s: profile one kernel at a time for a %s file", f.format, f.format))
+	if _, err := report.KindKernelProfiles.Parse(f.format); err != nil {
+		return usageError(fmt.Errorf("--kernel: %w: profile one kernel at a time for a %s file", err, f.format))
 	}
 	outcomes, job, err := f.kernel.run(cmd, "profile", args, f.mapInit, true)
 	if err != nil {
@@ -177,17 +161,7 @@ func (f profileFlags) runKernels(cmd *cobra.Command, args []string) error {
 	}
 	kp := xdpmicro.ProfileKernels(outcomes, job.Args)
 	kp.Wall = time.Since(invoked)
-	var buf bytes.Buffer
-	view := xdpmicro.ProfileView{SourceOrder: f.sourceOrder, Machine: f.machine}
-	if err := xdpmicro.WriteKernelProfiles(&buf, kp, xdpmicro.ProfileFormat(f.format), view); err != nil {
-		return err
-	}
-	if f.output == "" {
-		err = f.writeOut(cmd, buf.Bytes())
-	} else {
-		err = xdpmicro.WriteFile(f.output, buf.Bytes())
-	}
-	if err != nil {
+	if err := f.target().Write(cmd.OutOrStdout(), report.OfKernelProfiles(kp)); err != nil {
 		return err
 	}
 	runs := make([]results.KernelRun, len(kp.Kernels))

@@ -1,14 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-
-	"github.com/cilium/ebpf"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
@@ -28,73 +20,31 @@ so that a --map-init file can be written without llvm-objdump.`,
 		Args:              atMostArgs(1),
 		ValidArgsFunction: completeObject,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// An object's names are anyone's: written as text (report.Printable).
-			var buf bytes.Buffer
-			var err error
-			if len(args) == 0 {
-				err = listBuilds(&buf)
-			} else {
-				err = listObject(&buf, args[0])
+			content := report.OfBuilds(append(bpf.Builds(), bpf.Rungs()...), bpf.Default)
+			if len(args) == 1 {
+				listing, err := objectListing(args[0])
+				if err != nil {
+					return err
+				}
+				content = report.OfObject(listing)
 			}
-			if werr := report.WritePrintable(cmd.OutOrStdout(), buf.Bytes()); err == nil {
-				err = werr
-			}
-			return err
+			return report.Output{Format: report.Table}.Write(cmd.OutOrStdout(), content)
 		},
 	}
 }
 
-// listBuilds lists the bundled builds, then the fine ladder's rungs.
-func listBuilds(w io.Writer) error {
-	table := textTable(w)
-	table.Header("build", "program", "description")
-	for _, b := range append(bpf.Builds(), bpf.Rungs()...) {
-		name := b.Name
-		if name == bpf.Default {
-			name += " (default)"
-		}
-		if err := table.Append(name, b.Program, b.Description); err != nil {
-			return err
-		}
-	}
-	return table.Render()
-}
-
-// listObject lists the programs of an object, whether each can be
-// measured, then its maps and global variables.
-func listObject(w io.Writer, arg string) error {
+// objectListing reads what the object arg names holds: its programs, maps
+// and global variables.
+func objectListing(arg string) (report.ObjectListing, error) {
 	object := xdpmicro.Find(arg, "")
-	progs, err := object.Programs()
-	if err != nil {
-		return err
+	l := report.ObjectListing{Name: object.ObjectName()}
+	var err error
+	if l.Programs, err = object.Programs(); err != nil {
+		return l, err
 	}
-	table := textTable(w)
-	table.Header("program", "type", "section", "measurable")
-	for _, p := range progs {
-		measurable := "yes"
-		switch {
-		case p.Type == ebpf.UnspecifiedProgram:
-			measurable = "with --type" // a section that names no type
-		case p.ForMap() != "":
-			measurable = "with --attach-type xdp" // the kernel test-runs no program for a cpumap or devmap
-		case !p.Supported():
-			measurable = "no"
-		}
-		if err := table.Append(p.Name, p.Type.String(), p.Section, measurable); err != nil {
-			return err
-		}
+	if l.Maps, err = object.Maps(); err != nil {
+		return l, err
 	}
-	if err := table.Render(); err != nil {
-		return err
-	}
-	if _, err = fmt.Fprintf(w, "%d program(s) in %s\n", len(progs), object.ObjectName()); err != nil {
-		return err
-	}
-	return listMapsAndVariables(w, object)
-}
-
-// textTable is a table of names from files, which it writes as text
-// (report.Printable), escaped before its columns are measured.
-func textTable(w io.Writer) *tablewriter.Table {
-	return tablewriter.NewWriter(w).Options(tablewriter.WithRowFilter(tw.CellFilter{Global: report.PrintableCells}))
+	l.Variables, err = object.Variables()
+	return l, err
 }

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/report"
-	"github.com/xdpmicro/xdpmicro/results"
-	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -31,12 +27,6 @@ type validateFlags struct {
 	format string
 	output string
 }
-
-// The formats validate writes its figures in.
-const (
-	validateText = "text"
-	validateJSON = "json"
-)
 
 func validateCommand() *cobra.Command {
 	var f validateFlags
@@ -73,9 +63,9 @@ Exit code 1 if a check fails.`,
 	f.stats.registerBootstrap(fl)
 	f.stats.registerEstimator(fl)
 	describeDefault(fl, "estimator", string(xdpmicro.DefaultEstimator(testrun.SamplingLinear)))
-	fl.StringVar(&f.format, "format", validateText, "write the figures in `FORMAT`: "+validateText+", "+validateJSON)
+	fl.StringVar(&f.format, "format", string(report.Text), "write the figures in `FORMAT`: "+report.KindValidation.Help())
 	fl.StringVarP(&f.output, "output", "o", "", "write the figures to `FILE`, atomically, instead of standard output")
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion([]string{validateText, validateJSON}))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.KindValidation.Formats()))
 	return cmd
 }
 
@@ -95,7 +85,8 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := f.write(cmd.OutOrStdout(), v, runs[0].Settings.Estimator, runs[0].Environment); err != nil {
+	out := report.Output{Format: report.Format(f.format), Path: f.output}
+	if err := out.Write(cmd.OutOrStdout(), report.OfValidation(v, runs[0].Settings.Estimator, runs[0].Environment)); err != nil {
 		return err
 	}
 	if len(v.Failures) > 0 {
@@ -114,8 +105,8 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 	if err := checkCount("runs", f.runs, 1, xdpmicro.MaxValidateRuns); err != nil {
 		return xdpmicro.Options{}, err
 	}
-	if f.format != validateText && f.format != validateJSON {
-		return xdpmicro.Options{}, usageError(fmt.Errorf("--format %q: want %s or %s", f.format, validateText, validateJSON))
+	if _, err := report.KindValidation.Parse(f.format); err != nil {
+		return xdpmicro.Options{}, usageError(fmt.Errorf("--format: %w", err))
 	}
 	if err := checkFileTarget("output", f.output); err != nil {
 		return xdpmicro.Options{}, err
@@ -145,33 +136,4 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 		o.Precision = xdpmicro.FixedSamples // the options' zero is the default
 	}
 	return o, nil
-}
-
-// write writes the validation's figures in --format to --output, or to
-// out. If the file cannot be written after all, the text still reaches
-// out: the runs are not lost with the file.
-func (f validateFlags) write(out io.Writer, v *results.Validation, est stats.Estimator, env results.Environment) error {
-	if f.output == "" {
-		return writeValidation(out, f.format, v, est, env)
-	}
-	var buf bytes.Buffer
-	if err := writeValidation(&buf, f.format, v, est, env); err != nil {
-		return err
-	}
-	if err := xdpmicro.WriteFile(f.output, buf.Bytes()); err != nil {
-		_ = writeValidation(out, validateText, v, est, env)
-		return err
-	}
-	return nil
-}
-
-// writeValidation writes the validation's figures as JSON, or as text
-// with a line of how and where they were measured.
-func writeValidation(out io.Writer, format string, v *results.Validation, est stats.Estimator, env results.Environment) error {
-	if format == validateJSON {
-		return report.WriteValidationJSON(out, v)
-	}
-	err := report.WriteValidation(out, v)
-	fmt.Fprintf(out, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", est, env.Timer, env.CPU, env.Repeat, env.Kernel)
-	return err
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -84,19 +81,19 @@ func (f *worstFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.timing, "timing", xdpmicro.DefaultWorstTiming, "time the packets found for at most `D`, as bench --time (at most "+shortDuration(maxDuration)+"); "+
 		"0: rank by instructions only")
 	f.cpu.register(fl)
-	fl.StringVar(&f.format, "format", xdpmicro.WorstTable, "write the report in `FORMAT`: "+strings.Join(xdpmicro.WorstFormats(), ", "))
+	fl.StringVar(&f.format, "format", xdpmicro.WorstTable, "write the report in `FORMAT`: "+report.KindWorst.Help())
 	fl.StringVarP(&f.output, "output", "o", "", "also write the packets found to `FILE`, atomically, as a packet file that bench --packets takes")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr (it is only drawn when stderr is a terminal)")
-	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(xdpmicro.WorstFormats()))
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.KindWorst.Formats()))
 }
 
 // check refuses, naming the flag, what cannot run, before anything is
 // read or loaded.
 func (f worstFlags) check() error {
-	switch {
-	case !slices.Contains(xdpmicro.WorstFormats(), f.format):
-		return usageError(fmt.Errorf("--format %q: want %s", f.format, strings.Join(xdpmicro.WorstFormats(), " or ")))
-	case f.candidates > xdpmicro.MaxWorstCandidates:
+	if _, err := report.KindWorst.Parse(f.format); err != nil {
+		return usageError(fmt.Errorf("--format: %w", err))
+	}
+	if f.candidates > xdpmicro.MaxWorstCandidates {
 		return usageError(fmt.Errorf("--candidates %d: want at most %d", f.candidates, uint64(xdpmicro.MaxWorstCandidates)))
 	}
 	if err := checkDuration("time", f.budget, false, "20s"); err != nil {
@@ -183,18 +180,9 @@ func runWorst(cmd *cobra.Command, args []string, f worstFlags) error {
 	return f.write(cmd, rep)
 }
 
-// writeReport puts the report on standard output, a table as text: the
-// object's names are anyone's (report.Printable).
+// writeReport puts the report on standard output.
 func (f worstFlags) writeReport(cmd *cobra.Command, rep *xdpmicro.WorstReport) error {
-	var buf bytes.Buffer
-	if err := xdpmicro.WriteWorst(&buf, rep, f.format); err != nil {
-		return err
-	}
-	if f.format != xdpmicro.WorstTable {
-		_, err := cmd.OutOrStdout().Write(buf.Bytes())
-		return err
-	}
-	return report.WritePrintable(cmd.OutOrStdout(), buf.Bytes())
+	return report.Output{Format: report.Format(f.format)}.Write(cmd.OutOrStdout(), report.OfWorst(rep))
 }
 
 // write puts the report on standard output and the packets in --output.
@@ -208,11 +196,7 @@ func (f worstFlags) write(cmd *cobra.Command, rep *xdpmicro.WorstReport) error {
 	if len(rep.Packets) == 0 {
 		return errors.New("no packet was found to write to --output")
 	}
-	var buf bytes.Buffer
-	if err := xdpmicro.WriteWorstPackets(&buf, rep); err != nil {
-		return err
-	}
-	if err := xdpmicro.WriteFile(f.output, buf.Bytes()); err != nil {
+	if err := (report.Output{Format: report.PacketFile, Path: f.output}).Write(cmd.OutOrStdout(), report.OfWorstPackets(rep)); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d packets written to %s\n", len(rep.Packets), f.output)

@@ -116,7 +116,7 @@ func (r doc) title() string {
 		return "xdpmicro: " + c.Before + " → " + c.After
 	}
 	p := r.Measured()
-	return "xdpmicro: " + p.Info.Name + " in " + p.Object
+	return "xdpmicro: " + report.Title(*p)
 }
 
 // lede says in a line what the page shows.
@@ -510,9 +510,11 @@ body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1400px; }
 pre { font-size: 12px; line-height: 1.25; overflow-x: auto; background: #f7f7f7; padding: 1em; }
 figure { margin: 1em 0; }
 figure.summary img { max-width: 100%; }
-table.cases { border-collapse: collapse; font-size: 14px; margin: 1em 0; }
-table.cases th, table.cases td { padding: 0.25em 0.8em; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; }
-table.cases td.num { text-align: right; font-variant-numeric: tabular-nums; font-family: monospace; }
+div.cases { max-width: 100%; overflow-x: auto; margin: 1em 0; }
+table.cases { border-collapse: collapse; font-size: 14px; }
+table.cases th, table.cases td { padding: 0.25em 0.6em; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; vertical-align: top; }
+table.cases td.packet { white-space: normal; min-width: 10em; max-width: 16em; }
+table.cases td.num { text-align: right; font-variant-numeric: tabular-nums; font-family: monospace; font-size: 13px; }
 td.verdict { font-weight: bold; }
 td.improved { color: #2c7a2c; } td.regressed { color: #c62828; } td.no_change { color: #666; } td.within_noise { color: #b36b00; }
 details.case { margin-top: 1em; border-top: 1px solid #ccc; padding-top: 0.5em; }
@@ -530,12 +532,12 @@ details.case > summary h2 { display: inline; font-size: 1.3em; margin-right: 0.5
 <img src="{{.Summary}}" alt="summary: {{if .Compared}}the change of every case, coloured by verdict{{else}}the time per run of every case{{end}}">
 </figure>
 {{if .Series}}<figure class="summary"><img src="{{.Series}}" alt="each case's time per run by frame size"></figure>
-{{end}}<table class="cases">
+{{end}}<div class="cases"><table class="cases">
 <thead><tr><th>case</th><th>packet</th>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Cases}}<tr><td><a href="#{{.ID}}">{{.Name}}</a></td><td class="muted">{{.Summary}}</td>{{range .Row}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
+{{range .Cases}}<tr><td><a href="#{{.ID}}">{{.Name}}</a></td><td class="muted packet">{{.Summary}}</td>{{range .Row}}<td class="{{.Class}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 <details{{if .Open}} open{{end}}>
 <summary>The table and notes as the terminal prints them</summary>
 <pre>{{.Table}}</pre>

@@ -101,6 +101,16 @@ func TestHTMLComparisonSummaryFirst(t *testing.T) {
 	if !strings.Contains(page, `<td class="verdict regressed">regressed</td>`) || !strings.Contains(page, `<td class="verdict no_change">no change</td>`) {
 		t.Error("the table does not colour the verdicts")
 	}
+	// A compare's table is wider than a 1280-pixel window: it scrolls in
+	// its own box, never the page, and the packet column wraps, so the
+	// verdict column shows.
+	if !strings.Contains(page, `<div class="cases"><table class="cases">`) || !strings.Contains(page, `div.cases { max-width: 100%; overflow-x: auto;`) ||
+		!strings.Contains(page, `<td class="muted packet">`) || !strings.Contains(page, `td.packet { white-space: normal;`) {
+		t.Error("the cases table is not held within the page")
+	}
+	if !strings.Contains(page, "<h1>xdpmicro: ") || strings.Contains(page, "(bundled) (") {
+		t.Error("the page's title")
+	}
 	// Legends name the case and the side, never the program.
 	dist := strings.Join(texts(readText(t, filepath.Join(dir, "case-0-distribution.svg"))), "\n")
 	if !strings.Contains(dist, "c00 before: mean") || !strings.Contains(dist, "c00 after: mean") || strings.Contains(dist, "xdp_prog_main") {

@@ -49,7 +49,8 @@ const (
 )
 
 func writeTable(w io.Writer, r *Report) error {
-	fmt.Fprintf(w, "the costliest packets for %s in %s (%s)\n", r.Program, r.Object, r.Type)
+	// As report.Title names a program.
+	fmt.Fprintf(w, "the costliest packets for %s in %s, %s\n", r.Program, r.Object, r.Type)
 	table := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
