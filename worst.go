@@ -2,7 +2,6 @@ package xdpmicro
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/worst"
@@ -55,24 +54,6 @@ type WorstReport = worst.Report
 
 // WorstProgress is how far a search has got.
 type WorstProgress = worst.Progress
-
-// The formats of a WorstReport.
-const (
-	WorstTable = worst.FormatTable
-	WorstJSON  = worst.FormatJSON
-)
-
-// WorstFormats are the formats WriteWorst takes.
-func WorstFormats() []string { return worst.Formats() }
-
-// WriteWorst renders rep in format (WorstFormats).
-func WriteWorst(w io.Writer, rep *WorstReport, format string) error {
-	return worst.Write(w, rep, format)
-}
-
-// WriteWorstPackets writes the packets rep found as a packet file that
-// packets.Assemble and bench --packets read.
-func WriteWorstPackets(w io.Writer, rep *WorstReport) error { return worst.WritePackets(w, rep) }
 
 // WorstObserver hears of a search while it goes, and of the timing after
 // it as Run's observer does.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/internal/worst"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -98,9 +98,12 @@ func renderings() []rendering {
 		{kind: KindKernelProfiles, format: Text, text: true, forPeople: true, render: kernelProfilesIn(profile.Text)},
 		{kind: KindKernelProfiles, format: JSON, render: kernelProfilesIn(profile.JSON)},
 
-		{kind: KindWorst, format: Table, text: true, forPeople: true, render: worstIn(worst.FormatTable)},
-		{kind: KindWorst, format: JSON, render: worstIn(worst.FormatJSON)},
-		{kind: KindWorstPackets, format: PacketFile, render: func(w io.Writer, x any, _ View) error { return worst.WritePackets(w, x.(*worst.Report)) }},
+		{kind: KindWorst, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return writeWorstTable(w, x.(*results.Worst)) }},
+		{kind: KindWorst, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeWorstJSON(w, x.(*results.Worst)) }},
+		{kind: KindWorstPackets, format: PacketFile, render: func(w io.Writer, x any, _ View) error {
+			p := x.(worstPackets)
+			return writeWorstPackets(w, p.report, p.cases)
+		}},
 
 		{kind: KindValidation, format: Text, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(validation).writeText(w) }},
 		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeValidationJSON(w, x.(validation).v) }},
@@ -128,10 +131,6 @@ func kernelProfilesIn(f profile.Format) func(io.Writer, any, View) error {
 	return func(w io.Writer, x any, v View) error {
 		return profile.WriteKernels(w, x.(profile.KernelProfiles), f, v.profile())
 	}
-}
-
-func worstIn(f string) func(io.Writer, any, View) error {
-	return func(w io.Writer, x any, _ View) error { return worst.Write(w, x.(*worst.Report), f) }
 }
 
 // Formats lists the formats of the kind, in the order help lists them.
@@ -210,10 +209,14 @@ func OfProfile(rep *profile.Report) Content { return Content{KindProfile, rep} }
 func OfKernelProfiles(kp profile.KernelProfiles) Content { return Content{KindKernelProfiles, kp} }
 
 // OfWorst is the costliest packets a search found.
-func OfWorst(rep *worst.Report) Content { return Content{KindWorst, rep} }
+func OfWorst(rep *results.Worst) Content { return Content{KindWorst, rep} }
 
-// OfWorstPackets is the packets a search found, as a packet file.
-func OfWorstPackets(rep *worst.Report) Content { return Content{KindWorstPackets, rep} }
+// OfWorstPackets is the packets a search found, as a packet file: cases
+// are rep's packets, in its order, as the search found them (their
+// frames and contexts).
+func OfWorstPackets(rep *results.Worst, cases []packets.Case) Content {
+	return Content{KindWorstPackets, worstPackets{rep, cases}}
+}
 
 // OfValidation is a validation's figures, with how and where they were
 // measured.

@@ -1,5 +1,10 @@
 package results
 
+import (
+	"cmp"
+	"slices"
+)
+
 // The saved schema of `xdpmicro worst`, filled by package internal/worst.
 
 // Worst is what `xdpmicro worst` found: the search, and the costliest
@@ -81,4 +86,53 @@ type WorstReason struct {
 	// Calls are the helpers, kfuncs and functions called there: a helper
 	// counts as one instruction, whatever it costs.
 	Calls []string `json:"calls,omitempty"`
+}
+
+// Order is the order the packets are shown in: by time once timed, else
+// by instructions; their indexes in Packets.
+func (w *Worst) Order() []int {
+	if w.Timed {
+		return w.TimeOrder()
+	}
+	order := make([]int, len(w.Packets))
+	for i := range order {
+		order[i] = i
+	}
+	return order
+}
+
+// TimeOrder is the packets' indexes, costliest in time first; those not
+// timed last, by instructions.
+func (w *Worst) TimeOrder() []int {
+	order := make([]int, len(w.Packets))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ta, oka := w.Packets[a].RankingTime()
+		tb, okb := w.Packets[b].RankingTime()
+		switch {
+		case oka && okb:
+			return cmp.Compare(tb, ta)
+		case oka != okb:
+			if oka {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	return order
+}
+
+// RankingTime is what ranks a packet by time: its time net of the floor,
+// else its time; false when it has neither.
+func (p WorstPacket) RankingTime() (float64, bool) {
+	switch {
+	case p.Net != nil:
+		return p.Net.Point, true
+	case p.Time != nil:
+		return p.Time.Point, true
+	}
+	return 0, false
 }

@@ -81,7 +81,7 @@ func (f *worstFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&f.timing, "timing", xdpmicro.DefaultWorstTiming, "time the packets found for at most `D`, as bench --time (at most "+shortDuration(maxDuration)+"); "+
 		"0: rank by instructions only")
 	f.cpu.register(fl)
-	fl.StringVar(&f.format, "format", xdpmicro.WorstTable, "write the report in `FORMAT`: "+report.KindWorst.Help())
+	fl.StringVar(&f.format, "format", string(report.Table), "write the report in `FORMAT`: "+report.KindWorst.Help())
 	fl.StringVarP(&f.output, "output", "o", "", "also write the packets found to `FILE`, atomically, as a packet file that bench --packets takes")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line on stderr (it is only drawn when stderr is a terminal)")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.KindWorst.Formats()))
@@ -182,7 +182,7 @@ func runWorst(cmd *cobra.Command, args []string, f worstFlags) error {
 
 // writeReport puts the report on standard output.
 func (f worstFlags) writeReport(cmd *cobra.Command, rep *xdpmicro.WorstReport) error {
-	return report.Output{Format: report.Format(f.format)}.Write(cmd.OutOrStdout(), report.OfWorst(rep))
+	return report.Output{Format: report.Format(f.format)}.Write(cmd.OutOrStdout(), report.OfWorst(&rep.Worst))
 }
 
 // write puts the report on standard output and the packets in --output.
@@ -196,7 +196,7 @@ func (f worstFlags) write(cmd *cobra.Command, rep *xdpmicro.WorstReport) error {
 	if len(rep.Packets) == 0 {
 		return errors.New("no packet was found to write to --output")
 	}
-	if err := (report.Output{Format: report.PacketFile, Path: f.output}).Write(cmd.OutOrStdout(), report.OfWorstPackets(rep)); err != nil {
+	if err := (report.Output{Format: report.PacketFile, Path: f.output}).Write(cmd.OutOrStdout(), report.OfWorstPackets(&rep.Worst, rep.Cases())); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: %d packets written to %s\n", len(rep.Packets), f.output)

@@ -4,6 +4,6 @@
 // and map keys, and runs each through the instrumented copy of the program
 // that testrun.NewCounter loads, keeping the costliest distinct paths
 // (coverage and cost feedback, as AFL and PerfFuzz steer). It says what
-// makes each costly and reports them as a table, JSON and a packet file;
-// the root package's Worst times what it finds.
+// makes each costly, as results.Worst saves it (package report renders
+// it); the root package's Worst times what it finds.
 package worst

@@ -83,41 +83,6 @@ func callee(ins *asm.Instruction) string {
 // results saves it.
 type Reason = results.WorstReason
 
-// reasonText says in one phrase what the packet reaches or runs more
-// often than the cheaper ones, and where.
-func reasonText(r Reason) string {
-	where := r.Block
-	after := ""
-	if r.After {
-		after = "code after "
-	}
-	switch {
-	case r.Line > 0 && strings.TrimSpace(r.Source) != "":
-		where = fmt.Sprintf("%sline %d %q", after, r.Line, shorten(r.Source, 28))
-	case r.Line > 0:
-		where = fmt.Sprintf("%sline %d", after, r.Line)
-	}
-	calls := ""
-	if len(r.Calls) > 0 {
-		calls = ", calls " + strings.Join(r.Calls, ", ")
-	}
-	if r.Cheaper == 0 {
-		if r.Count > 1 {
-			return fmt.Sprintf("reaches %s %d×%s", where, r.Count, calls)
-		}
-		return "reaches " + where + calls
-	}
-	return fmt.Sprintf("runs %s %d× (not %d×)%s", where, r.Count, r.Cheaper, calls)
-}
-
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
 // maxReasons are the reasons given a packet: the costliest.
 const maxReasons = 3
 

@@ -1,7 +1,6 @@
 package worst
 
 import (
-	"cmp"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -102,62 +101,12 @@ func (r *Report) AddTimes(rep *results.Report) {
 	r.explain()
 }
 
-// timeOf is what ranks a packet by time: its time net of the floor, else
-// its time; false when it has neither.
-func timeOf(p Packet) (float64, bool) {
-	switch {
-	case p.Net != nil:
-		return p.Net.Point, true
-	case p.Time != nil:
-		return p.Time.Point, true
-	}
-	return 0, false
-}
-
 func (r *Report) rankByTime() {
-	order := r.byTime()
-	for rank, i := range order {
-		if _, ok := timeOf(r.Packets[i]); ok {
+	for rank, i := range r.TimeOrder() {
+		if _, ok := r.Packets[i].RankingTime(); ok {
 			r.Packets[i].ByTime = rank + 1
 		}
 	}
-}
-
-// byTime are the packets' indexes, costliest in time first; those not
-// timed last, by instructions.
-func (r *Report) byTime() []int {
-	order := make([]int, len(r.Packets))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		ta, oka := timeOf(r.Packets[a])
-		tb, okb := timeOf(r.Packets[b])
-		switch {
-		case oka && okb:
-			return cmp.Compare(tb, ta)
-		case oka != okb:
-			if oka {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
-	return order
-}
-
-// Order is the order packets are shown in: by time once timed, else by
-// instructions.
-func (r *Report) Order() []int {
-	if r.Timed {
-		return r.byTime()
-	}
-	order := make([]int, len(r.Packets))
-	for i := range order {
-		order[i] = i
-	}
-	return order
 }
 
 // explain says what makes each packet costlier than those shown after it.

@@ -1,9 +1,10 @@
-package worst
+package report
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -11,31 +12,23 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// Formats of a report.
-const (
-	FormatTable = "table"
-	FormatJSON  = "json"
-)
+// The report of `xdpmicro worst`: a table, JSON, and the packets as a
+// packet file.
 
-// Formats lists the formats Write takes.
-func Formats() []string { return []string{FormatTable, FormatJSON} }
+// worstPackets is a search's report and its packets as cases, for the
+// packet file: the frames and contexts are not in the saved report.
+type worstPackets struct {
+	report *results.Worst
+	cases  []packets.Case
+}
 
-// ErrFormat: a format Write does not know.
-var ErrFormat = fmt.Errorf("%w: unknown format", ErrOptions)
-
-// Write renders the report in format.
-func Write(w io.Writer, r *Report, format string) error {
-	switch format {
-	case FormatTable:
-		return writeTable(w, r)
-	case FormatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	return fmt.Errorf("%w %q: want %s", ErrFormat, format, strings.Join(Formats(), " or "))
+func writeWorstJSON(w io.Writer, r *results.Worst) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }
 
 // tableReasons are the reasons a row shows; the JSON has them all.
@@ -48,7 +41,7 @@ const (
 	reasonsWidth = 36
 )
 
-func writeTable(w io.Writer, r *Report) error {
+func writeWorstTable(w io.Writer, r *results.Worst) error {
 	// As report.Title names a program.
 	fmt.Fprintf(w, "the costliest packets for %s in %s, %s\n", r.Program, r.Object, r.Type)
 	table := tablewriter.NewTable(w,
@@ -71,7 +64,7 @@ func writeTable(w io.Writer, r *Report) error {
 		}
 		var reasons []string
 		for _, c := range p.Costly[:min(len(p.Costly), tableReasons)] {
-			reasons = append(reasons, wrap(reasonText(c), reasonsWidth))
+			reasons = append(reasons, wrapCell(reasonText(c), reasonsWidth))
 		}
 		why := strings.Join(reasons, "\n")
 		switch {
@@ -80,8 +73,8 @@ func writeTable(w io.Writer, r *Report) error {
 		case p.Versus != "":
 			why = "vs " + p.Versus + ":\n" + why
 		}
-		row := []string{byTime, fmt.Sprint(p.ByInstructions), wrap(p.Name+": "+p.Summary, packetWidth), p.Action,
-			fmt.Sprint(p.Instructions), timeCell(p), wrap(strings.Join(p.Effects, "; "), effectWidth), why}
+		row := []string{byTime, fmt.Sprint(p.ByInstructions), wrapCell(p.Name+": "+p.Summary, packetWidth), p.Action,
+			fmt.Sprint(p.Instructions), timeCell(p), wrapCell(strings.Join(p.Effects, "; "), effectWidth), why}
 		if err := table.Append(row); err != nil {
 			return err
 		}
@@ -89,10 +82,10 @@ func writeTable(w io.Writer, r *Report) error {
 	if err := table.Render(); err != nil {
 		return err
 	}
-	return writeFooter(w, r)
+	return writeWorstFooter(w, r)
 }
 
-func hasNet(r *Report) bool {
+func hasNet(r *results.Worst) bool {
 	for _, p := range r.Packets {
 		if p.Net != nil {
 			return true
@@ -102,7 +95,7 @@ func hasNet(r *Report) bool {
 }
 
 // timeCell is a packet's time and its interval's half-width.
-func timeCell(p Packet) string {
+func timeCell(p results.WorstPacket) string {
 	e := p.Net
 	if e == nil {
 		e = p.Time
@@ -113,7 +106,7 @@ func timeCell(p Packet) string {
 	return fmt.Sprintf("%.2f ±%.2f", e.Point, (e.Upper-e.Lower)/2)
 }
 
-func writeFooter(w io.Writer, r *Report) error {
+func writeWorstFooter(w io.Writer, r *results.Worst) error {
 	state := ""
 	if r.Partial {
 		state = " (interrupted)"
@@ -139,8 +132,8 @@ func writeFooter(w io.Writer, r *Report) error {
 	return nil
 }
 
-// wrap breaks s into lines of at most width runes, at spaces where it can.
-func wrap(s string, width int) string {
+// wrapCell breaks s into lines of at most width runes, at spaces where it can.
+func wrapCell(s string, width int) string {
 	var lines []string
 	for _, para := range strings.Split(s, "\n") {
 		line := ""
@@ -160,10 +153,15 @@ func wrap(s string, width int) string {
 	return strings.Join(lines, "\n")
 }
 
-// WritePackets writes the packets as a packet file that bench --packets
-// takes: each by its name, expecting the action it returned.
-func WritePackets(w io.Writer, r *Report) error {
-	cases := r.Cases()
+// writeWorstPackets writes the packets as a packet file that bench
+// --packets takes: each by its name, expecting the action it returned.
+// cases are the packets as cases, in the order of r.Packets: the frames
+// and contexts the search found.
+func writeWorstPackets(w io.Writer, r *results.Worst, cases []packets.Case) error {
+	if len(cases) != len(r.Packets) {
+		return fmt.Errorf("a packet file of %d packets given %d cases", len(r.Packets), len(cases))
+	}
+	cases = slices.Clone(cases)
 	for i := range cases {
 		// Only a timed packet's action is what bench's checking run
 		// returns: the search's may depend on the packets before it.
@@ -179,4 +177,39 @@ func WritePackets(w io.Writer, r *Report) error {
 	comment := fmt.Sprintf("The costliest packets for %s in %s, found by xdpmicro worst (seed %d, %d packets tried).\n"+
 		"Measure them with xdpmicro bench, the same object and loading flags, and --packets this file.", r.Program, r.Object, r.Seed, r.Tried)
 	return packets.WriteFile(w, cases, comment)
+}
+
+// reasonText says in one phrase what the packet reaches or runs more
+// often than the cheaper ones, and where.
+func reasonText(r results.WorstReason) string {
+	where := r.Block
+	after := ""
+	if r.After {
+		after = "code after "
+	}
+	switch {
+	case r.Line > 0 && strings.TrimSpace(r.Source) != "":
+		where = fmt.Sprintf("%sline %d %q", after, r.Line, shorten(r.Source, 28))
+	case r.Line > 0:
+		where = fmt.Sprintf("%sline %d", after, r.Line)
+	}
+	calls := ""
+	if len(r.Calls) > 0 {
+		calls = ", calls " + strings.Join(r.Calls, ", ")
+	}
+	if r.Cheaper == 0 {
+		if r.Count > 1 {
+			return fmt.Sprintf("reaches %s %d×%s", where, r.Count, calls)
+		}
+		return "reaches " + where + calls
+	}
+	return fmt.Sprintf("runs %s %d× (not %d×)%s", where, r.Count, r.Cheaper, calls)
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
