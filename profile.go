@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/xdpmicro/xdpmicro/internal/kernels"
@@ -17,28 +16,6 @@ import (
 // ProfileReport is what Profile returns: each program's profile and, for
 // two, their difference.
 type ProfileReport = profile.Report
-
-// ProfileView is how much a text profile shows.
-type ProfileView = profile.View
-
-// ProfileFormat is an encoding of a profile.
-type ProfileFormat = profile.Format
-
-// The encodings of a profile.
-const (
-	ProfileText      = profile.Text      // the annotated source, for people
-	ProfilePprof     = profile.Pprof     // gzipped profile.proto, for go tool pprof
-	ProfileCallgrind = profile.Callgrind // for callgrind_annotate and KCachegrind
-	ProfileJSON      = profile.JSON      // the report as it is, for other tools
-)
-
-// ProfileFormats are the encodings' names, as the command takes them.
-func ProfileFormats() []string { return profile.Formats() }
-
-// WriteProfile encodes rep in format f; the view is the text's.
-func WriteProfile(w io.Writer, rep *ProfileReport, f ProfileFormat, v ProfileView) error {
-	return profile.Write(w, rep, f, v)
-}
 
 // Profile runs every case once through each program's instrumented copy,
 // as bench counts instructions, and attributes each case's instructions to
@@ -132,10 +109,4 @@ func ProfileKernels(outcomes []KernelOutcome, args []string) KernelProfiles {
 		kp.Kernels = append(kp.Kernels, profile.KernelProfile{KernelRun: k, Profile: byKernel[k.Kernel]})
 	}
 	return kp
-}
-
-// WriteKernelProfiles encodes a profile across kernels as text or JSON;
-// the view is the text's.
-func WriteKernelProfiles(w io.Writer, kp KernelProfiles, f ProfileFormat, v ProfileView) error {
-	return profile.WriteKernels(w, kp, f, v)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -87,7 +88,7 @@ func TestProfileTotals(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			prof, insns := runProfile(t, s)
 			var buf bytes.Buffer
-			if err := profile.WritePprof(&buf, &profile.Report{Profiles: []*profile.Profile{prof}}); err != nil {
+			if err := (report.Output{Format: report.Pprof}).Write(&buf, report.OfProfile(&profile.Report{Profiles: []*profile.Profile{prof}})); err != nil {
 				t.Fatal(err)
 			}
 			samples := pprofByCase(t, buf.Bytes())

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
-	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -48,11 +47,6 @@ type View struct {
 	// SourceOrder and Machine are a text profile's: every line in source
 	// order, unexecuted ones too; each line's machine code.
 	SourceOrder, Machine bool
-}
-
-// profile is the view of a text profile.
-func (v View) profile() profile.View {
-	return profile.View{SourceOrder: v.SourceOrder, Machine: v.Machine}
 }
 
 // doc is a report as this package renders it.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -90,13 +89,13 @@ func renderings() []rendering {
 		{kind: KindKernels, format: BMF, render: kernelsIn(BMF)},
 		{kind: KindKernels, format: Markdown, render: kernelsIn(Markdown)},
 
-		{kind: KindProfile, format: Text, text: true, forPeople: true, render: profileIn(profile.Text)},
-		{kind: KindProfile, format: Pprof, note: "for go tool pprof", render: profileIn(profile.Pprof)},
-		{kind: KindProfile, format: Callgrind, note: "for callgrind_annotate, KCachegrind", render: profileIn(profile.Callgrind)},
-		{kind: KindProfile, format: JSON, render: profileIn(profile.JSON)},
+		{kind: KindProfile, format: Text, text: true, forPeople: true, render: profileIn(Text)},
+		{kind: KindProfile, format: Pprof, note: "for go tool pprof", render: profileIn(Pprof)},
+		{kind: KindProfile, format: Callgrind, note: "for callgrind_annotate, KCachegrind", render: profileIn(Callgrind)},
+		{kind: KindProfile, format: JSON, render: profileIn(JSON)},
 
-		{kind: KindKernelProfiles, format: Text, text: true, forPeople: true, render: kernelProfilesIn(profile.Text)},
-		{kind: KindKernelProfiles, format: JSON, render: kernelProfilesIn(profile.JSON)},
+		{kind: KindKernelProfiles, format: Text, text: true, forPeople: true, render: kernelProfilesIn(Text)},
+		{kind: KindKernelProfiles, format: JSON, render: kernelProfilesIn(JSON)},
 
 		{kind: KindWorst, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return writeWorstTable(w, x.(*results.Worst)) }},
 		{kind: KindWorst, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeWorstJSON(w, x.(*results.Worst)) }},
@@ -123,13 +122,13 @@ func kernelsIn(f Format) func(io.Writer, any, View) error {
 	return func(w io.Writer, x any, v View) error { return WriteKernels(w, x.(results.KernelRuns), f, v) }
 }
 
-func profileIn(f profile.Format) func(io.Writer, any, View) error {
-	return func(w io.Writer, x any, v View) error { return profile.Write(w, x.(*profile.Report), f, v.profile()) }
+func profileIn(f Format) func(io.Writer, any, View) error {
+	return func(w io.Writer, x any, v View) error { return writeProfileAs(w, x.(*results.ProfileReport), f, v) }
 }
 
-func kernelProfilesIn(f profile.Format) func(io.Writer, any, View) error {
+func kernelProfilesIn(f Format) func(io.Writer, any, View) error {
 	return func(w io.Writer, x any, v View) error {
-		return profile.WriteKernels(w, x.(profile.KernelProfiles), f, v.profile())
+		return writeKernelProfiles(w, x.(results.KernelProfiles), f, v)
 	}
 }
 
@@ -203,10 +202,10 @@ func OfRuns(reps []*results.Report) Content { return Content{KindRuns, reps} }
 func OfKernels(runs results.KernelRuns) Content { return Content{KindKernels, runs} }
 
 // OfProfile is a profile, or two builds' and their difference.
-func OfProfile(rep *profile.Report) Content { return Content{KindProfile, rep} }
+func OfProfile(rep *results.ProfileReport) Content { return Content{KindProfile, rep} }
 
 // OfKernelProfiles is a profile across kernels.
-func OfKernelProfiles(kp profile.KernelProfiles) Content { return Content{KindKernelProfiles, kp} }
+func OfKernelProfiles(kp results.KernelProfiles) Content { return Content{KindKernelProfiles, kp} }
 
 // OfWorst is the costliest packets a search found.
 func OfWorst(rep *results.Worst) Content { return Content{KindWorst, rep} }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -31,10 +32,99 @@ type Profile struct {
 	Source    []ProfileSource `json:"source"`
 	Cases     []ProfileCase   `json:"cases"`
 
-	// Attributed is the program as package profile attributed it, for the
-	// formats that need more than the figures above (callgrind's calls);
-	// nil when read back from a file.
-	Attributed any `json:"-"`
+	// Layout is the program as package profile attributed it, for the
+	// formats that need more than the figures above (pprof's addresses,
+	// callgrind's calls); nil when read back from a file.
+	Layout *ProfileLayout `json:"-"`
+}
+
+// ProfileLayout is a program as its profile was attributed over: each
+// BPF instruction's place, line and function, and each function's call
+// sites. Held in memory only, with the figures it explains.
+type ProfileLayout struct {
+	Lines []Line
+	Insns []LaidInsn // in program order
+	Funcs []LaidFunc // in program order, the main function first
+	// Slots are the program's raw instructions: a 64-bit load takes two.
+	Slots int
+}
+
+// LaidInsn is one BPF instruction of a ProfileLayout.
+type LaidInsn struct {
+	Offset int // in raw instructions from the program's start
+	Line   int // the index of its line in Lines
+	Func   int // the index of its function in Funcs
+}
+
+// LaidFunc is a BPF function of a ProfileLayout: the main one, a
+// bpf-to-bpf callee or a callback.
+type LaidFunc struct {
+	Name  string
+	Entry int   // its first instruction
+	Sites []int // the instructions that call it or take its address
+}
+
+// Caller is the call site of function f when it has exactly one, else -1:
+// only then does a callee's cost belong to one caller's line.
+func (l *ProfileLayout) Caller(f int) int {
+	if len(l.Funcs[f].Sites) != 1 {
+		return -1
+	}
+	return l.Funcs[f].Sites[0]
+}
+
+// CallerFunc is the function that holds every call site of f, or -1 when
+// none or several do: then f's cost belongs to that function.
+func (l *ProfileLayout) CallerFunc(f int) int {
+	sites := l.Funcs[f].Sites
+	if len(sites) == 0 {
+		return -1
+	}
+	g := l.Insns[sites[0]].Func
+	for _, s := range sites[1:] {
+		if l.Insns[s].Func != g {
+			return -1
+		}
+	}
+	return g
+}
+
+// Stack is the chain of callers from instruction i's function up to a
+// function with no single calling function, innermost first: a call
+// site's instruction where a callee has one, else -1-g for the calling
+// function g as a whole.
+func (l *ProfileLayout) Stack(i int) []int {
+	var out []int
+	for f := l.Insns[i].Func; len(out) <= len(l.Funcs); { // BPF has no recursion; a bound all the same
+		g := l.CallerFunc(f)
+		if g < 0 {
+			break
+		}
+		if site := l.Caller(f); site >= 0 {
+			out = append(out, site)
+		} else {
+			out = append(out, -1-g)
+		}
+		f = g
+	}
+	return out
+}
+
+// Inclusive is each function's instructions, of the counts per
+// instruction, with those of the callees whose chain of single callers
+// leads to it.
+func (l *ProfileLayout) Inclusive(perInsn []uint64) []uint64 {
+	self := make([]uint64, len(l.Funcs))
+	for i, n := range perInsn {
+		self[l.Insns[i].Func] += n
+	}
+	out := slices.Clone(self)
+	for f := range l.Funcs {
+		for g, depth := l.CallerFunc(f), 0; g >= 0 && depth <= len(l.Funcs); g, depth = l.CallerFunc(g), depth+1 {
+			out[g] += self[f]
+		}
+	}
+	return out
 }
 
 // ProfileSource is a line of the program's source as the program holds

@@ -270,7 +270,7 @@ func TestProfileKernels(t *testing.T) {
 		}
 	}
 	var text bytes.Buffer
-	if err := xdpmicro.WriteKernelProfiles(&text, kp, xdpmicro.ProfileText, xdpmicro.ProfileView{}); err != nil {
+	if err := (report.Output{Format: report.Text}).Write(&text, report.OfKernelProfiles(kp)); err != nil {
 		t.Fatal(err)
 	}
 	if s := text.String(); !strings.Contains(s, "not loaded") || !strings.Contains(s, "JIT image") || !strings.Contains(s, "bpf_dynptr_from_xdp") {

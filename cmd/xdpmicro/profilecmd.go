@@ -67,7 +67,7 @@ func (f *profileFlags) register(cmd *cobra.Command) {
 	f.load.register(cmd)
 	f.selection.register(cmd, "pcap")
 	f.cpu.register(fl)
-	fl.StringVar(&f.format, "format", string(xdpmicro.ProfileText), "write the profile in `FORMAT`: "+report.KindProfile.Help())
+	fl.StringVar(&f.format, "format", string(report.Text), "write the profile in `FORMAT`: "+report.KindProfile.Help())
 	fl.StringVarP(&f.output, "output", "o", "", "write the profile to `FILE`, atomically, instead of standard output")
 	fl.BoolVar(&f.sourceOrder, "source", false, "list every line in source order, unexecuted ones too, instead of the executed ones hottest first")
 	fl.BoolVar(&f.machine, "jit", false, "show each line's machine code, as the JIT emitted it, and the machine instructions it executed where exact")
@@ -110,7 +110,7 @@ func (f profileFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Optio
 	if _, err := report.KindProfile.Parse(f.format); err != nil {
 		return xdpmicro.Options{}, usageError(fmt.Errorf("--format: %w", err))
 	}
-	if f.before != "" && (f.format == string(xdpmicro.ProfilePprof) || f.format == string(xdpmicro.ProfileCallgrind)) {
+	if f.before != "" && (f.format == string(report.Pprof) || f.format == string(report.Callgrind)) {
 		return xdpmicro.Options{}, usageError(fmt.Errorf("--format %s holds one build: write each build's profile "+
 			"and compare them there (go tool pprof -diff_base OLD NEW), or leave out --before", f.format))
 	}

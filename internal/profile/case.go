@@ -108,7 +108,7 @@ func (p *Program) tailCalls(perInsn []uint64) []HelperCalls {
 // functionCounts gives each executed function its own count, its callees'
 // with it where it is their only caller, and the times it was entered.
 func (p *Program) functionCounts(perInsn, self []uint64) []FunctionCount {
-	inclusive := p.inclusive(perInsn)
+	inclusive := p.layout.Inclusive(perInsn)
 	var out []FunctionCount
 	for f, fn := range p.funcs {
 		if perInsn[fn.entry] == 0 && self[f] == 0 {
@@ -153,7 +153,7 @@ func (p *Program) machineCounts(perInsn []uint64, lines []LineCount) {
 // block counts.
 func New(label, object, program, typ string, p *Program, names []string, blocks [][]uint64) (*Profile, error) {
 	prof := &Profile{Label: label, Object: object, Program: program, Type: typ, NoLines: p.NoLines, NoMachine: p.NoMachine,
-		Source: p.Static(), Attributed: p}
+		Source: p.Static(), Layout: p.layout}
 	if p.jit != nil {
 		prof.Machine = p.jit.arch
 	}

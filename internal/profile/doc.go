@@ -1,11 +1,13 @@
 // Package profile attributes the BPF instructions a packet case executed to
 // the program's source lines and functions, from the per-block counts of an
 // instrumented copy (package insncount) and the object's BTF line and
-// function info, and encodes the result for people (a cg_annotate-like
-// text), for tools (pprof's profile.proto, Callgrind's format) and as JSON.
+// function info, as results.Profile saves it; package report renders it
+// for people (a cg_annotate-like text), for tools (pprof's profile.proto,
+// Callgrind's format) and as JSON.
 //
 // It is analysis: it takes the counts package testrun took (its Counted
-// and Block) and renders them, but loads and runs nothing. What it owns:
+// and Block) and attributes them, but loads, runs and renders nothing.
+// What it owns:
 //
 //   - Program: the static map of a program, each instruction's source line
 //     (cilium/ebpf puts a line on the instruction where it starts; the
@@ -17,7 +19,9 @@
 //     calls per line and, where the mapping is exact, the machine
 //     instructions executed;
 //   - Diff: two builds' profiles, per case, line and function;
-//   - the encodings: Write (text, json), WritePprof, WriteCallgrind.
+//   - the layout (results.ProfileLayout) each profile carries in memory
+//     for the encodings that need more than its figures: pprof's and
+//     callgrind's.
 //
 // Every executed instruction is attributed to exactly one line and one
 // function: the sums equal the count bench shows, which the tests check.

@@ -13,6 +13,7 @@ import (
 	"github.com/cilium/ebpf/asm"
 	pprof "github.com/google/pprof/profile"
 
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -98,7 +99,7 @@ func TestAttributionAddsUp(t *testing.T) {
 func pprofTotals(t *testing.T, rep *Report) map[string]int64 {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WritePprof(&buf, rep); err != nil {
+	if err := (report.Output{Format: report.Pprof}).Write(&buf, report.OfProfile(rep)); err != nil {
 		t.Fatal(err)
 	}
 	p, err := pprof.Parse(&buf)
@@ -126,7 +127,7 @@ func pprofTotals(t *testing.T, rep *Report) map[string]int64 {
 func callgrindSelf(t *testing.T, rep *Report) uint64 {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteCallgrind(&buf, rep); err != nil {
+	if err := (report.Output{Format: report.Callgrind}).Write(&buf, report.OfProfile(rep)); err != nil {
 		t.Fatal(err)
 	}
 	var sum, summary uint64
@@ -243,12 +244,12 @@ func TestCompare(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	rep := &Report{Profiles: []*Profile{b, a}, Diff: d}
-	if err := Write(&buf, rep, Text, View{}); err != nil || !strings.Contains(buf.String(), "+5") {
+	if err := (report.Output{Format: report.Text}).Write(&buf, report.OfProfile(rep)); err != nil || !strings.Contains(buf.String(), "+5") {
 		t.Errorf("text: %v\n%s", err, buf.String())
 	}
 	buf.Reset()
 	var back Report
-	if err := Write(&buf, rep, JSON, View{}); err != nil || json.Unmarshal(buf.Bytes(), &back) != nil || back.Diff == nil || len(back.Profiles) != 2 {
+	if err := (report.Output{Format: report.JSON}).Write(&buf, report.OfProfile(rep)); err != nil || json.Unmarshal(buf.Bytes(), &back) != nil || back.Diff == nil || len(back.Profiles) != 2 {
 		t.Errorf("json: %v\n%s", err, buf.String())
 	}
 }

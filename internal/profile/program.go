@@ -61,6 +61,7 @@ type Program struct {
 	// NoMachine says why the JIT's code is not given per line.
 	NoMachine string
 	jit       *machineCode
+	layout    *results.ProfileLayout
 }
 
 // NewProgram maps the program's instructions, as loaded, to their lines
@@ -86,6 +87,7 @@ func NewProgram(insns asm.Instructions, blocks []testrun.Block) (*Program, error
 		return nil, err
 	}
 	p.mapHelpers()
+	p.layout = p.newLayout()
 	return p, nil
 }
 
@@ -274,50 +276,20 @@ func helperName(fn asm.BuiltinFunc) string {
 	return b.String()
 }
 
-// caller is the call site of function f when it has exactly one, else -1:
-// only then does a callee's cost belong to one caller's line.
-func (p *Program) caller(f int) int {
-	if len(p.funcs[f].sites) != 1 {
-		return -1
+// newLayout is the program's layout, as its profile carries it for the
+// formats that need more than the figures.
+func (p *Program) newLayout() *results.ProfileLayout {
+	l := &results.ProfileLayout{Lines: p.lines, Insns: make([]results.LaidInsn, len(p.insns))}
+	for i := range p.insns {
+		l.Insns[i] = results.LaidInsn{Offset: p.offsets[i], Line: p.lineOf[i], Func: p.funcOf[i]}
 	}
-	return p.funcs[f].sites[0]
-}
-
-// callerFunc is the function that holds every call site of f, or -1 when
-// none or several do: then f's cost belongs to that function.
-func (p *Program) callerFunc(f int) int {
-	sites := p.funcs[f].sites
-	if len(sites) == 0 {
-		return -1
+	for _, fn := range p.funcs {
+		l.Funcs = append(l.Funcs, results.LaidFunc{Name: fn.name, Entry: fn.entry, Sites: fn.sites})
 	}
-	g := p.funcOf[sites[0]]
-	for _, s := range sites[1:] {
-		if p.funcOf[s] != g {
-			return -1
-		}
+	if n := len(p.insns); n > 0 {
+		l.Slots = p.offsets[n-1] + int(p.insns[n-1].Size()/asm.InstructionSize)
 	}
-	return g
-}
-
-// stack is the chain of callers from instruction i's function up to a
-// function with no single calling function, innermost first: a call
-// site's instruction where a callee has one, else -1-g for the calling
-// function g as a whole.
-func (p *Program) stack(i int) []int {
-	var out []int
-	for f := p.funcOf[i]; len(out) <= len(p.funcs); { // BPF has no recursion; a bound all the same
-		g := p.callerFunc(f)
-		if g < 0 {
-			break
-		}
-		if site := p.caller(f); site >= 0 {
-			out = append(out, site)
-		} else {
-			out = append(out, -1-g)
-		}
-		f = g
-	}
-	return out
+	return l
 }
 
 // sourceLine is an instruction's BTF line, when it carries one.
