@@ -7,12 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cilium/ebpf"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -20,14 +17,22 @@ import (
 // The listings of the programs and packets commands: what is bundled,
 // what an object holds, the packet cases.
 
+// Build is a bundled build, or a rung of the fine ladder, as the
+// programs command lists it.
+type Build struct {
+	Name        string // as given on the command line
+	Program     string // the function in its object
+	Description string
+}
+
 // builds are the bundled builds and the fine ladder's rungs.
 type builds struct {
-	list []bpf.Build
+	list []Build
 	def  string
 }
 
 // OfBuilds is a listing of the bundled builds; def is marked the default.
-func OfBuilds(list []bpf.Build, def string) Content { return Content{KindBuilds, builds{list, def}} }
+func OfBuilds(list []Build, def string) Content { return Content{KindBuilds, builds{list, def}} }
 
 func (b builds) write(w io.Writer) error {
 	table := textTable(w)
@@ -48,9 +53,39 @@ func (b builds) write(w io.Writer) error {
 // variables.
 type ObjectListing struct {
 	Name      string // the object, as the run names it
-	Programs  []object.ProgramInfo
-	Maps      []object.MapInfo
-	Variables []object.VariableInfo
+	Programs  []ListedProgram
+	Maps      []ListedMap
+	Variables []ListedVariable
+}
+
+// ListedProgram is a program of an object, as a listing shows it.
+type ListedProgram struct {
+	Name    string
+	Type    string // its program type, UnspecifiedProgram where its section names none
+	Section string
+	// Measurable says whether and how xdpmicro measures it: "yes", "no",
+	// or the flag it takes ("with --type").
+	Measurable string
+}
+
+// ListedMap is a map of an object, as a listing shows it.
+type ListedMap struct {
+	Name       string
+	Type       string
+	Key        string // the key's C type, or its size without BTF
+	Value      string // likewise
+	MaxEntries uint32 // 0: sized by the loader
+	Notes      []string
+}
+
+// ListedVariable is a global variable of an object, as a listing shows
+// it, for --set.
+type ListedVariable struct {
+	Name    string
+	Section string
+	Type    string
+	Size    uint32
+	Value   string // the initial value
 }
 
 // OfObject is a listing of an object's programs, whether each can be
@@ -62,7 +97,7 @@ func (l ObjectListing) write(w io.Writer) error {
 	table := textTable(w)
 	table.Header("program", "type", "section", "measurable")
 	for _, p := range l.Programs {
-		if err := table.Append(p.Name, p.Type.String(), p.Section, measurable(p)); err != nil {
+		if err := table.Append(p.Name, p.Type, p.Section, p.Measurable); err != nil {
 			return err
 		}
 	}
@@ -102,19 +137,6 @@ func (l ObjectListing) write(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "%d map(s), %d variable(s); fill maps with --map-init, set variables with --set NAME=VALUE\n", len(l.Maps), len(l.Variables))
 	return err
-}
-
-// measurable says whether xdpmicro can measure a program, and how.
-func measurable(p object.ProgramInfo) string {
-	switch {
-	case p.Type == ebpf.UnspecifiedProgram:
-		return "with --type" // a section that names no type
-	case p.ForMap() != "":
-		return "with --attach-type xdp" // the kernel test-runs no program for a cpumap or devmap
-	case !p.Supported():
-		return "no"
-	}
-	return "yes"
 }
 
 // CaseListing is the packet cases and, where a program ran them once,
