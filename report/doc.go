@@ -2,9 +2,10 @@
 // a run's findings (results.Report) as a table for the terminal, as wide
 // and verbose as its View asks, Bencher Metric Format for CI dashboards,
 // the saved schema's JSON and Go benchmark lines for benchstat; a run
-// across kernels; a profile and the costliest packets (internal/profile
-// and internal/worst encode them); the ladder's validation; the listings
-// of the programs and packets commands, and the pcap and packet files.
+// across kernels; a profile (text, JSON, pprof, callgrind) and one across
+// kernels; the costliest packets (a table, JSON, a packet file); the
+// ladder's validation; the listings of the programs and packets
+// commands, and the pcap and packet files.
 // The HTML page with plots is internal/htmlpage's.
 //
 // One registry (output.go) says which formats render which kind of
@@ -14,5 +15,8 @@
 // interrupted run never leaves half a file.
 //
 // It computes nothing of the findings: internal/analysis does. It knows
-// nothing of how the samples were taken.
+// nothing of how the samples were taken: it renders results' types, and
+// plain data the producer hands it where a renderer needs what is not
+// saved (results.Profile's Layout, the frames of the packet file, the
+// listings' programs and maps); deps_test.go holds it to that.
 package report
