@@ -56,22 +56,12 @@ type doc struct{ *results.Report }
 type comparison struct{ *results.Comparison }
 
 // Write renders the report in the format, a table as v shows it.
-func Write(w io.Writer, r *results.Report, f Format, v View) error { return doc{r}.write(w, f, v) }
-
-func (r doc) write(w io.Writer, f Format, v View) error {
-	switch f {
-	case Table:
-		return tableView{r, v}.write(w)
-	case BMF:
-		return r.writeBMF(w)
-	case JSON:
-		return writeJSON(w, r)
-	case GoBench:
-		return r.writeGoBench(w)
-	case Markdown:
-		return r.writeMarkdown(w, v)
+func Write(w io.Writer, r *results.Report, f Format, v View) error {
+	row, ok := lookup(KindRun, f)
+	if !ok {
+		return fmt.Errorf("%w %q", ErrFormat, f)
 	}
-	return fmt.Errorf("%w %q", ErrFormat, f)
+	return row.render(w, r, v)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -61,6 +61,12 @@ type rendering struct {
 	// standard output, so that the run is not lost with the file.
 	forPeople bool
 	render    func(w io.Writer, value any, v View) error
+	// apart, for a run's format, puts a blank line between several
+	// programs' runs, each a document for reading.
+	apart bool
+	// several, for a run's format, renders several programs' runs as one
+	// document; without it they follow one another (KindRuns, all.go).
+	several func(w io.Writer, reps []*results.Report, v View) error
 }
 
 // registry lists every rendering, each kind's formats in the order help
@@ -68,21 +74,15 @@ type rendering struct {
 // errors, which read the registry.
 var registry []rendering
 
-func init() { registry = renderings() }
+func init() { registry = withSeveralRuns(renderings()) }
 
 func renderings() []rendering {
 	return []rendering{
-		{kind: KindRun, format: Table, forPeople: true, render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), Table, v) }},
-		{kind: KindRun, format: BMF, note: "for Bencher", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), BMF, v) }},
-		{kind: KindRun, format: JSON, note: "everything, for compare", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), JSON, v) }},
-		{kind: KindRun, format: GoBench, note: "for benchstat", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), GoBench, v) }},
-		{kind: KindRun, format: Markdown, note: "for a GitHub comment or job summary", render: func(w io.Writer, x any, v View) error { return Write(w, x.(*results.Report), Markdown, v) }},
-
-		{kind: KindRuns, format: Table, forPeople: true, render: allIn(Table)},
-		{kind: KindRuns, format: BMF, render: allIn(BMF)},
-		{kind: KindRuns, format: JSON, render: allIn(JSON)},
-		{kind: KindRuns, format: GoBench, render: allIn(GoBench)},
-		{kind: KindRuns, format: Markdown, render: allIn(Markdown)},
+		{kind: KindRun, format: Table, forPeople: true, apart: true, render: run(func(r doc, w io.Writer, v View) error { return tableView{r, v}.write(w) })},
+		{kind: KindRun, format: BMF, note: "for Bencher", render: run(func(r doc, w io.Writer, _ View) error { return r.writeBMF(w) }), several: severalBMF},
+		{kind: KindRun, format: JSON, note: "everything, for compare", render: run(func(r doc, w io.Writer, _ View) error { return writeJSON(w, r) }), several: severalJSON},
+		{kind: KindRun, format: GoBench, note: "for benchstat", render: run(func(r doc, w io.Writer, _ View) error { return r.writeGoBench(w) })},
+		{kind: KindRun, format: Markdown, note: "for a GitHub comment or job summary", apart: true, render: run(doc.writeMarkdown)},
 
 		{kind: KindKernels, format: Table, forPeople: true, render: kernelsIn(Table)},
 		{kind: KindKernels, format: JSON, render: kernelsIn(JSON)},
@@ -114,8 +114,9 @@ func renderings() []rendering {
 	}
 }
 
-func allIn(f Format) func(io.Writer, any, View) error {
-	return func(w io.Writer, x any, v View) error { return WriteAll(w, x.([]*results.Report), f, v) }
+// run adapts a renderer of one report to the registry.
+func run(render func(r doc, w io.Writer, v View) error) func(io.Writer, any, View) error {
+	return func(w io.Writer, x any, v View) error { return render(doc{x.(*results.Report)}, w, v) }
 }
 
 func kernelsIn(f Format) func(io.Writer, any, View) error {
