@@ -52,8 +52,8 @@ func (o *outputFlags) registerBootstrap(fl *pflag.FlagSet) {
 
 // registerEstimator adds --estimator.
 func (o *outputFlags) registerEstimator(fl *pflag.FlagSet) {
-	fl.StringVar(&o.estimator, "estimator", "", "estimate by `NAME`: slope, ols, "+
-		"or of the kernel's figures low, mean, median, min")
+	fl.StringVar(&o.estimator, "estimator", "", "estimate by `NAME`: "+joinEstimators(stats.FitEstimators())+", "+
+		"or of the kernel's figures "+joinEstimators(stats.Estimators()))
 	describeDefault(fl, "estimator", fmt.Sprintf("%s with linear sampling, %s with flat",
 		xdpmicro.DefaultEstimator(testrun.SamplingLinear), xdpmicro.DefaultEstimator(testrun.SamplingFlat)))
 }
@@ -332,4 +332,13 @@ func shortDuration(d time.Duration) string {
 		s = trimmed + "h"
 	}
 	return s
+}
+
+// joinEstimators lists estimators' names, as stats lists them, for help.
+func joinEstimators(es []stats.Estimator) string {
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = string(e)
+	}
+	return strings.Join(names, ", ")
 }
