@@ -6,7 +6,11 @@
 // kernels; the costliest packets (a table, JSON, a packet file); the
 // ladder's validation; the listings of the programs and packets
 // commands, and the pcap and packet files.
-// The HTML page with plots is internal/htmlpage's.
+// The HTML page with plots is internal/htmlpage's. A run's renderings
+// are this package's; the others' are in packages of their own that the
+// registry's rows call: a profile's in internal/profilefmt, the costliest
+// packets' in internal/worstfmt, the listings in internal/listing, and
+// what they all share, text safe on a terminal, in internal/printable.
 //
 // One registry (output.go) says which formats render which kind of
 // content; the commands ask it for their formats, for help and checking,

@@ -1,4 +1,4 @@
-package report
+package worstfmt
 
 import (
 	"encoding/json"
@@ -18,14 +18,8 @@ import (
 // The report of `xdpmicro worst`: a table, JSON, and the packets as a
 // packet file.
 
-// worstPackets is a search's report and its packets as cases, for the
-// packet file: the frames and contexts are not in the saved report.
-type worstPackets struct {
-	report *results.Worst
-	cases  []packets.Case
-}
-
-func writeWorstJSON(w io.Writer, r *results.Worst) error {
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, r *results.Worst) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
@@ -41,7 +35,9 @@ const (
 	reasonsWidth = 36
 )
 
-func writeWorstTable(w io.Writer, r *results.Worst) error {
+// WriteTable writes the report as a table, with how the search went
+// under it.
+func WriteTable(w io.Writer, r *results.Worst) error {
 	// As report.Title names a program.
 	fmt.Fprintf(w, "the costliest packets for %s in %s, %s\n", r.Program, r.Object, r.Type)
 	table := tablewriter.NewTable(w,
@@ -153,11 +149,11 @@ func wrapCell(s string, width int) string {
 	return strings.Join(lines, "\n")
 }
 
-// writeWorstPackets writes the packets as a packet file that bench
+// WritePackets writes the packets as a packet file that bench
 // --packets takes: each by its name, expecting the action it returned.
 // cases are the packets as cases, in the order of r.Packets: the frames
 // and contexts the search found.
-func writeWorstPackets(w io.Writer, r *results.Worst, cases []packets.Case) error {
+func WritePackets(w io.Writer, r *results.Worst, cases []packets.Case) error {
 	if len(cases) != len(r.Packets) {
 		return fmt.Errorf("a packet file of %d packets given %d cases", len(r.Packets), len(cases))
 	}

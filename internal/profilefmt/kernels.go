@@ -1,4 +1,4 @@
-package report
+package profilefmt
 
 import (
 	"bufio"
@@ -27,21 +27,15 @@ import (
 // kernelProfiles is a profile across kernels as this package writes it.
 type kernelProfiles results.KernelProfiles
 
-// writeKernelProfiles writes a profile across kernels: a table for people
-// (with v.Machine, each kernel's profile with its machine code after
-// it), or JSON.
-func writeKernelProfiles(w io.Writer, kp results.KernelProfiles, f Format, v View) error {
-	switch f {
-	case Text:
-		bw := bufio.NewWriter(w)
-		if err := kernelProfiles(kp).writeText(bw, v); err != nil {
-			return err
-		}
-		return bw.Flush()
-	case JSON:
-		return writeProfileJSON(w, kp)
+// WriteKernelsText writes a profile across kernels as a table for
+// people (with v.Machine, each kernel's profile with its machine code
+// after it); WriteJSON writes it as JSON.
+func WriteKernelsText(w io.Writer, kp results.KernelProfiles, v Options) error {
+	bw := bufio.NewWriter(w)
+	if err := kernelProfiles(kp).writeText(bw, v); err != nil {
+		return err
 	}
-	return fmt.Errorf("%w %q: %s is written as %s", ErrFormat, f, KindKernelProfiles, orList(KindKernelProfiles.Formats()))
+	return bw.Flush()
 }
 
 // machineTotal is what a case executed of the JIT's code: the machine
@@ -90,7 +84,7 @@ func imageSize(p *results.Profile) int {
 	return n
 }
 
-func (kp kernelProfiles) writeText(w *bufio.Writer, v View) error {
+func (kp kernelProfiles) writeText(w *bufio.Writer, v Options) error {
 	builds := 0
 	for _, k := range kp.Kernels {
 		if k.Profile != nil {
@@ -112,7 +106,7 @@ func (kp kernelProfiles) writeText(w *bufio.Writer, v View) error {
 		for _, k := range kp.Kernels {
 			if k.Profile != nil {
 				fmt.Fprintf(w, "\n═══ on %s ═══\n", k.Name())
-				if err := writeProfileText(w, k.Profile, v); err != nil {
+				if err := WriteText(w, k.Profile, v); err != nil {
 					return err
 				}
 			}
