@@ -9,8 +9,9 @@
 // The HTML page with plots is internal/htmlpage's. A run's renderings
 // are this package's; the others' are in packages of their own that the
 // registry's rows call: a profile's in internal/profilefmt, the costliest
-// packets' in internal/worstfmt, the listings in internal/listing, and
-// what they all share, text safe on a terminal, in internal/printable.
+// packets' in internal/worstfmt, the listings in internal/listing, the
+// ladder's validation in internal/validatefmt, and what they all share,
+// text safe on a terminal, in internal/printable.
 //
 // One registry (output.go) says which formats render which kind of
 // content; the commands ask it for their formats, for help and checking,

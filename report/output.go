@@ -9,6 +9,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/listing"
 	"github.com/xdpmicro/xdpmicro/internal/profilefmt"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro/internal/validatefmt"
 	"github.com/xdpmicro/xdpmicro/internal/worstfmt"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -116,7 +117,7 @@ func renderings() []rendering {
 		}},
 
 		{kind: KindValidation, format: Text, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(validation).writeText(w) }},
-		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeValidationJSON(w, x.(validation).v) }},
+		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return validatefmt.WriteJSON(w, x.(validation).v) }},
 
 		{kind: KindBuilds, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error {
 			return listing.Builds(w, x.(builds).list, x.(builds).def)
@@ -324,7 +325,7 @@ type validation struct {
 }
 
 func (x validation) writeText(w io.Writer) error {
-	err := writeValidation(w, x.v)
+	err := validatefmt.WriteText(w, x.v)
 	fmt.Fprintf(w, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", x.est, x.env.Timer, x.env.CPU, x.env.Repeat, x.env.Kernel)
 	return err
 }

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -719,16 +719,7 @@ func (c comparison) unsettledNote(remedy string) note {
 // newTable makes a table whose columns are aligned as given, and right
 // beyond those, so that figures' decimal points line up.
 func newTable(w io.Writer, columns ...tw.Align) *tablewriter.Table {
-	return tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
-			Global:    tw.AlignRight,
-			PerColumn: columns,
-		}),
-		tablewriter.WithRowFilter(tw.CellFilter{Global: PrintableCells}),
-	)
+	return printable.FigureTable(w, columns...)
 }
 
 // writeSeries shows each case's time per run by frame size.

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -105,6 +106,22 @@ func (p writer) Write(data []byte) (int, error) {
 // escaped before its columns are measured.
 func Table(w io.Writer) *tablewriter.Table {
 	return tablewriter.NewWriter(w).Options(tablewriter.WithRowFilter(tw.CellFilter{Global: Cells}))
+}
+
+// FigureTable is a table of figures and names from files (String),
+// its columns aligned as given and right beyond those, so that figures'
+// decimal points line up.
+func FigureTable(w io.Writer, columns ...tw.Align) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
+			Global:    tw.AlignRight,
+			PerColumn: columns,
+		}),
+		tablewriter.WithRowFilter(tw.CellFilter{Global: Cells}),
+	)
 }
 
 // JSON writes v as indented JSON whose strings hold the C1 controls and

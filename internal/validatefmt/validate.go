@@ -1,4 +1,4 @@
-package report
+package validatefmt
 
 import (
 	"fmt"
@@ -7,14 +7,15 @@ import (
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/internal/figures"
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// writeValidation shows the ladder as a table and the checks' figures.
-func writeValidation(w io.Writer, v *results.Validation) error {
-	table := newTable(w, tw.AlignLeft)
+// WriteText shows the ladder as a table and the checks' figures.
+func WriteText(w io.Writer, v *results.Validation) error {
+	table := printable.FigureTable(w, tw.AlignLeft)
 	header := []any{"program", "steps"}
 	for i := range v.Runs {
 		header = append(header, fmt.Sprintf("run %d", i+1))
@@ -82,7 +83,7 @@ func writeValidation(w io.Writer, v *results.Validation) error {
 }
 
 func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.ValidationRun) error {
-	table := newTable(w, tw.AlignLeft)
+	table := printable.FigureTable(w, tw.AlignLeft)
 	header := []any{"fine rung", "fine steps"}
 	for i := range runs {
 		header = append(header, fmt.Sprintf("run %d: difference from %s", i+1, f.BaseName))
@@ -116,5 +117,6 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 	return nil
 }
 
-// writeValidationJSON writes the validation's figures as JSON.
-func writeValidationJSON(w io.Writer, v *results.Validation) error { return writeJSON(w, v) }
+// WriteJSON writes the validation's figures as JSON, escaped as
+// internal/printable escapes JSON.
+func WriteJSON(w io.Writer, v *results.Validation) error { return printable.JSON(w, v) }
