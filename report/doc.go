@@ -7,11 +7,10 @@
 // ladder's validation; the listings of the programs and packets
 // commands, and the pcap and packet files.
 // The HTML page with plots is internal/htmlpage's. A run's renderings
-// are this package's; the others' are in packages of their own that the
-// registry's rows call: a profile's in internal/profilefmt, the costliest
-// packets' in internal/worstfmt, the listings in internal/listing, the
-// ladder's validation in internal/validatefmt, and what they all share,
-// text safe on a terminal, in internal/printable.
+// are this package's; the others' (a profile, the costliest packets, the
+// listings, the validation) are internal/render's, which the registry's
+// rows call, and what both share, text safe on a terminal, JSON and
+// tables, is internal/printable's.
 //
 // One registry (output.go) says which formats render which kind of
 // content; the commands ask it for their formats, for help and checking,

@@ -1,34 +1,34 @@
 package report
 
-import "github.com/xdpmicro/xdpmicro/internal/listing"
+import "github.com/xdpmicro/xdpmicro/internal/render"
 
 // The listings of the programs and packets commands, rendered by
-// internal/listing: their types, named here for the commands.
+// internal/render: their types, named here for the commands.
 
 // Build is a bundled build, or a rung of the fine ladder, as the
 // programs command lists it.
-type Build = listing.Build
+type Build = render.Build
 
 // ObjectListing is what an object holds: its programs, maps and global
 // variables.
-type ObjectListing = listing.Object
+type ObjectListing = render.ObjectListing
 
 // ListedProgram is a program of an object, as a listing shows it.
-type ListedProgram = listing.Program
+type ListedProgram = render.ListedProgram
 
 // ListedMap is a map of an object, as a listing shows it.
-type ListedMap = listing.Map
+type ListedMap = render.ListedMap
 
 // ListedVariable is a global variable of an object, as a listing shows
 // it, for --set.
-type ListedVariable = listing.Variable
+type ListedVariable = render.ListedVariable
 
 // CaseListing is the packet cases and, where a program ran them once,
 // what it did to each.
-type CaseListing = listing.Cases
+type CaseListing = render.CaseListing
 
 // CheckedCase is what a program did to a case in its checking run.
-type CheckedCase = listing.Checked
+type CheckedCase = render.CheckedCase
 
 // builds are the bundled builds and the fine ladder's rungs, def the
 // default.

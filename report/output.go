@@ -6,11 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/internal/listing"
-	"github.com/xdpmicro/xdpmicro/internal/profilefmt"
+	"github.com/xdpmicro/xdpmicro/internal/render"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
-	"github.com/xdpmicro/xdpmicro/internal/validatefmt"
-	"github.com/xdpmicro/xdpmicro/internal/worstfmt"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -94,33 +91,33 @@ func renderings() []rendering {
 		{kind: KindKernels, format: Markdown, render: kernelsIn(Markdown)},
 
 		{kind: KindProfile, format: Text, text: true, forPeople: true, render: func(w io.Writer, x any, v View) error {
-			return profilefmt.WriteText(w, x.(*results.ProfileReport), profileOptions(v))
+			return render.WriteProfileText(w, x.(*results.ProfileReport), profileOptions(v))
 		}},
 		{kind: KindProfile, format: Pprof, note: "for go tool pprof", render: func(w io.Writer, x any, _ View) error {
-			return profilefmt.WritePprof(w, x.(*results.ProfileReport))
+			return render.WritePprof(w, x.(*results.ProfileReport))
 		}},
 		{kind: KindProfile, format: Callgrind, note: "for callgrind_annotate, KCachegrind", render: func(w io.Writer, x any, _ View) error {
-			return profilefmt.WriteCallgrind(w, x.(*results.ProfileReport))
+			return render.WriteCallgrind(w, x.(*results.ProfileReport))
 		}},
-		{kind: KindProfile, format: JSON, render: func(w io.Writer, x any, _ View) error { return profilefmt.WriteJSON(w, x) }},
+		{kind: KindProfile, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteProfileJSON(w, x) }},
 
 		{kind: KindKernelProfiles, format: Text, text: true, forPeople: true, render: func(w io.Writer, x any, v View) error {
-			return profilefmt.WriteKernelsText(w, x.(results.KernelProfiles), profileOptions(v))
+			return render.WriteKernelProfiles(w, x.(results.KernelProfiles), profileOptions(v))
 		}},
-		{kind: KindKernelProfiles, format: JSON, render: func(w io.Writer, x any, _ View) error { return profilefmt.WriteJSON(w, x) }},
+		{kind: KindKernelProfiles, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteProfileJSON(w, x) }},
 
-		{kind: KindWorst, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return worstfmt.WriteTable(w, x.(*results.Worst)) }},
-		{kind: KindWorst, format: JSON, render: func(w io.Writer, x any, _ View) error { return worstfmt.WriteJSON(w, x.(*results.Worst)) }},
+		{kind: KindWorst, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return render.WriteWorstTable(w, x.(*results.Worst)) }},
+		{kind: KindWorst, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteWorstJSON(w, x.(*results.Worst)) }},
 		{kind: KindWorstPackets, format: PacketFile, render: func(w io.Writer, x any, _ View) error {
 			p := x.(worstPackets)
-			return worstfmt.WritePackets(w, p.report, p.cases)
+			return render.WriteWorstPackets(w, p.report, p.cases)
 		}},
 
 		{kind: KindValidation, format: Text, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(validation).writeText(w) }},
-		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return validatefmt.WriteJSON(w, x.(validation).v) }},
+		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteValidationJSON(w, x.(validation).v) }},
 
 		{kind: KindBuilds, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error {
-			return listing.Builds(w, x.(builds).list, x.(builds).def)
+			return render.WriteBuilds(w, x.(builds).list, x.(builds).def)
 		}},
 		{kind: KindObject, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(ObjectListing).Write(w) }},
 		{kind: KindCases, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).Write(w) }},
@@ -138,8 +135,8 @@ func kernelsIn(f Format) func(io.Writer, any, View) error {
 }
 
 // profileOptions is what a profile's text shows, as the view asks.
-func profileOptions(v View) profilefmt.Options {
-	return profilefmt.Options{SourceOrder: v.SourceOrder, Machine: v.Machine}
+func profileOptions(v View) render.ProfileOptions {
+	return render.ProfileOptions{SourceOrder: v.SourceOrder, Machine: v.Machine}
 }
 
 // Formats lists the formats of the kind, in the order help lists them.
@@ -325,7 +322,7 @@ type validation struct {
 }
 
 func (x validation) writeText(w io.Writer) error {
-	err := validatefmt.WriteText(w, x.v)
+	err := render.WriteValidationText(w, x.v)
 	fmt.Fprintf(w, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", x.est, x.env.Timer, x.env.CPU, x.env.Repeat, x.env.Kernel)
 	return err
 }

@@ -3,7 +3,6 @@
 // text and never acts on it: control characters, bidirectional overrides
 // and bytes that are not UTF-8 as Go escapes, JSON's C1 controls as \u
 // escapes, a table's cells escaped before its columns are measured.
-// report and the renderers beside it (internal/profilefmt,
-// internal/worstfmt, internal/listing) share it; it knows nothing of what
-// they render.
+// report and internal/render share it; it knows nothing of what they
+// render.
 package printable

@@ -1,4 +1,4 @@
-package listing
+package render
 
 import (
 	"encoding/hex"
@@ -23,9 +23,9 @@ type Build struct {
 	Description string
 }
 
-// Builds writes the bundled builds and the fine ladder's rungs as a
+// WriteBuilds writes the bundled builds and the fine ladder's rungs as a
 // table; def is marked the default.
-func Builds(w io.Writer, list []Build, def string) error {
+func WriteBuilds(w io.Writer, list []Build, def string) error {
 	table := printable.Table(w)
 	table.Header("build", "program", "description")
 	for _, build := range list {
@@ -40,17 +40,17 @@ func Builds(w io.Writer, list []Build, def string) error {
 	return table.Render()
 }
 
-// Object is what an object holds: its programs, maps and global
+// ObjectListing is what an object holds: its programs, maps and global
 // variables.
-type Object struct {
+type ObjectListing struct {
 	Name      string // the object, as the run names it
-	Programs  []Program
-	Maps      []Map
-	Variables []Variable
+	Programs  []ListedProgram
+	Maps      []ListedMap
+	Variables []ListedVariable
 }
 
-// Program is a program of an object, as a listing shows it.
-type Program struct {
+// ListedProgram is a program of an object, as a listing shows it.
+type ListedProgram struct {
 	Name    string
 	Type    string // its program type, UnspecifiedProgram where its section names none
 	Section string
@@ -59,8 +59,8 @@ type Program struct {
 	Measurable string
 }
 
-// Map is a map of an object, as a listing shows it.
-type Map struct {
+// ListedMap is a map of an object, as a listing shows it.
+type ListedMap struct {
 	Name       string
 	Type       string
 	Key        string // the key's C type, or its size without BTF
@@ -69,9 +69,9 @@ type Map struct {
 	Notes      []string
 }
 
-// Variable is a global variable of an object, as a listing shows
+// ListedVariable is a global variable of an object, as a listing shows
 // it, for --set.
-type Variable struct {
+type ListedVariable struct {
 	Name    string
 	Section string
 	Type    string
@@ -81,7 +81,7 @@ type Variable struct {
 
 // Write lists the object's programs, whether each can be measured, its
 // maps and its variables, for writing a --map-init file and --set.
-func (l Object) Write(w io.Writer) error {
+func (l ObjectListing) Write(w io.Writer) error {
 	table := printable.Table(w)
 	table.Header("program", "type", "section", "measurable")
 	for _, p := range l.Programs {
@@ -127,26 +127,26 @@ func (l Object) Write(w io.Writer) error {
 	return err
 }
 
-// Cases is the packet cases and, where a program ran them once,
+// CaseListing is the packet cases and, where a program ran them once,
 // what it did to each.
-type Cases struct {
+type CaseListing struct {
 	Cases []packets.Case
 	// Checked is, case by case, what the program did; nil if none ran.
-	Checked []Checked
+	Checked []CheckedCase
 	// Classes says why each IPv4 source is in its FizzBuzzFibonacci
 	// class, as the bundled v3 and v4 decide it.
 	Classes bool
 }
 
-// Checked is what a program did to a case in its checking run.
-type Checked struct {
+// CheckedCase is what a program did to a case in its checking run.
+type CheckedCase struct {
 	Action  string
 	Effects []results.Effect // the changes to its maps
 	Output  []byte           // the frame as it left it; nil if unchanged
 }
 
 // Write lists the cases and, when the program ran them, what it did.
-func (l Cases) Write(w io.Writer) error {
+func (l CaseListing) Write(w io.Writer) error {
 	if err := l.writeTable(w); err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (l Cases) Write(w io.Writer) error {
 
 // writeTable is the table of the cases, with the program's action and
 // output frame when it ran them.
-func (l Cases) writeTable(w io.Writer) error {
+func (l CaseListing) writeTable(w io.Writer) error {
 	table := printable.Table(w)
 	header := []any{"case", "summary", "source", "bytes", "expect"}
 	if l.Checked != nil {
@@ -196,7 +196,7 @@ func (l Cases) writeTable(w io.Writer) error {
 
 // writeFrames dumps each case's frame and, when the program ran it, its
 // effects and the frame as the program left it.
-func (l Cases) writeFrames(w io.Writer) {
+func (l CaseListing) writeFrames(w io.Writer) {
 	for i, c := range l.Cases {
 		fmt.Fprintf(w, "\n%s (%d bytes)\n%s", c.Name, len(c.Frame), hex.Dump(c.Frame))
 		if l.Checked == nil {
@@ -212,4 +212,4 @@ func (l Cases) writeFrames(w io.Writer) {
 }
 
 // WritePcap writes the cases as a pcap.
-func (l Cases) WritePcap(w io.Writer) error { return packets.WritePcap(w, l.Cases) }
+func (l CaseListing) WritePcap(w io.Writer) error { return packets.WritePcap(w, l.Cases) }

@@ -1,4 +1,4 @@
-package validatefmt
+package render
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// WriteText shows the ladder as a table and the checks' figures.
-func WriteText(w io.Writer, v *results.Validation) error {
+// WriteValidationText shows the ladder as a table and the checks' figures.
+func WriteValidationText(w io.Writer, v *results.Validation) error {
 	table := printable.FigureTable(w, tw.AlignLeft)
 	header := []any{"program", "steps"}
 	for i := range v.Runs {
@@ -117,6 +117,6 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 	return nil
 }
 
-// WriteJSON writes the validation's figures as JSON, escaped as
+// WriteValidationJSON writes the validation's figures as JSON, escaped as
 // internal/printable escapes JSON.
-func WriteJSON(w io.Writer, v *results.Validation) error { return printable.JSON(w, v) }
+func WriteValidationJSON(w io.Writer, v *results.Validation) error { return printable.JSON(w, v) }

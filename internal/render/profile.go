@@ -1,9 +1,8 @@
-package profilefmt
+package render
 
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -16,19 +15,17 @@ import (
 
 // The formats of a profile: text (for people), pprof, callgrind, JSON.
 
-// Options is what the text shows beyond the hottest lines.
-type Options struct {
+// ProfileOptions is what the text shows beyond the hottest lines.
+type ProfileOptions struct {
 	// SourceOrder lists every line in source order, unexecuted ones too.
 	SourceOrder bool
 	// Machine shows each line's machine code.
 	Machine bool
 }
 
-// WriteJSON writes v, a profile or one across kernels, as indented JSON.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+// WriteProfileJSON writes v, a profile or one across kernels, as indented JSON.
+func WriteProfileJSON(w io.Writer, v any) error {
+	if err := indentedJSON(w, v); err != nil {
 		return fmt.Errorf("write the profile as JSON: %w", err)
 	}
 	return nil
@@ -46,10 +43,10 @@ func compareLines(a, b results.Line) int {
 // sourceWidth bounds a line's text in the table, to keep it in 100 columns.
 const sourceWidth = 52
 
-// WriteText writes the report as a person reads it: per case, its total,
+// WriteProfileText writes the report as a person reads it: per case, its total,
 // its functions, and its lines with their counts and shares, as
 // cg_annotate annotates source; for two builds, their difference.
-func WriteText(w io.Writer, rep *results.ProfileReport, v Options) error {
+func WriteProfileText(w io.Writer, rep *results.ProfileReport, v ProfileOptions) error {
 	bw := bufio.NewWriter(w)
 	if rep.Diff != nil {
 		writeProfileDiff(bw, rep)
@@ -61,7 +58,7 @@ func WriteText(w io.Writer, rep *results.ProfileReport, v Options) error {
 	return bw.Flush()
 }
 
-func writeProfile(w *bufio.Writer, p *results.Profile, v Options) {
+func writeProfile(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
 	fmt.Fprintf(w, "%s in %s, %s\n", p.Program, p.Object, p.Type)
 	if p.NoLines != "" {
 		fmt.Fprintf(w, "note: %s\n", p.NoLines)
@@ -97,7 +94,7 @@ func writeFunctions(w *bufio.Writer, c results.ProfileCase) {
 }
 
 // writeHottest lists the executed lines, the most instructions first.
-func writeHottest(w *bufio.Writer, c results.ProfileCase, v Options, source map[string]results.ProfileSource, machine bool) {
+func writeHottest(w *bufio.Writer, c results.ProfileCase, v ProfileOptions, source map[string]results.ProfileSource, machine bool) {
 	lines := slices.Clone(c.Lines)
 	slices.SortStableFunc(lines, func(a, b results.LineCount) int { return cmp.Compare(b.Instructions, a.Instructions) })
 	writeLineHeader(w, v, machine)
@@ -108,7 +105,7 @@ func writeHottest(w *bufio.Writer, c results.ProfileCase, v Options, source map[
 
 // writeSourceOrder lists every line of the program in source order, a dot
 // for those the case did not execute.
-func writeSourceOrder(w *bufio.Writer, p *results.Profile, c results.ProfileCase, v Options, source map[string]results.ProfileSource) {
+func writeSourceOrder(w *bufio.Writer, p *results.Profile, c results.ProfileCase, v ProfileOptions, source map[string]results.ProfileSource) {
 	counts := map[string]results.LineCount{}
 	for _, l := range c.Lines {
 		counts[lineKey(l)] = l
@@ -123,7 +120,7 @@ func writeSourceOrder(w *bufio.Writer, p *results.Profile, c results.ProfileCase
 	}
 }
 
-func writeLineHeader(w *bufio.Writer, v Options, machine bool) {
+func writeLineHeader(w *bufio.Writer, v ProfileOptions, machine bool) {
 	if v.Machine && machine {
 		fmt.Fprintf(w, "  %10s %7s %8s  %-24s %s\n", "Ir", "share", "machine", "line", "source")
 		return
@@ -132,8 +129,8 @@ func writeLineHeader(w *bufio.Writer, v Options, machine bool) {
 }
 
 // writeLine is one line of the annotated source: its count, share, place
-// and text, the helpers it called, and with Options.Machine its machine code.
-func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v Options, s results.ProfileSource, machine bool) {
+// and text, the helpers it called, and with ProfileOptions.Machine its machine code.
+func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v ProfileOptions, s results.ProfileSource, machine bool) {
 	count, share := ".", ""
 	if l.Instructions > 0 {
 		count, share = fmt.Sprint(l.Instructions), fmt.Sprintf("%.1f%%", c.Share(l.Instructions))
@@ -167,22 +164,13 @@ func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v Op
 }
 
 // writeLegend says what the counts are, once under the cases.
-func writeLegend(w *bufio.Writer, p *results.Profile, v Options) {
+func writeLegend(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
 	fmt.Fprintln(w, "Ir: BPF instructions executed (a helper call counts one; what a tail call enters is not counted);")
 	fmt.Fprintln(w, "inclusive: with the callees and callbacks called from this function alone; → helper calls")
 	if v.Machine && p.Machine != "" {
 		fmt.Fprintf(w, "machine: %s instructions executed where exact (the line's BPF instructions in one basic block,\n", p.Machine)
 		fmt.Fprintln(w, "its JIT code branching only at its end), ~ where not; offsets are in the function's code")
 	}
-}
-
-// clip shortens s to at most n characters.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // writeProfileDiff lists, per case, the functions and lines whose counts changed,

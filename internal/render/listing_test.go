@@ -1,4 +1,4 @@
-package listing
+package render
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // An object's names come from its file: a name with a terminal's escape
 // in it is written escaped, and the table's columns still line up.
 func TestObjectNamesEscaped(t *testing.T) {
-	l := Object{Name: "x.o", Programs: []Program{
+	l := ObjectListing{Name: "x.o", Programs: []ListedProgram{
 		{Name: "xdp\x1b[31mred", Type: "XDP", Section: "xdp", Measurable: "yes"},
 		{Name: "plain", Type: "XDP", Section: "xdp", Measurable: "yes"},
 	}}
