@@ -10,13 +10,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/printable"
+	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"golang.org/x/perf/benchfmt"
 )
 
 func newReport(t *testing.T) *results.Report {
@@ -89,8 +89,8 @@ func TestTable(t *testing.T) {
 	for _, want := range []string{
 		"fizzbuzz in v4 (bundled), XDP",
 		"192.0.2.4", "XDP_ABORTED",
-		strings.TrimRight(figures.NS(mean), "0"), // the mean, 22.27
-		"1/11 (1hs)",                             // the 100 ns sample, high severe
+		strings.TrimRight(printable.NS(mean), "0"), // the mean, 22.27
+		"1/11 (1hs)", // the 100 ns sample, high severe
 		"fizz: outliers 1 high severe",
 		"fizz: 2 sample(s) restarted",
 		"11 × 1000", "kernel 6.1.0-test", "CPU 1 of 2", "resolution 1 ns",

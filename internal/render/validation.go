@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
-	"github.com/xdpmicro/xdpmicro/internal/printable"
-
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -24,7 +23,7 @@ func WriteValidationText(w io.Writer, v *results.Validation) error {
 	for i, steps := range v.Steps {
 		row := []string{v.Names[i], strconv.Itoa(steps)}
 		for _, run := range v.Runs {
-			row = append(row, figures.NS(run.Estimates[i].Point)+" ns")
+			row = append(row, printable.NS(run.Estimates[i].Point)+" ns")
 		}
 		first := v.Runs[0]
 		step := ""
@@ -33,9 +32,9 @@ func WriteValidationText(w io.Writer, v *results.Validation) error {
 			step = fmt.Sprintf("%+.2f [%+.2f %+.2f] ns", d.Point, d.Lower, d.Upper)
 		}
 		row = append(row,
-			fmt.Sprintf("%s [%s %s] ns", figures.NS(first.Net[i].Point), figures.NS(first.Net[i].Lower), figures.NS(first.Net[i].Upper)),
+			fmt.Sprintf("%s [%s %s] ns", printable.NS(first.Net[i].Point), printable.NS(first.Net[i].Lower), printable.NS(first.Net[i].Upper)),
 			step,
-			figures.NS(v.Intercept+v.PerStep*float64(steps))+" ns",
+			printable.NS(v.Intercept+v.PerStep*float64(steps))+" ns",
 			fmt.Sprintf("%.1f %%", 100*v.Spread[i]))
 		if err := table.Append(row); err != nil {
 			return err
