@@ -25,7 +25,7 @@ func TestCompareInterleaved(t *testing.T) {
 			t.Errorf("%s: %s, change %+v; want regressed by 50 %%", cc.Name, cc.Verdict, cc.Mean)
 		}
 	}
-	out := render(t, r, Table)
+	out := rendered(t, r, Table)
 	checkWidth(t, out)
 	for _, want := range []string{"before: fizzbuzz in v4 (bundled)", "│ regressed │", "│ +50.0 [+50.0 +50.0] │", "│ 2/22 (2hs) │", "0 improved, 2 regressed, 0 no change, 0 within noise (by mean; noise threshold ±2 %)"} {
 		if !strings.Contains(out, want) {
@@ -41,11 +41,11 @@ func TestCompareInterleaved(t *testing.T) {
 			t.Errorf("wide, verbose table lacks %q:\n%s", want, out)
 		}
 	}
-	if js := render(t, r, JSON); !strings.Contains(js, `"verdict": "regressed"`) {
+	if js := rendered(t, r, JSON); !strings.Contains(js, `"verdict": "regressed"`) {
 		t.Error("JSON lacks the verdict")
 	}
 	// BMF tracks the after build.
-	if bmf := render(t, r, BMF); !strings.Contains(bmf, `"value": 7.5`) {
+	if bmf := rendered(t, r, BMF); !strings.Contains(bmf, `"value": 7.5`) {
 		t.Errorf("BMF does not report the after build (short: 5 ns × 1.5):\n%s", bmf)
 	}
 }
@@ -71,7 +71,7 @@ func TestNetOfFloor(t *testing.T) {
 	if r.Floor == nil || len(r.Floor.Results) != 2 {
 		t.Fatal("the floor is not in the report")
 	}
-	out := render(t, r, Table)
+	out := rendered(t, r, Table)
 	if !strings.Contains(out, "net of floor") || !strings.Contains(out, "10.00 ±0.00 ns") || strings.Contains(out, "floor: fizzbuzz") {
 		t.Errorf("table lacks the net figures, or shows the floor's:\n%s", out)
 	}
@@ -94,10 +94,10 @@ func TestActionChanged(t *testing.T) {
 	if !c.Regressed() || !c.Cases[0].ActionChanged() || c.Cases[1].ActionChanged() || c.Cases[0].Verdict == stats.Regressed {
 		t.Fatalf("comparison: %+v", c.Cases)
 	}
-	if out := render(t, r, Table); !strings.Contains(out, "fizz: ACTION CHANGED: XDP_PASS before, XDP_DROP after") {
+	if out := rendered(t, r, Table); !strings.Contains(out, "fizz: ACTION CHANGED: XDP_PASS before, XDP_DROP after") {
 		t.Errorf("table:\n%s", out)
 	}
-	if js := render(t, r, JSON); !strings.Contains(js, `"action_after": "XDP_DROP"`) {
+	if js := rendered(t, r, JSON); !strings.Contains(js, `"action_after": "XDP_DROP"`) {
 		t.Error("JSON lacks the changed action")
 	}
 }
@@ -115,7 +115,7 @@ func TestCPULockSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := render(t, cur, Table); !strings.Contains(out, "measuring CPU 0: moved from CPU 1 (") {
+	if out := rendered(t, cur, Table); !strings.Contains(out, "measuring CPU 0: moved from CPU 1 (") {
 		t.Errorf("the table does not tell the move:\n%s", out)
 	}
 	path := filepath.Join(dir, "new.json")

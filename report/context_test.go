@@ -27,7 +27,7 @@ func TestContextNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The context asked for is the method; its change matters.
-	table := render(t, r, Table)
+	table := rendered(t, r, Table)
 	if !strings.Contains(table, "fizz: the program changed its context (mark 0x2a -> 0x2b)") || strings.Contains(table, "run with context") {
 		t.Errorf("the default table lacks the context's change, or shows the context asked for:\n%s", table)
 	}
@@ -40,7 +40,7 @@ func TestContextNotes(t *testing.T) {
 	if strings.Contains(table, "short: run with context") {
 		t.Error("a case without context has a context note")
 	}
-	js := render(t, r, JSON)
+	js := rendered(t, r, JSON)
 	if !strings.Contains(js, `"context": "mark=0x2a,cb[0]=1"`) || !strings.Contains(js, `"field": "mark"`) || strings.Count(js, `"context"`) != 1 {
 		t.Errorf("JSON lacks the context or its changes, or has them twice:\n%s", js)
 	}

@@ -6,7 +6,11 @@
 // kernels; the costliest packets (a table, JSON, a packet file); the
 // ladder's validation; the listings of the programs and packets
 // commands, and the pcap and packet files.
-// The HTML page with plots is internal/htmlpage's.
+// The HTML page with plots is internal/htmlpage's. A run's renderings
+// are this package's; the others' (a profile, the costliest packets, the
+// listings, the validation) are internal/render's, which the registry's
+// rows call, and what both share, text safe on a terminal, JSON and
+// tables, is internal/printable's.
 //
 // One registry (output.go) says which formats render which kind of
 // content; the commands ask it for their formats, for help and checking,

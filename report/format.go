@@ -1,13 +1,11 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -64,37 +62,9 @@ func Write(w io.Writer, r *results.Report, f Format, v View) error {
 	return row.render(w, r, v)
 }
 
-func writeJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err // before a byte is written
-	}
-	_, err := w.Write(jsonEscape(buf.Bytes()))
-	return err
-}
-
-// jsonEscape writes, in JSON that encoding/json wrote, the C1 controls
-// and bidirectional overrides it leaves as they are as \u escapes, which
-// read back the same: JSON on a terminal is text too (see Printable).
-// Outside strings JSON is ASCII, so every such rune is in a string.
-func jsonEscape(data []byte) []byte {
-	if !bytes.ContainsFunc(data, func(r rune) bool { return r >= 0x80 && unsafeRune(r, "") && r != utf8.RuneError }) {
-		return data
-	}
-	var out bytes.Buffer
-	for len(data) > 0 {
-		r, size := utf8.DecodeRune(data)
-		if r >= 0x80 && r != utf8.RuneError && unsafeRune(r, "") {
-			fmt.Fprintf(&out, `\u%04x`, r)
-		} else {
-			out.Write(data[:size])
-		}
-		data = data[size:]
-	}
-	return out.Bytes()
-}
+// writeJSON writes v as indented JSON, its strings' C1 controls and
+// bidirectional overrides as \u escapes: JSON on a terminal is text too.
+func writeJSON(w io.Writer, v any) error { return printable.JSON(w, v) }
 
 // bmfMetric is one measure of one benchmark in Bencher Metric Format.
 type bmfMetric struct {

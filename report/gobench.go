@@ -8,10 +8,10 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
-
-	"github.com/xdpmicro/xdpmicro/results"
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/xdpmicro/xdpmicro/internal/printable"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // goBenchUnits are the units' metadata, written once before the
@@ -60,7 +60,7 @@ func (r doc) writeGoBench(w io.Writer) error {
 		}
 		names := goBenchNames(benchmarkName(p.Info.Name), p.Results, len(r.Settings.Sizes) > 0)
 		for i, c := range p.Results {
-			perRun, calls := c.Samples, figures.CallTimes(c)
+			perRun, calls := c.Samples, printable.CallTimes(c)
 			if calls != nil {
 				perRun = make([]float64, len(calls))
 				for k, v := range calls {

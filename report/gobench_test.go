@@ -57,7 +57,7 @@ func TestGoBenchCaptureNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := render(t, r, GoBench)
+	out := rendered(t, r, GoBench)
 
 	var parser benchproc.ProjectionParser
 	byCase, err := parser.Parse("/case,/size", nil)
@@ -164,7 +164,7 @@ func TestGoBenchUnits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := render(t, r, GoBench)
+		out := rendered(t, r, GoBench)
 		lines := strings.Split(out, "\n")
 		if lines[0] != "Unit insns/op assume=exact better=lower" || lines[1] != "Unit ns/op better=lower" {
 			t.Errorf("linear %v: output opens\n%s\n%s", linear, lines[0], lines[1])

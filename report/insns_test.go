@@ -23,7 +23,7 @@ func TestCompareInstructions(t *testing.T) {
 	if c.InsnsRegressed() || len(c.Uncounted()) != 0 {
 		t.Errorf("no case executes more instructions after: regressed %v, uncounted %v", c.InsnsRegressed(), c.Uncounted())
 	}
-	out := render(t, r, Table)
+	out := rendered(t, r, Table)
 	if strings.Contains(out, "a helper call counts as one") {
 		t.Errorf("the default table explains insns:\n%s", out)
 	}
@@ -33,7 +33,7 @@ func TestCompareInstructions(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	if js := render(t, r, JSON); !strings.Contains(js, `"instructions_before": 40`) || !strings.Contains(js, `"instructions_after": 39`) {
+	if js := rendered(t, r, JSON); !strings.Contains(js, `"instructions_before": 40`) || !strings.Contains(js, `"instructions_after": 39`) {
 		t.Errorf("JSON lacks the counts")
 	}
 
@@ -49,7 +49,7 @@ func TestCompareInstructions(t *testing.T) {
 	if un := r.Comparison.Uncounted(); len(un) != 1 || un[0] != before[0].Name {
 		t.Errorf("uncounted %v, want [%s]", un, before[0].Name)
 	}
-	if out := render(t, r, Table); !strings.Contains(out, "40 → —") {
+	if out := rendered(t, r, Table); !strings.Contains(out, "40 → —") {
 		t.Errorf("table lacks the missing count:\n%s", out)
 	}
 }
@@ -64,11 +64,11 @@ func TestNoCountNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := render(t, r, Table)
+	out := rendered(t, r, Table)
 	if strings.Count(out, "instructions not counted: the verifier said no") != 1 || strings.Contains(out, "a helper call counts as one") {
 		t.Errorf("want the reason once and no note on counts:\n%s", out)
 	}
-	if bmf := render(t, r, BMF); strings.Contains(bmf, "instructions") {
+	if bmf := rendered(t, r, BMF); strings.Contains(bmf, "instructions") {
 		t.Errorf("BMF has an instructions measure without counts:\n%s", bmf)
 	}
 }
@@ -82,7 +82,7 @@ func TestLinesChangedNote(t *testing.T) {
 	before[0].Instructions, after[0].Instructions = 206, 44
 	r := reportfixture.Interleaved(t, res, stats.DefaultOptions())
 	r.Comparison.Cases[0].LinesChanged = []results.LineChange{{Line: "fizzbuzz.c:72", Before: 147, After: 0}, {Line: "fizzbuzz.c:83", Before: 0, After: 11}}
-	out := flat(render(t, r, Table))
+	out := flat(rendered(t, r, Table))
 	for _, want := range []string{"instructions changed most on fizzbuzz.c:72, fizzbuzz.c:83: fizz", "xdpmicro profile --before OLD --after NEW"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
@@ -92,7 +92,7 @@ func TestLinesChangedNote(t *testing.T) {
 	if want := "fizz: 206 → 44 instructions, most changed on fizzbuzz.c:72 -147, fizzbuzz.c:83 +11"; !strings.Contains(verbose, want) {
 		t.Errorf("--verbose lacks %q:\n%s", want, verbose)
 	}
-	if js := render(t, r, JSON); !strings.Contains(js, `"lines_changed"`) {
+	if js := rendered(t, r, JSON); !strings.Contains(js, `"lines_changed"`) {
 		t.Errorf("JSON lacks the lines changed")
 	}
 }
@@ -107,7 +107,7 @@ func TestUnsettledCaseInAtAGlance(t *testing.T) {
 	fizz := &r.Comparison.Cases[0]
 	fizz.Verdict = stats.WithinNoise
 	fizz.Change = results.Estimate{Point: -0.0182, Lower: -0.0343, Upper: -0.0018}
-	out := render(t, r, Table)
+	out := rendered(t, r, Table)
 	checkWidth(t, out)
 	if n := strings.Count(out, "\n"); n > maxLines {
 		t.Errorf("%d lines, want at most %d:\n%s", n, maxLines, out)
@@ -122,7 +122,7 @@ func TestUnsettledCaseInAtAGlance(t *testing.T) {
 	// Settled within the threshold, the same case's fewer instructions
 	// did not move its time: that is said.
 	fizz.Change = results.Estimate{Point: -0.0005, Lower: -0.0015, Upper: 0.0010}
-	if out := flat(render(t, r, Table)); !strings.Contains(out, "fizz: -152 instructions, but no change in time") {
+	if out := flat(rendered(t, r, Table)); !strings.Contains(out, "fizz: -152 instructions, but no change in time") {
 		t.Errorf("a settled case's hidden instructions not named:\n%s", out)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -219,7 +219,7 @@ func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[
 				cell.action = cc.ActionBefore + " → " + cc.ActionAfter
 			}
 			if !k.Emulated {
-				cell.time = changeCell(cc.Change) + " % " + figures.VerdictText(cc.Verdict, false)
+				cell.time = changeCell(cc.Change) + " % " + printable.VerdictText(cc.Verdict, false)
 			}
 			cells[row{programName(rep), cc.Name}] = cell
 		}

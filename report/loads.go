@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
-
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -91,7 +90,7 @@ func (r doc) phaseNote() (n note, ok bool) {
 	}
 	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
-		runsText(ph.RecalledRuns), figures.NS(ph.Recalled), figures.NS(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
+		runsText(ph.RecalledRuns), printable.NS(ph.Recalled), printable.NS(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
 }
 
 // phase is how the run was scaled to the machine's fast phase, as the

@@ -14,7 +14,7 @@ import (
 // A run in Markdown: the title as a heading, one table row per case, the
 // notes folded under it.
 func TestMarkdownRun(t *testing.T) {
-	md := render(t, newReport(t), Markdown)
+	md := rendered(t, newReport(t), Markdown)
 	for _, want := range []string{
 		"### fizzbuzz in v4 (bundled), XDP\n",
 		"| case | return | insns |",
@@ -37,7 +37,7 @@ func TestMarkdownRun(t *testing.T) {
 func TestMarkdownComparison(t *testing.T) {
 	r := reportfixture.Interleaved(t, reportfixture.TwoBuilds(t), stats.DefaultOptions())
 	r.Comparison.Warnings = append(r.Comparison.Warnings, "kernels differ: 6.1 before, 6.18 after")
-	md := render(t, r, Markdown)
+	md := rendered(t, r, Markdown)
 	for _, want := range []string{
 		"### fizzbuzz in v4 (bundled) → fizzbuzz in v4 (bundled)\n",
 		`| case | insns | before, ns | after, ns | change % \[95% CI\] | verdict | outliers |`,
@@ -67,7 +67,7 @@ func TestMarkdownEscapes(t *testing.T) {
 	p.Results[0].Name = "a|b [x](javascript:y) *b* <script>"
 	p.Results[1].Name = "tab\there"
 	r.Environment.Notes = append(r.Environment.Notes, "a note with ``` fences\u009b and a | bar")
-	md := render(t, r, Markdown)
+	md := rendered(t, r, Markdown)
 	for _, bad := range []string{"\x1b", "\a", "\u009b", "\t"} {
 		if strings.Contains(md, bad) {
 			t.Errorf("markdown holds %q as it is:\n%s", bad, md)

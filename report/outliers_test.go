@@ -15,7 +15,7 @@ import (
 // The outliers, counted Criterion's way, are in the default table: a
 // column of each case's, and Criterion's line where any is severe.
 func TestOutliersColumn(t *testing.T) {
-	out := render(t, newReport(t), Table)
+	out := rendered(t, newReport(t), Table)
 	checkWidth(t, out)
 	// fizz: 10..19 ns and one sample at 100 ns, high severe.
 	for _, want := range []string{"│ outliers", "│ 1/11 (1hs) │", "│       0/11 │", "\n  Found 1 outlier among 22 measurements (1 high severe)\n"} {
@@ -28,11 +28,11 @@ func TestOutliersColumn(t *testing.T) {
 	fizz := &res.Programs[0].Results[0]
 	fizz.Samples = append(fizz.Samples[:10:10], 30) // 30 ns: high mild
 	r := reportOf(t, res, "")
-	if out := render(t, r, Table); !strings.Contains(out, "│ 1/11 (1hm) │") || strings.Contains(out, "Found") {
+	if out := rendered(t, r, Table); !strings.Contains(out, "│ 1/11 (1hm) │") || strings.Contains(out, "Found") {
 		t.Errorf("want a high mild outlier in the column and no line:\n%s", out)
 	}
 	// Under mean, each case's outliers have a line already.
-	if out := render(t, reportOf(t, reportfixture.SampleResult(t), stats.Mean), Table); !strings.Contains(out, "fizz: outliers 1 high severe") || strings.Contains(out, "Found") {
+	if out := rendered(t, reportOf(t, reportfixture.SampleResult(t), stats.Mean), Table); !strings.Contains(out, "fizz: outliers 1 high severe") || strings.Contains(out, "Found") {
 		t.Errorf("under mean, want the case's line and no Found:\n%s", out)
 	}
 }
@@ -98,7 +98,7 @@ func TestOutliersColumnFits(t *testing.T) {
 		{"mix", packets.Mix(), "XDP_REDIRECT", many, []string{"│ outliers", "│ 281/2267 │"}},
 		{"long names", []string{strings.Repeat("x", 40)}, "XDP_REDIRECT", many, []string{"  outliers: " + strings.Repeat("x", 40) + " 281/2267 (12ls 54lm 166hm 49hs)"}},
 	} {
-		out := render(t, crafted(tc.names, tc.action, tc.o), Table)
+		out := rendered(t, crafted(tc.names, tc.action, tc.o), Table)
 		if tc.what != "long names" {
 			checkWidth(t, out)
 		}
@@ -115,7 +115,7 @@ func TestOutliersColumnFits(t *testing.T) {
 			t.Errorf("%s: the column stays where it cannot fit:\n%s", tc.what, out)
 		}
 	}
-	out := render(t, crafted(packets.Classes(), "XDP_PASS", many), Table)
+	out := rendered(t, crafted(packets.Classes(), "XDP_PASS", many), Table)
 	if !strings.Contains(out, "  Found 1405 outliers among 11335 measurements (60ls 270lm 830hm 245hs)\n") {
 		t.Errorf("want Criterion's line with the kinds short where their words do not fit:\n%s", out)
 	}
@@ -171,7 +171,7 @@ func TestComparisonOutliers(t *testing.T) {
 	severe := results.Outliers{HighMild: 2, HighSevere: 1}
 	// 8 loads a build, 100 calls each: 1600 calls a case.
 	r := comparedRun(packets.Classes(), 8, mild, -0.1665, stats.Improved, 0.0072)
-	out := render(t, r, Table)
+	out := rendered(t, r, Table)
 	checkWidth(t, out)
 	for _, want := range []string{"│ change % [95% CI]", "│ -16.7 [-19.3 -14.0] │ improved │", "│ outliers", "│  32/1600 │"} {
 		if !strings.Contains(out, want) {
@@ -187,7 +187,7 @@ func TestComparisonOutliers(t *testing.T) {
 	}
 	// One load a build: the first's alone.
 	r = comparedRun(packets.Classes(), 1, severe, -0.1665, stats.Improved, 0.0072)
-	out = render(t, r, Table)
+	out = rendered(t, r, Table)
 	for _, want := range []string{"│    6/200 │", "\n  Found 30 outliers among 1000 measurements (20 high mild, 10 high severe)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("one load: the comparison lacks %q:\n%s", want, out)
@@ -196,7 +196,7 @@ func TestComparisonOutliers(t *testing.T) {
 	// The widest verdict with the mix's names leaves no room: the counts
 	// go under the table, every line within 100 columns.
 	r = comparedRun(packets.Mix(), 8, severe, 0.0012, stats.WithinNoise, 0.0072)
-	out = render(t, r, Table)
+	out = rendered(t, r, Table)
 	checkWidth(t, out)
 	if strings.Contains(out, "│ outliers") || !strings.Contains(flat(out), "outliers: tcp-syn 48/1600 (32hm 16hs), udp-dns 48/1600 (32hm 16hs),") {
 		t.Errorf("want the outliers in a line under a table with no room:\n%s", out)
@@ -234,12 +234,12 @@ func TestOutliersLineBudget(t *testing.T) {
 		}
 		return r
 	}
-	base := strings.Count(render(t, withWarnings(0), Table), "\n")
-	if !strings.Contains(render(t, withWarnings(0), Table), "Found 10 outliers") {
+	base := strings.Count(rendered(t, withWarnings(0), Table), "\n")
+	if !strings.Contains(rendered(t, withWarnings(0), Table), "Found 10 outliers") {
 		t.Fatal("no Found line to drop")
 	}
 	for warnings, kept := range map[int]bool{maxLines - base: true, maxLines - base + 1: false, maxLines - base + 2: true} {
-		out := render(t, withWarnings(warnings), Table)
+		out := rendered(t, withWarnings(warnings), Table)
 		if got := strings.Contains(out, "Found"); got != kept {
 			t.Errorf("%d lines without the Found line: kept %v, want %v:\n%s", base+warnings-1, got, kept, out)
 		}
@@ -251,18 +251,18 @@ func TestOutliersLineBudget(t *testing.T) {
 func TestUnsettledRemedy(t *testing.T) {
 	r := comparedRun(packets.Classes(), 8, results.Outliers{}, -0.02, stats.NoChange, 0.03)
 	r.Environment.Repeat, r.Environment.RepeatChosen = 2000, true
-	if out := flat(render(t, r, Table)); !strings.Contains(out, "verdicts not settled") || !strings.Contains(out, "more time (--time) narrows them") {
+	if out := flat(rendered(t, r, Table)); !strings.Contains(out, "verdicts not settled") || !strings.Contains(out, "more time (--time) narrows them") {
 		t.Errorf("a chosen repeat: the note lacks more time:\n%s", out)
 	}
 	r.Environment.Repeat, r.Environment.RepeatChosen = 1000000, false
-	out := flat(render(t, r, Table))
+	out := flat(rendered(t, r, Table))
 	for _, want := range []string{"at repeat 1000000 each call lasts about 104ms", "without --repeat, shorter calls"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("repeat 1000000: the note lacks %q:\n%s", want, out)
 		}
 	}
 	r.Environment.Repeat = 1000
-	if out := flat(render(t, r, Table)); !strings.Contains(out, "more time (--time) narrows them") {
+	if out := flat(rendered(t, r, Table)); !strings.Contains(out, "more time (--time) narrows them") {
 		t.Errorf("a given repeat of short calls: the note lacks more time:\n%s", out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/internal/render"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -89,28 +90,38 @@ func renderings() []rendering {
 		{kind: KindKernels, format: BMF, render: kernelsIn(BMF)},
 		{kind: KindKernels, format: Markdown, render: kernelsIn(Markdown)},
 
-		{kind: KindProfile, format: Text, text: true, forPeople: true, render: profileIn(Text)},
-		{kind: KindProfile, format: Pprof, note: "for go tool pprof", render: profileIn(Pprof)},
-		{kind: KindProfile, format: Callgrind, note: "for callgrind_annotate, KCachegrind", render: profileIn(Callgrind)},
-		{kind: KindProfile, format: JSON, render: profileIn(JSON)},
+		{kind: KindProfile, format: Text, text: true, forPeople: true, render: func(w io.Writer, x any, v View) error {
+			return render.WriteProfileText(w, x.(*results.ProfileReport), profileOptions(v))
+		}},
+		{kind: KindProfile, format: Pprof, note: "for go tool pprof", render: func(w io.Writer, x any, _ View) error {
+			return render.WritePprof(w, x.(*results.ProfileReport))
+		}},
+		{kind: KindProfile, format: Callgrind, note: "for callgrind_annotate, KCachegrind", render: func(w io.Writer, x any, _ View) error {
+			return render.WriteCallgrind(w, x.(*results.ProfileReport))
+		}},
+		{kind: KindProfile, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteProfileJSON(w, x) }},
 
-		{kind: KindKernelProfiles, format: Text, text: true, forPeople: true, render: kernelProfilesIn(Text)},
-		{kind: KindKernelProfiles, format: JSON, render: kernelProfilesIn(JSON)},
+		{kind: KindKernelProfiles, format: Text, text: true, forPeople: true, render: func(w io.Writer, x any, v View) error {
+			return render.WriteKernelProfiles(w, x.(results.KernelProfiles), profileOptions(v))
+		}},
+		{kind: KindKernelProfiles, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteProfileJSON(w, x) }},
 
-		{kind: KindWorst, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return writeWorstTable(w, x.(*results.Worst)) }},
-		{kind: KindWorst, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeWorstJSON(w, x.(*results.Worst)) }},
+		{kind: KindWorst, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return render.WriteWorstTable(w, x.(*results.Worst)) }},
+		{kind: KindWorst, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteWorstJSON(w, x.(*results.Worst)) }},
 		{kind: KindWorstPackets, format: PacketFile, render: func(w io.Writer, x any, _ View) error {
 			p := x.(worstPackets)
-			return writeWorstPackets(w, p.report, p.cases)
+			return render.WriteWorstPackets(w, p.report, p.cases)
 		}},
 
 		{kind: KindValidation, format: Text, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(validation).writeText(w) }},
-		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeValidationJSON(w, x.(validation).v) }},
+		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteValidationJSON(w, x.(validation).v) }},
 
-		{kind: KindBuilds, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(builds).write(w) }},
-		{kind: KindObject, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(ObjectListing).write(w) }},
-		{kind: KindCases, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).write(w) }},
-		{kind: KindPcap, format: Pcap, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).writePcap(w) }},
+		{kind: KindBuilds, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error {
+			return render.WriteBuilds(w, x.(builds).list, x.(builds).def)
+		}},
+		{kind: KindObject, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(ObjectListing).Write(w) }},
+		{kind: KindCases, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).Write(w) }},
+		{kind: KindPcap, format: Pcap, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).WritePcap(w) }},
 	}
 }
 
@@ -123,14 +134,9 @@ func kernelsIn(f Format) func(io.Writer, any, View) error {
 	return func(w io.Writer, x any, v View) error { return WriteKernels(w, x.(results.KernelRuns), f, v) }
 }
 
-func profileIn(f Format) func(io.Writer, any, View) error {
-	return func(w io.Writer, x any, v View) error { return writeProfileAs(w, x.(*results.ProfileReport), f, v) }
-}
-
-func kernelProfilesIn(f Format) func(io.Writer, any, View) error {
-	return func(w io.Writer, x any, v View) error {
-		return writeKernelProfiles(w, x.(results.KernelProfiles), f, v)
-	}
+// profileOptions is what a profile's text shows, as the view asks.
+func profileOptions(v View) render.ProfileOptions {
+	return render.ProfileOptions{SourceOrder: v.SourceOrder, Machine: v.Machine}
 }
 
 // Formats lists the formats of the kind, in the order help lists them.
@@ -216,6 +222,13 @@ func OfWorst(rep *results.Worst) Content { return Content{KindWorst, rep} }
 // frames and contexts).
 func OfWorstPackets(rep *results.Worst, cases []packets.Case) Content {
 	return Content{KindWorstPackets, worstPackets{rep, cases}}
+}
+
+// worstPackets is a search's report and its packets as cases, for the
+// packet file: the frames and contexts are not in the saved report.
+type worstPackets struct {
+	report *results.Worst
+	cases  []packets.Case
 }
 
 // OfValidation is a validation's figures, with how and where they were
@@ -309,7 +322,7 @@ type validation struct {
 }
 
 func (x validation) writeText(w io.Writer) error {
-	err := writeValidation(w, x.v)
+	err := render.WriteValidationText(w, x.v)
 	fmt.Fprintf(w, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", x.est, x.env.Timer, x.env.CPU, x.env.Repeat, x.env.Kernel)
 	return err
 }

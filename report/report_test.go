@@ -10,13 +10,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/printable"
+	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"golang.org/x/perf/benchfmt"
 )
 
 func newReport(t *testing.T) *results.Report {
@@ -28,7 +28,7 @@ func newReport(t *testing.T) *results.Report {
 	return r
 }
 
-func render(t *testing.T, r *results.Report, f Format) string {
+func rendered(t *testing.T, r *results.Report, f Format) string {
 	t.Helper()
 	return renderView(t, r, f, View{})
 }
@@ -58,7 +58,7 @@ func checkWidth(t *testing.T, out string) {
 
 func TestTable(t *testing.T) {
 	r := newReport(t)
-	narrow := render(t, r, Table)
+	narrow := rendered(t, r, Table)
 	checkWidth(t, narrow)
 	if strings.Contains(narrow, "192.0.2.4") || strings.Contains(narrow, "std dev") || strings.Contains(narrow, "samples") {
 		t.Errorf("the default table shows wide columns:\n%s", narrow)
@@ -89,8 +89,8 @@ func TestTable(t *testing.T) {
 	for _, want := range []string{
 		"fizzbuzz in v4 (bundled), XDP",
 		"192.0.2.4", "XDP_ABORTED",
-		strings.TrimRight(figures.NS(mean), "0"), // the mean, 22.27
-		"1/11 (1hs)",                             // the 100 ns sample, high severe
+		strings.TrimRight(printable.NS(mean), "0"), // the mean, 22.27
+		"1/11 (1hs)", // the 100 ns sample, high severe
 		"fizz: outliers 1 high severe",
 		"fizz: 2 sample(s) restarted",
 		"11 × 1000", "kernel 6.1.0-test", "CPU 1 of 2", "resolution 1 ns",
@@ -107,7 +107,7 @@ func TestOutliersUnderMean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := render(t, r, Table); !strings.Contains(out, "fizz: outliers 1 high severe") {
+	if out := rendered(t, r, Table); !strings.Contains(out, "fizz: outliers 1 high severe") {
 		t.Errorf("the mean's outliers are not in the default table:\n%s", out)
 	}
 }
@@ -135,7 +135,7 @@ func TestWrap(t *testing.T) {
 
 func TestBMF(t *testing.T) {
 	var bmf map[string]map[string]map[string]float64
-	if err := json.Unmarshal([]byte(render(t, newReport(t), BMF)), &bmf); err != nil {
+	if err := json.Unmarshal([]byte(rendered(t, newReport(t), BMF)), &bmf); err != nil {
 		t.Fatal(err)
 	}
 	if len(bmf) != 2 {
@@ -154,7 +154,7 @@ func TestBMF(t *testing.T) {
 func TestJSONRoundTrip(t *testing.T) {
 	r := newReport(t)
 	var back results.Report
-	if err := json.Unmarshal([]byte(render(t, r, JSON)), &back); err != nil {
+	if err := json.Unmarshal([]byte(rendered(t, r, JSON)), &back); err != nil {
 		t.Fatal(err)
 	}
 	got, want := back.Programs[0].Results[0], r.Programs[0].Results[0]
@@ -174,7 +174,7 @@ func TestPartialReportSkipsThinCases(t *testing.T) {
 	if r.Programs[0].Results[1].Stats != nil || r.Programs[0].Results[0].Stats == nil {
 		t.Fatal("want statistics only for the case with enough samples")
 	}
-	if out := render(t, r, Table); !strings.Contains(out, "PARTIAL") || !strings.Contains(out, "too few samples") {
+	if out := rendered(t, r, Table); !strings.Contains(out, "PARTIAL") || !strings.Contains(out, "too few samples") {
 		t.Errorf("partial table not marked:\n%s", out)
 	}
 }
@@ -224,7 +224,7 @@ func TestGoBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := render(t, r, GoBench)
+	out := rendered(t, r, GoBench)
 	reader := benchfmt.NewReader(strings.NewReader(out), "test.txt")
 	perBuild := map[string]int{}
 	for reader.Scan() {
@@ -265,7 +265,7 @@ func TestFrameChangeWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table := flat(render(t, r, Table))
+	table := flat(rendered(t, r, Table))
 	for _, want := range []string{"fizz: WARNING: the program changed the frame (bytes 0 differ): every run after", "fizz: WARNING: 7 of 11 calls ended with XDP_PASS, the checking run returned XDP_TX"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
@@ -277,7 +277,7 @@ func TestFrameChangeWarnings(t *testing.T) {
 	if strings.Contains(table, "short: WARNING") {
 		t.Error("a case that changed nothing is warned about")
 	}
-	js := render(t, r, JSON)
+	js := rendered(t, r, JSON)
 	if !strings.Contains(js, `"output_frame_hex": "ff`) || !strings.Contains(js, `"other_returns": 7`) || !strings.Contains(js, `"other_action": "XDP_PASS"`) ||
 		!strings.Contains(js, `"output_changes": "bytes 0 differ"`) || !strings.Contains(js, `"output_frame_summary": "udp 192.0.2.4`) {
 		t.Error("JSON lacks the output frame or the other returns")

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
-
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -104,7 +103,7 @@ func (r doc) floorNote() note {
 	var shown []string
 	for _, c := range f.Results {
 		if c.Stats != nil {
-			shown = append(shown, fmt.Sprintf("%s %s", c.Name, figures.NS(c.Stats.Of(est).Point)))
+			shown = append(shown, fmt.Sprintf("%s %s", c.Name, printable.NS(c.Stats.Of(est).Point)))
 		}
 	}
 	return method("floor: %s, the empty %s program, in the same rounds; %s ns per case: %s",
@@ -302,7 +301,7 @@ func singles(p results.Program) bool {
 // samplesCell is a case's samples, with their repeats in a wide table.
 func (r tableView) samplesCell(n int, c results.Case) string {
 	if r.Wide {
-		return fmt.Sprintf("%d × %s", n, figures.RepeatsOf(r.Environment, c))
+		return fmt.Sprintf("%d × %s", n, printable.RepeatsOf(r.Environment, c))
 	}
 	return strconv.Itoa(n)
 }
@@ -502,7 +501,7 @@ func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSing
 		row = append(row, net)
 	}
 	if r.Wide {
-		row = append(row, figures.NS(s.Of(other).Point)+" ns", figures.NS(s.Estimates.StdDev.Point)+" ns", t.cell(true), r.samplesCell(s.N, c))
+		row = append(row, printable.NS(s.Of(other).Point)+" ns", printable.NS(s.Estimates.StdDev.Point)+" ns", t.cell(true), r.samplesCell(s.N, c))
 	} else if level != outliersLine {
 		row = append(row, t.cell(level == outliersKinds))
 	}
@@ -514,13 +513,13 @@ func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSing
 func (r tableView) estimateCell(e results.Estimate, mark string, interval bool) string {
 	switch {
 	case !interval:
-		return fmt.Sprintf("%s%s ns", figures.NS(e.Point), mark)
+		return fmt.Sprintf("%s%s ns", printable.NS(e.Point), mark)
 	case r.Wide:
-		return fmt.Sprintf("%s%s [%s %s] ns", figures.NS(e.Point), mark, figures.NS(e.Lower), figures.NS(e.Upper))
+		return fmt.Sprintf("%s%s [%s %s] ns", printable.NS(e.Point), mark, printable.NS(e.Lower), printable.NS(e.Upper))
 	case e.Upper == e.Lower:
-		return fmt.Sprintf("%s%s ns ±0 %%", figures.NS(e.Point), mark) // whole-ns figures all alike
+		return fmt.Sprintf("%s%s ns ±0 %%", printable.NS(e.Point), mark) // whole-ns figures all alike
 	}
-	return fmt.Sprintf("%s%s ns ±%s %%", figures.NS(e.Point), mark, percent(e.RelativeHalfWidth()))
+	return fmt.Sprintf("%s%s ns ±%s %%", printable.NS(e.Point), mark, percent(e.RelativeHalfWidth()))
 }
 
 // netCell is a case's time net of the floor: its interval's half-width in
@@ -529,7 +528,7 @@ func (r tableView) netCell(e results.Estimate) string {
 	if r.Wide {
 		return r.estimateCell(e, "", true)
 	}
-	return fmt.Sprintf("%s ±%s ns", figures.NS(e.Point), figures.NS((e.Upper-e.Lower)/2))
+	return fmt.Sprintf("%s ±%s ns", printable.NS(e.Point), printable.NS((e.Upper-e.Lower)/2))
 }
 
 // writeComparison writes the comparison's table and its lines, with each
@@ -671,12 +670,12 @@ func (c comparison) row(cc results.ComparedCase, wide bool) []string {
 	m := cc.Change
 	if wide {
 		return []string{cc.Name, insnsChange(cc),
-			fmt.Sprintf("%s ns ±%s %%", figures.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
-			fmt.Sprintf("%s ns ±%s %%", figures.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
+			fmt.Sprintf("%s ns ±%s %%", printable.NS(cc.Before.Point), percent(cc.Before.RelativeHalfWidth())),
+			fmt.Sprintf("%s ns ±%s %%", printable.NS(cc.After.Point), percent(cc.After.RelativeHalfWidth())),
 			fmt.Sprintf("[%+.2f %% %+.2f %% %+.2f %%]", 100*m.Lower, 100*m.Point, 100*m.Upper),
 			fmt.Sprintf("%+.2f ns", cc.After.Point-cc.Before.Point),
-			figures.PValue(cc.P, c.Significance),
-			figures.VerdictText(cc.Verdict, wide),
+			printable.PValue(cc.P, c.Significance),
+			printable.VerdictText(cc.Verdict, wide),
 		}
 	}
 	// The change's digits as its size needs: the header has its %.
@@ -684,14 +683,14 @@ func (c comparison) row(cc results.ComparedCase, wide bool) []string {
 		estimateCell(cc.Before),
 		estimateCell(cc.After),
 		changeCell(m),
-		figures.VerdictText(cc.Verdict, wide),
+		printable.VerdictText(cc.Verdict, wide),
 	}
 }
 
 // estimateCell is an estimate as a narrow table shows it: ns, ±relative
 // half-width.
 func estimateCell(e results.Estimate) string {
-	return fmt.Sprintf("%s ±%s %%", figures.NS(e.Point), percent(e.RelativeHalfWidth()))
+	return fmt.Sprintf("%s ±%s %%", printable.NS(e.Point), percent(e.RelativeHalfWidth()))
 }
 
 // unsettledNote names the cases whose change's interval crosses the
@@ -719,16 +718,7 @@ func (c comparison) unsettledNote(remedy string) note {
 // newTable makes a table whose columns are aligned as given, and right
 // beyond those, so that figures' decimal points line up.
 func newTable(w io.Writer, columns ...tw.Align) *tablewriter.Table {
-	return tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{
-			Global:    tw.AlignRight,
-			PerColumn: columns,
-		}),
-		tablewriter.WithRowFilter(tw.CellFilter{Global: PrintableCells}),
-	)
+	return printable.FigureTable(w, columns...)
 }
 
 // writeSeries shows each case's time per run by frame size.
@@ -746,7 +736,7 @@ func writeSeries(w io.Writer, series []results.Series, est results.Estimator) er
 	for _, s := range series {
 		row := []string{s.Case}
 		for _, p := range s.Points {
-			row = append(row, fmt.Sprintf("%s ns ±%s %%", figures.NS(p.Estimate.Point), percent(p.Estimate.RelativeHalfWidth())))
+			row = append(row, fmt.Sprintf("%s ns ±%s %%", printable.NS(p.Estimate.Point), percent(p.Estimate.RelativeHalfWidth())))
 		}
 		if err := table.Append(row); err != nil {
 			return err
@@ -838,7 +828,7 @@ func regimesNote(c results.Case) note {
 		switches = "switch"
 	}
 	return mattering("%s: two regimes: %.0f %% of samples near %s ns, %.0f %% near %s ns (×%.2f), %d %s",
-		c.Name, 100*g.FastShare, figures.NS(g.Fast), 100*(1-g.FastShare), figures.NS(g.Slow), g.Slow/g.Fast, g.Switches, switches)
+		c.Name, 100*g.FastShare, printable.NS(g.Fast), 100*(1-g.FastShare), printable.NS(g.Slow), g.Slow/g.Fast, g.Switches, switches)
 }
 
 // outliersNote counts a case's outliers by kind; it matters where they

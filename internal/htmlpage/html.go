@@ -9,10 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
-	"github.com/xdpmicro/xdpmicro/report"
-
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
+	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -205,7 +204,7 @@ func (r doc) floorOf(name string) *results.Case {
 func (r doc) summaryCells(i int) []htmlCell {
 	name := r.Measured().Results[i].Name
 	interval := func(e results.Estimate) string {
-		return fmt.Sprintf("%s [%s %s] ns", figures.NS(e.Point), figures.NS(e.Lower), figures.NS(e.Upper))
+		return fmt.Sprintf("%s [%s %s] ns", printable.NS(e.Point), printable.NS(e.Lower), printable.NS(e.Upper))
 	}
 	if c := r.Comparison; c != nil {
 		j := slices.IndexFunc(c.Cases, func(cc results.ComparedCase) bool { return cc.Name == name })
@@ -213,7 +212,7 @@ func (r doc) summaryCells(i int) []htmlCell {
 			return []htmlCell{{Text: "not compared"}}
 		}
 		cc := c.Cases[j]
-		verdict := htmlCell{Text: figures.VerdictText(cc.Verdict, false), Class: "verdict " + string(cc.Verdict)}
+		verdict := htmlCell{Text: printable.VerdictText(cc.Verdict, false), Class: "verdict " + string(cc.Verdict)}
 		if cc.ActionChanged() {
 			verdict.Text += "; ACTION CHANGED: " + cc.ActionBefore + " → " + cc.ActionAfter
 			verdict.Class = "verdict " + string(results.Regressed)
@@ -222,7 +221,7 @@ func (r doc) summaryCells(i int) []htmlCell {
 			{Text: interval(cc.Before), Class: "num"}, {Text: interval(cc.After), Class: "num"},
 			{Text: fmt.Sprintf("%+.2f %% [%+.2f %+.2f]", 100*cc.Change.Point, 100*cc.Change.Lower, 100*cc.Change.Upper), Class: "num"},
 			{Text: fmt.Sprintf("%+.2f ns", cc.Difference.Point), Class: "num"},
-			{Text: figures.PValue(cc.P, c.Significance), Class: "num"},
+			{Text: printable.PValue(cc.P, c.Significance), Class: "num"},
 			verdict,
 		}
 	}
@@ -386,7 +385,7 @@ func (r doc) caseFigures(i int) (caseFigures, bool) {
 			// Each call's time per run, less the call's fitted fixed
 			// cost: continuous, and centred where the slope is.
 			linear = true
-			s.values = figures.CallTimes(c)
+			s.values = printable.CallTimes(c)
 		} else {
 			s.values = c.Samples
 		}
@@ -406,13 +405,13 @@ func (r doc) caseFigures(i int) (caseFigures, bool) {
 	case linear:
 		cf.quantity.noun = "each call's time per run"
 		cf.quantity.index = "call"
-		cf.quantity.repeats = "repeats " + figures.Repeats(env)
+		cf.quantity.repeats = "repeats " + printable.Repeats(env)
 		cf.quantity.resolution = 0 // a wall clock's ns over thousands of runs
 	case env.Timer == "" || env.Timer == "kernel":
 		cf.quantity.noun = "the kernel's figures"
 	}
 	if c := r.Measured().Results[i]; c.Single {
-		cf.quantity.repeats = figures.RepeatsOf(env, c)
+		cf.quantity.repeats = printable.RepeatsOf(env, c)
 	}
 	var sets [][]float64
 	var marks []float64

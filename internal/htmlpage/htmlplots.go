@@ -8,14 +8,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
-
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -196,17 +195,17 @@ func (b boxThumb) Thumbnail(c *draw.Canvas) {
 func beyondText(below, above, n int, s span, unit string) string {
 	var parts []string
 	if below > 0 {
-		parts = append(parts, fmt.Sprintf("%d below %s %s", below, figures.NS(s.lo), unit))
+		parts = append(parts, fmt.Sprintf("%d below %s %s", below, printable.NS(s.lo), unit))
 	}
 	if above > 0 {
-		parts = append(parts, fmt.Sprintf("%d above %s %s", above, figures.NS(s.hi), unit))
+		parts = append(parts, fmt.Sprintf("%d above %s %s", above, printable.NS(s.hi), unit))
 	}
 	return fmt.Sprintf("%s of %d off the axis, marked at its edge", strings.Join(parts, " and "), n)
 }
 
 // estimateText is a legend's "slope 19.20 ns [19.19 19.21]".
 func estimateText(what results.Estimator, e results.Estimate) string {
-	return fmt.Sprintf("%s %s ns [%s %s]", what, figures.NS(e.Point), figures.NS(e.Lower), figures.NS(e.Upper))
+	return fmt.Sprintf("%s %s ns [%s %s]", what, printable.NS(e.Point), printable.NS(e.Lower), printable.NS(e.Upper))
 }
 
 // distributionFigure draws each side's values: a histogram of the quantum
@@ -404,7 +403,7 @@ func regressionFigure(c caseFigures) *figure {
 		}
 		line := addLine(p, plotter.XYs{{X: 0, Y: at(s.fit.Slope.Point, 0)}, {X: right, Y: at(s.fit.Slope.Point, right)}}, s.color, vg.Points(1.5), false)
 		f.add(fmt.Sprintf("%s: %s ns per run [%s %s] + %.2f µs a call",
-			s.name, figures.NS(s.fit.Slope.Point), figures.NS(s.fit.Slope.Lower), figures.NS(s.fit.Slope.Upper), s.fit.Intercept.Point/perMicrosecond), line, marks)
+			s.name, printable.NS(s.fit.Slope.Point), printable.NS(s.fit.Slope.Lower), printable.NS(s.fit.Slope.Upper), s.fit.Intercept.Point/perMicrosecond), line, marks)
 		if len(beyond) > 0 {
 			f.add(fmt.Sprintf("%s: %d of %d calls above %.0f µs, marked at the edge", s.name, len(beyond), len(s.runs), top),
 				glyphThumb{draw.GlyphStyle{Color: s.color, Radius: vg.Points(3), Shape: arrowUp}})
@@ -474,7 +473,7 @@ func changeFigure(c *results.Comparison, rows []summaryRow, confidence float64) 
 		}
 		addMarks(p, plotter.XYs{{X: 100 * r.change.Point, Y: y}}, col, draw.CircleGlyph{}, vg.Points(3.5))
 		labels.XYs = append(labels.XYs, plotter.XY{X: 100 * r.change.Upper, Y: y})
-		text := fmt.Sprintf("%+.2f %% (%+.2f ns), %s", 100*r.change.Point, r.diff.Point, figures.VerdictText(r.verdict, false))
+		text := fmt.Sprintf("%+.2f %% (%+.2f ns), %s", 100*r.change.Point, r.diff.Point, printable.VerdictText(r.verdict, false))
 		if r.actionChanged {
 			text += "; ACTION CHANGED"
 		}
@@ -482,7 +481,7 @@ func changeFigure(c *results.Comparison, rows []summaryRow, confidence float64) 
 	}
 	addRowLabels(p, labels)
 	for _, v := range verdictOrder {
-		f.add(figures.VerdictText(v, false), glyphThumb{draw.GlyphStyle{Color: verdictColors[v], Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}})
+		f.add(printable.VerdictText(v, false), glyphThumb{draw.GlyphStyle{Color: verdictColors[v], Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}})
 	}
 	f.add(fmt.Sprintf("noise threshold: a change counts beyond ±%g %% (and one quantum, %.3g ns)", 100*c.NoiseThreshold, c.Quantum), band)
 	p.X.Min, p.X.Max = lo, hi
@@ -511,12 +510,12 @@ func estimateFigure(rows []summaryRow, what results.Estimator, confidence float6
 	for i, r := range rows {
 		y := rowY(i, len(rows))
 		from := 0.0
-		text := figures.NS(r.est.Point) + " ns"
+		text := printable.NS(r.est.Point) + " ns"
 		if r.floor != nil {
 			from = r.floor.Point
 			floorBox = addBox(p, 0, from, y-0.3, y+0.3, withAlpha(floorColor, 120))
 			if r.net != nil {
-				text += fmt.Sprintf(", net %s [%s %s]", figures.NS(r.net.Point), figures.NS(r.net.Lower), figures.NS(r.net.Upper))
+				text += fmt.Sprintf(", net %s [%s %s]", printable.NS(r.net.Point), printable.NS(r.net.Lower), printable.NS(r.net.Upper))
 			}
 			netBox = addBox(p, from, r.est.Point, y-0.3, y+0.3, withAlpha(col, 150))
 		} else {

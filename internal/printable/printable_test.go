@@ -1,4 +1,4 @@
-package report
+package printable
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Printable writes what a terminal would act on as Go escapes, and leaves
+// String writes what a terminal would act on as Go escapes, and leaves
 // text, tabs and line feeds, and a real U+FFFD, as they are.
 func TestPrintable(t *testing.T) {
 	for in, want := range map[string]string{
@@ -23,12 +23,12 @@ func TestPrintable(t *testing.T) {
 		"\x00":                           `\x00`,
 		"\u0085next line, a C1 control ": `\u0085next line, a C1 control `,
 	} {
-		if got := Printable(in); got != want {
-			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		if got := String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := printableLine("a\tb\nc"); got != `a\x09b\x0ac` {
-		t.Errorf("printableLine kept a tab or a line feed: %q", got)
+	if got := Line("a\tb\nc"); got != `a\x09b\x0ac` {
+		t.Errorf("Line kept a tab or a line feed: %q", got)
 	}
 }
 
@@ -37,7 +37,7 @@ func TestPrintable(t *testing.T) {
 func TestJSONEscapesC1(t *testing.T) {
 	names := []string{"csi\u009b2J", "bidi\u202e", "esc\x1b", "plain ±"}
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, names); err != nil {
+	if err := JSON(&buf, names); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range buf.String() {

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestWriteValidation(t *testing.T) {
 			Failures: []string{"ladder_8 is not slower than ladder_0"},
 		}
 		var buf bytes.Buffer
-		if err := writeValidation(&buf, v); err != nil {
+		if err := WriteValidationText(&buf, v); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -30,7 +30,7 @@ func TestWriteValidation(t *testing.T) {
 			t.Errorf("checked %v:\n%s", checked, out)
 		}
 		buf.Reset()
-		if err := writeValidationJSON(&buf, v); err != nil || !strings.Contains(buf.String(), `"ns_per_fine_step"`) {
+		if err := WriteValidationJSON(&buf, v); err != nil || !strings.Contains(buf.String(), `"ns_per_fine_step"`) {
 			t.Errorf("JSON: %v\n%s", err, buf.String())
 		}
 	}

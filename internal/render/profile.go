@@ -1,9 +1,8 @@
-package report
+package render
 
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -16,26 +15,17 @@ import (
 
 // The formats of a profile: text (for people), pprof, callgrind, JSON.
 
-// writeProfileAs encodes the report in format f; the view is the text's.
-func writeProfileAs(w io.Writer, rep *results.ProfileReport, f Format, v View) error {
-	switch f {
-	case Text:
-		return writeProfileText(w, rep, v)
-	case Pprof:
-		return writePprof(w, rep)
-	case Callgrind:
-		return writeCallgrind(w, rep)
-	case JSON:
-		return writeProfileJSON(w, rep)
-	}
-	return fmt.Errorf("%w %q: %s is written as %s", ErrFormat, f, KindProfile, orList(KindProfile.Formats()))
+// ProfileOptions is what the text shows beyond the hottest lines.
+type ProfileOptions struct {
+	// SourceOrder lists every line in source order, unexecuted ones too.
+	SourceOrder bool
+	// Machine shows each line's machine code.
+	Machine bool
 }
 
-// writeProfileJSON writes v as indented JSON.
-func writeProfileJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+// WriteProfileJSON writes v, a profile or one across kernels, as indented JSON.
+func WriteProfileJSON(w io.Writer, v any) error {
+	if err := indentedJSON(w, v); err != nil {
 		return fmt.Errorf("write the profile as JSON: %w", err)
 	}
 	return nil
@@ -53,10 +43,10 @@ func compareLines(a, b results.Line) int {
 // sourceWidth bounds a line's text in the table, to keep it in 100 columns.
 const sourceWidth = 52
 
-// writeProfileText writes the report as a person reads it: per case, its total,
+// WriteProfileText writes the report as a person reads it: per case, its total,
 // its functions, and its lines with their counts and shares, as
 // cg_annotate annotates source; for two builds, their difference.
-func writeProfileText(w io.Writer, rep *results.ProfileReport, v View) error {
+func WriteProfileText(w io.Writer, rep *results.ProfileReport, v ProfileOptions) error {
 	bw := bufio.NewWriter(w)
 	if rep.Diff != nil {
 		writeProfileDiff(bw, rep)
@@ -68,7 +58,7 @@ func writeProfileText(w io.Writer, rep *results.ProfileReport, v View) error {
 	return bw.Flush()
 }
 
-func writeProfile(w *bufio.Writer, p *results.Profile, v View) {
+func writeProfile(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
 	fmt.Fprintf(w, "%s in %s, %s\n", p.Program, p.Object, p.Type)
 	if p.NoLines != "" {
 		fmt.Fprintf(w, "note: %s\n", p.NoLines)
@@ -104,7 +94,7 @@ func writeFunctions(w *bufio.Writer, c results.ProfileCase) {
 }
 
 // writeHottest lists the executed lines, the most instructions first.
-func writeHottest(w *bufio.Writer, c results.ProfileCase, v View, source map[string]results.ProfileSource, machine bool) {
+func writeHottest(w *bufio.Writer, c results.ProfileCase, v ProfileOptions, source map[string]results.ProfileSource, machine bool) {
 	lines := slices.Clone(c.Lines)
 	slices.SortStableFunc(lines, func(a, b results.LineCount) int { return cmp.Compare(b.Instructions, a.Instructions) })
 	writeLineHeader(w, v, machine)
@@ -115,7 +105,7 @@ func writeHottest(w *bufio.Writer, c results.ProfileCase, v View, source map[str
 
 // writeSourceOrder lists every line of the program in source order, a dot
 // for those the case did not execute.
-func writeSourceOrder(w *bufio.Writer, p *results.Profile, c results.ProfileCase, v View, source map[string]results.ProfileSource) {
+func writeSourceOrder(w *bufio.Writer, p *results.Profile, c results.ProfileCase, v ProfileOptions, source map[string]results.ProfileSource) {
 	counts := map[string]results.LineCount{}
 	for _, l := range c.Lines {
 		counts[lineKey(l)] = l
@@ -130,7 +120,7 @@ func writeSourceOrder(w *bufio.Writer, p *results.Profile, c results.ProfileCase
 	}
 }
 
-func writeLineHeader(w *bufio.Writer, v View, machine bool) {
+func writeLineHeader(w *bufio.Writer, v ProfileOptions, machine bool) {
 	if v.Machine && machine {
 		fmt.Fprintf(w, "  %10s %7s %8s  %-24s %s\n", "Ir", "share", "machine", "line", "source")
 		return
@@ -139,8 +129,8 @@ func writeLineHeader(w *bufio.Writer, v View, machine bool) {
 }
 
 // writeLine is one line of the annotated source: its count, share, place
-// and text, the helpers it called, and with View.Machine its machine code.
-func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v View, s results.ProfileSource, machine bool) {
+// and text, the helpers it called, and with ProfileOptions.Machine its machine code.
+func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v ProfileOptions, s results.ProfileSource, machine bool) {
 	count, share := ".", ""
 	if l.Instructions > 0 {
 		count, share = fmt.Sprint(l.Instructions), fmt.Sprintf("%.1f%%", c.Share(l.Instructions))
@@ -174,22 +164,13 @@ func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v Vi
 }
 
 // writeLegend says what the counts are, once under the cases.
-func writeLegend(w *bufio.Writer, p *results.Profile, v View) {
+func writeLegend(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
 	fmt.Fprintln(w, "Ir: BPF instructions executed (a helper call counts one; what a tail call enters is not counted);")
 	fmt.Fprintln(w, "inclusive: with the callees and callbacks called from this function alone; → helper calls")
 	if v.Machine && p.Machine != "" {
 		fmt.Fprintf(w, "machine: %s instructions executed where exact (the line's BPF instructions in one basic block,\n", p.Machine)
 		fmt.Fprintln(w, "its JIT code branching only at its end), ~ where not; offsets are in the function's code")
 	}
-}
-
-// clip shortens s to at most n characters.
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // writeProfileDiff lists, per case, the functions and lines whose counts changed,
@@ -215,14 +196,14 @@ func writeProfileDiff(w *bufio.Writer, rep *results.ProfileReport) {
 	fmt.Fprintln(w, "\nlines are matched by file and line number, functions by name; counts are BPF instructions executed")
 }
 
-// writeCallgrind writes the report in Callgrind's format (events: Ir), as
+// WriteCallgrind writes the report in Callgrind's format (events: Ir), as
 // callgrind_annotate and KCachegrind read it: each function's lines with
 // the instructions they executed, summed over the cases (select one case
 // with the case flags to see it alone), and the calls of each callee or
 // callback that has a single call site, with its inclusive cost. A callee
 // with several call sites has its own cost but no call record: its cost
 // per site is not known.
-func writeCallgrind(w io.Writer, rep *results.ProfileReport) error {
+func WriteCallgrind(w io.Writer, rep *results.ProfileReport) error {
 	bw := bufio.NewWriter(w)
 	cw := &callgrindWriter{w: bw, files: map[string]int{}, fns: map[string]int{}}
 	var cmd []string
@@ -342,13 +323,13 @@ func (cw *callgrindWriter) calls(prof *results.Profile, f int, perInsn, inclusiv
 // pprof profile's address space: pprof takes address 0 for none.
 const mappingBase = 0x10000
 
-// writePprof writes the report as a gzipped profile.proto, as pprof reads
+// WritePprof writes the report as a gzipped profile.proto, as pprof reads
 // it: sample type instructions/count; a location per executed BPF
 // instruction, at its byte offset, with its line and function; a sample
 // per case and instruction, labelled with the case (and the build, when
 // there are two), whose stack holds the call sites of its function's
 // chain of single callers, so that the flame graph nests callees.
-func writePprof(w io.Writer, rep *results.ProfileReport) error {
+func WritePprof(w io.Writer, rep *results.ProfileReport) error {
 	b := &pprofBuilder{
 		p: &pprof.Profile{
 			SampleType:        []*pprof.ValueType{{Type: "instructions", Unit: "count"}},

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"fmt"
@@ -6,15 +6,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/internal/figures"
-
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// writeValidation shows the ladder as a table and the checks' figures.
-func writeValidation(w io.Writer, v *results.Validation) error {
-	table := newTable(w, tw.AlignLeft)
+// WriteValidationText shows the ladder as a table and the checks' figures.
+func WriteValidationText(w io.Writer, v *results.Validation) error {
+	table := printable.FigureTable(w, tw.AlignLeft)
 	header := []any{"program", "steps"}
 	for i := range v.Runs {
 		header = append(header, fmt.Sprintf("run %d", i+1))
@@ -23,7 +23,7 @@ func writeValidation(w io.Writer, v *results.Validation) error {
 	for i, steps := range v.Steps {
 		row := []string{v.Names[i], strconv.Itoa(steps)}
 		for _, run := range v.Runs {
-			row = append(row, figures.NS(run.Estimates[i].Point)+" ns")
+			row = append(row, printable.NS(run.Estimates[i].Point)+" ns")
 		}
 		first := v.Runs[0]
 		step := ""
@@ -32,9 +32,9 @@ func writeValidation(w io.Writer, v *results.Validation) error {
 			step = fmt.Sprintf("%+.2f [%+.2f %+.2f] ns", d.Point, d.Lower, d.Upper)
 		}
 		row = append(row,
-			fmt.Sprintf("%s [%s %s] ns", figures.NS(first.Net[i].Point), figures.NS(first.Net[i].Lower), figures.NS(first.Net[i].Upper)),
+			fmt.Sprintf("%s [%s %s] ns", printable.NS(first.Net[i].Point), printable.NS(first.Net[i].Lower), printable.NS(first.Net[i].Upper)),
 			step,
-			figures.NS(v.Intercept+v.PerStep*float64(steps))+" ns",
+			printable.NS(v.Intercept+v.PerStep*float64(steps))+" ns",
 			fmt.Sprintf("%.1f %%", 100*v.Spread[i]))
 		if err := table.Append(row); err != nil {
 			return err
@@ -82,7 +82,7 @@ func writeValidation(w io.Writer, v *results.Validation) error {
 }
 
 func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.ValidationRun) error {
-	table := newTable(w, tw.AlignLeft)
+	table := printable.FigureTable(w, tw.AlignLeft)
 	header := []any{"fine rung", "fine steps"}
 	for i := range runs {
 		header = append(header, fmt.Sprintf("run %d: difference from %s", i+1, f.BaseName))
@@ -116,5 +116,6 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 	return nil
 }
 
-// writeValidationJSON writes the validation's figures as JSON.
-func writeValidationJSON(w io.Writer, v *results.Validation) error { return writeJSON(w, v) }
+// WriteValidationJSON writes the validation's figures as JSON, escaped as
+// internal/printable escapes JSON.
+func WriteValidationJSON(w io.Writer, v *results.Validation) error { return printable.JSON(w, v) }

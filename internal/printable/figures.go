@@ -1,4 +1,4 @@
-package figures
+package printable
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/results"
 )
+
+// The figures as the table and the page print them.
 
 // NS formats nanoseconds with a precision fitting their size.
 func NS(v float64) string {

@@ -1,14 +1,11 @@
-package report
+package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/xdpmicro/xdpmicro/packets"
@@ -18,18 +15,8 @@ import (
 // The report of `xdpmicro worst`: a table, JSON, and the packets as a
 // packet file.
 
-// worstPackets is a search's report and its packets as cases, for the
-// packet file: the frames and contexts are not in the saved report.
-type worstPackets struct {
-	report *results.Worst
-	cases  []packets.Case
-}
-
-func writeWorstJSON(w io.Writer, r *results.Worst) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+// WriteWorstJSON writes the report as indented JSON.
+func WriteWorstJSON(w io.Writer, r *results.Worst) error { return indentedJSON(w, r) }
 
 // tableReasons are the reasons a row shows; the JSON has them all.
 const tableReasons = 2
@@ -41,16 +28,13 @@ const (
 	reasonsWidth = 36
 )
 
-func writeWorstTable(w io.Writer, r *results.Worst) error {
+// WriteWorstTable writes the report as a table, with how the search went
+// under it.
+func WriteWorstTable(w io.Writer, r *results.Worst) error {
 	// As report.Title names a program.
 	fmt.Fprintf(w, "the costliest packets for %s in %s, %s\n", r.Program, r.Object, r.Type)
-	table := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignLeft,
-			PerColumn: []tw.Align{tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight}}),
-	)
+	table := lightTable(w, tw.CellAlignment{Global: tw.AlignLeft,
+		PerColumn: []tw.Align{tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight}})
 	timeHeader := "time, ns"
 	if r.Timed && hasNet(r) {
 		timeHeader = "net of\nfloor, ns"
@@ -132,32 +116,11 @@ func writeWorstFooter(w io.Writer, r *results.Worst) error {
 	return nil
 }
 
-// wrapCell breaks s into lines of at most width runes, at spaces where it can.
-func wrapCell(s string, width int) string {
-	var lines []string
-	for _, para := range strings.Split(s, "\n") {
-		line := ""
-		for _, word := range strings.Fields(para) {
-			switch {
-			case line == "":
-				line = word
-			case len([]rune(line))+1+len([]rune(word)) <= width:
-				line += " " + word
-			default:
-				lines = append(lines, line)
-				line = word
-			}
-		}
-		lines = append(lines, line)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// writeWorstPackets writes the packets as a packet file that bench
+// WriteWorstPackets writes the packets as a packet file that bench
 // --packets takes: each by its name, expecting the action it returned.
 // cases are the packets as cases, in the order of r.Packets: the frames
 // and contexts the search found.
-func writeWorstPackets(w io.Writer, r *results.Worst, cases []packets.Case) error {
+func WriteWorstPackets(w io.Writer, r *results.Worst, cases []packets.Case) error {
 	if len(cases) != len(r.Packets) {
 		return fmt.Errorf("a packet file of %d packets given %d cases", len(r.Packets), len(cases))
 	}
@@ -189,7 +152,7 @@ func reasonText(r results.WorstReason) string {
 	}
 	switch {
 	case r.Line > 0 && strings.TrimSpace(r.Source) != "":
-		where = fmt.Sprintf("%sline %d %q", after, r.Line, shorten(r.Source, 28))
+		where = fmt.Sprintf("%sline %d %q", after, r.Line, clip(oneLine(r.Source), 28))
 	case r.Line > 0:
 		where = fmt.Sprintf("%sline %d", after, r.Line)
 	}
@@ -204,12 +167,4 @@ func reasonText(r results.WorstReason) string {
 		return "reaches " + where + calls
 	}
 	return fmt.Sprintf("runs %s %d× (not %d×)%s", where, r.Count, r.Cheaper, calls)
-}
-
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

@@ -1,4 +1,4 @@
-package report
+package render
 
 import (
 	"bufio"
@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/xdpmicro/xdpmicro/results"
@@ -27,21 +25,15 @@ import (
 // kernelProfiles is a profile across kernels as this package writes it.
 type kernelProfiles results.KernelProfiles
 
-// writeKernelProfiles writes a profile across kernels: a table for people
-// (with v.Machine, each kernel's profile with its machine code after
-// it), or JSON.
-func writeKernelProfiles(w io.Writer, kp results.KernelProfiles, f Format, v View) error {
-	switch f {
-	case Text:
-		bw := bufio.NewWriter(w)
-		if err := kernelProfiles(kp).writeText(bw, v); err != nil {
-			return err
-		}
-		return bw.Flush()
-	case JSON:
-		return writeProfileJSON(w, kp)
+// WriteKernelProfiles writes a profile across kernels as a table for
+// people (with v.Machine, each kernel's profile with its machine code
+// after it); WriteProfileJSON writes it as JSON.
+func WriteKernelProfiles(w io.Writer, kp results.KernelProfiles, v ProfileOptions) error {
+	bw := bufio.NewWriter(w)
+	if err := kernelProfiles(kp).writeText(bw, v); err != nil {
+		return err
 	}
-	return fmt.Errorf("%w %q: %s is written as %s", ErrFormat, f, KindKernelProfiles, orList(KindKernelProfiles.Formats()))
+	return bw.Flush()
 }
 
 // machineTotal is what a case executed of the JIT's code: the machine
@@ -90,7 +82,7 @@ func imageSize(p *results.Profile) int {
 	return n
 }
 
-func (kp kernelProfiles) writeText(w *bufio.Writer, v View) error {
+func (kp kernelProfiles) writeText(w *bufio.Writer, v ProfileOptions) error {
 	builds := 0
 	for _, k := range kp.Kernels {
 		if k.Profile != nil {
@@ -112,7 +104,7 @@ func (kp kernelProfiles) writeText(w *bufio.Writer, v View) error {
 		for _, k := range kp.Kernels {
 			if k.Profile != nil {
 				fmt.Fprintf(w, "\n═══ on %s ═══\n", k.Name())
-				if err := writeProfileText(w, k.Profile, v); err != nil {
+				if err := WriteProfileText(w, k.Profile, v); err != nil {
 					return err
 				}
 			}
@@ -155,12 +147,7 @@ func (kp kernelProfiles) writeTable(w io.Writer, b int) error {
 			}
 		}
 	}
-	table := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleLight)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}}),
-	)
+	table := lightTable(w, tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}})
 	header := []any{"case"}
 	for _, k := range kp.Kernels {
 		header = append(header, k.Name())
