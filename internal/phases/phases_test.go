@@ -41,6 +41,26 @@ func TestReference(t *testing.T) {
 	}
 }
 
+// A floor known to worse than MaxHalf is neither remembered nor, in a
+// file written before the rule, recalled: it would stand for every run
+// after it, as the fastest.
+func TestImpreciseFloorIgnored(t *testing.T) {
+	now := time.Date(2026, 11, 27, 14, 0, 0, 0, time.UTC)
+	k := Key{Boot: "b", CPU: 1, Type: "XDP"}
+	var h History
+	h.Add(k, 5.5, 0.03, now.Add(-3*time.Minute))
+	h.Add(k, 2.06, 0.19, now.Add(-2*time.Minute)) // ten samples' floor
+	h.Add(k, 5.3, 0.03, now.Add(-time.Minute))
+	if n := len(h.Levels[k.String()]); n != 2 {
+		t.Errorf("%d floors remembered, want the 2 precise ones", n)
+	}
+	h.Levels[k.String()] = append(h.Levels[k.String()], Level{At: now.Add(-30 * time.Second), Floor: 2.06, Half: 0.19})
+	ref, ok := h.Reference(k, now, 0.95)
+	if !ok || ref.All != 2 || ref.Floor < 5.3 || ref.Floor > 5.5 {
+		t.Errorf("reference %+v, %v; want the median of the 2 precise floors, 5.3 to 5.5", ref, ok)
+	}
+}
+
 // Add keeps the newest runs of a key, and forgets keys with none recent.
 func TestAddForgets(t *testing.T) {
 	now := time.Now()
