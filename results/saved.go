@@ -97,19 +97,6 @@ func LoadBaseline(dir, name string) (*Report, error) {
 	return Read(path)
 }
 
-// WriteFile saves the report as JSON, atomically: the file holds the old
-// content or the whole new one, never a part.
-func (r *Report) WriteFile(path string) error {
-	var buf bytes.Buffer
-	if err := r.WriteJSON(&buf); err != nil {
-		return err
-	}
-	if err := safefs.WriteFile(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
 // WriteJSON writes the report as the saved schema's JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)

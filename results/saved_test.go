@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -19,7 +20,11 @@ func savedReport() *Report {
 func TestReadRejectsBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.json")
-	if err := savedReport().WriteFile(good); err != nil {
+	var saved bytes.Buffer
+	if err := savedReport().WriteJSON(&saved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, saved.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := Read(good); err != nil || r.Environment.Kernel != "6.1.0-test" {
