@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/report"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 )
@@ -117,7 +119,7 @@ func TestFailOnInstructions(t *testing.T) {
 	for i := range old.Programs[0].Results {
 		old.Programs[0].Results[i].Instructions = 0
 	}
-	if err := old.WriteFile(paths["v3"]); err != nil {
+	if err := (report.Output{Format: report.JSON, Path: paths["v3"]}).Write(io.Discard, report.OfRun(old)); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, stderr := runCLI("compare", paths["v3"], paths["v4"], "--fail-on", "insns"); code != exitFailed || !strings.Contains(stderr, "no instruction count") {
