@@ -68,7 +68,7 @@ func narrowsIt(cases []results.Case) string {
 // floor's loads show group by group, and that the figures were scaled to
 // its fastest phase (stats.PhaseFactors); ok is false where it did not.
 func (r doc) phaseNote() (n note, ok bool) {
-	ph := r.phase()
+	ph := r.Phase()
 	if ph == nil {
 		return note{}, false
 	}
@@ -91,24 +91,6 @@ func (r doc) phaseNote() (n note, ok bool) {
 	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
 		runsText(ph.RecalledRuns), printable.NS(ph.Recalled), printable.NS(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
-}
-
-// phase is how the run was scaled to the machine's fast phase, as the
-// first case measured over loads records it: the floor's, or where the
-// floor was loaded once, a program's; nil where it was not.
-func (r doc) phase() *results.Phase {
-	progs := r.Programs
-	if r.Floor != nil {
-		progs = append([]results.Program{*r.Floor}, progs...)
-	}
-	for _, p := range progs {
-		for _, c := range p.Results {
-			if c.Stats != nil && c.Stats.Loads != nil && c.Stats.Loads.Phase != nil {
-				return c.Stats.Loads.Phase
-			}
-		}
-	}
-	return nil
 }
 
 // runsText is "the run before" or "N earlier runs".

@@ -149,3 +149,21 @@ func (r *Report) Measured() *Program {
 	}
 	return &r.Programs[len(r.Programs)-1]
 }
+
+// Phase is how the run was scaled to the machine's fast phase, as the
+// first case measured over loads records it: the floor's, or where the
+// floor was loaded once, a program's; nil where it was not.
+func (r *Report) Phase() *Phase {
+	progs := r.Programs
+	if r.Floor != nil {
+		progs = append([]Program{*r.Floor}, progs...)
+	}
+	for _, p := range progs {
+		for _, c := range p.Results {
+			if c.Stats != nil && c.Stats.Loads != nil && c.Stats.Loads.Phase != nil {
+				return c.Stats.Loads.Phase
+			}
+		}
+	}
+	return nil
+}

@@ -64,6 +64,7 @@ func anchoredConfig(t *testing.T) Config {
 		t.Fatal(err)
 	}
 	return Config{
+		Sampling: SamplingFlat,
 		Programs: []Program{{Label: "before", Object: bundled(t, "v3")}, {Label: "after", Object: bundled(t, "v4")}},
 		Floor:    &Object{Name: "floor", ELF: bpf.Floor()},
 		Cases:    cases, CPU: -1, Samples: 50, Repeat: 1000,
@@ -137,7 +138,7 @@ func TestAnchorsEndOnCancel(t *testing.T) {
 // Programs of other types have no dispatcher: no anchor is started.
 func TestNoAnchorForTC(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: "tc_shot"}},
+	res, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: "tc_shot"}},
 		Cases: unexpected(allCases(t)[:1]), CPU: -1, Samples: MinSamples, Repeat: 100})
 	if err != nil {
 		t.Fatal(err)

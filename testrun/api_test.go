@@ -37,6 +37,7 @@ func TestRunFromPublicTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := testrun.Config{
+		Sampling: testrun.SamplingFlat,
 		Programs: []testrun.Program{{Label: "maps", Object: obj}},
 		Cases:    cases,
 		CPU:      testrun.AnyCPU,

@@ -26,7 +26,7 @@ func TestProgramsForMaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(program, attachType string) (Result, error) {
-		return Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: program}}, Cases: cases,
+		return Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: program}}, Cases: cases,
 			Load: LoadOptions{AttachType: attachType}, CPU: -1, Samples: MinSamples, Repeat: 100})
 	}
 

@@ -221,6 +221,7 @@ func TestContextInEverySample(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s %s single=%v", tc.program, tc.ctx, tc.single), func(t *testing.T) {
 			res, err := Run(context.Background(), Config{
+				Sampling: SamplingFlat,
 				Programs: []Program{{Object: ctxObject, Program: tc.program}},
 				Cases:    []packets.Case{withContext(t, packets.UDPDNS, tc.ctx), withContext(t, packets.TCPSyn, "")},
 				CPU:      -1, Samples: MinSamples, Repeat: 100, SingleRun: tc.single,
@@ -259,6 +260,7 @@ func TestContextRefusedBeforeLoading(t *testing.T) {
 		{"tc_mark", fmt.Sprintf("ifindex=%d", unusedIndex(t)), "no network interface has that index here"},
 	} {
 		_, err := Run(context.Background(), Config{
+			Sampling: SamplingFlat,
 			Programs: []Program{{Object: obj, Program: tc.program}},
 			Cases:    []packets.Case{withContext(t, packets.TCPSyn, tc.ctx)},
 			CPU:      -1, Samples: MinSamples,

@@ -25,7 +25,7 @@ func TestRunsDoNotShareCPU(t *testing.T) {
 		cpu  int
 	}{{"chosen", AnyCPU}, {"requested", requested}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: allCases(t), CPU: tc.cpu,
+			cfg := Config{Sampling: SamplingFlat, Programs: []Program{{Object: bundled(t, "v4")}}, Cases: allCases(t), CPU: tc.cpu,
 				Samples: 200, Repeat: 10000}
 			var envs [2]results.Environment
 			var notices [2][]string

@@ -183,6 +183,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := Config{
+		Sampling: SamplingFlat,
 		Programs: []Program{{Object: bundled(t, "v3")}},
 		Cases:    cases,
 		CPU:      -1,
@@ -222,7 +223,7 @@ func TestRunRejectsWrongReturn(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	c := allCases(t)[0]
 	c.Expect = "XDP_DROP"
-	cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: []packets.Case{c},
+	cfg := Config{Sampling: SamplingFlat, Programs: []Program{{Object: bundled(t, "v4")}}, Cases: []packets.Case{c},
 		CPU: -1, Samples: MinSamples, Repeat: 1}
 	if _, err := Run(context.Background(), cfg); !errors.Is(err, object.ErrUnexpectedReturn) {
 		t.Fatalf("got %v, want object.ErrUnexpectedReturn", err)
@@ -236,7 +237,7 @@ func TestRunCancelled(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	for _, repeat := range []uint32{1000, 100_000_000} {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		cfg := Config{Programs: []Program{{Object: bundled(t, "v4")}}, Cases: packets.Default(),
+		cfg := Config{Sampling: SamplingFlat, Programs: []Program{{Object: bundled(t, "v4")}}, Cases: packets.Default(),
 			CPU: -1, Samples: 100000, Repeat: repeat}
 		start := time.Now()
 		res, err := Run(ctx, cfg)
@@ -260,6 +261,7 @@ func TestOtherProgramTypes(t *testing.T) {
 			cases[i].Expect = tt.expect
 		}
 		res, err := Run(context.Background(), Config{
+			Sampling: SamplingFlat,
 			Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: tt.program}},
 			Cases:    cases, CPU: -1, Samples: MinSamples, Repeat: 1000,
 		})
@@ -279,7 +281,7 @@ func TestOtherProgramTypes(t *testing.T) {
 func TestStatsTimer(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	cases := packets.Default()[:1]
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
+	res, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: bundled(t, "v4")}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 100000, Timer: TimerStats})
 	if errors.Is(err, ErrNoRunTimeStats) {
 		t.Skip(err) // a kernel or privileges without them: nothing to test
@@ -306,7 +308,7 @@ func TestStatsTimer(t *testing.T) {
 		t.Error("no sample resolves below a nanosecond")
 	}
 	// With repeat chosen, the quantum follows the repeat chosen.
-	chosen, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
+	chosen, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: bundled(t, "v4")}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Timer: TimerStats})
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +316,7 @@ func TestStatsTimer(t *testing.T) {
 	if env := chosen.Environment; env.Repeat == 0 || env.Resolution != 1/float64(env.Repeat) {
 		t.Errorf("repeat %d chosen, resolution %g", env.Repeat, env.Resolution)
 	}
-	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
+	if _, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: bundled(t, "v4")}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 1, Timer: "wallclock"}); !errors.Is(err, ErrConfig) {
 		t.Errorf("unknown timer: %v", err)
 	}
@@ -330,7 +332,7 @@ func TestRunTimeStatsNoticed(t *testing.T) {
 		t.Skipf("run-time statistics cannot be turned on here: %v", err)
 	}
 	defer on.Close()
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
+	res, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: bundled(t, "v4")}},
 		Cases: packets.Default()[:1], CPU: -1, Samples: MinSamples, Repeat: 1000})
 	if err != nil {
 		t.Fatal(err)
@@ -360,7 +362,7 @@ func TestFloor(t *testing.T) {
 				cases[i].Expect = ""
 			}
 		}
-		res, err := Run(context.Background(), Config{Programs: []Program{{Object: tt.object, Program: tt.program}},
+		res, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: tt.object, Program: tt.program}},
 			Cases: cases, Floor: &floor, CPU: -1, Samples: MinSamples, Repeat: 100000})
 		if err != nil {
 			t.Fatal(err)

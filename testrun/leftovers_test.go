@@ -40,7 +40,7 @@ func TestNoMapLeftLoaded(t *testing.T) {
 	for i := range cases {
 		cases[i].Expect = ""
 	}
-	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "maps.o")}},
+	if _, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "maps.o")}},
 		Cases: cases, MapInit: init, CPU: -1, Samples: MinSamples, Repeat: 100}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestNothingLeftLoaded(t *testing.T) {
 		{"cancelled", cancelled, cases},
 	}
 	for _, r := range runs {
-		cfg := Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: name}},
+		cfg := Config{Sampling: SamplingFlat, Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "multi.o"), Program: name}},
 			Cases: r.cases, CPU: -1, Samples: MinSamples, Repeat: 100}
 		for i := range cfg.Cases {
 			if cfg.Cases[i].Expect == "" { // all but the wrong one

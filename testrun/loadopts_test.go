@@ -81,7 +81,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 	init := mustParseInit(t, "maps:\n  ports:\n    - {key: htons(80), value: 1}\n")
 
 	// Without map-init every packet passes and is counted.
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: obj}}, Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 100})
+	res, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj}}, Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 		set  []string
 		want string
 	}{{nil, "XDP_DROP"}, {[]string{"hit_action=XDP_TX"}, "XDP_TX"}, {[]string{"hit_action=2"}, "XDP_PASS"}} {
-		got := runQuick(t, Config{Programs: []Program{{Object: obj}}, Cases: cases, MapInit: init, Load: LoadOptions{Set: tt.set}})
+		got := runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj}}, Cases: cases, MapInit: init, Load: LoadOptions{Set: tt.set}})
 		hit, miss := got["tcp-80"], got["tcp-443"]
 		if hit.Action != tt.want || miss.Action != "XDP_PASS" {
 			t.Errorf("--set %v: port 80 %s, port 443 %s; want %s and XDP_PASS", tt.set, hit.Action, miss.Action, tt.want)
@@ -118,7 +118,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 	// so at most CPU 0's runs drop.
 	if cpus > 1 {
 		zeroElsewhere := mustParseInit(t, "maps:\n  ports:\n    - {key: htons(80), value: [0, 1]}\n")
-		got := runQuick(t, Config{Programs: []Program{{Object: obj}}, Cases: cases[:1], MapInit: zeroElsewhere})
+		got := runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj}}, Cases: cases[:1], MapInit: zeroElsewhere})
 		c := got["tcp-80"]
 		ranOn1 := c.Action == "XDP_DROP"
 		if ranOn1 != strings.Contains(effectStrings(c), "(CPU 1)") {
@@ -127,7 +127,7 @@ func TestPinnedPerCPUKnob(t *testing.T) {
 	}
 
 	// Sized on request instead.
-	res, err = Run(context.Background(), Config{Programs: []Program{{Object: obj}}, Cases: cases[:1], CPU: -1, Samples: MinSamples, Repeat: 10,
+	res, err = Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj}}, Cases: cases[:1], CPU: -1, Samples: MinSamples, Repeat: 10,
 		Load: LoadOptions{MaxEntries: []string{"passed=7"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 	obj := kerneltest.ReadTestObject[Object](t, "tailcall.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false)}
 
-	got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases})["tcp-80"]
+	got := runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases})["tcp-80"]
 	if got.Action != "XDP_DROP" || effectStrings(got) != "map .bss: [0] set {dropped: 1}" {
 		t.Errorf("static program array: %s, effects %q; want XDP_DROP by drop, which counts", got.Action, effectStrings(got))
 	}
@@ -158,7 +158,7 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 		if set != "" {
 			load, want = LoadOptions{Set: []string{set}}, "map .bss: [0] set {dropped: 8}"
 		}
-		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases, MapInit: vars, Load: load})["tcp-80"]
+		got := runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases, MapInit: vars, Load: load})["tcp-80"]
 		if effectStrings(got) != want {
 			t.Errorf("variables: dropped: 99, --set %q: effects %q, want %q", set, effectStrings(got), want)
 		}
@@ -172,15 +172,15 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
   outer/0:
     - {key: 0, value: XDP_DROP}
 `)
-	got = runQuick(t, Config{Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases, MapInit: init})["tcp-80"]
+	got = runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "entry"}}, Cases: cases, MapInit: init})["tcp-80"]
 	if got.Action != "XDP_TX" || len(got.Effects) != 0 {
 		t.Errorf("program array filled with transmit: %s, effects %q; want XDP_TX and no count", got.Action, effectStrings(got))
 	}
-	got = runQuick(t, Config{Programs: []Program{{Object: obj, Program: "by_inner"}}, Cases: cases})["tcp-80"]
+	got = runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "by_inner"}}, Cases: cases})["tcp-80"]
 	if got.Action != "XDP_ABORTED" {
 		t.Errorf("empty map of maps: %s, want XDP_ABORTED", got.Action)
 	}
-	got = runQuick(t, Config{Programs: []Program{{Object: obj, Program: "by_inner"}}, Cases: cases, MapInit: init})["tcp-80"]
+	got = runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "by_inner"}}, Cases: cases, MapInit: init})["tcp-80"]
 	if got.Action != "XDP_DROP" {
 		t.Errorf("map of maps with an inner map holding XDP_DROP: %s", got.Action)
 	}
@@ -194,17 +194,17 @@ func TestTypeAndStructuredKeys(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	obj := kerneltest.ReadTestObject[Object](t, "sections.o")
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "udp-80", 80, true)}
-	if _, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "keep_all"}}, Cases: cases, CPU: -1, Samples: MinSamples}); !errors.Is(err, object.ErrUnsupportedType) {
+	if _, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "keep_all"}}, Cases: cases, CPU: -1, Samples: MinSamples}); !errors.Is(err, object.ErrUnsupportedType) {
 		t.Fatalf("without --type: %v, want object.ErrUnsupportedType", err)
 	}
-	got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "keep_all"}}, Cases: cases, Load: LoadOptions{Type: "socket_filter"}})
+	got := runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "keep_all"}}, Cases: cases, Load: LoadOptions{Type: "socket_filter"}})
 	if c := got["tcp-80"]; c.Action != "-1" || c.Output != nil || c.Single {
 		t.Errorf("keep_all: %s, output %x, single %v; want -1 and the frame unchanged", c.Action, c.Output, c.Single)
 	}
 	// As on an inet socket the filter sees the packet from its IP header,
 	// as on an AF_PACKET socket from its Ethernet header.
 	for typ, want := range map[string]string{"socket_filter": "49152", "af_packet": "2048"} { // 192.0.2.1's 0xc000, IPv4's 0x0800
-		got := runQuick(t, Config{Programs: []Program{{Object: obj, Program: "ethertype"}}, Cases: cases, Load: LoadOptions{Type: typ}})
+		got := runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "ethertype"}}, Cases: cases, Load: LoadOptions{Type: typ}})
 		if c := got["tcp-80"]; c.Action != want || c.Output != nil {
 			t.Errorf("--type %s: bytes 12-13 read as %s, output %x; want %s and the frame unchanged", typ, c.Action, c.Output, want)
 		}
@@ -214,7 +214,7 @@ func TestTypeAndStructuredKeys(t *testing.T) {
     - key: {addr: 198.51.100.1, port: 80, proto: 6, family: 4, weight: 1}
       value: 3
 `)
-	got = runQuick(t, Config{Programs: []Program{{Object: obj, Program: "balance"}}, Cases: cases, MapInit: init, Load: LoadOptions{Type: "socket_filter"}})
+	got = runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "balance"}}, Cases: cases, MapInit: init, Load: LoadOptions{Type: "socket_filter"}})
 	if tcp, udp := got["tcp-80"], got["udp-80"]; tcp.Action != "3" || udp.Action != "0" {
 		t.Errorf("balance: TCP %s, UDP %s; want queue 3 for TCP to 198.51.100.1:80, 0 for UDP", tcp.Action, udp.Action)
 	}
@@ -262,7 +262,7 @@ func TestLoadOptionErrors(t *testing.T) {
 		{"not an address", Program{Object: sections, Program: "balance"}, LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {key: {addr: '2001:db8::1'}, value: 1}\n", object.ErrMapInit, `"2001:db8::1" is not an unsigned 32-bit number`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := Config{Programs: []Program{tt.program}, Cases: cases, CPU: -1, Samples: MinSamples, Load: tt.load}
+			cfg := Config{Sampling: SamplingFlat, Programs: []Program{tt.program}, Cases: cases, CPU: -1, Samples: MinSamples, Load: tt.load}
 			if tt.init != "" {
 				cfg.MapInit = mustParseInit(t, tt.init)
 			}
@@ -292,7 +292,7 @@ func TestMapInitKernelRefusal(t *testing.T) {
 	for port := range 17 {
 		doc += fmt.Sprintf("    - {key: {addr: 198.51.100.1, port: %d, proto: 6}, value: 1}\n", port+1)
 	}
-	_, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "sections.o"), Program: "balance"}},
+	_, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "sections.o"), Program: "balance"}},
 		Cases: []packets.Case{tcpTo(t, "tcp-80", 80, false)}, CPU: -1, Samples: MinSamples, Repeat: 10,
 		MapInit: mustParseInit(t, doc), Load: LoadOptions{Type: "socket_filter"}})
 	want := "init.yaml:19: map queues, key {addr: 3325256705 | addr6: "
@@ -315,7 +315,7 @@ func TestTailCallIntoOtherObject(t *testing.T) {
     - {key: htons(80), value: 1}
 `)
 	cases := []packets.Case{tcpTo(t, "tcp-80", 80, false), tcpTo(t, "tcp-443", 443, false)}
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "tailcall.o"), Program: "entry"}},
+	res, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "tailcall.o"), Program: "entry"}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 100, MapInit: init})
 	if err != nil {
 		t.Fatal(err)

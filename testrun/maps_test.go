@@ -17,7 +17,7 @@ func TestEffects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: bundled(t, "v4")}},
+	res, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: bundled(t, "v4")}},
 		Cases: cases, CPU: -1, Samples: MinSamples, Repeat: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestEffects(t *testing.T) {
 	}
 	own := cases[:1]
 	for _, withInit := range []bool{false, true} {
-		cfg := Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "maps.o")}},
+		cfg := Config{Sampling: SamplingFlat, Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "maps.o")}},
 			Cases: own, CPU: -1, Samples: MinSamples, Repeat: 10}
 		if withInit {
 			cfg.MapInit = init

@@ -96,9 +96,10 @@ type Config struct {
 	// calibration finds that it pays.
 	Anchor AnchorPolicy
 	Timer  Timer // TimerKernel (the default when empty) or TimerStats
-	// Sampling is SamplingFlat (the default when empty) or SamplingLinear;
-	// Levels is linear sampling's number of repeat levels, 0 for
-	// DefaultLevels. In linear mode, Repeat is the mean repeat of a sample.
+	// Sampling is SamplingLinear (the default when empty, as in the root
+	// package's Options) or SamplingFlat; Levels is linear sampling's
+	// number of repeat levels, 0 for DefaultLevels. In linear mode, Repeat
+	// is the mean repeat of a sample.
 	Sampling SamplingMode
 	Levels   int
 	// Restore samples every case of an XDP program through a restorer, as

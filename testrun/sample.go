@@ -139,7 +139,7 @@ func (s *sampler) run() (err error) {
 func (s *sampler) planRepeats(perRun []float64) {
 	s.singleCalls = singleCalls(s.dispatcher.Overhead, float64(TargetSample.Nanoseconds())/float64(s.repeat))
 	s.sampling = results.Sampling{Mode: string(SamplingFlat)}
-	if s.cfg.Sampling == SamplingLinear {
+	if s.cfg.Sampling != SamplingFlat { // linear, the default when empty
 		if s.linear, s.sampling.Why = s.planLinear(perRun); s.linear != nil {
 			s.sampling = results.Sampling{Mode: string(SamplingLinear), First: s.linear.first, Step: s.linear.step, Levels: s.linear.levels, Clock: Clock}
 		}

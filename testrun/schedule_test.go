@@ -143,7 +143,7 @@ func (r *stubRun) rounds(t *testing.T) []stubCall {
 // kept sample lands in its own unit's results.
 func TestScheduleRounds(t *testing.T) {
 	var progress []Progress
-	cfg := Config{Samples: 12, Repeat: 1000, Progress: func(p Progress) { progress = append(progress, p) }}
+	cfg := Config{Sampling: SamplingFlat, Samples: 12, Repeat: 1000, Progress: func(p Progress) { progress = append(progress, p) }}
 	r := newStubRun(t, context.Background(), cfg, 2, 4)
 	log := r.rounds(t)
 	n := r.units()
@@ -273,7 +273,7 @@ func TestScheduleStopsWhenEveryCaseHasEnough(t *testing.T) {
 	const late = 25 // samples case 1 needs
 	asked := map[int]int{}
 	var firstSeen int
-	cfg := Config{Samples: 5, Repeat: 1000, Budget: time.Minute}
+	cfg := Config{Sampling: SamplingFlat, Samples: 5, Repeat: 1000, Budget: time.Minute}
 	cfg.Enough = func(ci int, results []CaseResult) bool {
 		asked[ci]++
 		if len(results) != 2 {
@@ -320,7 +320,7 @@ func TestScheduleStopsWhenEveryCaseHasEnough(t *testing.T) {
 // when no case is ever accepted.
 func TestScheduleMinTimeAndBudget(t *testing.T) {
 	var firstAsk time.Duration
-	cfg := Config{Samples: 3, Repeat: 1000, Budget: time.Minute, MinTime: 30 * time.Millisecond}
+	cfg := Config{Sampling: SamplingFlat, Samples: 3, Repeat: 1000, Budget: time.Minute, MinTime: 30 * time.Millisecond}
 	start := time.Now()
 	cfg.Enough = func(int, []CaseResult) bool {
 		if firstAsk == 0 {
@@ -336,7 +336,7 @@ func TestScheduleMinTimeAndBudget(t *testing.T) {
 	}
 
 	var progress []Progress
-	cfg = Config{Samples: 3, Repeat: 1000, Budget: 50 * time.Millisecond,
+	cfg = Config{Sampling: SamplingFlat, Samples: 3, Repeat: 1000, Budget: 50 * time.Millisecond,
 		Enough:   func(int, []CaseResult) bool { return false },
 		Progress: func(p Progress) { progress = append(progress, p) }}
 	r = newStubRun(t, context.Background(), cfg, 1, 2)
@@ -415,7 +415,7 @@ func TestScheduleSingleRunsAndOtherReturns(t *testing.T) {
 // A failed sample ends the run with the case named; so does a cancelled
 // context, before the next sample.
 func TestScheduleStops(t *testing.T) {
-	r := newStubRun(t, context.Background(), Config{Samples: 10, Repeat: 1000}, 1, 3)
+	r := newStubRun(t, context.Background(), Config{Sampling: SamplingFlat, Samples: 10, Repeat: 1000}, 1, 3)
 	r.runners[0].failAt, r.runners[1].failAt = 8, 8
 	err := r.s.rounds()
 	if !errors.Is(err, errStub) {
@@ -431,7 +431,7 @@ func TestScheduleStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	cfg := Config{Samples: 10, Repeat: 1000, Progress: func(Progress) {
+	cfg := Config{Sampling: SamplingFlat, Samples: 10, Repeat: 1000, Progress: func(Progress) {
 		if calls++; calls == 7 {
 			cancel()
 		}

@@ -18,7 +18,7 @@ func TestSocketMapNotCompared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), Config{Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "xsk.o")}}, Cases: cases,
+	res, err := Run(context.Background(), Config{Sampling: SamplingFlat, Programs: []Program{{Object: kerneltest.ReadTestObject[Object](t, "xsk.o")}}, Cases: cases,
 		CPU: -1, Samples: MinSamples, Repeat: 100})
 	if err != nil {
 		t.Fatal(err)

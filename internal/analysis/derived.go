@@ -23,29 +23,11 @@ func pooledFrom(r *results.Report) int {
 // changeSpread is the factor within which an interleaved run's changes
 // hold their size at the recalled fast phase its figures were scaled to
 // (phases.ChangeSpread), transfer its exponent, by the phase report shows
-// (firstPhase); 0 where the run was not scaled to a recalled phase.
+// (results.Report.Phase); 0 where the run was not scaled to a recalled phase.
 func changeSpread(r *results.Report, transfer float64) float64 {
-	ph := firstPhase(r)
+	ph := r.Phase()
 	if ph == nil || ph.Recalled == 0 {
 		return 0
 	}
 	return phases.ChangeSpread(ph.RunFloor, ph.Recalled, transfer)
-}
-
-// firstPhase is how the run was scaled to the machine's fast phase, as the
-// first case measured over loads records it: the floor's, or where the
-// floor was loaded once, a program's; nil where it was not.
-func firstPhase(r *results.Report) *results.Phase {
-	progs := r.Programs
-	if r.Floor != nil {
-		progs = append([]results.Program{*r.Floor}, progs...)
-	}
-	for _, p := range progs {
-		for _, c := range p.Results {
-			if c.Stats != nil && c.Stats.Loads != nil && c.Stats.Loads.Phase != nil {
-				return c.Stats.Loads.Phase
-			}
-		}
-	}
-	return nil
 }
