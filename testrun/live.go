@@ -241,7 +241,7 @@ func (p *plan) checkLiveRestored(progs []*program, res *Result) error {
 // confirmCall makes call, which sends frames live frames of case c, and
 // confirms from the pair's counters that they went where c's action says.
 func (p *plan) confirmCall(c CaseResult, frames uint64, call func() error) error {
-	before, err := p.cfg.Live.Net.pair.Counts()
+	before, err := p.cfg.Live.Net.pair.Quiet()
 	if err != nil {
 		return err
 	}

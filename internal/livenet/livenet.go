@@ -190,6 +190,35 @@ func (p *Pair) Settle(before Counts, want uint64) (Counts, error) {
 	return last.minus(before), nil
 }
 
+// Quiet waits, up to a second, until the counts hold still for
+// quietReads reads in a row, and returns them: frames of a call that
+// nothing confirmed (a warm-up, a restoring pass) reach the counters in
+// a later NAPI poll, and on a busy machine a batch of 64 landed in the
+// next case's count.
+func (p *Pair) Quiet() (Counts, error) {
+	last, err := p.Counts()
+	if err != nil {
+		return Counts{}, err
+	}
+	for deadline, same := time.Now().Add(time.Second), 0; same < quietReads && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		now, err := p.Counts()
+		if err != nil {
+			return Counts{}, err
+		}
+		if now == last {
+			same++
+		} else {
+			last, same = now, 0
+		}
+	}
+	return last, nil
+}
+
+// quietReads is how many unchanged reads, 10 ms apart, make the counters
+// quiet.
+const quietReads = 3
+
 // minus is how the counts grew since before.
 func (c Counts) minus(before Counts) Counts {
 	return Counts{Transmitted: c.Transmitted - before.Transmitted, Passed: c.Passed - before.Passed, Received: c.Received - before.Received}
