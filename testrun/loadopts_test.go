@@ -184,6 +184,17 @@ func TestTailCallsAndMapsOfMaps(t *testing.T) {
 	if got.Action != "XDP_DROP" {
 		t.Errorf("map of maps with an inner map holding XDP_DROP: %s", got.Action)
 	}
+	// The inner map's entries before its outer map's: the same.
+	innerFirst := mustParseInit(t, `maps:
+  outer/0:
+    - {key: 0, value: XDP_DROP}
+  outer:
+    - {key: 0, value: inner}
+`)
+	got = runQuick(t, Config{Sampling: SamplingFlat, Programs: []Program{{Object: obj, Program: "by_inner"}}, Cases: cases, MapInit: innerFirst})["tcp-80"]
+	if got.Action != "XDP_DROP" {
+		t.Errorf("inner map listed before its outer map: %s, want XDP_DROP", got.Action)
+	}
 }
 
 // sections.o: socket filters in sections that name no type load with

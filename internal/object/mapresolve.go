@@ -61,10 +61,14 @@ func (mi *MapInit) Resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.
 	}
 	var updates []Update
 	// Maps of maps before the rest: a new inner map can then be filled by
-	// name.
+	// name, wherever the file lists it (before its outer map, it is not
+	// there yet in the first pass).
 	for _, pass := range []bool{true, false} {
 		for _, me := range mi.maps {
 			t, name, err := mi.find(targets, me)
+			if err != nil && pass {
+				continue // the second pass finds it, or says it is missing
+			}
 			if err != nil {
 				return nil, nil, err
 			}
