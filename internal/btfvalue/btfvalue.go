@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
+	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
 )
 
@@ -762,8 +764,9 @@ func parseAddress(s string, size int) ([]byte, bool) {
 }
 
 // scalar reads an integer: a number in Go's syntax, an action's name
-// (XDP_DROP, TC_ACT_SHOT), or htons(N) or htonl(N), N in network byte
-// order, which raw reports: a big-endian field takes such a value as it is.
+// (XDP_DROP, TC_ACT_SHOT), now[±D] (monotonicNow), or htons(N) or
+// htonl(N), N in network byte order, which raw reports: a big-endian
+// field takes such a value as it is.
 func scalar(n *yaml.Node, signed bool, size int) (v uint64, raw bool, err error) {
 	if n.Kind != yaml.ScalarNode {
 		return 0, false, fmt.Errorf("line %d: want a number", n.Line)
@@ -774,6 +777,12 @@ func scalar(n *yaml.Node, signed bool, size int) (v uint64, raw bool, err error)
 		}
 	}
 	bits := 8 * size
+	if at, ok, err := monotonicNow(n.Value); ok {
+		if err != nil || bits < 64 {
+			return 0, false, fmt.Errorf("line %d: %q: want now, now+D or now-D (D a duration: 30s, 2m), after boot, in a 64-bit field: bpf_ktime_get_ns's nanoseconds", n.Line, n.Value)
+		}
+		return at, false, err
+	}
 	for _, f := range []struct {
 		name string
 		bits int
@@ -804,6 +813,35 @@ func scalar(n *yaml.Node, signed bool, size int) (v uint64, raw bool, err error)
 		return 0, false, fmt.Errorf("line %d: %q is not an unsigned %d-bit number", n.Line, n.Value, bits)
 	}
 	return v, false, nil
+}
+
+// monotonicNow reads now, now+D or now-D as the kernel's monotonic clock
+// in nanoseconds (bpf_ktime_get_ns's) plus D: an LRU entry's or a
+// conntrack entry's timestamp must be on that clock, else the program
+// takes it for stale. ok says the value is one of these forms.
+func monotonicNow(s string) (at uint64, ok bool, err error) {
+	rest, ok := strings.CutPrefix(s, "now")
+	if !ok {
+		return 0, false, nil
+	}
+	var offset time.Duration
+	if rest != "" {
+		if rest[0] != '+' && rest[0] != '-' {
+			return 0, false, nil // a name that starts with now
+		}
+		if offset, err = time.ParseDuration(rest); err != nil {
+			return 0, true, err
+		}
+	}
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return 0, true, err
+	}
+	v := ts.Nano() + offset.Nanoseconds()
+	if v < 0 || offset > 0 && v < ts.Nano() {
+		return 0, true, fmt.Errorf("%s is before boot or past the clock", s)
+	}
+	return uint64(v), true, nil
 }
 
 func putUint(out []byte, v uint64) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf/btf"
+	"golang.org/x/sys/unix"
 	"gopkg.in/yaml.v3"
 )
 
@@ -17,6 +18,42 @@ func yamlNode(t *testing.T, s string) *yaml.Node {
 		t.Fatal(err)
 	}
 	return doc.Content[0]
+}
+
+// now, now+D and now-D are the kernel's monotonic clock, as
+// bpf_ktime_get_ns reads it, plus D, in a 64-bit field only.
+func TestEncodeNow(t *testing.T) {
+	u64 := &btf.Int{Name: "__u64", Size: 8}
+	clock := func() uint64 {
+		var ts unix.Timespec
+		if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+			t.Fatal(err)
+		}
+		return uint64(ts.Nano())
+	}
+	for _, tt := range []struct {
+		yaml   string
+		offset int64
+	}{{"now", 0}, {"now+30s", 30e9}, {"now-1ms", -1e6}} {
+		before := clock()
+		b, err := Encode(u64, yamlNode(t, tt.yaml))
+		after := clock()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.yaml, err)
+		}
+		got := int64(binary.NativeEndian.Uint64(b)) - tt.offset
+		if got < int64(before) || got > int64(after) {
+			t.Errorf("%s: %d less %d is not between the clock's %d and %d", tt.yaml, got+tt.offset, tt.offset, before, after)
+		}
+	}
+	for _, bad := range []string{"now+", "now*2", "now-100000h"} {
+		if _, err := Encode(u64, yamlNode(t, bad)); err == nil {
+			t.Errorf("%s: encoded, want an error", bad)
+		}
+	}
+	if _, err := Encode(&btf.Int{Name: "__u32", Size: 4}, yamlNode(t, "now")); err == nil {
+		t.Error("now in a 32-bit field: encoded, want an error")
+	}
 }
 
 // Values are written as a user reads them in C and in packets, and come
