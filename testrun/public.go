@@ -177,34 +177,28 @@ func Select(obj Object, patterns string, load LoadOptions, mi *MapInit) (names [
 	return names, skipped, err
 }
 
-// effectsOf and contextChangesOf keep nil as nil: a case with no context
-// change is told by a nil slice.
+// effectsOf, contextChangesOf and blocksOf turn the loader's values into
+// testrun's own, keeping nil as nil: a case with no context change is
+// told by a nil slice.
 func effectsOf(in []object.Effect) []Effect {
-	if in == nil {
-		return nil
-	}
-	out := make([]Effect, len(in))
-	for i, e := range in {
-		out[i] = Effect(e)
-	}
-	return out
+	return convertAll(in, func(e object.Effect) Effect { return Effect(e) })
 }
 
 func contextChangesOf(in []object.ContextChange) []ContextChange {
-	if in == nil {
-		return nil
-	}
-	out := make([]ContextChange, len(in))
-	for i, c := range in {
-		out[i] = ContextChange(c)
-	}
-	return out
+	return convertAll(in, func(c object.ContextChange) ContextChange { return ContextChange(c) })
 }
 
 func blocksOf(in []insncount.Block) []Block {
-	out := make([]Block, len(in))
-	for i, b := range in {
-		out[i] = Block(b)
+	return convertAll(in, func(b insncount.Block) Block { return Block(b) })
+}
+
+func convertAll[T, U any](in []T, convert func(T) U) []U {
+	if in == nil {
+		return nil
+	}
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = convert(v)
 	}
 	return out
 }

@@ -169,25 +169,11 @@ func (p *Pair) Counts() (Counts, error) {
 // since before, or to stop growing: frames reach xm1 in its NAPI poll, and
 // a cpumap's in a kthread, after the run returns. It returns their growth.
 func (p *Pair) Settle(before Counts, want uint64) (Counts, error) {
-	var last Counts
-	stable := 0
-	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && stable < 5; {
-		now, err := p.Counts()
-		if err != nil {
-			return Counts{}, err
-		}
-		if now == last {
-			stable++
-		} else {
-			last, stable = now, 0
-		}
-		grew := last.minus(before)
-		if grew.Transmitted+grew.Passed+grew.Received >= want {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return last.minus(before), nil
+	now, err := p.poll(settleReads, 20*time.Millisecond, func(c Counts) bool {
+		grew := c.minus(before)
+		return grew.Transmitted+grew.Passed+grew.Received >= want
+	})
+	return now.minus(before), err
 }
 
 // Quiet waits, up to a second, until the counts hold still for
@@ -196,12 +182,26 @@ func (p *Pair) Settle(before Counts, want uint64) (Counts, error) {
 // a later NAPI poll, and on a busy machine a batch of 64 landed in the
 // next case's count.
 func (p *Pair) Quiet() (Counts, error) {
+	return p.poll(quietReads, 10*time.Millisecond, func(Counts) bool { return false })
+}
+
+// How many unchanged reads in a row end a wait: Settle's, which stops
+// at its frames' count first, and Quiet's.
+const (
+	settleReads = 5
+	quietReads  = 3
+)
+
+// poll reads the counts every interval, up to a second, until enough
+// says they are done or they have held still for still reads in a row,
+// and returns the last.
+func (p *Pair) poll(still int, every time.Duration, enough func(Counts) bool) (Counts, error) {
 	last, err := p.Counts()
 	if err != nil {
 		return Counts{}, err
 	}
-	for deadline, same := time.Now().Add(time.Second), 0; same < quietReads && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
+	for deadline, same := time.Now().Add(time.Second), 0; !enough(last) && same < still && time.Now().Before(deadline); {
+		time.Sleep(every)
 		now, err := p.Counts()
 		if err != nil {
 			return Counts{}, err
@@ -214,10 +214,6 @@ func (p *Pair) Quiet() (Counts, error) {
 	}
 	return last, nil
 }
-
-// quietReads is how many unchanged reads, 10 ms apart, make the counters
-// quiet.
-const quietReads = 3
 
 // minus is how the counts grew since before.
 func (c Counts) minus(before Counts) Counts {
