@@ -43,6 +43,10 @@ func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) results.Case {
 		OtherReturns: c.OtherReturns, Instructions: c.Instructions, NoCount: c.NoCount,
 		Samples: c.Samples, Runs: c.Runs, Wall: c.Wall, Enough: c.Enough,
 		Context: c.Case.Context.String(),
+		State:   c.State(), FirstInstructions: c.FirstInstructions, LaterInstructions: c.LaterInstructions, Unrestored: c.Unrestored,
+	}
+	if c.LaterReturn != c.Return {
+		rc.LaterAction = object.ActionName(programType, c.LaterReturn)
 	}
 	if c.Case.Source.IsValid() {
 		rc.Source = c.Case.Source.String()

@@ -3,6 +3,7 @@ package xdpmicro
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
@@ -81,6 +82,10 @@ type Options struct {
 	// source-address classes on bundled builds, else the protocol mix.
 	// Build them with Frame, Classes, Mix, or package packets.
 	Cases []packets.Case
+	// States runs every case once in each map state (packets.ParseState:
+	// steady, first, flows=N), named name@state (packets.InStates); nil
+	// runs each in its own Case.State, steady when it has none.
+	States []string
 	// MapInit, if set, fills the maps of every program measured after
 	// loading, and sets variables and map sizes before (ReadMapInit).
 	MapInit *MapInit
@@ -303,8 +308,8 @@ func checkOptions(o Options) error {
 		return fmt.Errorf("%w: a warm-up of %s: want up to %s, 0 for the default, or NoWarmup", ErrOptions, o.Warmup, MaxDuration)
 	case o.CPU != nil && *o.CPU < testrun.AnyCPU:
 		return fmt.Errorf("%w: CPU %d: want a CPU number, or testrun.AnyCPU to choose", ErrOptions, *o.CPU)
-	case len(o.Cases) > packets.MaxCases:
-		return fmt.Errorf("%w: %d packet cases: want at most %d", ErrOptions, len(o.Cases), packets.MaxCases)
+	case len(o.Cases)*max(len(o.States), 1) > packets.MaxCases:
+		return fmt.Errorf("%w: %d packet cases in %d map states: want at most %d", ErrOptions, len(o.Cases), max(len(o.States), 1), packets.MaxCases)
 	case o.Live && (o.Compared || o.Baseline != nil || len(o.Programs) != 1):
 		return fmt.Errorf("%w: live frames measure one program against its own test run: no second build or baseline", ErrOptions)
 	case o.LiveBatch < 0 || o.LiveBatch > MaxLiveBatch:
@@ -319,6 +324,27 @@ func checkOptions(o Options) error {
 	if o.Estimator != "" {
 		if _, err := stats.ParseEstimator(string(o.Estimator)); err != nil {
 			return fmt.Errorf("%w: %w", ErrOptions, err)
+		}
+	}
+	return checkStates(o)
+}
+
+// checkStates refuses map states that are not one, and those live frames
+// cannot be measured in.
+func checkStates(o Options) error {
+	states := slices.Clone(o.States)
+	for _, c := range o.Cases {
+		states = append(states, c.State)
+	}
+	for _, st := range states {
+		if st == "" {
+			continue
+		}
+		if _, err := packets.ParseState(st); err != nil {
+			return fmt.Errorf("%w: %w", ErrOptions, err)
+		}
+		if o.Live && st != packets.StateSteady {
+			return fmt.Errorf("%w: live frames are measured in the steady map state, not %s", ErrOptions, st)
 		}
 	}
 	return nil

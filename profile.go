@@ -9,6 +9,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/kernels"
 	"github.com/xdpmicro/xdpmicro/internal/profile"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -33,7 +34,7 @@ func Profile(ctx context.Context, o Options, obs Observer) (*ProfileReport, erro
 	if err != nil {
 		return nil, err
 	}
-	cfg := testrun.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: cpuOf(o), Profile: true}
+	cfg := testrun.Config{Programs: o.Programs, Cases: packets.InStates(o.Cases, o.States), MapInit: o.MapInit, Load: o.Load, CPU: cpuOf(o), Profile: true}
 	if obs != nil {
 		cfg.Notice = obs.Notice
 	}

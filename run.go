@@ -8,6 +8,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -45,6 +46,7 @@ func newRunner(o Options) *runner {
 		o.Precision = 0 // exactly Samples rounds, no budget
 	}
 	o.Compare.NoiseThreshold = noiseThreshold(o.Compare)
+	o.Cases, o.States = packets.InStates(o.Cases, o.States), nil
 	if o.Live {
 		o = asLive(o)
 	}

@@ -33,6 +33,7 @@ import (
 //	cases:
 //	  - name: dns-query        # required, unique, [a-z0-9._-]+: selects the case on the command line
 //	    expect: XDP_PASS       # XDP_* or TC_ACT_* action name, or a number; upper-cased
+//	    state: first           # the maps its runs see: steady (default), first or flows=N (ParseState)
 //	    ctx: {mark: 0x2a, cb: [1, 2]}   # the program's context for this case, over --ctx's
 //	    eth:
 //	      src: 02:00:00:00:00:01   # default
@@ -327,7 +328,7 @@ var (
 )
 
 func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
-	o, err := p.object(n, path, "name", "expect", "ctx", "frame", "eth", "ipv4", "ipv6", "arp", "udp", "tcp", "icmp", "encap", "payload")
+	o, err := p.object(n, path, "name", "expect", "state", "ctx", "frame", "eth", "ipv4", "ipv6", "arp", "udp", "tcp", "icmp", "encap", "payload")
 	if err != nil {
 		return Case{}, err
 	}
@@ -346,8 +347,14 @@ func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
 	if err != nil {
 		return Case{}, err
 	}
+	state, err := o.state()
+	if err != nil {
+		return Case{}, err
+	}
 	if o.has("frame") {
-		return p.frameCase(o, name, expect, ctx)
+		c, err := p.frameCase(o, name, expect, ctx)
+		c.State = state
+		return c, err
 	}
 	var f frame
 	for _, step := range []func(*object) error{f.network, f.transport, f.encap, f.link, f.payload} {
@@ -363,7 +370,20 @@ func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
 	if f.outerSrc.IsValid() {
 		src = f.outerSrc
 	}
-	return Case{Name: name, Summary: f.summary(), Source: src, Frame: data, Expect: expect, Context: ctx}, nil
+	return Case{Name: name, Summary: f.summary(), Source: src, Frame: data, Expect: expect, Context: ctx, State: state}, nil
+}
+
+// state returns the case's map state (ParseState), or "" when absent.
+func (o *object) state() (string, error) {
+	s, n, ok, err := o.text("state")
+	if err != nil || !ok {
+		return "", err
+	}
+	st, err := ParseState(s)
+	if err != nil {
+		return "", o.p.fail(n, o.at("state"), "%v", err)
+	}
+	return st, nil
 }
 
 // expect returns the expected action, upper-cased, or "" when absent. It

@@ -121,6 +121,22 @@ type Case struct {
 	// executed; zero when not counted, and NoCount says why.
 	Instructions uint64    `json:"instructions,omitempty"`
 	NoCount      string    `json:"instructions_unknown,omitempty"`
+	// State is the map state the runs were timed in: steady (a run after
+	// the case's own earlier ones), first (every run from the maps as
+	// loaded) or flows=N; empty in reports saved before it was kept.
+	State string `json:"state,omitempty"`
+	// FirstInstructions and LaterInstructions are the instructions of
+	// the first run from the maps as loaded and of a run after a warm-up,
+	// LaterAction the latter's action where it differs: they differ when
+	// a program takes another path once its maps hold what its first run
+	// changed (a miss and an insert, then hits). Instructions is the
+	// timed one's.
+	FirstInstructions uint64 `json:"first_instructions,omitempty"`
+	LaterInstructions uint64 `json:"later_instructions,omitempty"`
+	LaterAction       string `json:"later_action,omitempty"`
+	// Unrestored names the maps whose changes were not put back between
+	// a first-state case's runs.
+	Unrestored string `json:"unrestored,omitempty"`
 	Samples      []float64 `json:"samples_ns"`
 	// Runs and Wall are linear sampling's repeat and wall time (ns) of
 	// each sample's call.
@@ -138,6 +154,12 @@ type Case struct {
 	// ContextChanges what the checking run's program changed of it.
 	Context        string          `json:"context,omitempty"`
 	ContextChanges []ContextChange `json:"context_changes,omitempty"`
+}
+
+// PathChanges says whether the case's later runs took another path than
+// its first: other instructions, or another action.
+func (c Case) PathChanges() bool {
+	return c.FirstInstructions != c.LaterInstructions || c.LaterAction != ""
 }
 
 // Measured is the program a report is about: the only one, or the after

@@ -11,17 +11,19 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/insncount"
 	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/packets"
 )
 
 // loadCounted loads an instrumented copy; tests replace it.
 var loadCounted = insncount.Load
 
 // countInstructions sets, for every case of every program but the floor,
-// the number of BPF instructions its checking run executed, counted on an
-// instrumented copy of the program (package insncount) loaded beside the
-// one measured, run once per case and closed. The copy has maps of its own,
-// filled as the program's were and run through the cases in the same order,
-// so that it takes the path the checking run took. A program whose copy
+// the number of BPF instructions of its first run and of a later one, and
+// of the one its samples time, counted on an instrumented copy of the
+// program (package insncount) loaded beside the one measured, and closed.
+// The copy has maps of its own, filled as the program's were and put back
+// after each case as the program's are, so that it takes the paths the
+// program takes. A program whose copy
 // cannot be loaded, or strays from that path, gets the reason instead: it
 // is measured by time alone.
 func (p *plan) countInstructions(progs []*program, res *Result) {
@@ -34,23 +36,27 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 		if j, ok := first[p.programOf[i]]; ok {
 			// Another placement of a program counted already.
 			for c := range pr.Cases {
-				pr.Cases[c].Instructions = res.Programs[j].Cases[c].Instructions
-				pr.Cases[c].NoCount = res.Programs[j].Cases[c].NoCount
-				pr.Cases[c].Blocks = res.Programs[j].Cases[c].Blocks
+				from, to := &res.Programs[j].Cases[c], &pr.Cases[c]
+				to.Instructions, to.NoCount, to.Blocks = from.Instructions, from.NoCount, from.Blocks
+				to.FirstInstructions, to.LaterInstructions, to.LaterReturn = from.FirstInstructions, from.LaterInstructions, from.LaterReturn
 			}
 			pr.Counted = res.Programs[j].Counted
 			continue
 		}
 		first[p.programOf[i]] = i
-		blocks, rw, err := p.count(l, p.updates[i], pr.Cases)
+		paths, rw, err := p.count(l, p.updates[i], pr.Cases)
 		for c := range pr.Cases {
+			cr := &pr.Cases[c]
 			if err != nil {
-				pr.Cases[c].NoCount = firstLine(err.Error())
+				cr.NoCount = firstLine(err.Error())
 				continue
 			}
-			pr.Cases[c].Instructions = rw.Total(blocks[c])
+			cr.FirstInstructions, cr.LaterInstructions = rw.Total(paths.first[c]), rw.Total(paths.later[c])
+			cr.LaterReturn = paths.laterReturns[c]
+			timed := paths.timed(c, cr.State())
+			cr.Instructions = rw.Total(timed)
 			if p.cfg.Profile {
-				pr.Cases[c].Blocks = blocks[c]
+				cr.Blocks = timed
 			}
 		}
 		if err == nil && p.cfg.Profile {
@@ -59,41 +65,70 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 	}
 }
 
-// count runs every case once through an instrumented copy of l's program
-// and returns, for each case, how many times each basic block of the
-// rewrite ran.
-func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) ([][]uint64, insncount.Rewrite, error) {
+// pathCounts are, for each case, how many times each basic block of the
+// rewrite ran in its first run and in a later one, and the later one's
+// return.
+type pathCounts struct {
+	first, later [][]uint64
+	laterReturns []uint32
+}
+
+// timed is the block counts of case c's timed path: its first run's in
+// the first state, a later run's otherwise.
+func (pc pathCounts) timed(c int, state string) []uint64 {
+	if state == packets.StateFirst {
+		return pc.first[c]
+	}
+	return pc.later[c]
+}
+
+// count runs every case through an instrumented copy of l's program
+// (runCounted).
+func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) (pathCounts, insncount.Rewrite, error) {
 	if l.Object.Prog != nil {
-		return nil, insncount.Rewrite{}, errors.New("not counted: a program its caller loaded has no instructions to instrument; give its CollectionSpec")
+		return pathCounts{}, insncount.Rewrite{}, errors.New("not counted: a program its caller loaded has no instructions to instrument; give its CollectionSpec")
 	}
 	counted, err := loadCounted(l.Spec, l.Info.Name)
 	if err != nil {
-		return nil, insncount.Rewrite{}, fmt.Errorf("not counted: %w", err)
+		return pathCounts{}, insncount.Rewrite{}, fmt.Errorf("not counted: %w", err)
 	}
 	defer counted.Close()
-	counts, err := runCounted(l, counted, updates, cases)
-	return counts, counted.Rewrite, err
+	first, later, laterReturns, err := runCounted(l, counted, updates, cases)
+	return pathCounts{first: first, later: later, laterReturns: laterReturns}, counted.Rewrite, err
 }
 
-// runCounted runs every case once through counted, the instrumented copy
-// of l's program, after filling its maps as l's were.
-func runCounted(l *program, counted *insncount.Program, updates []object.Update, cases []CaseResult) ([][]uint64, error) {
+// laterRuns is how many runs of a case, after its first, warm up the
+// maps before the run counted as a later one: enough for a flow table's
+// insert and a counter's first steps, not for a rate limiter's budget.
+const laterRuns = 8
+
+// runCounted runs every case through counted, the instrumented copy of
+// l's program, after filling its maps as l's were: once from the maps as
+// loaded, then laterRuns times more and once counted again, and puts its
+// maps back before the next case, as the checking runs do. It returns
+// each case's block counts of the first run and of the later one, and the
+// later one's return.
+func runCounted(l *program, counted *insncount.Program, updates []object.Update, cases []CaseResult) (first, later [][]uint64, laterReturns []uint32, err error) {
 	twin := object.FromCollection(l.Object, l.Info, l.Spec, counted.Collection, counted.Program)
 	if err := twin.Apply(updates); err != nil {
-		return nil, fmt.Errorf("not counted: the instrumented copy's maps: %w", err)
+		return nil, nil, nil, fmt.Errorf("not counted: the instrumented copy's maps: %w", err)
 	}
-	counts := make([][]uint64, len(cases))
+	first, later, laterReturns = make([][]uint64, len(cases)), make([][]uint64, len(cases)), make([]uint32, len(cases))
 	for i, c := range cases {
+		fail := func(err error) ([][]uint64, [][]uint64, []uint32, error) {
+			return nil, nil, nil, fmt.Errorf("not counted: case %s: %w", c.Case.Name, err)
+		}
 		// As before each checking run: queues and stacks emptied.
-		if _, err := twin.Snapshot(); err != nil {
-			return nil, fmt.Errorf("not counted: case %s: %w", c.Case.Name, err)
+		before, err := twin.Snapshot()
+		if err != nil {
+			return fail(err)
 		}
 		if err := counted.Reset(); err != nil {
-			return nil, fmt.Errorf("not counted: %w", err)
+			return fail(err)
 		}
 		ret, out, _, err := twin.RunOnce(c.Case.Frame, c.ctxIn)
 		if err != nil {
-			return nil, fmt.Errorf("not counted: case %s: the instrumented copy: %w", c.Case.Name, err)
+			return fail(fmt.Errorf("the instrumented copy: %w", err))
 		}
 		want := c.Output
 		if want == nil {
@@ -101,16 +136,37 @@ func runCounted(l *program, counted *insncount.Program, updates []object.Update,
 		}
 		switch {
 		case ret != c.Return:
-			return nil, fmt.Errorf("not counted: case %s: the instrumented copy returned %s, the program %s",
-				c.Case.Name, object.ActionName(l.Info.Type, ret), object.ActionName(l.Info.Type, c.Return))
+			return fail(fmt.Errorf("the instrumented copy returned %s, the program %s",
+				object.ActionName(l.Info.Type, ret), object.ActionName(l.Info.Type, c.Return)))
 		case object.FrameChanged(l.Info.Type, want, out):
-			return nil, fmt.Errorf("not counted: case %s: the instrumented copy left another frame than the program", c.Case.Name)
+			return fail(errors.New("the instrumented copy left another frame than the program"))
 		}
-		if counts[i], err = counted.Counts(nil); err != nil {
-			return nil, fmt.Errorf("not counted: %w", err)
+		if first[i], err = counted.Counts(nil); err != nil {
+			return fail(err)
+		}
+		for range laterRuns {
+			if _, _, _, err := twin.RunOnce(c.Case.Frame, c.ctxIn); err != nil {
+				return fail(fmt.Errorf("the instrumented copy: %w", err))
+			}
+		}
+		if err := counted.Reset(); err != nil {
+			return fail(err)
+		}
+		if laterReturns[i], _, _, err = twin.RunOnce(c.Case.Frame, c.ctxIn); err != nil {
+			return fail(fmt.Errorf("the instrumented copy: %w", err))
+		}
+		if later[i], err = counted.Counts(nil); err != nil {
+			return fail(err)
+		}
+		_, undo, err := twin.Changes(before)
+		if err == nil {
+			err = undo.Apply()
+		}
+		if err != nil {
+			return fail(err)
 		}
 	}
-	return counts, nil
+	return first, later, laterReturns, nil
 }
 
 // Counted is what a program's block counts (CaseResult.Blocks) count, kept

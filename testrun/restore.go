@@ -159,11 +159,11 @@ func (x restoredRunner) sample(frame, ctx []byte, repeat uint32) (measurement, e
 	return x.r.sample(frame, ctx, repeat)
 }
 
-func (x restoredRunner) sampleSingle(frame, ctx []byte, calls int, want uint32) (measurement, error) {
+func (x restoredRunner) sampleSingle(frame, ctx []byte, calls int, want uint32, reset func() error) (measurement, error) {
 	if err := x.r.choose(x.caseIndex); err != nil {
 		return measurement{}, err
 	}
-	return x.r.sampleSingle(frame, ctx, calls, want)
+	return x.r.sampleSingle(frame, ctx, calls, want, reset)
 }
 
 // restore decides, before sampling, which cases run through restorers:
@@ -189,7 +189,9 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			// one run a call.
 			move[ci] = move[ci] || (!p.isFloor(i) && c.Output != nil && len(c.Output) != len(c.Case.Frame))
 		}
-		if (changed || p.cfg.Restore) && !ctxChanged {
+		// A first-state case is sampled one run a call, its maps put back
+		// before each: a restorer would run its repeats on the same maps.
+		if (changed || p.cfg.Restore) && !ctxChanged && p.cfg.Cases[ci].State != packets.StateFirst {
 			candidates = append(candidates, ci)
 		}
 		write[ci] = changed

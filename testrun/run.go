@@ -209,11 +209,23 @@ type CaseResult struct {
 	// earlier runs filled).
 	OtherReturns int
 	OtherReturn  uint32
-	// Instructions is the number of BPF instructions the checking run
-	// executed, counted on an instrumented copy (insns.go); zero when not
-	// counted, and NoCount says why.
+	// Instructions is the number of BPF instructions of the path the
+	// samples timed, counted on an instrumented copy (insns.go): the first
+	// run's in the first state, a run's after a warm-up otherwise; zero
+	// when not counted, and NoCount says why.
 	Instructions uint64
 	NoCount      string
+	// FirstInstructions and LaterInstructions are those of the first run
+	// from the maps as loaded and of a run after a warm-up of the case's
+	// own runs: they differ when the program takes another path once its
+	// maps hold what its first run changed (a miss, then hits).
+	FirstInstructions, LaterInstructions uint64
+	// LaterReturn is the later run's return; Return is the first's.
+	LaterReturn uint32
+	// Unrestored names the maps whose changes are not put back between a
+	// first-state case's runs (not copied: too large, or unreadable);
+	// empty when every change is.
+	Unrestored string
 	// Blocks, with Config.Profile, are how many times the checking run
 	// executed each basic block of ProgramResult.Counted.Blocks.
 	Blocks []uint64
@@ -222,6 +234,32 @@ type CaseResult struct {
 	ContextChanges []ContextChange
 	// ctxIn is Case.Context as the program type's struct; nil without one.
 	ctxIn []byte
+	// undo puts the maps back as they were before the checking run: after
+	// it, and before each run of a first-state case.
+	undo object.Undo
+}
+
+// State is the map state the case was timed in: its Case.State, or
+// steady.
+func (c CaseResult) State() string {
+	if c.Case.State == "" {
+		return packets.StateSteady
+	}
+	return c.Case.State
+}
+
+// PathChanges says whether later runs took another path than the first.
+func (c CaseResult) PathChanges() bool {
+	return c.FirstInstructions != c.LaterInstructions || c.LaterReturn != c.Return
+}
+
+// resetState puts the maps back before a run of a first-state case; nil
+// for other states.
+func (c *CaseResult) resetState() func() error {
+	if c.Case.State != packets.StateFirst {
+		return nil
+	}
+	return c.undo.Apply
 }
 
 // ProgramResult holds the results for one program.
@@ -507,15 +545,23 @@ func (p *plan) check(progs []*program) (Result, error) {
 	}
 	p.countInstructions(progs, &res)
 	// A case any program changes the frame of is sampled one run a call
-	// for every program and the floor, so that all are measured alike.
-	for ci := range p.cfg.Cases {
-		single := p.cfg.SingleRun
+	// for every program and the floor, so that all are measured alike; so
+	// is a first-state case, its maps put back before every call.
+	for ci, k := range p.cfg.Cases {
+		single := p.cfg.SingleRun || k.State == packets.StateFirst
 		for i := range res.Programs {
 			c := res.Programs[i].Cases[ci]
 			single = single || (!p.isFloor(i) && (c.Output != nil || c.ContextChanges != nil))
 		}
 		for i := range res.Programs {
 			res.Programs[i].Cases[ci].Single = single
+			if p.isFloor(i) && k.State == packets.StateFirst {
+				// The floor's calls follow the same writes to the maps as
+				// the programs' (idempotent, and outside the kernel's
+				// figure), so that the net holds no difference in what
+				// they leave in the caches.
+				res.Programs[i].Cases[ci].undo = res.Programs[0].Cases[ci].undo
+			}
 		}
 	}
 	return res, nil
@@ -535,8 +581,14 @@ func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, er
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
-	effects, err := l.Effects(before)
+	effects, undo, err := l.Changes(before)
 	if err != nil {
+		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
+	}
+	// Every case, and the samples, start from the maps as loaded: the
+	// checking run changed what the timed runs would otherwise start
+	// from, and what the next case's check would see.
+	if err := undo.Apply(); err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}
 	action := object.ActionName(l.Info.Type, ret)
@@ -549,7 +601,10 @@ func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, er
 		}
 	}
 	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effectsOf(effects), Samples: make([]float64, 0, p.cfg.Samples),
-		ctxIn: ctxIn, ContextChanges: contextChangesOf(object.ContextChanges(l.Info.Type, ctxIn, ctxOut))}
+		ctxIn: ctxIn, ContextChanges: contextChangesOf(object.ContextChanges(l.Info.Type, ctxIn, ctxOut)), undo: undo, LaterReturn: ret}
+	if c.State == packets.StateFirst && !undo.Complete() {
+		cr.Unrestored = l.UnwatchedNote()
+	}
 	if object.FrameChanged(l.Info.Type, c.Frame, out) {
 		cr.Output = out
 	}

@@ -32,8 +32,9 @@ func singleCalls(overhead time.Duration, perRun float64) int {
 // sampleSingle runs frame once per call, calls times, and returns the mean
 // of the kernel's figures (or, with the stats timer, of its run-time
 // statistics), their total wall time, and the return of the calls: want,
-// or the first that differed from it.
-func (l *program) sampleSingle(frame, ctx []byte, calls int, want uint32) (m measurement, err error) {
+// or the first that differed from it. reset, if set, runs before every
+// call: outside the kernel's figure, and the wall time, of the call.
+func (l *program) sampleSingle(frame, ctx []byte, calls int, want uint32, reset func() error) (m measurement, err error) {
 	if calls <= 0 {
 		return m, fmt.Errorf("a sample of %d calls", calls)
 	}
@@ -44,6 +45,11 @@ func (l *program) sampleSingle(frame, ctx []byte, calls int, want uint32) (m mea
 	total := 0.0
 	m.retval = want
 	for range calls {
+		if reset != nil {
+			if err := reset(); err != nil {
+				return m, err
+			}
+		}
 		ret, ns, wall, retries, err := l.call(frame, ctx, 1)
 		m.wall, m.retries = m.wall+wall, m.retries+retries
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -39,8 +40,14 @@ func (f benchFlags) options(cmd *cobra.Command, args []string) (xdpmicro.Options
 	if err != nil {
 		return xdpmicro.Options{}, err
 	}
+	var states []string
+	if f.states != "" {
+		if states, err = packets.ParseStates(f.states); err != nil {
+			return xdpmicro.Options{}, usageError(fmt.Errorf("--state: %w", err))
+		}
+	}
 	o := xdpmicro.Options{
-		Programs: progs, Compared: f.before != "", Cases: cases, Load: f.load.options(), CPU: f.cpu.option(), Warmup: warmupOption(f.warmup),
+		Programs: progs, Compared: f.before != "", Cases: cases, States: states, Load: f.load.options(), CPU: f.cpu.option(), Warmup: warmupOption(f.warmup),
 		Samples: f.samples, Repeat: f.repeat, Sampling: f.sampling, Timer: f.timer, Placements: f.placements,
 		Live: f.live, LiveBatch: f.liveBatch,
 		SingleRun: f.singleRun, Restore: f.restore, NoFloor: !f.floor, NoAnchor: !f.anchor, History: f.history,

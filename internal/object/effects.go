@@ -257,18 +257,32 @@ func (l *Loaded) drain(m *ebpf.Map, keep uint64) (values [][]byte, dropped int, 
 
 // Effects compares the maps with a snapshot taken before the run.
 func (l *Loaded) Effects(before MapState) ([]Effect, error) {
+	effects, _, err := l.Changes(before)
+	return effects, err
+}
+
+// Changes compares the maps with a snapshot taken before the run, and
+// returns what changed and what puts it back as the snapshot had it.
+func (l *Loaded) Changes(before MapState) ([]Effect, Undo, error) {
 	var out []Effect
+	var undo Undo
 	maps := l.Maps()
 	for _, name := range sortedKeys(maps) {
 		m, spec := maps[name], l.mapSpec(name)
 		if _, gone := l.unread[name]; gone {
 			continue
 		}
+		if spec == nil {
+			// A map of the loader's own (an instrumented copy's counters):
+			// no types to show its entries by.
+			spec = &ebpf.MapSpec{}
+		}
 		if m.Type() == ebpf.Queue || m.Type() == ebpf.Stack {
 			values, dropped, err := l.drain(m, maxInspectedBytes)
 			if err != nil && !l.unreadable(name, err) {
-				return nil, fmt.Errorf("map %s: %w", name, err)
+				return nil, Undo{}, fmt.Errorf("map %s: %w", name, err)
 			}
+			// Emptied before the run as after it: nothing to put back.
 			for _, v := range values {
 				out = append(out, Effect{Map: name, Change: "pushed", Value: formatValue(spec.Value, v)})
 			}
@@ -286,20 +300,74 @@ func (l *Loaded) Effects(before MapState) ([]Effect, error) {
 			if l.unreadable(name, err) {
 				continue
 			}
-			return nil, fmt.Errorf("map %s: %w", name, err)
+			return nil, Undo{}, fmt.Errorf("map %s: %w", name, err)
 		}
-		out = append(out, changes(name, m, spec, old, after)...)
+		effects, writes := changes(name, m, spec, old, after)
+		out, undo.writes = append(out, effects...), append(undo.writes, writes...)
 	}
-	return out, nil
+	undo.unwatched = l.UnwatchedNote() != ""
+	return out, undo, nil
 }
 
-// changes lists what differs between two copies of a map: entry by entry
-// when the keys came in the same order (arrays, and hash maps no entry was
-// added to or deleted from), by key otherwise.
-func changes(name string, m *ebpf.Map, spec *ebpf.MapSpec, old, after *mapCopy) []Effect {
+// Undo puts back, in the maps a snapshot copied, what a run changed:
+// the old value of every entry it set, and the absence of every entry it
+// added. Queues and stacks are emptied before every run and need none.
+type Undo struct {
+	writes []undoWrite
+	// unwatched says some maps were not copied (UnwatchedNote): what a
+	// run changed in them is not put back.
+	unwatched bool
+}
+
+type undoWrite struct {
+	m     *ebpf.Map
+	key   []byte
+	value []byte // nil: delete the key; a per-CPU value is its CPUs' end to end
+}
+
+// Len is the number of entries Apply writes or deletes.
+func (u Undo) Len() int { return len(u.writes) }
+
+// Complete says whether the undo covers every map a program could change.
+func (u Undo) Complete() bool { return !u.unwatched }
+
+// Apply writes the old entries back, and deletes the new ones.
+func (u Undo) Apply() error {
+	for _, w := range u.writes {
+		var err error
+		switch {
+		case w.value == nil:
+			err = w.m.Delete(w.key)
+			if errors.Is(err, ebpf.ErrKeyNotExist) {
+				err = nil // an LRU may have evicted it already
+			}
+		case isPerCPU(w.m.Type()):
+			size := int(w.m.ValueSize())
+			values := make([][]byte, 0, len(w.value)/size)
+			for cpu := 0; (cpu+1)*size <= len(w.value); cpu++ {
+				values = append(values, w.value[cpu*size:(cpu+1)*size])
+			}
+			err = w.m.Update(w.key, values, ebpf.UpdateAny)
+		default:
+			err = w.m.Update(w.key, w.value, ebpf.UpdateAny)
+		}
+		if err != nil {
+			return fmt.Errorf("putting map %s back: %w", w.m.String(), err)
+		}
+	}
+	return nil
+}
+
+// changes lists what differs between two copies of a map, and the writes
+// that put the old copy back: entry by entry when the keys came in the
+// same order (arrays, and hash maps no entry was added to or deleted
+// from), by key otherwise.
+func changes(name string, m *ebpf.Map, spec *ebpf.MapSpec, old, after *mapCopy) ([]Effect, []undoWrite) {
 	mt := m.Type()
 	var out []Effect
+	var undo []undoWrite
 	changed := func(key, o, a []byte) {
+		undo = append(undo, undoWrite{m: m, key: bytes.Clone(key), value: bytes.Clone(o)})
 		k := formatKey(mt, spec.Key, key)
 		switch {
 		case a == nil:
@@ -316,7 +384,7 @@ func changes(name string, m *ebpf.Map, spec *ebpf.MapSpec, old, after *mapCopy) 
 				changed(after.key(i), o, a)
 			}
 		}
-		return out
+		return out, undo
 	}
 	oldIndex, afterIndex := old.index(), after.index()
 	keys := make([]string, 0, len(afterIndex)+len(oldIndex))
@@ -341,7 +409,7 @@ func changes(name string, m *ebpf.Map, spec *ebpf.MapSpec, old, after *mapCopy) 
 			changed([]byte(k), o, a)
 		}
 	}
-	return out
+	return out, undo
 }
 
 // perCPUEffects are the changes to one entry of a per-CPU map, one for
