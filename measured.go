@@ -45,7 +45,7 @@ func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) results.Case {
 		Context: c.Case.Context.String(),
 		State:   c.State(), FirstInstructions: c.FirstInstructions, LaterInstructions: c.LaterInstructions, Unrestored: c.Unrestored,
 	}
-	if c.LaterReturn != c.Return {
+	if c.LaterInstructions > 0 && c.LaterReturn != c.Return {
 		rc.LaterAction = object.ActionName(programType, c.LaterReturn)
 	}
 	if c.Case.Source.IsValid() {

@@ -12,12 +12,39 @@ import (
 const insnsNote = "insns: the BPF instructions each case's checking run executed, counted on an instrumented copy: " +
 	"exact and the same on every machine; a helper call counts as one, so time remains the measure of helpers and memory"
 
-// insns is a case's instruction count as the table shows it.
+// insns is a case's instruction count as the table shows it, marked
+// where its first and later runs take different paths.
 func insns(c results.Case) string {
 	if c.Instructions == 0 {
 		return "—"
 	}
+	if c.PathChanges() {
+		return fmt.Sprint(c.Instructions, " ", pathMark)
+	}
 	return fmt.Sprint(c.Instructions)
+}
+
+// pathMark marks a case whose first run and later ones take different
+// paths: its time and instructions are of the state its row names.
+const pathMark = "‡"
+
+// pathNote says, for a case whose first and later runs take different
+// paths, which one its row's time and instructions are of.
+func pathNote(c results.Case) note {
+	later := fmt.Sprintf("%d instructions", c.LaterInstructions)
+	if c.LaterAction != "" {
+		later += ", " + c.LaterAction
+	}
+	switch {
+	case strings.HasPrefix(c.State, "flows="):
+		return mattering("%s %s: a new flow's first run takes %d instructions, a known flow's later runs %s: the time is of the runs over %s, misses and hits as they came",
+			c.Name, pathMark, c.FirstInstructions, later, c.State)
+	case c.State == "first":
+		return mattering("%s %s: every run timed is a first one from the maps as loaded (state first): %d instructions; later runs would take %s",
+			c.Name, pathMark, c.FirstInstructions, later)
+	}
+	return mattering("%s %s: the first run from the maps as loaded takes %d instructions, later runs %s: the time and instructions are of later runs (state steady); --state first times the first",
+		c.Name, pathMark, c.FirstInstructions, later)
 }
 
 // counted says whether any case of any program has an instruction count.

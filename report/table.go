@@ -801,6 +801,12 @@ func caseNotes(p results.Program, c results.Case, settings results.Settings, est
 	if c.Stats != nil && c.Stats.Outliers.Total() > 0 {
 		out = append(out, outliersNote(p, c, est))
 	}
+	if c.PathChanges() {
+		out = append(out, pathNote(c))
+	}
+	if c.Unrestored != "" {
+		out = append(out, mattering("%s: WARNING: not every run saw the maps as loaded: %s, so they are not put back between runs", c.Name, c.Unrestored))
+	}
 	for _, e := range c.Effects {
 		out = append(out, method("%s: %s", c.Name, e))
 	}

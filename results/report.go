@@ -119,8 +119,8 @@ type Case struct {
 	OtherAction  string `json:"other_action,omitempty"`
 	// Instructions is the number of BPF instructions the checking run
 	// executed; zero when not counted, and NoCount says why.
-	Instructions uint64    `json:"instructions,omitempty"`
-	NoCount      string    `json:"instructions_unknown,omitempty"`
+	Instructions uint64 `json:"instructions,omitempty"`
+	NoCount      string `json:"instructions_unknown,omitempty"`
 	// State is the map state the runs were timed in: steady (a run after
 	// the case's own earlier ones), first (every run from the maps as
 	// loaded) or flows=N; empty in reports saved before it was kept.
@@ -136,8 +136,8 @@ type Case struct {
 	LaterAction       string `json:"later_action,omitempty"`
 	// Unrestored names the maps whose changes were not put back between
 	// a first-state case's runs.
-	Unrestored string `json:"unrestored,omitempty"`
-	Samples      []float64 `json:"samples_ns"`
+	Unrestored string    `json:"unrestored,omitempty"`
+	Samples    []float64 `json:"samples_ns"`
 	// Runs and Wall are linear sampling's repeat and wall time (ns) of
 	// each sample's call.
 	Runs []uint32  `json:"runs,omitempty"`

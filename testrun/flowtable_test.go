@@ -11,87 +11,6 @@ import (
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
-// flowtableBatch is the calls per timed batch of flowtable_reference.
-const flowtableBatch = 1000
-
-// flowtableRef mirrors flowtable.c's struct ref_result.
-type flowtableRef struct {
-	MissTotal, ResetTotal, HitTotal, EmptyTotal, Batch, Sink uint64
-}
-
-// flowtableStats mirrors flowtable.c's stats.
-type flowtableStats struct {
-	Hits, Misses, Drops uint64
-}
-
-// flowtableSpec reads bpf/testdata/flowtable.o, with the reference's
-// batch set to batch. It runs as it is: its ring and backends are
-// initialised globals, so it needs no --map-init.
-func flowtableSpec(t testing.TB, batch uint32) *ebpf.CollectionSpec {
-	t.Helper()
-	obj := kerneltest.ReadTestObject[Object](t, "flowtable.o")
-	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(obj.ELF))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, ok := spec.Variables["ref_batch"]
-	if !ok {
-		t.Fatal("flowtable.o has no ref_batch")
-	}
-	if err := v.Set(batch); err != nil {
-		t.Fatal(err)
-	}
-	return spec
-}
-
-// loadFlowtable loads spec until the test ends.
-func loadFlowtable(t testing.TB, spec *ebpf.CollectionSpec) *ebpf.Collection {
-	t.Helper()
-	coll, err := ebpf.NewCollection(spec)
-	if err != nil {
-		t.Fatalf("loading flowtable.o: %v", err)
-	}
-	t.Cleanup(coll.Close)
-	return coll
-}
-
-// flowtableReference is the in-BPF reference for xdpmicro's stateful
-// regimes on frame, a frame of one TCP or UDP flow: it loads flowtable.o
-// afresh, runs flowtable_reference once (repeat 1) and returns what a
-// call of flowtable costs, in ns, on a new flow (an LRU miss: --state
-// first) and on a known one (a hit: --state steady). Each is a batch's
-// time less its loop's and reset's, over the batch; noise on a busy host
-// can make either small or negative, so compare, don't threshold.
-func flowtableReference(t testing.TB, frame []byte) (missNS, hitNS float64) {
-	t.Helper()
-	coll := loadFlowtable(t, flowtableSpec(t, flowtableBatch))
-	ret, err := coll.Programs["flowtable_reference"].Run(&ebpf.RunOptions{Data: frame, Repeat: 1})
-	if err != nil {
-		t.Fatalf("running flowtable_reference: %v", err)
-	}
-	if ret != xdpPassAction {
-		t.Fatalf("flowtable_reference returned %d, want XDP_PASS: the frame is no TCP or UDP over IPv4", ret)
-	}
-	var ref flowtableRef
-	if err := coll.Variables["ref"].Get(&ref); err != nil {
-		t.Fatal(err)
-	}
-	if ref.Batch != flowtableBatch {
-		t.Fatalf("flowtable_reference ran batches of %d, want %d", ref.Batch, flowtableBatch)
-	}
-	// Every call of the miss loop missed and every one of the hit loop hit.
-	var stats flowtableStats
-	if err := coll.Variables["stats"].Get(&stats); err != nil {
-		t.Fatal(err)
-	}
-	if want := (flowtableStats{Hits: flowtableBatch, Misses: flowtableBatch + 1}); stats != want {
-		t.Fatalf("flowtable_reference left stats %+v, want %+v", stats, want)
-	}
-	n := float64(ref.Batch)
-	return (float64(ref.MissTotal) - float64(ref.ResetTotal)) / n,
-		(float64(ref.HitTotal) - float64(ref.EmptyTotal)) / n
-}
-
 // XDP actions, as the kernel numbers them.
 const (
 	xdpAbortedAction = 0
@@ -112,7 +31,7 @@ func TestFlowtableReference(t *testing.T) {
 		}
 		var misses, hits []float64
 		for range 5 {
-			miss, hit := flowtableReference(t, cases[0].Frame)
+			miss, hit := kerneltest.FlowtableReference(t, cases[0].Frame)
 			misses, hits = append(misses, miss), append(hits, hit)
 		}
 		slices.Sort(misses)
@@ -134,9 +53,9 @@ func TestFlowtableMissThenHit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coll := loadFlowtable(t, flowtableSpec(t, flowtableBatch))
+	coll := kerneltest.LoadFlowtable(t, kerneltest.FlowtableSpec(t, kerneltest.FlowtableBatch))
 	prog, stats := coll.Programs["flowtable"], coll.Variables["stats"]
-	run := func(c packets.Case) (uint32, flowtableStats) {
+	run := func(c packets.Case) (uint32, kerneltest.FlowtableStats) {
 		t.Helper()
 		out := make([]byte, len(c.Frame)+256)
 		opts := &ebpf.RunOptions{Data: c.Frame, DataOut: out, Repeat: 1}
@@ -147,14 +66,14 @@ func TestFlowtableMissThenHit(t *testing.T) {
 		if !bytes.Equal(opts.DataOut, c.Frame) {
 			t.Errorf("%s: the frame changed", c.Name)
 		}
-		var s flowtableStats
+		var s kerneltest.FlowtableStats
 		if err := stats.Get(&s); err != nil {
 			t.Fatal(err)
 		}
 		return ret, s
 	}
 
-	var want flowtableStats
+	var want kerneltest.FlowtableStats
 	for _, c := range cases[:2] {
 		for _, hit := range []bool{false, true} {
 			if hit {
@@ -207,21 +126,21 @@ func TestFlowtableNoBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := flowtableSpec(t, flowtableBatch)
+	spec := kerneltest.FlowtableSpec(t, kerneltest.FlowtableBatch)
 	var backends [16]struct{ Addr, Healthy uint32 }
 	if err := spec.Variables["backends"].Set(backends); err != nil {
 		t.Fatal(err)
 	}
-	coll := loadFlowtable(t, spec)
+	coll := kerneltest.LoadFlowtable(t, spec)
 	ret, err := coll.Programs["flowtable"].Run(&ebpf.RunOptions{Data: cases[0].Frame, Repeat: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got flowtableStats
+	var got kerneltest.FlowtableStats
 	if err := coll.Variables["stats"].Get(&got); err != nil {
 		t.Fatal(err)
 	}
-	want := flowtableStats{Misses: 1, Drops: 1}
+	want := kerneltest.FlowtableStats{Misses: 1, Drops: 1}
 	if ret != xdpDropAction || got != want {
 		t.Errorf("returned %d with stats %+v, want XDP_DROP (%d) with %+v", ret, got, xdpDropAction, want)
 	}

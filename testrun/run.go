@@ -250,7 +250,7 @@ func (c CaseResult) State() string {
 
 // PathChanges says whether later runs took another path than the first.
 func (c CaseResult) PathChanges() bool {
-	return c.FirstInstructions != c.LaterInstructions || c.LaterReturn != c.Return
+	return c.FirstInstructions != c.LaterInstructions || (c.LaterInstructions > 0 && c.LaterReturn != c.Return)
 }
 
 // resetState puts the maps back before a run of a first-state case; nil
