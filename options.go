@@ -83,7 +83,7 @@ type Options struct {
 	// Build them with Frame, Classes, Mix, or package packets.
 	Cases []packets.Case
 	// States runs every case once in each map state (packets.ParseState:
-	// steady, first, flows=N), named name@state (packets.InStates); nil
+	// steady or first), named name@state (packets.InStates); nil
 	// runs each in its own Case.State, steady when it has none.
 	States []string
 	// MapInit, if set, fills the maps of every program measured after

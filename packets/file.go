@@ -33,7 +33,7 @@ import (
 //	cases:
 //	  - name: dns-query        # required, unique, [a-z0-9._-]+: selects the case on the command line
 //	    expect: XDP_PASS       # XDP_* or TC_ACT_* action name, or a number; upper-cased
-//	    state: first           # the maps its runs see: steady (default), first or flows=N (ParseState)
+//	    state: first           # the maps its runs see: steady (default) or first (ParseState)
 //	    ctx: {mark: 0x2a, cb: [1, 2]}   # the program's context for this case, over --ctx's
 //	    eth:
 //	      src: 02:00:00:00:00:01   # default

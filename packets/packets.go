@@ -29,8 +29,8 @@ type Case struct {
 	Expect string `json:"expect"`
 	// Context sets fields of the program's context for this case's runs.
 	Context Context `json:"context,omitempty"`
-	// State is the map state its runs are timed in (StateSteady,
-	// StateFirst, or flows=N); empty for the default, steady.
+	// State is the map state its runs are timed in (StateSteady or
+	// StateFirst); empty for the default, steady.
 	State string `json:"state,omitempty"`
 }
 

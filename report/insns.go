@@ -35,11 +35,7 @@ func pathNote(c results.Case) note {
 	if c.LaterAction != "" {
 		later += ", " + c.LaterAction
 	}
-	switch {
-	case strings.HasPrefix(c.State, "flows="):
-		return mattering("%s %s: a new flow's first run takes %d instructions, a known flow's later runs %s: the time is of the runs over %s, misses and hits as they came",
-			c.Name, pathMark, c.FirstInstructions, later, c.State)
-	case c.State == "first":
+	if c.State == "first" {
 		return mattering("%s %s: every run timed is a first one from the maps as loaded (state first): %d instructions; later runs would take %s",
 			c.Name, pathMark, c.FirstInstructions, later)
 	}

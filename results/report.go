@@ -123,7 +123,7 @@ type Case struct {
 	NoCount      string `json:"instructions_unknown,omitempty"`
 	// State is the map state the runs were timed in: steady (a run after
 	// the case's own earlier ones), first (every run from the maps as
-	// loaded) or flows=N; empty in reports saved before it was kept.
+	// loaded); empty in reports saved before it was kept.
 	State string `json:"state,omitempty"`
 	// FirstInstructions and LaterInstructions are the instructions of
 	// the first run from the maps as loaded and of a run after a warm-up,

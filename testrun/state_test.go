@@ -1,0 +1,88 @@
+package testrun
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
+)
+
+// Every case is checked, counted and sampled from the maps as loaded: the
+// flow table's global counters show each case's one miss from zero, not
+// the misses of the cases checked before it; the instrumented copy sees
+// a first run that misses and a later one that hits, for every case; and
+// each state's instructions are its path's.
+func TestStatesStartFromTheMapsAsLoaded(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	cases, err := packets.Select([]string{packets.TCPSyn, packets.UDPDNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = packets.InStates(cases, []string{packets.StateFirst, packets.StateSteady})
+	obj := kerneltest.ReadTestObject[Object](t, "flowtable.o")
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "flowtable"}}, Cases: cases,
+		CPU: -1, Samples: MinSamples, Repeat: 100, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Programs[0].Cases {
+		var effects []string
+		for _, e := range c.Effects {
+			effects = append(effects, results.Effect(e).String())
+		}
+		got := strings.Join(effects, "; ")
+		if !strings.Contains(got, "misses: 1,") || strings.Contains(got, "misses: 2") {
+			t.Errorf("%s: effects %q: want the one miss of its own check, from zero", c.Case.Name, got)
+		}
+		switch {
+		case c.FirstInstructions <= c.LaterInstructions || !c.PathChanges():
+			t.Errorf("%s: first run %d, later %d instructions: want a longer first path (the miss)", c.Case.Name, c.FirstInstructions, c.LaterInstructions)
+		case c.Case.State == packets.StateFirst && (c.Instructions != c.FirstInstructions || !c.Single):
+			t.Errorf("%s: %d instructions, single %v: want the first path's %d, one run a call", c.Case.Name, c.Instructions, c.Single, c.FirstInstructions)
+		case c.Case.State == packets.StateSteady && c.Instructions != c.LaterInstructions:
+			t.Errorf("%s: %d instructions: want the later path's %d", c.Case.Name, c.Instructions, c.LaterInstructions)
+		case c.Unrestored != "":
+			t.Errorf("%s: unrestored %q", c.Case.Name, c.Unrestored)
+		}
+	}
+	floor := res.Floor.Cases
+	for i, c := range floor {
+		if c.Single != (cases[i].State == packets.StateFirst) {
+			t.Errorf("floor %s: single %v: want the programs' sampling", c.Case.Name, c.Single)
+		}
+	}
+}
+
+// A first-state case's samples time the miss: the flow is deleted again
+// before each call. Were it not, every call after the first would hit and
+// the first state would read as the steady one.
+func TestFirstStateTimesTheMiss(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	cases, err := packets.Select([]string{packets.TCPSyn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = packets.InStates(cases, []string{packets.StateFirst, packets.StateSteady})
+	obj := kerneltest.ReadTestObject[Object](t, "flowtable.o")
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "flowtable"}}, Cases: cases,
+		CPU: -1, Samples: 20, Repeat: 1000, Sampling: SamplingFlat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, steady := res.Programs[0].Cases[0].Samples, res.Programs[0].Cases[1].Samples
+	// The miss hashes 48 rounds and walks the ring: several times the hit
+	// on any host; medians, as single samples meet other work.
+	if mf, ms := medianOf(first), medianOf(steady); !(mf > 3*ms) {
+		t.Errorf("first %.1f ns, steady %.1f ns (medians): want the first state's miss several times the hit", mf, ms)
+	}
+}
+
+func medianOf(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	return s[len(s)/2]
+}
