@@ -113,7 +113,7 @@ func ParseMapInit(name string, data []byte) (*MapInit, error) {
 		return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, name, line, fmt.Sprintf(format, args...))
 	}
 	if n := yamlsize.Nodes(data); n > MaxMapInitNodes {
-		return nil, fmt.Errorf("%w: %s: more than %d YAML nodes (collections, entries, aliases): split it, or fill the map's runs of plain entries", ErrMapInit, name, MaxMapInitNodes)
+		return nil, fmt.Errorf("%w: %s: more than %d YAML nodes (collections, entries, aliases): split it, or write runs of keys that share a value as keys: {from: N, to: M}", ErrMapInit, name, MaxMapInitNodes)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
