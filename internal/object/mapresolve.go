@@ -327,6 +327,9 @@ func (mi *MapInit) resolveInner(t *target, name string, ms *ebpf.MapSpec, e mapE
 // the host's, or the network's for a __be16, __be32 or __be64 key.
 func (mi *MapInit) resolveKeyRange(name string, ms *ebpf.MapSpec, e mapEntry, u *Update) error {
 	size := ms.KeySize
+	if ms.Type == ebpf.LPMTrie {
+		return mi.fail(e.line, "map %s is an LPM trie: its keys are prefixes, not numbers to count: give each its own entry", name)
+	}
 	if !btfvalue.IsVoid(ms.Key) {
 		switch btf.UnderlyingType(ms.Key).(type) {
 		case *btf.Int, *btf.Enum:

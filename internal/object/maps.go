@@ -259,8 +259,11 @@ func parseKeyRange(n *yaml.Node, where string, e *mapEntry, fail func(int, strin
 		default:
 			return fail(field.Line, "%s.keys: unknown field %q: %s", where, field.Value, form)
 		}
+		if v.Kind != yaml.ScalarNode {
+			return fail(v.Line, "%s.keys.%s: want a number from 0 to %d", where, field.Value, uint64(math.MaxUint64))
+		}
 		x, err := strconv.ParseUint(v.Value, 0, 64)
-		if v.Kind != yaml.ScalarNode || err != nil {
+		if err != nil {
 			return fail(v.Line, "%s.keys.%s: %q is not a number from 0 to %d", where, field.Value, v.Value, uint64(math.MaxUint64))
 		}
 		if *bound != nil {

@@ -194,7 +194,7 @@ func TestParseKeyRange(t *testing.T) {
 		{"{keys: {from: 5, to: 4}, value: 1}", "init.yaml:3: maps.lengths[0].keys: to 4 is below from 5"},
 		{"{keys: {from: 0, count: 0}, value: 1}", "init.yaml:3: maps.lengths[0].keys: count 0"},
 		{"{keys: {from: -1, to: 3}, value: 1}", `init.yaml:3: maps.lengths[0].keys.from: "-1" is not a number`},
-		{"{keys: {from: 0, to: [1]}, value: 1}", `init.yaml:3: maps.lengths[0].keys.to: "" is not a number`},
+		{"{keys: {from: 0, to: [1]}, value: 1}", "init.yaml:3: maps.lengths[0].keys.to: want a number from 0 to 18446744073709551615"},
 		{"{keys: {from: 0, to: 4, step: 2}, value: 1}", `init.yaml:3: maps.lengths[0].keys: unknown field "step"`},
 		{"{keys: {from: 18446744073709551615, count: 2}, value: 1}", "2 keys from 18446744073709551615 pass the largest key"},
 		{"{key: 0, keys: {from: 0, to: 1}, value: 1}", "init.yaml:3: maps.lengths[0]: give a key (key, key_hex, or keys: {from, to}) and a value each once"},
@@ -281,10 +281,11 @@ func TestResolveKeyRangeByteOrder(t *testing.T) {
 	be16 := &btf.Typedef{Name: "__be16", Type: &btf.Int{Name: "__u16", Size: 2}}
 	colour := &btf.Enum{Name: "colour", Size: 4, Values: []btf.EnumValue{{Name: "RED", Value: 0}}}
 	spec := &ebpf.CollectionSpec{Maps: map[string]*ebpf.MapSpec{
-		"ports":   {Name: "ports", Type: ebpf.Hash, KeySize: 2, Key: be16, ValueSize: 4, Value: u32, MaxEntries: 16},
-		"colours": {Name: "colours", Type: ebpf.Hash, KeySize: 4, Key: colour, ValueSize: 4, Value: u32, MaxEntries: 16},
-		"plain":   {Name: "plain", Type: ebpf.Hash, KeySize: 8, ValueSize: 4, MaxEntries: 16},
-		"odd":     {Name: "odd", Type: ebpf.Hash, KeySize: 3, ValueSize: 4, MaxEntries: 16},
+		"ports":    {Name: "ports", Type: ebpf.Hash, KeySize: 2, Key: be16, ValueSize: 4, Value: u32, MaxEntries: 16},
+		"colours":  {Name: "colours", Type: ebpf.Hash, KeySize: 4, Key: colour, ValueSize: 4, Value: u32, MaxEntries: 16},
+		"plain":    {Name: "plain", Type: ebpf.Hash, KeySize: 8, ValueSize: 4, MaxEntries: 16},
+		"odd":      {Name: "odd", Type: ebpf.Hash, KeySize: 3, ValueSize: 4, MaxEntries: 16},
+		"prefixes": {Name: "prefixes", Type: ebpf.LPMTrie, KeySize: 8, ValueSize: 4, MaxEntries: 16},
 	}, Programs: map[string]*ebpf.ProgramSpec{}}
 	resolve := func(doc string) ([]Update, error) {
 		init, err := ParseMapInit("init.yaml", []byte(doc))
@@ -315,6 +316,9 @@ func TestResolveKeyRangeByteOrder(t *testing.T) {
 	}
 	if _, err := resolve("maps:\n  odd:\n    - {keys: {from: 0, to: 2}, value_hex: '01000000'}"); !errors.Is(err, ErrMapInit) || !strings.Contains(err.Error(), "init.yaml:3: map odd: keys: {from, to} counts integer keys of 1, 2, 4 or 8 bytes; the map's are of 3") {
 		t.Errorf("a 3-byte key: %v", err)
+	}
+	if _, err := resolve("maps:\n  prefixes:\n    - {keys: {from: 0, to: 2}, value_hex: '01000000'}"); !errors.Is(err, ErrMapInit) || !strings.Contains(err.Error(), "init.yaml:3: map prefixes is an LPM trie") {
+		t.Errorf("an LPM trie: %v", err)
 	}
 	if _, err := resolve("maps:\n  ports:\n    - {keys: {from: 65535, count: 2}, value: 1}"); !errors.Is(err, ErrMapInit) || !strings.Contains(err.Error(), "key 65536 does not fit its keys of 2 bytes") {
 		t.Errorf("past a 2-byte key: %v", err)
@@ -424,7 +428,15 @@ maps:
 // for each CPU.
 func TestApplyPerCPURange(t *testing.T) {
 	kerneltest.RequireBPF(t)
-	updates, c, err := resolveDoc(t, "ports.o", "", LoadOptions{}, "maps:\n  ports:\n    - {keys: {from: 0, to: 65535}, value: [1, 2]}\n")
+	cpus, err := ebpf.PossibleCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := "[1, 2]" // the rest of the CPUs 0
+	if cpus == 1 {
+		value = "[1]"
+	}
+	updates, c, err := resolveDoc(t, "ports.o", "", LoadOptions{}, "maps:\n  ports:\n    - {keys: {from: 0, to: 65535}, value: "+value+"}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,10 +448,6 @@ func TestApplyPerCPURange(t *testing.T) {
 	ports := l.Maps()["ports"]
 	if err := putBatch(ports, updates); err != nil {
 		t.Fatalf("one batch: %v", err)
-	}
-	cpus, err := ebpf.PossibleCPU()
-	if err != nil {
-		t.Fatal(err)
 	}
 	for i := range uint32(65536) {
 		var v []uint64
