@@ -22,6 +22,19 @@ func FuzzParseMapInit(f *testing.F) {
 	f.Add([]byte(configInit))
 	f.Add([]byte("maps:\n  lengths:\n    - {key_hex: '3c000000', value_hex: '0100000000000000'}\n"))
 	f.Add([]byte("maps:\n  config:\n    - {key: 0, value: {port: [1, 2]}}\n"))
+	for _, seed := range []string{
+		"maps:\n  lengths:\n    - {keys: {from: 0, to: 63}, value: 1}\n    - {key: 5, value: 2}\n",
+		"maps:\n  lengths:\n    - {keys: {from: 0, count: 65}, value_hex: '0100000000000000'}\n",
+		"maps:\n  lengths:\n    - {keys: {from: 18446744073709551615, count: 2}, value: 1}\n",
+		"maps:\n  lengths:\n    - {keys: {from: 4294967290, to: 4294967296}, value: 1}\n",
+		"maps:\n  config:\n    - {keys: {from: 0, to: 0}, value: {port: 1}}\n    - {keys: {from: 1, count: 1}, value: {port: 2}}\n",
+		"maps:\n  lengths:\n    - {keys: {from: 9, to: 3}, value: 1}\n",
+		"maps:\n  lengths:\n    - {keys: {from: 0, to: 3, count: 4}, value: 1}\n",
+		"maps:\n  lengths:\n    - {value: 1, repeat: 3}\n",
+		"maps:\n  lengths:\n    - {key: 1, keys: {from: 0, to: 1}, value: 1}\n",
+	} {
+		f.Add([]byte(seed))
+	}
 	spec, _, _, err := kerneltest.ReadTestObject[Object](f, "maps.o").choose("", Settings{})
 	if err != nil {
 		f.Fatal(err)
@@ -42,11 +55,22 @@ func FuzzParseMapInit(f *testing.F) {
 			}
 			return
 		}
+		var total uint64
 		for _, u := range updates {
 			ms := spec.Maps[u.mapName]
 			if uint32(len(u.value)) != ms.ValueSize {
 				t.Fatalf("map %s: resolved a value of %d bytes, the map's are %d", u.mapName, len(u.value), ms.ValueSize)
 			}
+			// A range fits its map: no more keys than it holds, an
+			// array's below its size, each of the key's size.
+			n := u.entries()
+			if n > uint64(ms.MaxEntries) || isArray(ms.Type) && u.first+n > uint64(ms.MaxEntries) || u.key != nil && uint32(len(u.key)) != ms.KeySize {
+				t.Fatalf("map %s: %d entries from key %d (%x) in a map of %d", u.mapName, n, u.first, u.key, ms.MaxEntries)
+			}
+			total += n
+		}
+		if total > MaxMapInitEntries {
+			t.Fatalf("%d entries in all", total)
 		}
 	})
 }

@@ -1,12 +1,15 @@
 package object
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 	"gopkg.in/yaml.v3"
 )
@@ -32,6 +35,13 @@ type Other struct {
 	Prefix string // how its notes are introduced
 	Chosen Chosen
 }
+
+// MaxMapInitEntries bounds the entries a map-init file fills, ranges and
+// repeats counted by the entries they fill. Memory does not need it (a
+// range's value is encoded once, its keys made a batch at a time), time
+// does: a load fills about 3 million entries a second in batches (katran's
+// ring of 65537 in 19 ms), and a run loads the program many times.
+const MaxMapInitEntries = 1 << 24
 
 // Resolve turns the entries into bytes, checking them against the maps of
 // the object they will be put into. programs are the object's programs
@@ -60,6 +70,7 @@ func (mi *MapInit) Resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.
 		}
 	}
 	var updates []Update
+	var total uint64
 	// Maps of maps before the rest: a new inner map can then be filled by
 	// name, wherever the file lists it (before its outer map, it is not
 	// there yet in the first pass).
@@ -83,6 +94,9 @@ func (mi *MapInit) Resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.
 				u, err := mi.resolveEntry(t, targets, name, ms, e)
 				if err != nil {
 					return nil, nil, err
+				}
+				if total += u.entries(); total > MaxMapInitEntries {
+					return nil, nil, mi.fail(e.line, "more than %d entries in all, ranges and repeats counted by the entries they fill: each load would spend seconds filling maps", MaxMapInitEntries)
 				}
 				updates = append(updates, u)
 			}
@@ -185,9 +199,18 @@ func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *e
 	keyless := ms.Type == ebpf.Queue || ms.Type == ebpf.Stack || ms.Type == ebpf.BloomFilter
 	var err error
 	switch {
-	case keyless && (e.key != nil || e.hasKeyHex):
+	case keyless && (e.key != nil || e.hasKeyHex || e.hasRange):
 		return u, mi.fail(e.line, "map %s is a %s: give values only", name, ms.Type)
+	case e.repeat != 0 && ms.Type != ebpf.Queue && ms.Type != ebpf.Stack:
+		return u, mi.fail(e.line, "map %s is a %s: repeat is for queues and stacks; a range of keys is keys: {from: N, to: M}", name, ms.Type)
+	case e.repeat > uint64(ms.MaxEntries):
+		return u, mi.fail(e.line, "map %s: repeat %d is more than the %d values it holds (max_entries)", name, e.repeat, ms.MaxEntries)
 	case keyless:
+		u.count = max(e.repeat, 1)
+	case e.hasRange:
+		if err := mi.resolveKeyRange(name, ms, e, &u); err != nil {
+			return u, err
+		}
 	case e.hasKeyHex:
 		u.key = e.keyHex
 	case e.key == nil:
@@ -272,6 +295,10 @@ func (mi *MapInit) resolveInner(t *target, name string, ms *ebpf.MapSpec, e mapE
 	if e.value.Kind != yaml.ScalarNode {
 		return mi.fail(e.line, "map %s is a map of maps: its value is a map's name, or %q for a new map of its inner type", name, innerKeyword)
 	}
+	if value == innerKeyword && u.entries() > 1 {
+		// A new inner map is named by its key (lru_mapping/0).
+		return mi.fail(e.line, "map %s: a range of keys cannot each have a new inner map: give each key its own entry", name)
+	}
 	own := strings.TrimPrefix(value, t.prefix)
 	if t.spec.Maps[own] != nil && t.prefix+own != name {
 		u.inner = t.prefix + own
@@ -292,4 +319,70 @@ func (mi *MapInit) resolveInner(t *target, name string, ms *ebpf.MapSpec, e mapE
 	}
 	u.inner = t.prefix + own
 	return nil
+}
+
+// resolveKeyRange gives a range's update its first key and its count,
+// checking that the map's keys are integers that hold the range and that
+// the map holds as many entries. Keys count in the key type's byte order:
+// the host's, or the network's for a __be16, __be32 or __be64 key.
+func (mi *MapInit) resolveKeyRange(name string, ms *ebpf.MapSpec, e mapEntry, u *Update) error {
+	size := ms.KeySize
+	if ms.Type == ebpf.LPMTrie {
+		return mi.fail(e.line, "map %s is an LPM trie: its keys are prefixes, not numbers to count: give each its own entry", name)
+	}
+	if !btfvalue.IsVoid(ms.Key) {
+		switch btf.UnderlyingType(ms.Key).(type) {
+		case *btf.Int, *btf.Enum:
+		default:
+			return mi.fail(e.line, "map %s: keys: {from, to} counts integer keys; the map's key is %s: give each key its own entry", name, typeKind(ms.Key))
+		}
+	}
+	if size != 1 && size != 2 && size != 4 && size != 8 {
+		return mi.fail(e.line, "map %s: keys: {from, to} counts integer keys of 1, 2, 4 or 8 bytes; the map's are of %d", name, size)
+	}
+	if !btfvalue.IsVoid(ms.Key) {
+		// The encoding of 1 says the byte order the type's numbers take.
+		one, err := btfvalue.EncodeSized(ms.Key, int(size), &yaml.Node{Kind: yaml.ScalarNode, Value: "1", Line: e.line}, "key_hex")
+		if err != nil {
+			return mi.fail(e.line, "map %s key: %v", name, err)
+		}
+		host, network := make([]byte, size), make([]byte, size)
+		putKeyNumber(host, binary.NativeEndian, 1)
+		putKeyNumber(network, binary.BigEndian, 1)
+		switch {
+		case bytes.Equal(one, host):
+		case bytes.Equal(one, network):
+			u.bigEndianKey = true
+		default:
+			return mi.fail(e.line, "map %s: keys: {from, to} counts integer keys; the map's key %v does not take 1 as the number 1: give each key its own entry", name, ms.Key)
+		}
+	}
+	if bits := 8 * size; bits < 64 && e.to >= 1<<bits {
+		return mi.fail(e.line, "map %s: key %d does not fit its keys of %d bytes", name, e.to, size)
+	}
+	if e.to-e.from >= uint64(ms.MaxEntries) {
+		return mi.fail(e.line, "map %s: keys %d to %d are %d, more than its max_entries %d", name, e.from, e.to, e.to-e.from+1, ms.MaxEntries)
+	}
+	if isArray(ms.Type) && e.to >= uint64(ms.MaxEntries) {
+		return mi.fail(e.line, "map %s: keys %d to %d go past its %d entries (indexes 0 to %d)", name, e.from, e.to, ms.MaxEntries, ms.MaxEntries-1)
+	}
+	u.first, u.count = e.from, e.to-e.from+1
+	u.key = make([]byte, size)
+	u.putKey(u.key, 0)
+	return nil
+}
+
+// typeKind names what kind of type t is, for a message.
+func typeKind(t btf.Type) string {
+	switch t := btf.UnderlyingType(t).(type) {
+	case *btf.Struct:
+		return "struct " + t.Name
+	case *btf.Union:
+		return "union " + t.Name
+	case *btf.Array:
+		return "an array"
+	case *btf.Pointer:
+		return "a pointer"
+	}
+	return fmt.Sprintf("%v", t)
 }

@@ -1,9 +1,11 @@
 package object
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -37,6 +39,15 @@ var ErrMapInit = badinput.New("bad map-init file")
 // (the rest are zero). A program array's value is a program's name, a map
 // of maps' value a map's name, or "inner" for a new map of its inner type.
 //
+// An entry may fill many: keys: {from: N, to: M} (inclusive) or {from: N,
+// count: C} gives every key of the range the entry's value, for a map
+// whose key is an integer (by BTF, an array's index, or 1, 2, 4 or 8
+// bytes without BTF, counted in host byte order; a __be32 key counts in
+// network order); repeat: N pushes a queue's or stack's value N times.
+// A range holds at most the map's max_entries keys (an array's indexes
+// below it). Entries are put in the file's order, so where a range and
+// another entry give one key, the later wins.
+//
 //	variables:
 //	  action: XDP_TX
 //	max_entries:
@@ -45,8 +56,12 @@ var ErrMapInit = badinput.New("bad map-init file")
 //	  config:
 //	    - {key: 0, value: {port: 53, enabled: 1}}
 //	    - {key_hex: "01000000", value_hex: "35000100"}
+//	  ch_rings:
+//	    - {keys: {from: 0, to: 32767}, value: 1}
+//	    - {keys: {from: 32768, count: 32769}, value: 2}
 //	  verdicts:
 //	    - value: FIZZ
+//	    - {value: BUZZ, repeat: 3}
 //	  jump_table:
 //	    - {key: 0, value: tail_target}
 type MapInit struct {
@@ -68,6 +83,13 @@ type mapEntry struct {
 	keyHex     []byte
 	valueHex   [][]byte // one, or one per CPU
 	hasKeyHex  bool
+	// hasRange: keys: {from, to} or {from, count}, every key from..to
+	// (inclusive) holding the value.
+	hasRange bool
+	from, to uint64
+	// repeat is how many times a queue's or stack's value is pushed; 0
+	// when not given (once).
+	repeat uint64
 }
 
 // MaxMapInitNodes bounds a --map-init file's YAML nodes, counted before
@@ -91,7 +113,7 @@ func ParseMapInit(name string, data []byte) (*MapInit, error) {
 		return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, name, line, fmt.Sprintf(format, args...))
 	}
 	if n := yamlsize.Nodes(data); n > MaxMapInitNodes {
-		return nil, fmt.Errorf("%w: %s: more than %d YAML nodes (collections, entries, aliases): split it, or fill the map's runs of plain entries", ErrMapInit, name, MaxMapInitNodes)
+		return nil, fmt.Errorf("%w: %s: more than %d YAML nodes (collections, entries, aliases): split it, or write runs of keys that share a value as keys: {from: N, to: M}", ErrMapInit, name, MaxMapInitNodes)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -151,7 +173,7 @@ func (mi *MapInit) parseMaps(maps *yaml.Node, fail func(int, string, ...any) err
 		for j, item := range list.Content {
 			where := fmt.Sprintf("maps.%s[%d]", mapName.Value, j)
 			if item.Kind != yaml.MappingNode {
-				return fail(item.Line, "%s: want a mapping with key/key_hex and value/value_hex", where)
+				return fail(item.Line, "%s: want a mapping with key/key_hex/keys and value/value_hex", where)
 			}
 			e := mapEntry{line: item.Line}
 			for k := 0; k+1 < len(item.Content); k += 2 {
@@ -179,12 +201,31 @@ func (mi *MapInit) parseMaps(maps *yaml.Node, fail func(int, string, ...any) err
 						}
 						e.valueHex = append(e.valueHex, b)
 					}
+				case "keys":
+					if err := parseKeyRange(v, where, &e, fail); err != nil {
+						return err
+					}
+				case "repeat":
+					n, err := strconv.ParseUint(v.Value, 0, 64)
+					if v.Kind != yaml.ScalarNode || err != nil || n == 0 {
+						return fail(v.Line, "%s.repeat: %q is not a count from 1", where, v.Value)
+					}
+					e.repeat = n
 				default:
-					return fail(field.Line, "%s: unknown field %q (key, key_hex, value, value_hex)", where, field.Value)
+					return fail(field.Line, "%s: unknown field %q (key, key_hex, keys, value, value_hex, repeat)", where, field.Value)
 				}
 			}
-			if e.key != nil && e.hasKeyHex || e.value != nil && e.valueHex != nil {
-				return fail(item.Line, "%s: give a key and a value each once, as YAML or as hex", where)
+			keys := 0
+			for _, given := range []bool{e.key != nil, e.hasKeyHex, e.hasRange} {
+				if given {
+					keys++
+				}
+			}
+			if keys > 1 || e.value != nil && e.valueHex != nil {
+				return fail(item.Line, "%s: give a key (key, key_hex, or keys: {from, to}) and a value each once, as YAML or as hex", where)
+			}
+			if e.repeat != 0 && keys != 0 {
+				return fail(item.Line, "%s: repeat pushes a queue's or stack's value, which has no key; a range of keys is keys: {from: N, to: M}", where)
 			}
 			if e.value == nil && e.valueHex == nil {
 				return fail(item.Line, "%s: no value", where)
@@ -193,6 +234,58 @@ func (mi *MapInit) parseMaps(maps *yaml.Node, fail func(int, string, ...any) err
 		}
 		mi.maps = append(mi.maps, me)
 	}
+	return nil
+}
+
+// parseKeyRange reads keys: {from: N, to: M} (inclusive) or {from: N,
+// count: C}: C keys from N. Whether the map's keys are integers that hold
+// them is checked against the object (resolveKeyRange).
+func parseKeyRange(n *yaml.Node, where string, e *mapEntry, fail func(int, string, ...any) error) error {
+	const form = "want {from: N, to: M} or {from: N, count: C}"
+	if n.Kind != yaml.MappingNode {
+		return fail(n.Line, "%s.keys: %s", where, form)
+	}
+	var from, to, count *uint64
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		field, v := n.Content[i], n.Content[i+1]
+		var bound **uint64
+		switch field.Value {
+		case "from":
+			bound = &from
+		case "to":
+			bound = &to
+		case "count":
+			bound = &count
+		default:
+			return fail(field.Line, "%s.keys: unknown field %q: %s", where, field.Value, form)
+		}
+		if v.Kind != yaml.ScalarNode {
+			return fail(v.Line, "%s.keys.%s: want a number from 0 to %d", where, field.Value, uint64(math.MaxUint64))
+		}
+		x, err := strconv.ParseUint(v.Value, 0, 64)
+		if err != nil {
+			return fail(v.Line, "%s.keys.%s: %q is not a number from 0 to %d", where, field.Value, v.Value, uint64(math.MaxUint64))
+		}
+		if *bound != nil {
+			return fail(field.Line, "%s.keys: %s given twice", where, field.Value)
+		}
+		*bound = &x
+	}
+	switch {
+	case from == nil || (to == nil) == (count == nil):
+		return fail(n.Line, "%s.keys: %s", where, form)
+	case count != nil && *count == 0:
+		return fail(n.Line, "%s.keys: count 0: a range holds at least one key", where)
+	case count != nil && *count-1 > math.MaxUint64-*from:
+		return fail(n.Line, "%s.keys: %d keys from %d pass the largest key, %d", where, *count, *from, uint64(math.MaxUint64))
+	case count != nil:
+		e.from, e.to = *from, *from+*count-1
+	case *to < *from:
+		return fail(n.Line, "%s.keys: to %d is below from %d", where, *to, *from)
+	default:
+		e.from, e.to = *from, *to
+	}
+	e.hasRange = true
 	return nil
 }
 
@@ -205,18 +298,57 @@ func hexBytes(n *yaml.Node) ([]byte, bool) {
 	return b, err == nil
 }
 
-// Update is one resolved entry.
+// Update is one resolved entry, or a range of keys holding one value, or
+// a value a queue or stack takes several times.
 type Update struct {
 	mapName string
 	mapType ebpf.MapType
 	where   string // file:line
-	key     []byte // nil for queues, stacks and bloom filters
+	key     []byte // nil for queues, stacks and bloom filters; a range's first
 	value   []byte
 	// perCPU is a per-CPU map's value, one per possible CPU.
 	perCPU [][]byte
 	// program is the program a program array's entry holds; inner the
 	// map a map of maps' entry holds.
 	program, inner string
+	// count is how many keys from first up hold the value (a range), or
+	// how many times a queue or stack takes it (repeat); 0 is one. The
+	// value is encoded once however many entries it fills.
+	count uint64
+	first uint64
+	// bigEndianKey: a range's keys are in network byte order (a __be32
+	// key), else the host's.
+	bigEndianKey bool
+}
+
+// entries is how many entries the update puts.
+func (u Update) entries() uint64 { return max(u.count, 1) }
+
+// putKey writes the update's i-th key into dst, of the key's size.
+func (u Update) putKey(dst []byte, i uint64) {
+	if u.count <= 1 || u.key == nil {
+		copy(dst, u.key)
+		return
+	}
+	var order binary.ByteOrder = binary.NativeEndian
+	if u.bigEndianKey {
+		order = binary.BigEndian
+	}
+	putKeyNumber(dst, order, u.first+i)
+}
+
+// putKeyNumber writes v into dst, an integer key of 1, 2, 4 or 8 bytes.
+func putKeyNumber(dst []byte, order binary.ByteOrder, v uint64) {
+	switch len(dst) {
+	case 1:
+		dst[0] = byte(v)
+	case 2:
+		order.PutUint16(dst, uint16(v))
+	case 4:
+		order.PutUint32(dst, uint32(v))
+	case 8:
+		order.PutUint64(dst, v)
+	}
 }
 
 // Map is the name of the map the update fills.
@@ -228,8 +360,8 @@ func (u Update) MapType() ebpf.MapType { return u.mapType }
 // Where is the entry's place in the map-init file, FILE:LINE.
 func (u Update) Where() string { return u.where }
 
-// Key is the entry's key as the map takes it; nil for queues, stacks and
-// bloom filters.
+// Key is the entry's key as the map takes it, a range's first; nil for
+// queues, stacks and bloom filters.
 func (u Update) Key() []byte { return u.key }
 
 // Value is the entry's value as the map takes it; nil for a per-CPU map's
@@ -309,16 +441,16 @@ func isArray(t ebpf.MapType) bool {
 
 // Apply puts the resolved entries into the loaded maps. A refusal is the
 // kernel's, not the file's: the run fails, naming the map and the entry.
-// A run of plain entries of one map goes in one batch
+// A run of plain entries and ranges of one map goes in batches
 // (BPF_MAP_UPDATE_BATCH, Linux 5.6): katran's ring of 65537 positions took
-// 120 ms a load one system call an entry, 19 ms in one. A batch the kernel
-// refuses or cannot take is put again entry by entry, so that a refusal
-// names its entry.
+// 120 ms a load one system call an entry, 19 ms in one. A run the kernel
+// refuses or cannot take in batches is put again entry by entry, in the
+// file's order, so that a refusal names its entry.
 func (l *Loaded) Apply(updates []Update) error {
 	maps := l.Maps()
 	for len(updates) > 0 {
 		n := batchable(updates)
-		if n >= minBatch && putBatch(maps[updates[0].mapName], updates[:n]) == nil {
+		if n > 0 && entriesOf(updates[:n]) >= minBatch && putBatch(maps[updates[0].mapName], updates[:n]) == nil {
 			updates = updates[n:]
 			continue
 		}
@@ -336,11 +468,18 @@ func (l *Loaded) Apply(updates []Update) error {
 // one by one, as they always did.
 const minBatch = 64
 
-// batchable is how many updates from the first are plain entries, a key
-// and a value, of the first's map; 0 when the first is none.
+// batchBytes bounds the keys and values of one batch: a fill of millions
+// of entries from a few ranges goes in several batches of this much,
+// never in a buffer of them all. A variable, so that tests can make
+// batches small.
+var batchBytes = 8 << 20
+
+// batchable is how many updates from the first are plain entries or
+// ranges, keys and a value (one per CPU for a per-CPU map), of the first's
+// map; 0 when the first is none.
 func batchable(updates []Update) int {
 	plain := func(u Update) bool {
-		return u.key != nil && u.perCPU == nil && u.program == "" && u.inner == "" && u.mapName == updates[0].mapName
+		return u.key != nil && u.program == "" && u.inner == "" && u.mapName == updates[0].mapName
 	}
 	n := 0
 	for n < len(updates) && plain(updates[n]) {
@@ -349,31 +488,72 @@ func batchable(updates []Update) int {
 	return n
 }
 
-// putBatch puts plain entries of m in one system call. cilium/ebpf counts
-// a batch's entries by its slices' lengths, so keys and values go as
-// slices of byte arrays of the map's sizes.
-func putBatch(m *ebpf.Map, updates []Update) error {
-	rows := func(size int, field func(Update) []byte) any {
-		s := reflect.MakeSlice(reflect.SliceOf(reflect.ArrayOf(size, reflect.TypeFor[byte]())), len(updates), len(updates))
-		raw := unsafe.Slice((*byte)(s.UnsafePointer()), size*len(updates))
-		for i, u := range updates {
-			copy(raw[i*size:], field(u))
-		}
-		return s.Interface()
+// entriesOf is how many entries the updates put.
+func entriesOf(updates []Update) uint64 {
+	var n uint64
+	for _, u := range updates {
+		n += u.entries()
 	}
-	keys := rows(int(m.KeySize()), func(u Update) []byte { return u.key })
-	values := rows(int(m.ValueSize()), func(u Update) []byte { return u.value })
-	_, err := m.BatchUpdate(keys, values, nil)
-	return err
+	return n
 }
 
-// put puts one entry in its map.
+// putBatch puts plain entries and ranges of m in batches, in order, so
+// that a later entry of a key wins as it would one by one. cilium/ebpf
+// counts a batch's entries by its slices' lengths, so keys and values go
+// as slices of byte arrays of the map's sizes; a per-CPU map's values as
+// a slice of one value per CPU for each key, which the value shares.
+func putBatch(m *ebpf.Map, updates []Update) error {
+	keySize, valueSize := int(m.KeySize()), int(m.ValueSize())
+	cpus := max(len(updates[0].perCPU), 1)
+	rows := int(min(entriesOf(updates), uint64(max(batchBytes/(keySize+valueSize*cpus), 1))))
+	byteRows := func(size, n int) (reflect.Value, []byte) {
+		s := reflect.MakeSlice(reflect.SliceOf(reflect.ArrayOf(size, reflect.TypeFor[byte]())), n, n)
+		return s, unsafe.Slice((*byte)(s.UnsafePointer()), size*n)
+	}
+	keys, keyBytes := byteRows(keySize, rows)
+	var values reflect.Value
+	var valueBytes []byte
+	var perCPU [][]byte
+	if updates[0].perCPU != nil {
+		perCPU = make([][]byte, rows*cpus)
+		values = reflect.ValueOf(perCPU)
+	} else {
+		values, valueBytes = byteRows(valueSize, rows)
+	}
+	n := 0
+	flush := func() error {
+		_, err := m.BatchUpdate(keys.Slice(0, n).Interface(), values.Slice(0, n*cpus).Interface(), nil)
+		n = 0
+		return err
+	}
+	for _, u := range updates {
+		for i := range u.entries() {
+			u.putKey(keyBytes[n*keySize:(n+1)*keySize], i)
+			if perCPU != nil {
+				if len(u.perCPU) != cpus {
+					return errors.New("per-CPU values of different lengths")
+				}
+				copy(perCPU[n*cpus:], u.perCPU)
+			} else {
+				copy(valueBytes[n*valueSize:(n+1)*valueSize], u.value)
+			}
+			if n++; n == rows {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return flush()
+}
+
+// put puts an entry in its map, or a range's or a repeat's one by one.
 func (l *Loaded) put(maps map[string]*ebpf.Map, u Update) error {
 	m, spec := maps[u.mapName], l.mapSpec(u.mapName)
-	var key, value any = u.key, u.value
-	if u.key == nil {
-		key = nil
-	}
+	var value any = u.value
 	switch {
 	case u.perCPU != nil:
 		value = u.perCPU
@@ -382,10 +562,24 @@ func (l *Loaded) put(maps map[string]*ebpf.Map, u Update) error {
 	case u.inner != "":
 		value = maps[u.inner]
 	}
-	if err := m.Update(key, value, ebpf.UpdateAny); err != nil {
+	var key []byte
+	if u.key != nil {
+		key = make([]byte, len(u.key))
+	}
+	for i := range u.entries() {
+		var err error
+		if key == nil {
+			err = m.Update(nil, value, ebpf.UpdateAny)
+		} else {
+			u.putKey(key, i)
+			err = m.Update(key, value, ebpf.UpdateAny)
+		}
+		if err == nil {
+			continue
+		}
 		entry := "value " + btfvalue.Format(spec.Value, u.value)
-		if u.key != nil {
-			entry = "key " + formatKey(m.Type(), spec.Key, u.key)
+		if key != nil {
+			entry = "key " + formatKey(m.Type(), spec.Key, key)
 		}
 		if errors.Is(err, unix.E2BIG) && !isArray(m.Type()) {
 			// cilium/ebpf says "key too big for map", which it is not.
