@@ -45,6 +45,10 @@ func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) results.Case {
 		Context: c.Case.Context.String(),
 		State:   c.State(), FirstInstructions: c.FirstInstructions, LaterInstructions: c.LaterInstructions, Unrestored: c.Unrestored,
 	}
+	if r := c.FlowReplay; r != nil && c.Calls > 0 {
+		rate := r.MissRate(c.Calls)
+		rc.Flows, rc.MissRate = r.Flows, &rate
+	}
 	if c.LaterInstructions > 0 && c.LaterReturn != c.Return {
 		rc.LaterAction = object.ActionName(programType, c.LaterReturn)
 	}

@@ -2,6 +2,7 @@ package packets
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
@@ -18,19 +19,46 @@ const (
 	// StateFirst: every run sees the maps as they were before the first:
 	// a new flow, a miss, a cold table.
 	StateFirst = "first"
+	// StateFlowsPrefix starts "flows=N": each run sees the next of N
+	// flows in turn, its source address and port stepped (Flows), as a
+	// stream of flows would; misses and hits as they come.
+	StateFlowsPrefix = "flows="
 )
+
+// MaxFlows bounds N in flows=N: a frame is kept per flow.
+const MaxFlows = 1 << 16
 
 // ErrState reports a map state that is not one.
 var ErrState = badinput.New("bad map state")
 
-// ParseState checks a map state as a user writes it (steady or first)
-// and returns it in its one spelling.
+// ParseState checks a map state as a user writes it (steady, first or
+// flows=N) and returns it in its one spelling.
 func ParseState(s string) (string, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
-	if s == StateSteady || s == StateFirst {
+	switch {
+	case s == StateSteady || s == StateFirst:
 		return s, nil
+	case strings.HasPrefix(s, StateFlowsPrefix):
+		n, err := strconv.Atoi(strings.TrimPrefix(s, StateFlowsPrefix))
+		if err != nil || n < 2 || n > MaxFlows {
+			return "", fmt.Errorf("%w: %q: flows=N wants N in 2..%d", ErrState, s, MaxFlows)
+		}
+		return StateFlowsPrefix + strconv.Itoa(n), nil
 	}
-	return "", fmt.Errorf("%w: %q: want steady or first", ErrState, s)
+	return "", fmt.Errorf("%w: %q: want steady, first or flows=N", ErrState, s)
+}
+
+// FlowsOf is N of a flows=N state, 0 for any other.
+func FlowsOf(state string) int {
+	rest, ok := strings.CutPrefix(state, StateFlowsPrefix)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // ParseStates reads a comma list of map states (--state), each once.

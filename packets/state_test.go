@@ -13,7 +13,7 @@ func TestParseStates(t *testing.T) {
 	if err != nil || strings.Join(got, ",") != "first,steady" {
 		t.Errorf("got %q, %v", got, err)
 	}
-	for _, bad := range []string{"", "cold", "first,first", "flows=4"} {
+	for _, bad := range []string{"", "cold", "first,first", "flows=1", "flows=x", "flows=65537"} {
 		if _, err := ParseStates(bad); !errors.Is(err, ErrState) || !errors.Is(err, badinput.Err) {
 			t.Errorf("%q: %v, want a bad map state", bad, err)
 		}

@@ -35,6 +35,10 @@ func pathNote(c results.Case) note {
 	if c.LaterAction != "" {
 		later += ", " + c.LaterAction
 	}
+	if c.MissRate != nil {
+		return mattering("%s %s: each run another of %d flows in turn: %.1f %% of the runs timed missed (a new flow's path, %d instructions; a known flow's %s), as the instrumented copy replayed them; insns is their mean",
+			c.Name, pathMark, c.Flows, 100**c.MissRate, c.FirstInstructions, later)
+	}
 	if c.State == "first" {
 		return mattering("%s %s: every run timed is a first one from the maps as loaded (state first): %d instructions; later runs would take %s",
 			c.Name, pathMark, c.FirstInstructions, later)

@@ -136,8 +136,13 @@ type Case struct {
 	LaterAction       string `json:"later_action,omitempty"`
 	// Unrestored names the maps whose changes were not put back between
 	// a first-state case's runs.
-	Unrestored string    `json:"unrestored,omitempty"`
-	Samples    []float64 `json:"samples_ns"`
+	Unrestored string `json:"unrestored,omitempty"`
+	// Flows is N of a flows=N state, MissRate the share of its runs that
+	// took a new flow's path, as the instrumented copy replayed its flows
+	// (nil when not counted); its Instructions are their mean.
+	Flows    int       `json:"flows,omitempty"`
+	MissRate *float64  `json:"miss_rate,omitempty"`
+	Samples  []float64 `json:"samples_ns"`
 	// Runs and Wall are linear sampling's repeat and wall time (ns) of
 	// each sample's call.
 	Runs []uint32  `json:"runs,omitempty"`

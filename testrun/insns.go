@@ -39,6 +39,7 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 				from, to := &res.Programs[j].Cases[c], &pr.Cases[c]
 				to.Instructions, to.NoCount, to.Blocks = from.Instructions, from.NoCount, from.Blocks
 				to.FirstInstructions, to.LaterInstructions, to.LaterReturn = from.FirstInstructions, from.LaterInstructions, from.LaterReturn
+				to.FlowReplay = from.FlowReplay
 			}
 			pr.Counted = res.Programs[j].Counted
 			continue
@@ -52,7 +53,7 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 				continue
 			}
 			cr.FirstInstructions, cr.LaterInstructions = rw.Total(paths.first[c]), rw.Total(paths.later[c])
-			cr.LaterReturn = paths.laterReturns[c]
+			cr.LaterReturn, cr.FlowReplay = paths.laterReturns[c], paths.replays[c]
 			timed := paths.timed(c, cr.State())
 			cr.Instructions = rw.Total(timed)
 			if p.cfg.Profile {
@@ -71,6 +72,7 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 type pathCounts struct {
 	first, later [][]uint64
 	laterReturns []uint32
+	replays      []*FlowReplay // of flows=N cases, nil for others
 }
 
 // timed is the block counts of case c's timed path: its first run's in
@@ -93,8 +95,8 @@ func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) (p
 		return pathCounts{}, insncount.Rewrite{}, fmt.Errorf("not counted: %w", err)
 	}
 	defer counted.Close()
-	first, later, laterReturns, err := runCounted(l, counted, updates, cases)
-	return pathCounts{first: first, later: later, laterReturns: laterReturns}, counted.Rewrite, err
+	first, later, laterReturns, replays, err := runCounted(l, counted, updates, cases)
+	return pathCounts{first: first, later: later, laterReturns: laterReturns, replays: replays}, counted.Rewrite, err
 }
 
 // laterRuns is how many runs of a case, after its first, warm up the
@@ -108,15 +110,16 @@ const laterRuns = 8
 // maps back before the next case, as the checking runs do. It returns
 // each case's block counts of the first run and of the later one, and the
 // later one's return.
-func runCounted(l *program, counted *insncount.Program, updates []object.Update, cases []CaseResult) (first, later [][]uint64, laterReturns []uint32, err error) {
+func runCounted(l *program, counted *insncount.Program, updates []object.Update, cases []CaseResult) (first, later [][]uint64, laterReturns []uint32, replays []*FlowReplay, err error) {
 	twin := object.FromCollection(l.Object, l.Info, l.Spec, counted.Collection, counted.Program)
 	if err := twin.Apply(updates); err != nil {
-		return nil, nil, nil, fmt.Errorf("not counted: the instrumented copy's maps: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("not counted: the instrumented copy's maps: %w", err)
 	}
 	first, later, laterReturns = make([][]uint64, len(cases)), make([][]uint64, len(cases)), make([]uint32, len(cases))
+	replays = make([]*FlowReplay, len(cases))
 	for i, c := range cases {
-		fail := func(err error) ([][]uint64, [][]uint64, []uint32, error) {
-			return nil, nil, nil, fmt.Errorf("not counted: case %s: %w", c.Case.Name, err)
+		fail := func(err error) ([][]uint64, [][]uint64, []uint32, []*FlowReplay, error) {
+			return nil, nil, nil, nil, fmt.Errorf("not counted: case %s: %w", c.Case.Name, err)
 		}
 		// As before each checking run: queues and stacks emptied.
 		before, err := twin.Snapshot()
@@ -165,8 +168,56 @@ func runCounted(l *program, counted *insncount.Program, updates []object.Update,
 		if err != nil {
 			return fail(err)
 		}
+		if len(c.flows) > 0 {
+			if replays[i], err = replayFlows(twin, counted, c, first[i], later[i]); err != nil {
+				return fail(err)
+			}
+		}
 	}
-	return first, later, laterReturns, nil
+	return first, later, laterReturns, replays, nil
+}
+
+// replayFlows runs a flows=N case's flows in turn through the
+// instrumented copy twice, from the maps as loaded and back to them,
+// counting the runs that took a new flow's path: one that runs a block
+// the case's first run ran and its later run did not. Without such a
+// block no run is told a miss.
+func replayFlows(twin *object.Loaded, counted *insncount.Program, c CaseResult, first, later []uint64) (*FlowReplay, error) {
+	missBlock := -1
+	for b := range first {
+		if first[b] > 0 && later[b] == 0 {
+			missBlock = b
+			break
+		}
+	}
+	before, err := twin.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	r := &FlowReplay{Flows: len(c.flows)}
+	for pass := range 2 {
+		if err := counted.Reset(); err != nil {
+			return nil, err
+		}
+		for _, f := range c.flows {
+			if _, _, _, err := twin.RunOnce(f, c.ctxIn); err != nil {
+				return nil, fmt.Errorf("the instrumented copy: %w", err)
+			}
+		}
+		counts, err := counted.Counts(nil)
+		if err != nil {
+			return nil, err
+		}
+		r.Instructions[pass] = counted.Rewrite.Total(counts)
+		if missBlock >= 0 {
+			r.Misses[pass] = int(counts[missBlock] / first[missBlock])
+		}
+	}
+	_, undo, err := twin.Changes(before)
+	if err == nil {
+		err = undo.Apply()
+	}
+	return r, err
 }
 
 // Counted is what a program's block counts (CaseResult.Blocks) count, kept

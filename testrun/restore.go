@@ -159,7 +159,7 @@ func (x restoredRunner) sample(frame, ctx []byte, repeat uint32) (measurement, e
 	return x.r.sample(frame, ctx, repeat)
 }
 
-func (x restoredRunner) sampleSingle(frame, ctx []byte, calls int, want uint32, reset func() error) (measurement, error) {
+func (x restoredRunner) sampleSingle(frame func() []byte, ctx []byte, calls int, want uint32, reset func() error) (measurement, error) {
 	if err := x.r.choose(x.caseIndex); err != nil {
 		return measurement{}, err
 	}
@@ -190,8 +190,9 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			move[ci] = move[ci] || (!p.isFloor(i) && c.Output != nil && len(c.Output) != len(c.Case.Frame))
 		}
 		// A first-state case is sampled one run a call, its maps put back
-		// before each: a restorer would run its repeats on the same maps.
-		if (changed || p.cfg.Restore) && !ctxChanged && p.cfg.Cases[ci].State != packets.StateFirst {
+		// before each, and a flows=N one a frame of its own a call: a
+		// restorer would run its repeats on the same maps and frame.
+		if (changed || p.cfg.Restore) && !ctxChanged && !oneRunACall(p.cfg.Cases[ci].State) {
 			candidates = append(candidates, ci)
 		}
 		write[ci] = changed

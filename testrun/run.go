@@ -226,6 +226,13 @@ type CaseResult struct {
 	// first-state case's runs (not copied: too large, or unreadable);
 	// empty when every change is.
 	Unrestored string
+	// Calls counts the calls of one run each a case sampled so made, the
+	// warm-up's too: in a flows=N state, how far its flows went.
+	Calls int
+	// FlowReplay, in a flows=N state, is what the instrumented copy saw
+	// replaying the case's flows twice from the maps as loaded; nil when
+	// not counted.
+	FlowReplay *FlowReplay
 	// Blocks, with Config.Profile, are how many times the checking run
 	// executed each basic block of ProgramResult.Counted.Blocks.
 	Blocks []uint64
@@ -237,6 +244,43 @@ type CaseResult struct {
 	// undo puts the maps back as they were before the checking run: after
 	// it, and before each run of a first-state case.
 	undo object.Undo
+	// flows are a flows=N case's frames, run in turn from nextFlow.
+	flows    [][]byte
+	nextFlow int
+}
+
+// FlowReplay is a flows=N case replayed on the instrumented copy: its N
+// flows in turn, twice, from the maps as loaded, as its samples run them.
+type FlowReplay struct {
+	Flows int
+	// Misses counts, in each pass, the runs that took a new flow's path
+	// (ran a block that the case's first run runs and a later one does
+	// not); Instructions the instructions all the pass's runs executed.
+	Misses       [2]int
+	Instructions [2]uint64
+}
+
+// MissRate is the share of calls runs of the flows in turn that miss:
+// the first pass's misses, then the second's for every pass after it.
+func (r FlowReplay) MissRate(calls int) float64 {
+	return r.over(calls, float64(r.Misses[0]), float64(r.Misses[1]))
+}
+
+// MeanInstructions is the instructions a run of calls runs executes on
+// average, as MissRate counts.
+func (r FlowReplay) MeanInstructions(calls int) float64 {
+	return r.over(calls, float64(r.Instructions[0]), float64(r.Instructions[1]))
+}
+
+func (r FlowReplay) over(calls int, first, later float64) float64 {
+	k, n := float64(calls), float64(r.Flows)
+	if k <= 0 || n <= 0 {
+		return 0
+	}
+	if k <= n {
+		return first / n
+	}
+	return (first + (k-n)*later/n) / k
 }
 
 // State is the map state the case was timed in: its Case.State, or
@@ -248,9 +292,27 @@ func (c CaseResult) State() string {
 	return c.Case.State
 }
 
+// oneRunACall says whether a case in this map state is sampled one run a
+// call: in the first state, to put the maps back before each run; in a
+// flows=N one, to give each run its flow's frame.
+func oneRunACall(state string) bool {
+	return state == packets.StateFirst || packets.FlowsOf(state) > 0
+}
+
 // PathChanges says whether later runs took another path than the first.
 func (c CaseResult) PathChanges() bool {
 	return c.FirstInstructions != c.LaterInstructions || (c.LaterInstructions > 0 && c.LaterReturn != c.Return)
+}
+
+// nextFrame is the frame of the case's next call: its own, or in a
+// flows=N state the next of its flows in turn.
+func (c *CaseResult) nextFrame() []byte {
+	if len(c.flows) == 0 {
+		return c.Case.Frame
+	}
+	f := c.flows[c.nextFlow]
+	c.nextFlow = (c.nextFlow + 1) % len(c.flows)
+	return f
 }
 
 // resetState puts the maps back before a run of a first-state case; nil
@@ -383,6 +445,7 @@ type plan struct {
 	others    [][]object.Other  // objects loaded beside each program (map-init)
 	linkLayer bool              // frames behind a copy of their Ethernet header
 	restorers []*restorer       // one per program and the floor, when cases are restored
+	flows     [][][]byte        // the frames of each flows=N case, nil for others
 }
 
 // prepare checks the configuration, the objects, the expectations and the
@@ -463,6 +526,14 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if err := p.checkContexts(); err != nil {
 		return nil, err
 	}
+	p.flows = make([][][]byte, len(p.cfg.Cases))
+	for ci, k := range p.cfg.Cases {
+		if n := packets.FlowsOf(k.State); n > 0 {
+			if p.flows[ci], err = packets.Flows(k, n); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := host.CheckPrivileges(); err != nil {
 		return nil, err
 	}
@@ -525,11 +596,12 @@ func (p *plan) check(progs []*program) (Result, error) {
 		if !p.isFloor(i) {
 			pr.Label = p.cfg.Programs[p.programOf[i]].Label
 		}
-		for _, c := range p.cfg.Cases {
+		for ci, c := range p.cfg.Cases {
 			cr, err := p.checkCase(l, c, p.isFloor(i))
 			if err != nil {
 				return Result{}, err
 			}
+			cr.flows = p.flows[ci]
 			pr.Cases = append(pr.Cases, cr)
 		}
 		if l.live {
@@ -548,7 +620,7 @@ func (p *plan) check(progs []*program) (Result, error) {
 	// for every program and the floor, so that all are measured alike; so
 	// is a first-state case, its maps put back before every call.
 	for ci, k := range p.cfg.Cases {
-		single := p.cfg.SingleRun || k.State == packets.StateFirst
+		single := p.cfg.SingleRun || oneRunACall(k.State)
 		for i := range res.Programs {
 			c := res.Programs[i].Cases[ci]
 			single = single || (!p.isFloor(i) && (c.Output != nil || c.ContextChanges != nil))
@@ -695,10 +767,20 @@ func statsWereOn(progs []*program) bool {
 	return false
 }
 
-// assemble moves the floor out of the programs, puts each program's Other
+// assemble gives a flows=N case the mean instructions of its runs,
+// moves the floor out of the programs, puts each program's Other
 // placements with its first, and adds up the time the kernel timed.
 func (p *plan) assemble(res Result) Result {
 	env := &res.Environment
+	for _, pr := range res.Programs {
+		for i := range pr.Cases {
+			c := &pr.Cases[i]
+			if c.FlowReplay != nil && c.Calls > 0 {
+				// The runs timed went over misses and hits as they came.
+				c.Instructions = uint64(math.Round(c.FlowReplay.MeanInstructions(c.Calls)))
+			}
+		}
+	}
 	for _, pr := range res.Programs {
 		for _, c := range pr.Cases {
 			for i, s := range c.Samples {

@@ -69,9 +69,9 @@ type sampler struct {
 // the stopping of the samples, not their figures.
 type runner interface {
 	sample(frame, ctx []byte, repeat uint32) (measurement, error)
-	// sampleSingle calls reset, if set, before every call, outside the
-	// kernel's timing.
-	sampleSingle(frame, ctx []byte, calls int, want uint32, reset func() error) (measurement, error)
+	// sampleSingle runs the frame frame gives, anew for every call, and
+	// calls reset, if set, before every call, outside the kernel's timing.
+	sampleSingle(frame func() []byte, ctx []byte, calls int, want uint32, reset func() error) (measurement, error)
 }
 
 // newSampler lays out the units of progs, restorers[i] (if any) sampling
@@ -272,7 +272,8 @@ func (s *sampler) take(u unit, round int, keep bool) error {
 		repeat = min(repeat, s.warmRepeat)
 	}
 	if u.result.Single {
-		m, err = u.prog.sampleSingle(u.result.Case.Frame, u.result.ctxIn, s.singleCalls, u.result.Return, u.result.resetState())
+		m, err = u.prog.sampleSingle(u.result.nextFrame, u.result.ctxIn, s.singleCalls, u.result.Return, u.result.resetState())
+		u.result.Calls += s.singleCalls
 	} else {
 		m, err = u.prog.sample(u.result.Case.Frame, u.result.ctxIn, repeat)
 	}

@@ -63,7 +63,8 @@ func (r *stubRunner) sample(frame, _ []byte, repeat uint32) (measurement, error)
 	return r.answer(stubCall{runner: r.id, caseIndex: int(frame[0]), repeat: repeat}, stubReturn)
 }
 
-func (r *stubRunner) sampleSingle(frame, _ []byte, calls int, want uint32, _ func() error) (measurement, error) {
+func (r *stubRunner) sampleSingle(next func() []byte, _ []byte, calls int, want uint32, _ func() error) (measurement, error) {
+	frame := next()
 	return r.answer(stubCall{runner: r.id, caseIndex: int(frame[0]), calls: calls, want: want}, want)
 }
 

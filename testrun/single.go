@@ -29,12 +29,12 @@ func singleCalls(overhead time.Duration, perRun float64) int {
 	return min(max(int(float64(TargetSample.Nanoseconds())/max(per, 1)), minSingleCalls), maxSingleCalls)
 }
 
-// sampleSingle runs frame once per call, calls times, and returns the mean
+// sampleSingle runs a frame (frame's, anew each call) once per call, calls times, and returns the mean
 // of the kernel's figures (or, with the stats timer, of its run-time
 // statistics), their total wall time, and the return of the calls: want,
 // or the first that differed from it. reset, if set, runs before every
 // call: outside the kernel's figure, and the wall time, of the call.
-func (l *program) sampleSingle(frame, ctx []byte, calls int, want uint32, reset func() error) (m measurement, err error) {
+func (l *program) sampleSingle(frame func() []byte, ctx []byte, calls int, want uint32, reset func() error) (m measurement, err error) {
 	if calls <= 0 {
 		return m, fmt.Errorf("a sample of %d calls", calls)
 	}
@@ -50,7 +50,7 @@ func (l *program) sampleSingle(frame, ctx []byte, calls int, want uint32, reset 
 				return m, err
 			}
 		}
-		ret, ns, wall, retries, err := l.call(frame, ctx, 1)
+		ret, ns, wall, retries, err := l.call(frame(), ctx, 1)
 		m.wall, m.retries = m.wall+wall, m.retries+retries
 		if err != nil {
 			return m, err

@@ -1,0 +1,133 @@
+package packets
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+)
+
+// Flows returns n frames of c's flow and n-1 others: frame i has the
+// source address and the source port of c's outermost IPv4 or IPv6
+// header and the TCP or UDP header that follows it stepped by i, its
+// checksums made anew; frame 0 is c's. Bytes are patched, not rebuilt,
+// so that everything else of the frame stays as it was.
+func Flows(c Case, n int) ([][]byte, error) {
+	if n < 1 || n > MaxFlows {
+		return nil, fmt.Errorf("%w: %d flows: want 1 to %d", ErrState, n, MaxFlows)
+	}
+	at, err := flowOffsets(c.Frame)
+	if err != nil {
+		return nil, fmt.Errorf("%w: case %s: %w", ErrState, c.Name, err)
+	}
+	frames := make([][]byte, n)
+	for i := range frames {
+		f := append([]byte(nil), c.Frame...)
+		at.step(f, uint32(i))
+		frames[i] = f
+	}
+	return frames, nil
+}
+
+// flowAt is where a frame's flow is: its IP and transport headers.
+type flowAt struct {
+	ip, l4     int // offsets of the headers
+	l4Len      int // the transport header and payload, without padding
+	v6, udp    bool
+	checksumOK bool // a UDP over IPv4 checksum of zero stays zero
+}
+
+func flowOffsets(frame []byte) (flowAt, error) {
+	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.NoCopy)
+	offset := func(l gopacket.Layer) int { return len(frame) - len(l.LayerContents()) - len(l.LayerPayload()) }
+	ls := pkt.Layers()
+	for i, l := range ls {
+		var at flowAt
+		switch ip := l.(type) {
+		case *layers.IPv4:
+			at.ip = offset(l)
+			at.l4Len = int(ip.Length) - int(ip.IHL)*4
+		case *layers.IPv6:
+			at.ip, at.v6 = offset(l), true
+			at.l4Len = int(ip.Length)
+		default:
+			continue
+		}
+		if i+1 >= len(ls) {
+			break
+		}
+		switch next := ls[i+1].(type) {
+		case *layers.TCP:
+			at.l4 = offset(next)
+		case *layers.UDP:
+			at.l4, at.udp = offset(next), true
+			at.checksumOK = next.Checksum != 0 || at.v6
+		default:
+			return flowAt{}, fmt.Errorf("flows need TCP or UDP right after the outermost IP header, not %s", next.LayerType())
+		}
+		if at.l4Len < 8 || at.l4+at.l4Len > len(frame) {
+			return flowAt{}, fmt.Errorf("its IP header's length does not fit the frame")
+		}
+		return at, nil
+	}
+	return flowAt{}, fmt.Errorf("flows need a TCP or UDP frame over IPv4 or IPv6")
+}
+
+// step makes f the flow i after its own.
+func (at flowAt) step(f []byte, i uint32) {
+	src := at.ip + 12
+	if at.v6 {
+		src = at.ip + 8 + 12 // the low 32 bits of the 128
+	}
+	binary.BigEndian.PutUint32(f[src:], binary.BigEndian.Uint32(f[src:])+i)
+	binary.BigEndian.PutUint16(f[at.l4:], binary.BigEndian.Uint16(f[at.l4:])+uint16(i))
+	if !at.v6 {
+		ihl := int(f[at.ip]&0x0f) * 4
+		binary.BigEndian.PutUint16(f[at.ip+10:], 0)
+		binary.BigEndian.PutUint16(f[at.ip+10:], fold(sum(f[at.ip:at.ip+ihl], 0)))
+	}
+	sumAt := at.l4 + 16
+	if at.udp {
+		if !at.checksumOK {
+			return
+		}
+		sumAt = at.l4 + 6
+	}
+	binary.BigEndian.PutUint16(f[sumAt:], 0)
+	var pseudo uint32
+	if at.v6 {
+		pseudo = sum(f[at.ip+8:at.ip+40], 0)
+	} else {
+		pseudo = sum(f[at.ip+12:at.ip+20], 0)
+	}
+	proto := uint32(6)
+	if at.udp {
+		proto = 17
+	}
+	pseudo += proto + uint32(at.l4Len)
+	c := fold(sum(f[at.l4:at.l4+at.l4Len], pseudo))
+	if c == 0 && at.udp {
+		c = 0xffff // zero means none for UDP
+	}
+	binary.BigEndian.PutUint16(f[sumAt:], c)
+}
+
+// sum adds b's 16-bit big-endian words to acc, an odd last byte padded.
+func sum(b []byte, acc uint32) uint32 {
+	for i := 0; i+1 < len(b); i += 2 {
+		acc += uint32(binary.BigEndian.Uint16(b[i:]))
+	}
+	if len(b)%2 == 1 {
+		acc += uint32(b[len(b)-1]) << 8
+	}
+	return acc
+}
+
+// fold is the ones' complement of a sum folded to 16 bits.
+func fold(acc uint32) uint16 {
+	for acc>>16 != 0 {
+		acc = acc&0xffff + acc>>16
+	}
+	return ^uint16(acc)
+}

@@ -1,0 +1,74 @@
+package packets
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+)
+
+// Each flow is another source address and port; the destination, the
+// length and the payload stay; the checksums are valid; an ARP frame has
+// no flow.
+func TestFlows(t *testing.T) {
+	cases, err := Select([]string{TCPSyn, UDPDNS, "ipv6-tcp-syn", "vlan-udp", NonIPv4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		frames, err := Flows(c, 300)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		if string(frames[0]) != string(c.Frame) {
+			t.Errorf("%s: flow 0 is not the case's frame", c.Name)
+		}
+		base := gopacket.NewPacket(c.Frame, layers.LayerTypeEthernet, gopacket.Default)
+		seen := map[string]bool{}
+		for i, f := range frames {
+			pkt := gopacket.NewPacket(f, layers.LayerTypeEthernet, gopacket.Default)
+			net, tr := pkt.NetworkLayer(), pkt.TransportLayer()
+			if net == nil || tr == nil || pkt.ErrorLayer() != nil || len(f) != len(c.Frame) {
+				t.Fatalf("%s flow %d: does not decode", c.Name, i)
+			}
+			key := net.NetworkFlow().Src().String() + " " + tr.TransportFlow().Src().String()
+			if seen[key] {
+				t.Errorf("%s flow %d: %s again", c.Name, i, key)
+			}
+			seen[key] = true
+			if net.NetworkFlow().Dst() != base.NetworkLayer().NetworkFlow().Dst() || tr.TransportFlow().Dst() != base.TransportLayer().TransportFlow().Dst() ||
+				string(tr.LayerPayload()) != string(base.TransportLayer().LayerPayload()) {
+				t.Errorf("%s flow %d: its destination or payload changed", c.Name, i)
+			}
+			at, err := flowOffsets(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !at.v6 {
+				ihl := int(f[at.ip]&0x0f) * 4
+				if fold(sum(f[at.ip:at.ip+ihl], 0)) != 0 {
+					t.Errorf("%s flow %d: bad IPv4 header checksum", c.Name, i)
+				}
+			}
+			pseudo := sum(f[at.ip+12:at.ip+20], 0)
+			if at.v6 {
+				pseudo = sum(f[at.ip+8:at.ip+40], 0)
+			}
+			proto := uint32(6)
+			if at.udp {
+				proto = 17
+			}
+			if (!at.udp || at.checksumOK) && fold(sum(f[at.l4:at.l4+at.l4Len], pseudo+proto+uint32(at.l4Len))) != 0 {
+				t.Errorf("%s flow %d: bad transport checksum", c.Name, i)
+			}
+		}
+	}
+	arp, err := Select([]string{ARP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Flows(arp[0], 4); !errors.Is(err, ErrState) {
+		t.Errorf("ARP: %v, want a bad map state", err)
+	}
+}
