@@ -81,7 +81,9 @@ type bmfCount struct {
 // writeBMF reports the last program measured: the only one, or the "after"
 // build of a comparison. Benchmarks are named <program>/<case>; the
 // measures are Bencher's built-in latency, in nanoseconds, and
-// instructions, the BPF instructions the case executed, where counted.
+// instructions, the BPF instructions of the path timed, where counted,
+// and, in a flows=N state, miss-rate, the share of runs that missed.
+// A case asked for in a map state is named case@state.
 func (r doc) writeBMF(w io.Writer) error {
 	return writeJSON(w, r.bmf(map[string]map[string]any{}))
 }
@@ -98,6 +100,9 @@ func (r doc) bmf(out map[string]map[string]any) map[string]map[string]any {
 			}
 			if c.Instructions > 0 {
 				measures["instructions"] = bmfCount{Value: float64(c.Instructions)}
+			}
+			if c.MissRate != nil {
+				measures["miss-rate"] = bmfCount{Value: *c.MissRate}
 			}
 			if len(measures) > 0 {
 				out[p.Info.Name+"/"+c.Name] = measures

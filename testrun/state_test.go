@@ -86,3 +86,40 @@ func medianOf(xs []float64) float64 {
 	s := slices.Sorted(slices.Values(xs))
 	return s[len(s)/2]
 }
+
+// Flows in turn: 64 flows fit the table, so after the first pass they
+// hit; 8,000 do not fit its 4,096 entries, so every run misses. The
+// replay says so, and each row's instructions lie between a hit's and a
+// miss's.
+func TestFlowsMissRate(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	cases, err := packets.Select([]string{packets.TCPSyn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = packets.InStates(cases, []string{"flows=64", "flows=8000"})
+	obj := kerneltest.ReadTestObject[Object](t, "flowtable.o")
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "flowtable"}}, Cases: cases,
+		CPU: -1, Samples: MinSamples, Repeat: 100, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	few, many := res.Programs[0].Cases[0], res.Programs[0].Cases[1]
+	for _, c := range []CaseResult{few, many} {
+		switch {
+		case c.FlowReplay == nil || !c.Single || c.Calls < MinSamples:
+			t.Fatalf("%s: replay %v, single %v, %d calls", c.Case.Name, c.FlowReplay, c.Single, c.Calls)
+		case c.Instructions < c.LaterInstructions || c.Instructions > c.FirstInstructions:
+			t.Errorf("%s: %d instructions, outside a hit's %d and a miss's %d", c.Case.Name, c.Instructions, c.LaterInstructions, c.FirstInstructions)
+		}
+	}
+	if r := few.FlowReplay; r.Misses != [2]int{64, 0} {
+		t.Errorf("64 flows: misses %v a pass, want all then none", r.Misses)
+	}
+	if r := many.FlowReplay; r.Misses[0] != 8000 || r.Misses[1] != 8000 || many.FlowReplay.MissRate(many.Calls) != 1 {
+		t.Errorf("8000 flows: misses %v a pass, rate %g: want every run", r.Misses, r.MissRate(many.Calls))
+	}
+	if rate := few.FlowReplay.MissRate(few.Calls); !(rate > 0 && rate < 1) {
+		t.Errorf("64 flows over %d calls: miss rate %g", few.Calls, rate)
+	}
+}
