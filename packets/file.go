@@ -33,7 +33,9 @@ import (
 //	cases:
 //	  - name: dns-query        # required, unique, [a-z0-9._-]+: selects the case on the command line
 //	    expect: XDP_PASS       # XDP_* or TC_ACT_* action name, or a number; upper-cased
-//	    state: first           # the maps its runs see: steady (default) or first (ParseState)
+//	    state: first           # the maps its runs see: steady (default), first or flows=N (ParseState)
+//	    output: {frame: "…"}   # the frame the program must leave, whole or by layers as the case's
+//	    effects: ["map flows: * set *"]   # the checking run's map effects, all of them ('*': any text); [] for none
 //	    ctx: {mark: 0x2a, cb: [1, 2]}   # the program's context for this case, over --ctx's
 //	    eth:
 //	      src: 02:00:00:00:00:01   # default
@@ -328,7 +330,8 @@ var (
 )
 
 func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
-	o, err := p.object(n, path, "name", "expect", "state", "ctx", "frame", "eth", "ipv4", "ipv6", "arp", "udp", "tcp", "icmp", "encap", "payload")
+	known := append([]string{"name", "expect", "state", "output", "effects", "ctx", "frame"}, layerFields...)
+	o, err := p.object(n, path, known...)
 	if err != nil {
 		return Case{}, err
 	}
@@ -351,10 +354,31 @@ func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
 	if err != nil {
 		return Case{}, err
 	}
+	c, err := p.frameOf(o, path)
+	if err != nil {
+		return Case{}, err
+	}
+	c.Name, c.Expect, c.Context, c.State = name, expect, ctx, state
+	if out, err := o.object("output", append([]string{"frame"}, layerFields...)...); err != nil {
+		return Case{}, err
+	} else if out != nil {
+		want, err := p.frameOf(out, o.at("output"))
+		if err != nil {
+			return Case{}, err
+		}
+		c.ExpectOutput = want.Frame
+	}
+	if c.ExpectEffects, c.CheckEffects, err = o.effects(); err != nil {
+		return Case{}, err
+	}
+	return c, nil
+}
+
+// frameOf builds the frame o gives, by layers or whole (frame:), as a
+// case with its frame, summary and source.
+func (p *parser) frameOf(o *object, path string) (Case, error) {
 	if o.has("frame") {
-		c, err := p.frameCase(o, name, expect, ctx)
-		c.State = state
-		return c, err
+		return p.frameCase(o)
 	}
 	var f frame
 	for _, step := range []func(*object) error{f.network, f.transport, f.encap, f.link, f.payload} {
@@ -370,7 +394,30 @@ func (p *parser) parseCase(n *yaml.Node, path string) (Case, error) {
 	if f.outerSrc.IsValid() {
 		src = f.outerSrc
 	}
-	return Case{Name: name, Summary: f.summary(), Source: src, Frame: data, Expect: expect, Context: ctx, State: state}, nil
+	return Case{Summary: f.summary(), Source: src, Frame: data}, nil
+}
+
+// effects returns the map effects a case's checking run must make, each
+// as the run shows it ("map verdicts: pushed FIZZ"); check is false when
+// the field is absent, and an empty list expects none.
+func (o *object) effects() (effects []string, check bool, err error) {
+	n, ok := o.fields["effects"]
+	if !ok {
+		return nil, false, nil
+	}
+	n = resolve(n)
+	if n.Kind != yaml.SequenceNode {
+		return nil, true, o.p.fail(n, o.at("effects"), `want a list of effects as the run shows them, e.g. ["map verdicts: pushed FIZZ"]`)
+	}
+	effects = []string{}
+	for i, e := range n.Content {
+		e = resolve(e)
+		if e.Kind != yaml.ScalarNode || strings.TrimSpace(e.Value) == "" {
+			return nil, true, o.p.fail(e, fmt.Sprintf("%s[%d]", o.at("effects"), i), "want an effect as the run shows it")
+		}
+		effects = append(effects, strings.TrimSpace(e.Value))
+	}
+	return effects, true, nil
 }
 
 // state returns the case's map state (ParseState), or "" when absent.

@@ -21,7 +21,7 @@ var layerFields = []string{"eth", "ipv4", "ipv6", "arp", "udp", "tcp", "icmp", "
 
 // frameCase reads a case whose frame: is given in hex (spaces and line
 // breaks allowed), as it is: no length or checksum is fixed.
-func (p *parser) frameCase(o *object, name, expect string, ctx Context) (Case, error) {
+func (p *parser) frameCase(o *object) (Case, error) {
 	for _, f := range layerFields {
 		if o.has(f) {
 			return Case{}, p.fail(o.fields[f], o.at(f), "give the frame by layers or whole (frame:), not both")
@@ -45,7 +45,7 @@ func (p *parser) frameCase(o *object, name, expect string, ctx Context) (Case, e
 		return Case{}, p.fail(n, o.at("frame"), "%d bytes: more than any frame (%d)", len(data), capture.MaxCapture)
 	}
 	pkt := gopacket.NewPacket(data, layers.LayerTypeEthernet, gopacket.NoCopy)
-	return Case{Name: name, Summary: Summarize(data), Source: describe(pkt).source, Frame: data, Expect: expect, Context: ctx}, nil
+	return Case{Summary: Summarize(data), Source: describe(pkt).source, Frame: data}, nil
 }
 
 // hexLine is how many bytes of a frame WriteFile puts on a line.

@@ -32,6 +32,13 @@ type Case struct {
 	// State is the map state its runs are timed in (StateSteady or
 	// StateFirst); empty for the default, steady.
 	State string `json:"state,omitempty"`
+	// ExpectOutput, if set, is the frame the program must leave (a packet
+	// file's output:); CheckEffects says ExpectEffects are the map
+	// effects its checking run must make, no more and no fewer (effects:),
+	// each as the run shows it. A mismatch fails the run before timing.
+	ExpectOutput  []byte   `json:"expect_output,omitempty"`
+	ExpectEffects []string `json:"expect_effects,omitempty"`
+	CheckEffects  bool     `json:"check_effects,omitempty"`
 }
 
 // The source-address classes of FizzBuzzFibonacci, in the order they are

@@ -58,3 +58,40 @@ func TestFileState(t *testing.T) {
 		t.Errorf("bad state: %v", err)
 	}
 }
+
+// A case may give the frame its program must leave, by layers or whole,
+// and the map effects its checking run must make.
+func TestFileExpectations(t *testing.T) {
+	file := `cases:
+  - name: syn
+    ipv4: {src: 192.0.2.1, dst: 198.51.100.1}
+    tcp: {src: 1, dst: 80, flags: [syn]}
+    output:
+      ipv4: {src: 198.51.100.1, dst: 192.0.2.1}
+      tcp: {src: 80, dst: 1, flags: [syn, ack]}
+    effects: ["map flows: * set *", "map .bss: [0] set {hits: 0, misses: 1, drops: 0}"]
+  - name: none
+    frame: "020000000002 020000000001 0800 00"
+    effects: []
+`
+	cases, err := ParseFile("p.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	syn, none := cases[0], cases[1]
+	switch {
+	case len(syn.ExpectOutput) < 54 || string(syn.ExpectOutput) == string(syn.Frame) || !syn.CheckEffects || len(syn.ExpectEffects) != 2:
+		t.Errorf("syn: output %x, effects %v %q", syn.ExpectOutput, syn.CheckEffects, syn.ExpectEffects)
+	case none.ExpectOutput != nil || !none.CheckEffects || len(none.ExpectEffects) != 0:
+		t.Errorf("none: output %x, effects %v %q", none.ExpectOutput, none.CheckEffects, none.ExpectEffects)
+	}
+	for _, bad := range []string{
+		"cases:\n  - name: a\n    frame: \"020000000002020000000001080000\"\n    effects: map x\n",
+		"cases:\n  - name: a\n    frame: \"020000000002020000000001080000\"\n    effects: [\"\"]\n",
+		"cases:\n  - name: a\n    frame: \"020000000002020000000001080000\"\n    output: {name: b}\n",
+	} {
+		if _, err := ParseFile("p.yaml", []byte(bad)); !errors.Is(err, ErrPacketFile) || !strings.Contains(err.Error(), "p.yaml:") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

@@ -1,11 +1,14 @@
 package testrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cilium/ebpf"
@@ -672,6 +675,11 @@ func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, er
 				object.ErrUnexpectedReturn, l.Info.Name, c.Name, action, object.ActionName(l.Info.Type, want))
 		}
 	}
+	if !floor {
+		if err := checkOutput(l.Info.Name, c, out, effectsOf(effects)); err != nil {
+			return CaseResult{}, err
+		}
+	}
 	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effectsOf(effects), Samples: make([]float64, 0, p.cfg.Samples),
 		ctxIn: ctxIn, ContextChanges: contextChangesOf(object.ContextChanges(l.Info.Type, ctxIn, ctxOut)), undo: undo, LaterReturn: ret}
 	if c.State == packets.StateFirst && !undo.Complete() {
@@ -813,4 +821,82 @@ func (p *plan) assemble(res Result) Result {
 	}
 	res.Programs = programs
 	return res
+}
+
+// checkOutput holds a case's checking run against what the case expects
+// of it: the frame it leaves and the map effects it makes, as the kernel's
+// own benchmarks check theirs before timing.
+func checkOutput(program string, c packets.Case, out []byte, effects []Effect) error {
+	if c.ExpectOutput != nil && !bytes.Equal(out, c.ExpectOutput) {
+		return fmt.Errorf("%w: %s, case %s: the frame it left differs from the one expected (%s): got %s; want %s",
+			object.ErrUnexpectedOutput, program, c.Name, packets.Changes(c.ExpectOutput, out), packets.Summarize(out), packets.Summarize(c.ExpectOutput))
+	}
+	if !c.CheckEffects {
+		return nil
+	}
+	got := make([]string, len(effects))
+	for i, e := range effects {
+		got[i] = results.Effect(e).String()
+	}
+	missing, unexpected := multisetDiff(c.ExpectEffects, got)
+	if len(missing) == 0 && len(unexpected) == 0 {
+		return nil
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "missing "+strconv.Quote(strings.Join(missing, "; ")))
+	}
+	if len(unexpected) > 0 {
+		parts = append(parts, "unexpected "+strconv.Quote(strings.Join(unexpected, "; ")))
+	}
+	return fmt.Errorf("%w: %s, case %s: its map effects differ from those expected: %s",
+		object.ErrUnexpectedOutput, program, c.Name, strings.Join(parts, ", "))
+}
+
+// multisetDiff is what of want no effect of got matches, and what of got
+// no pattern of want matched, each effect matched once: a pattern's '*'
+// stands for any text (a timestamp, a hash).
+func multisetDiff(want, got []string) (missing, unexpected []string) {
+	used := make([]bool, len(got))
+	for _, w := range want {
+		i := -1
+		for j, g := range got {
+			if !used[j] && wildcardMatch(w, g) {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			missing = append(missing, w)
+			continue
+		}
+		used[i] = true
+	}
+	for j, g := range got {
+		if !used[j] {
+			unexpected = append(unexpected, g)
+		}
+	}
+	return missing, unexpected
+}
+
+// wildcardMatch says whether s matches pattern, whose every '*' stands
+// for any text and every other character for itself.
+func wildcardMatch(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
 }

@@ -2,12 +2,15 @@ package testrun
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -121,5 +124,47 @@ func TestFlowsMissRate(t *testing.T) {
 	}
 	if rate := few.FlowReplay.MissRate(few.Calls); !(rate > 0 && rate < 1) {
 		t.Errorf("64 flows over %d calls: miss rate %g", few.Calls, rate)
+	}
+}
+
+// A case's expected output frame and map effects are held against its
+// checking run before anything is timed: a match runs, a mismatch fails
+// the run (not bad input), naming what differs.
+func TestExpectedOutputAndEffects(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	cases, err := packets.Select([]string{packets.TCPSyn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := kerneltest.ReadTestObject[Object](t, "flowtable.o")
+	check := func(c packets.Case) error {
+		_, err := Check(context.Background(), Config{Programs: []Program{{Object: obj, Program: "flowtable"}}, Cases: []packets.Case{c}, CPU: -1})
+		return err
+	}
+	good := cases[0]
+	good.ExpectOutput, good.CheckEffects = good.Frame, true
+	good.ExpectEffects = []string{"map .bss: [0] set {stats: {hits: 0, misses: 1, drops: 0}, *}", "map flows: * set {backend: *, pad: 0, created_ns: *, packets: 1}"}
+	if err := check(good); err != nil {
+		t.Fatalf("as expected: %v", err)
+	}
+	otherFrame := good
+	otherFrame.ExpectOutput = append([]byte(nil), good.Frame...)
+	otherFrame.ExpectOutput[30] ^= 1
+	missing := good
+	missing.ExpectEffects = append(slices.Clone(good.ExpectEffects), "map flows: * deleted")
+	unexpected := good
+	unexpected.ExpectEffects = good.ExpectEffects[:1]
+	for _, tt := range []struct {
+		c    packets.Case
+		want string
+	}{
+		{otherFrame, "the frame it left differs from the one expected (bytes 30 differ)"},
+		{missing, `missing "map flows: * deleted"`},
+		{unexpected, `unexpected "map flows:`},
+	} {
+		err := check(tt.c)
+		if !errors.Is(err, object.ErrUnexpectedOutput) || errors.Is(err, badinput.Err) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("got %v, want an unexpected output saying %q", err, tt.want)
+		}
 	}
 }

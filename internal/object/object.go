@@ -33,6 +33,9 @@ var (
 	ErrVerifier = errors.New("rejected by the verifier")
 	// ErrUnexpectedReturn: a case's checking run returned the wrong action.
 	ErrUnexpectedReturn = errors.New("unexpected return code")
+	// ErrUnexpectedOutput: a case's checking run left another frame, or
+	// made other map effects, than the case expects.
+	ErrUnexpectedOutput = errors.New("unexpected output")
 )
 
 // Object holds BPF programs: as an ELF file's bytes, as a collection its
