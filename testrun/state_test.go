@@ -168,3 +168,34 @@ func TestExpectedOutputAndEffects(t *testing.T) {
 		}
 	}
 }
+
+// A hash map is read as far as it holds entries, not its max_entries: a
+// flow table of a million slots shows, and puts back, the flow a case
+// inserts (it was "not shown" over 65,536 entries).
+func TestLargeHashMapEffects(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	cases, err := packets.Select([]string{packets.TCPSyn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	init, err := ParseMapInit("init.yaml", []byte("max_entries:\n  flows: 1000000\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := kerneltest.ReadTestObject[Object](t, "flowtable.o")
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "flowtable"}},
+		Cases: packets.InStates(cases, []string{packets.StateFirst}), MapInit: init, CPU: -1, Samples: MinSamples, Repeat: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Programs[0].Cases[0]
+	var flows int
+	for _, e := range c.Effects {
+		if e.Map == "flows" && e.Change == "set" {
+			flows++
+		}
+	}
+	if flows != 1 || c.Unrestored != "" || strings.Contains(strings.Join(res.Environment.Notes, " "), "flows") {
+		t.Errorf("effects %v, unrestored %q, notes %q: want the flow's insertion shown and put back", c.Effects, c.Unrestored, res.Environment.Notes)
+	}
+}

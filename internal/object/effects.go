@@ -59,6 +59,7 @@ type mapCopy struct {
 }
 
 func (c *mapCopy) len() int           { return len(c.keys) / c.keySize }
+func (c *mapCopy) bytes() uint64      { return uint64(len(c.keys) + len(c.values)) }
 func (c *mapCopy) key(i int) []byte   { return c.keys[i*c.keySize : (i+1)*c.keySize] }
 func (c *mapCopy) value(i int) []byte { return c.values[i*c.valueSize : (i+1)*c.valueSize] }
 func (c *mapCopy) add(key, value []byte) {
@@ -93,18 +94,25 @@ func (l *Loaded) Snapshot() (MapState, error) {
 				return nil, fmt.Errorf("map %s: %w", name, err)
 			}
 		case mapCopied:
-			if copied+size > maxAllInspectedBytes {
+			limit := size
+			if isHash(m.Type()) {
+				limit = min(size, maxInspectedBytes, maxAllInspectedBytes-copied)
+			} else if copied+size > maxAllInspectedBytes {
 				l.skip(name, fmt.Sprintf("%s of contents, past the %s that all maps compared may hold", mib(size), mib(maxAllInspectedBytes)))
 				continue
 			}
-			copied += size
-			entries, err := snapshotOne(m)
+			entries, err := snapshotOne(m, limit)
+			if errors.Is(err, errPastBudget) {
+				l.skip(name, fmt.Sprintf("it holds more than the %s of entries left to read of a map for effects", mib(limit)))
+				continue
+			}
 			if err != nil {
 				if l.unreadable(name, err) {
 					continue
 				}
 				return nil, fmt.Errorf("map %s: %w", name, err)
 			}
+			copied += uint64(len(entries.keys) + len(entries.values))
 			state[name] = entries
 		}
 	}
@@ -131,7 +139,12 @@ const (
 // it does not compare, why.
 func mapKindOf(t ebpf.MapType, entries uint32, size uint64) (mapKind, string) {
 	switch t {
-	case ebpf.Hash, ebpf.Array, ebpf.LRUHash, ebpf.LPMTrie, ebpf.PerCPUHash, ebpf.PerCPUArray, ebpf.LRUCPUHash:
+	case ebpf.Hash, ebpf.LRUHash, ebpf.PerCPUHash, ebpf.LRUCPUHash:
+		// Read as far as they hold entries, not their max_entries: a
+		// conntrack table of a million slots holds what its runs put in
+		// (readSparse).
+		return mapCopied, ""
+	case ebpf.Array, ebpf.LPMTrie, ebpf.PerCPUArray:
 		if entries > maxInspectedEntries {
 			return mapUnwatched, fmt.Sprintf("%d entries, over %d", entries, maxInspectedEntries)
 		}
@@ -295,7 +308,12 @@ func (l *Loaded) Changes(before MapState) ([]Effect, Undo, error) {
 		if !ok {
 			continue
 		}
-		after, err := snapshotOne(m)
+		// A run adds few entries: twice what was read before is ample.
+		after, err := snapshotOne(m, 2*uint64(len(old.keys)+len(old.values))+maxBatchBytes)
+		if errors.Is(err, errPastBudget) {
+			l.skip(name, "a run added more entries than are read of a map for effects")
+			continue
+		}
 		if err != nil {
 			if l.unreadable(name, err) {
 				continue
@@ -458,9 +476,18 @@ func formatValue(t btf.Type, b []byte) string {
 // batchSize is the number of entries a batched lookup asks for at once.
 const batchSize = 4096
 
-// snapshotOne copies a map's entries. Maps are read in batches where the
+// errPastBudget: a map holds more than its read may take.
+var errPastBudget = errors.New("past the budget")
+
+// isHash says whether a map's entries are only those put in it.
+func isHash(t ebpf.MapType) bool {
+	return t == ebpf.Hash || t == ebpf.LRUHash || t == ebpf.PerCPUHash || t == ebpf.LRUCPUHash
+}
+
+// snapshotOne copies a map's entries, at most limit bytes of keys and
+// values (errPastBudget past it). Maps are read in batches where the
 // kernel can, one entry at a time where not.
-func snapshotOne(m *ebpf.Map) (*mapCopy, error) {
+func snapshotOne(m *ebpf.Map, limit uint64) (*mapCopy, error) {
 	cpus := 1
 	if isPerCPU(m.Type()) {
 		n, err := ebpf.PossibleCPU()
@@ -470,7 +497,7 @@ func snapshotOne(m *ebpf.Map) (*mapCopy, error) {
 		cpus = n
 	}
 	c := &mapCopy{keySize: int(m.KeySize()), valueSize: cpus * int(m.ValueSize())}
-	err := c.readBatched(m, cpus)
+	err := c.readBatched(m, cpus, limit)
 	if err == nil {
 		return c, nil
 	}
@@ -484,6 +511,9 @@ func snapshotOne(m *ebpf.Map) (*mapCopy, error) {
 		it := m.Iterate()
 		for it.Next(&key, &values) {
 			c.add(key, bytes.Join(values, nil))
+			if c.bytes() > limit {
+				return nil, errPastBudget
+			}
 		}
 		return c, it.Err()
 	}
@@ -491,6 +521,9 @@ func snapshotOne(m *ebpf.Map) (*mapCopy, error) {
 	it := m.Iterate()
 	for it.Next(&key, &value) {
 		c.add(key, value)
+		if c.bytes() > limit {
+			return nil, errPastBudget
+		}
 	}
 	return c, it.Err()
 }
@@ -498,7 +531,7 @@ func snapshotOne(m *ebpf.Map) (*mapCopy, error) {
 // errNoBatch: the map type cannot be read in batches (LPM tries).
 var errNoBatch = errors.New("no batched lookup")
 
-func (c *mapCopy) readBatched(m *ebpf.Map, cpus int) error {
+func (c *mapCopy) readBatched(m *ebpf.Map, cpus int, limit uint64) error {
 	if m.Type() == ebpf.LPMTrie {
 		return errNoBatch
 	}
@@ -533,6 +566,9 @@ func (c *mapCopy) readBatched(m *ebpf.Map, cpus int) error {
 		}
 		if err != nil {
 			return err
+		}
+		if c.bytes() > limit {
+			return errPastBudget
 		}
 	}
 }

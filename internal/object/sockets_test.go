@@ -20,7 +20,7 @@ func TestUnreadableMapNoted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	_, err = snapshotOne(m)
+	_, err = snapshotOne(m, maxInspectedBytes)
 	if err == nil {
 		t.Fatal("an XSKMAP was read from user space")
 	}
