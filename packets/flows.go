@@ -40,16 +40,22 @@ type flowAt struct {
 
 func flowOffsets(frame []byte) (flowAt, error) {
 	pkt := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.NoCopy)
-	offset := func(l gopacket.Layer) int { return len(frame) - len(l.LayerContents()) - len(l.LayerPayload()) }
 	ls := pkt.Layers()
+	// Each layer starts where the ones before it end: not at the frame's
+	// end less its own length, as Ethernet padding follows the IP packet.
+	starts := make([]int, len(ls)+1)
+	for i, l := range ls {
+		starts[i+1] = starts[i] + len(l.LayerContents())
+	}
+	offset := func(i int) int { return starts[i] }
 	for i, l := range ls {
 		var at flowAt
 		switch ip := l.(type) {
 		case *layers.IPv4:
-			at.ip = offset(l)
+			at.ip = offset(i)
 			at.l4Len = int(ip.Length) - int(ip.IHL)*4
 		case *layers.IPv6:
-			at.ip, at.v6 = offset(l), true
+			at.ip, at.v6 = offset(i), true
 			at.l4Len = int(ip.Length)
 		default:
 			continue
@@ -59,9 +65,9 @@ func flowOffsets(frame []byte) (flowAt, error) {
 		}
 		switch next := ls[i+1].(type) {
 		case *layers.TCP:
-			at.l4 = offset(next)
+			at.l4 = offset(i + 1)
 		case *layers.UDP:
-			at.l4, at.udp = offset(next), true
+			at.l4, at.udp = offset(i+1), true
 			at.checksumOK = next.Checksum != 0 || at.v6
 		default:
 			return flowAt{}, fmt.Errorf("flows need TCP or UDP right after the outermost IP header, not %s", next.LayerType())

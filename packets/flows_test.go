@@ -1,7 +1,10 @@
 package packets
 
 import (
+	"encoding/binary"
 	"errors"
+	"net/netip"
+	"strconv"
 	"testing"
 
 	"github.com/google/gopacket"
@@ -16,6 +19,12 @@ func TestFlows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A 54-byte TCP ACK, padded to 60: the padding follows the IP packet.
+	padded, err := ParseFile("p.yaml", []byte("cases:\n  - name: ack\n    ipv4: {src: 192.0.2.10, dst: 198.51.100.1}\n    tcp: {src: 40000, dst: 80, flags: [ack]}\n"))
+	if err != nil || len(padded[0].Frame) != 60 {
+		t.Fatalf("padded: %v", err)
+	}
+	cases = append(cases, padded...)
 	for _, c := range cases {
 		frames, err := Flows(c, 300)
 		if err != nil {
@@ -33,6 +42,9 @@ func TestFlows(t *testing.T) {
 				t.Fatalf("%s flow %d: does not decode", c.Name, i)
 			}
 			key := net.NetworkFlow().Src().String() + " " + tr.TransportFlow().Src().String()
+			if want := stepped(base, i); key != want {
+				t.Errorf("%s flow %d: %s, want %s", c.Name, i, key, want)
+			}
 			if seen[key] {
 				t.Errorf("%s flow %d: %s again", c.Name, i, key)
 			}
@@ -71,4 +83,23 @@ func TestFlows(t *testing.T) {
 	if _, err := Flows(arp[0], 4); !errors.Is(err, ErrState) {
 		t.Errorf("ARP: %v, want a bad map state", err)
 	}
+}
+
+// stepped is the source address and port of base's flow i, as Flows
+// steps them, written as gopacket writes a flow's source.
+func stepped(base gopacket.Packet, i int) string {
+	net, tr := base.NetworkLayer(), base.TransportLayer()
+	var ip netip.Addr
+	switch l := net.(type) {
+	case *layers.IPv4:
+		ip, _ = netip.AddrFromSlice(l.SrcIP.To4())
+	case *layers.IPv6:
+		ip, _ = netip.AddrFromSlice(l.SrcIP)
+	}
+	b := ip.AsSlice()
+	n := binary.BigEndian.Uint32(b[len(b)-4:]) + uint32(i)
+	binary.BigEndian.PutUint32(b[len(b)-4:], n)
+	ip, _ = netip.AddrFromSlice(b)
+	port := binary.BigEndian.Uint16(tr.LayerContents()[:2]) + uint16(i)
+	return ip.String() + " " + strconv.Itoa(int(port))
 }
