@@ -40,8 +40,12 @@ func pathNote(c results.Case) note {
 			c.Name, pathMark, c.Flows, 100**c.MissRate, c.FirstInstructions, later)
 	}
 	if c.State == "first" {
-		return mattering("%s %s: every run timed is a first one from the maps as loaded (state first): %d instructions; later runs would take %s",
-			c.Name, pathMark, c.FirstInstructions, later)
+		how := "one run a call, the maps put back from user space between calls"
+		if c.Undone {
+			how = "the maps put back before each run inside the kernel, which the floor's runs pay alike"
+		}
+		return mattering("%s %s: every run timed is a first one from the maps as loaded (state first; %s): %d instructions; later runs would take %s",
+			c.Name, pathMark, how, c.FirstInstructions, later)
 	}
 	return mattering("%s %s: the first run from the maps as loaded takes %d instructions, later runs %s: the time and instructions are of later runs (state steady); --state first times the first",
 		c.Name, pathMark, c.FirstInstructions, later)

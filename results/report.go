@@ -137,6 +137,11 @@ type Case struct {
 	// Unrestored names the maps whose changes were not put back between
 	// a first-state case's runs.
 	Unrestored string `json:"unrestored,omitempty"`
+	// Undone says a first-state case was sampled as repeats, the maps put
+	// back inside the kernel before each run by a generated program, whose
+	// cost the floor's runs, undoing alike on maps of their own, take out;
+	// else it was sampled one run a call, the maps put back between calls.
+	Undone bool `json:"undone,omitempty"`
 	// Flows is N of a flows=N state, MissRate the share of its runs that
 	// took a new flow's path, as the instrumented copy replayed its flows
 	// (nil when not counted); its Instructions are their mean.

@@ -189,10 +189,10 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			// one run a call.
 			move[ci] = move[ci] || (!p.isFloor(i) && c.Output != nil && len(c.Output) != len(c.Case.Frame))
 		}
-		// A first-state case is sampled one run a call, its maps put back
-		// before each, and a flows=N one a frame of its own a call: a
-		// restorer would run its repeats on the same maps and frame.
-		if (changed || p.cfg.Restore) && !ctxChanged && !oneRunACall(p.cfg.Cases[ci].State) {
+		// A flows=N case is sampled one run a call, a frame of its own a
+		// call; a first-state one runs through its undoer, which
+		// tail-calls the restorer (undo.go).
+		if (changed || p.cfg.Restore) && !ctxChanged && packets.FlowsOf(p.cfg.Cases[ci].State) == 0 {
 			candidates = append(candidates, ci)
 		}
 		write[ci] = changed
@@ -231,8 +231,19 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			if out == nil {
 				out = c.Case.Frame
 			}
+			// The probe's runs change the maps: put them back, so that
+			// sampling starts from the maps as loaded.
+			before, err := l.Snapshot()
+			if err != nil {
+				return fmt.Errorf("case %s: %w", c.Case.Name, err)
+			}
 			w, err := p.restorers[i].reproduces(ci, c.Case.Frame, c.ctxIn, c.Return, out)
 			if err != nil {
+				return fmt.Errorf("case %s: %w", c.Case.Name, err)
+			}
+			if _, undo, err := l.Changes(before); err != nil {
+				return fmt.Errorf("case %s: %w", c.Case.Name, err)
+			} else if err := undo.Apply(); err != nil {
 				return fmt.Errorf("case %s: %w", c.Case.Name, err)
 			}
 			if w != "" {

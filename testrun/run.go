@@ -197,6 +197,11 @@ type CaseResult struct {
 	// copy of the frame: some program changed it (Output), or
 	// Config.SingleRun asked. Its samples have no Runs or Wall.
 	Single bool
+	// Undone says a first-state case was sampled as repeats through an
+	// undoer, which puts the maps back before each run inside the kernel
+	// (undo.go); the floor's, undoing alike on maps of its own, takes
+	// that out of the net.
+	Undone bool
 	// Restored says the case was sampled as repeats through a restorer,
 	// every run on a fresh copy of the frame (restore.go): some program
 	// changed it, or Config.Restore asked. Its samples are the
@@ -321,7 +326,7 @@ func (c *CaseResult) nextFrame() []byte {
 // resetState puts the maps back before a run of a first-state case; nil
 // for other states.
 func (c *CaseResult) resetState() func() error {
-	if c.Case.State != packets.StateFirst {
+	if c.Case.State != packets.StateFirst || c.Undone {
 		return nil
 	}
 	return c.undo.Apply
@@ -394,6 +399,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	defer p.releaseRestorers()
+	defer p.releaseUndoers() // before the restorers they tail-call
 	err = p.measure(ctx, progs, &res)
 	res = p.assemble(res)
 	if err != nil {
@@ -449,6 +455,7 @@ type plan struct {
 	linkLayer bool              // frames behind a copy of their Ethernet header
 	restorers []*restorer       // one per program and the floor, when cases are restored
 	flows     [][][]byte        // the frames of each flows=N case, nil for others
+	undoers   [][]*undoer       // by program and case: first-state cases' undoers, nil for others
 }
 
 // prepare checks the configuration, the objects, the expectations and the
@@ -715,6 +722,7 @@ func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error
 		if err := p.restore(progs, res); err != nil {
 			return err
 		}
+		p.undo(progs, res)
 		if p.cfg.Live != nil {
 			if err := p.checkLiveRestored(progs, res); err != nil {
 				return err
@@ -723,7 +731,7 @@ func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error
 		for _, r := range p.restorers {
 			r.statsTimer = p.cfg.Timer == TimerStats
 		}
-		s = newSampler(ctx, p.cfg, progs, p.restorers, p.programOf, res)
+		s = newSampler(ctx, p.cfg, progs, p.restorers, p.undoers, p.programOf, res)
 		s.machine, s.cpu = watch, p.cpu
 		before := host.ThreadPreemptions()
 		err := s.run()

@@ -76,9 +76,17 @@ type runner interface {
 
 // newSampler lays out the units of progs, restorers[i] (if any) sampling
 // program i's restored cases.
-func newSampler(ctx context.Context, cfg Config, progs []*program, restorers []*restorer, programOf []int, res *Result) *sampler {
+func newSampler(ctx context.Context, cfg Config, progs []*program, restorers []*restorer, undoers [][]*undoer, programOf []int, res *Result) *sampler {
 	s := newSchedule(ctx, cfg, len(progs), func(pi, ci int) runner {
-		if res.Programs[pi].Cases[ci].Restored {
+		c := res.Programs[pi].Cases[ci]
+		if c.Undone {
+			x := undoneRunner{u: undoers[pi][ci]}
+			if c.Restored {
+				x.choose = func() error { return restorers[pi].choose(ci) }
+			}
+			return x
+		}
+		if c.Restored {
 			return restoredRunner{r: restorers[pi], caseIndex: ci}
 		}
 		return progs[pi]
@@ -86,6 +94,13 @@ func newSampler(ctx context.Context, cfg Config, progs []*program, restorers []*
 	s.progs = progs
 	for _, r := range restorers {
 		s.held = append(s.held, r.program)
+	}
+	for _, us := range undoers {
+		for _, u := range us {
+			if u != nil {
+				s.held = append(s.held, u.program)
+			}
+		}
 	}
 	return s
 }

@@ -343,6 +343,22 @@ type undoWrite struct {
 	value []byte // nil: delete the key; a per-CPU value is its CPUs' end to end
 }
 
+// UndoWrite is one entry Apply puts back: Value is its old value (a
+// per-CPU map's, its CPUs' end to end), nil to delete the key.
+type UndoWrite struct {
+	Map        *ebpf.Map
+	Key, Value []byte
+}
+
+// Writes are the entries Apply puts back, in its order.
+func (u Undo) Writes() []UndoWrite {
+	out := make([]UndoWrite, len(u.writes))
+	for i, w := range u.writes {
+		out[i] = UndoWrite{Map: w.m, Key: w.key, Value: w.value}
+	}
+	return out
+}
+
 // Len is the number of entries Apply writes or deletes.
 func (u Undo) Len() int { return len(u.writes) }
 

@@ -1,0 +1,315 @@
+package testrun
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/packets"
+)
+
+// Undoers: the first state inside the kernel. One run a call, the maps
+// put back from user space between calls, times every run from a cold
+// start: a call begins with a flushed TLB here, and a program that
+// touches many pages read 200 ns more so (katran's hit path, one run a
+// call against repeats) and a flow table's miss 30 % more than its own
+// in-BPF timing. An undoer is a program generated for one case of one
+// load: before each run it writes back, with map helpers, every entry the
+// case's checking run changed (the old value, or a delete of a new key),
+// then tail-calls the program, so the case is sampled as repeats. The
+// floor's runs go through an undoer of their own that makes the same
+// helper calls on shadow maps of the same types, so that the net leaves
+// the undoing out, as the kernel's own XDP load-balancer benchmark takes
+// its reset step out. A delete of the key the run before inserted finds
+// it; the floor's finds nothing after its first run, as the reference
+// timings' reset loops do.
+
+// maxUndoStack bounds a key and a value together, each 8-byte aligned,
+// on the undoer's 512-byte stack.
+const maxUndoStack = 512
+
+// maxUndoWrites bounds the helper calls an undoer makes before each run.
+const maxUndoWrites = 64
+
+// undoer is the generated program for one case of one load.
+type undoer struct {
+	*program // the undoer: it tail-calls the target
+	jump     *ebpf.Map
+	shadows  []*ebpf.Map // the floor's: the maps it writes instead
+}
+
+// newUndoer loads an undoer that writes writes back, the per-CPU ones'
+// value of cpu, and tail-calls target, of type and flags as targetSpec.
+// With shadow set, it makes the same calls on maps of its own instead.
+func newUndoer(target *ebpf.Program, targetSpec *ebpf.ProgramSpec, writes []object.UndoWrite, cpu int, shadow bool) (*undoer, error) {
+	if len(writes) > maxUndoWrites {
+		return nil, fmt.Errorf("the checking run changed %d entries, more than the %d an undoer writes back", len(writes), maxUndoWrites)
+	}
+	u := &undoer{}
+	ok := false
+	defer func() {
+		if !ok {
+			u.close()
+		}
+	}()
+	var err error
+	if u.jump, err = ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.ProgramArray, KeySize: 4, ValueSize: 4, MaxEntries: 1}); err != nil {
+		return nil, fmt.Errorf("undoer: %w", err)
+	}
+	insns := asm.Instructions{asm.Mov.Reg(asm.R6, asm.R1)}
+	shadows := map[*ebpf.Map]*ebpf.Map{}
+	for _, w := range writes {
+		m := w.Map
+		if shadow {
+			if shadows[m] == nil {
+				if shadows[m], err = shadowOf(m); err != nil {
+					return nil, err
+				}
+				u.shadows = append(u.shadows, shadows[m])
+			}
+			m = shadows[m]
+		}
+		value := w.Value
+		if value != nil && isPerCPU(w.Map.Type()) {
+			size := int(w.Map.ValueSize())
+			if (cpu+1)*size > len(value) {
+				return nil, fmt.Errorf("undoer: map %s has no value for CPU %d", w.Map, cpu)
+			}
+			value = value[cpu*size : (cpu+1)*size]
+		}
+		keyAt := int16(-maxUndoStack)
+		valueAt := keyAt + int16(align8(len(w.Key)))
+		if align8(len(w.Key))+align8(len(value)) > maxUndoStack {
+			return nil, fmt.Errorf("map %s's key and value, %d bytes, do not fit an undoer's stack", w.Map, len(w.Key)+len(value))
+		}
+		// The bytes first: storing them goes through R1.
+		insns = append(insns, storeBytes(keyAt, w.Key)...)
+		if value != nil {
+			insns = append(insns, storeBytes(valueAt, value)...)
+		}
+		insns = append(insns, asm.LoadMapPtr(asm.R1, m.FD()), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, int32(keyAt)))
+		if value == nil {
+			insns = append(insns, asm.FnMapDeleteElem.Call())
+			continue
+		}
+		insns = append(insns, asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, int32(valueAt)),
+			asm.Mov.Imm(asm.R4, int32(ebpf.UpdateAny)), asm.FnMapUpdateElem.Call())
+	}
+	insns = append(insns,
+		asm.Mov.Reg(asm.R1, asm.R6), asm.LoadMapPtr(asm.R2, u.jump.FD()), asm.Mov.Imm(asm.R3, 0), asm.FnTailCall.Call(),
+		asm.Mov.Imm(asm.R0, 0), asm.Return()) // XDP_ABORTED: the tail call failed
+	spec := &ebpf.ProgramSpec{Name: "undo", Type: ebpf.XDP, License: "Dual BSD/GPL", Instructions: insns}
+	if targetSpec != nil {
+		// A program array takes only programs like its first user.
+		spec.Flags |= targetSpec.Flags & unix.BPF_F_XDP_HAS_FRAGS
+		spec.AttachType = targetSpec.AttachType
+	}
+	prog, err := ebpf.NewProgram(spec)
+	if err != nil {
+		return nil, fmt.Errorf("load an undoer: %w", err)
+	}
+	u.program = &program{Loaded: object.FromCollection(object.Object{Name: "undoer (generated)"},
+		object.ProgramInfo{Name: "undo", Type: ebpf.XDP, Section: "xdp"},
+		&ebpf.CollectionSpec{Programs: map[string]*ebpf.ProgramSpec{"undo": spec}, Maps: map[string]*ebpf.MapSpec{}},
+		&ebpf.Collection{Programs: map[string]*ebpf.Program{"undo": prog}, Maps: map[string]*ebpf.Map{}}, prog)}
+	if err := u.jump.Put(uint32(0), target); err != nil {
+		return nil, fmt.Errorf("undoer: put the target in its program array: %w", err)
+	}
+	ok = true
+	return u, nil
+}
+
+// shadowOf is an empty map like m, for the floor's undoer to write: of
+// its type and sizes, and as many entries up to a bound.
+func shadowOf(m *ebpf.Map) (*ebpf.Map, error) {
+	info, err := m.Info()
+	if err != nil {
+		return nil, fmt.Errorf("undoer: map %s: %w", m, err)
+	}
+	s, err := ebpf.NewMap(&ebpf.MapSpec{Type: m.Type(), KeySize: m.KeySize(), ValueSize: m.ValueSize(),
+		MaxEntries: min(m.MaxEntries(), maxInspectedShadow), Flags: info.Flags})
+	if err != nil {
+		return nil, fmt.Errorf("undoer: a shadow of map %s: %w", m, err)
+	}
+	return s, nil
+}
+
+// maxInspectedShadow bounds a shadow map's entries: it holds the few keys
+// its undoer writes.
+const maxInspectedShadow = 1 << 16
+
+// storeBytes writes b to the stack at off, 8 bytes a store where it can.
+func storeBytes(off int16, b []byte) asm.Instructions {
+	var insns asm.Instructions
+	for i := 0; i < len(b); {
+		at := off + int16(i)
+		switch rest := len(b) - i; {
+		case rest >= 8:
+			insns = append(insns, asm.LoadImm(asm.R1, int64(binary.NativeEndian.Uint64(b[i:])), asm.DWord), asm.StoreMem(asm.RFP, at, asm.R1, asm.DWord))
+			i += 8
+		case rest >= 4:
+			insns = append(insns, asm.StoreImm(asm.RFP, at, int64(int32(binary.NativeEndian.Uint32(b[i:]))), asm.Word))
+			i += 4
+		case rest >= 2:
+			insns = append(insns, asm.StoreImm(asm.RFP, at, int64(binary.NativeEndian.Uint16(b[i:])), asm.Half))
+			i += 2
+		default:
+			insns = append(insns, asm.StoreImm(asm.RFP, at, int64(b[i]), asm.Byte))
+			i++
+		}
+	}
+	return insns
+}
+
+func align8(n int) int { return (n + 7) &^ 7 }
+
+func isPerCPU(t ebpf.MapType) bool {
+	return t == ebpf.PerCPUHash || t == ebpf.PerCPUArray || t == ebpf.LRUCPUHash
+}
+
+func (u *undoer) close() {
+	if u == nil {
+		return
+	}
+	if u.program != nil {
+		u.Close()
+	}
+	if u.jump != nil {
+		u.jump.Close()
+	}
+	for _, s := range u.shadows {
+		s.Close()
+	}
+}
+
+// undoneRunner samples one case through its undoer.
+type undoneRunner struct {
+	u *undoer
+	// choose, if set, makes the frame restorer the undoer tail-calls
+	// restore the case's frame.
+	choose func() error
+}
+
+func (x undoneRunner) sample(frame, ctx []byte, repeat uint32) (measurement, error) {
+	if x.choose != nil {
+		if err := x.choose(); err != nil {
+			return measurement{}, err
+		}
+	}
+	return x.u.sample(frame, ctx, repeat)
+}
+
+func (x undoneRunner) sampleSingle(frame func() []byte, ctx []byte, calls int, want uint32, reset func() error) (measurement, error) {
+	return measurement{}, errors.New("an undone case is sampled as repeats")
+}
+
+// undo decides, before sampling, which first-state cases run through
+// undoers: every one whose undoers load for every program and the floor
+// and reproduce the program's checking run in a call of several runs;
+// the others stay one run a call, their maps put back from user space,
+// and a note says why. It fills p.undoers and marks res's cases.
+func (p *plan) undo(progs []*program, res *Result) {
+	p.undoers = make([][]*undoer, len(progs))
+	for i := range progs {
+		p.undoers[i] = make([]*undoer, len(p.cfg.Cases))
+	}
+	for ci, k := range p.cfg.Cases {
+		if k.State != packets.StateFirst || progs[0].Info.Type != ebpf.XDP {
+			continue
+		}
+		if why := p.undoCase(progs, res, ci); why != "" {
+			for i := range progs {
+				p.undoers[i][ci].close()
+				p.undoers[i][ci] = nil
+				c := &res.Programs[i].Cases[ci]
+				c.Single, c.Restored = true, false
+			}
+			res.Environment.Notes = append(res.Environment.Notes,
+				fmt.Sprintf("case %s is sampled one run a call, its maps put back from user space between calls: %s", k.Name, why))
+			continue
+		}
+		for i := range res.Programs {
+			c := &res.Programs[i].Cases[ci]
+			c.Single, c.Undone = false, true
+		}
+	}
+}
+
+// undoCase loads the undoers of case ci, one a load, and checks them;
+// it returns why they cannot be used, or "".
+func (p *plan) undoCase(progs []*program, res *Result, ci int) string {
+	for i, l := range progs {
+		c := res.Programs[i].Cases[ci]
+		target := l.Prog
+		if c.Restored {
+			target = p.restorers[i].Prog
+		}
+		writes, shadow := c.undo.Writes(), p.isFloor(i)
+		if shadow {
+			writes = res.Programs[0].Cases[ci].undo.Writes()
+		}
+		u, err := newUndoer(target, l.Spec.Programs[l.Info.Name], writes, p.cpu, shadow)
+		if err != nil {
+			return fmt.Sprintf("%s: %v", l.Info.Name, err)
+		}
+		p.undoers[i][ci] = u
+		if shadow {
+			continue
+		}
+		if why, err := p.undoReproduces(l, u, c, i, ci); err != nil || why != "" {
+			if err != nil {
+				why = err.Error()
+			}
+			return fmt.Sprintf("%s: %s", l.Info.Name, why)
+		}
+	}
+	return ""
+}
+
+// undoReproduces says whether a call of several runs through u returns
+// the program's checking run's action and leaves the maps as one run from
+// the maps as loaded does; if not, why. It puts the maps back after.
+func (p *plan) undoReproduces(l *program, u *undoer, c CaseResult, i, ci int) (string, error) {
+	before, err := l.Snapshot()
+	if err != nil {
+		return "", err
+	}
+	if c.Restored {
+		if err := p.restorers[i].choose(ci); err != nil {
+			return "", err
+		}
+	}
+	ret, _, _, err := u.RunTimes(c.Case.Frame, c.ctxIn, restoreProbeRepeat)
+	if err != nil {
+		return "", err
+	}
+	effects, undo, err := l.Changes(before)
+	if err != nil {
+		return "", err
+	}
+	if err := undo.Apply(); err != nil {
+		return "", err
+	}
+	switch {
+	case ret != c.Return:
+		return fmt.Sprintf("a call of %d runs through its undoer returned %d, the checking run %d", restoreProbeRepeat, ret, c.Return), nil
+	case len(effects) != len(c.Effects):
+		return fmt.Sprintf("a call of %d runs through its undoer changed %d map entries, the checking run %d", restoreProbeRepeat, len(effects), len(c.Effects)), nil
+	}
+	return "", nil
+}
+
+// releaseUndoers closes every undoer.
+func (p *plan) releaseUndoers() {
+	for _, us := range p.undoers {
+		for _, u := range us {
+			u.close()
+		}
+	}
+	p.undoers = nil
+}
