@@ -50,6 +50,10 @@ type sampler struct {
 	// singleCalls is how many calls of one run make a sample of a case
 	// sampled one run a call (CaseResult.Single).
 	singleCalls int
+	// resetCost is what putting a first-state case's maps back from user
+	// space before a call took, the slowest case's: a sample takes fewer
+	// calls where it is dear (an 8 MiB global written back each time).
+	resetCost time.Duration
 	dispatcher  results.Dispatcher
 	// minRounds is the fewest rounds kept before the budget may end
 	// sampling: what every case's result needs (planRounds).
@@ -154,7 +158,8 @@ func (s *sampler) run() (err error) {
 // the calls are cheap enough for the wall clock, and the rounds; perRun is
 // each unit's probed time per run.
 func (s *sampler) planRepeats(perRun []float64) {
-	s.singleCalls = singleCalls(s.dispatcher.Overhead, float64(TargetSample.Nanoseconds())/float64(s.repeat))
+	s.resetCost = s.slowestReset()
+	s.singleCalls = singleCalls(s.dispatcher.Overhead+s.resetCost, float64(TargetSample.Nanoseconds())/float64(s.repeat))
 	s.sampling = results.Sampling{Mode: string(SamplingFlat)}
 	if s.cfg.Sampling != SamplingFlat { // linear, the default when empty
 		if s.linear, s.sampling.Why = s.planLinear(perRun); s.linear != nil {
@@ -210,7 +215,7 @@ func (s *sampler) roundCost(perRun []float64, mean float64) time.Duration {
 	var ns float64
 	for i, u := range s.units {
 		if u.result.Single {
-			ns += float64(s.singleCalls) * (overhead + perRun[i])
+			ns += float64(s.singleCalls) * (overhead + float64(s.resetCost.Nanoseconds()) + perRun[i])
 		} else {
 			ns += overhead + perRun[i]*mean
 		}
@@ -465,4 +470,20 @@ func uniquePrograms(progs []*program) []*program {
 		}
 	}
 	return out
+}
+
+// slowestReset times one putting back of each single-run unit's maps, and
+// returns the slowest; errors are left for the samples to meet.
+func (s *sampler) slowestReset() time.Duration {
+	var slowest time.Duration
+	for _, u := range s.units {
+		reset := u.result.resetState()
+		if !u.result.Single || reset == nil {
+			continue
+		}
+		start := time.Now()
+		_ = reset()
+		slowest = max(slowest, time.Since(start))
+	}
+	return slowest
 }

@@ -33,8 +33,9 @@ import (
 // on the undoer's 512-byte stack.
 const maxUndoStack = 512
 
-// maxUndoWrites bounds the helper calls an undoer makes before each run.
-const maxUndoWrites = 64
+// maxUndoWrites bounds the helper calls an undoer makes before each run;
+// a variable, so that tests can make a case need more.
+var maxUndoWrites = 64
 
 // undoer is the generated program for one case of one load.
 type undoer struct {
