@@ -13,7 +13,9 @@
 // every restorer moves them back, with a zero move where nothing moved,
 // and where any program changes its bytes, every restorer writes them, so
 // that the floor, run through a restorer of its own, takes the restoring
-// out of the net. A case no program changes is left alone.
+// out of the net. A case no program changes is left alone. A flows=N case
+// gets the next of its flows each run: the bytes its flows differ in are
+// patched in, the floor's alike.
 //
 // Where the kernel puts the data: the test run's buffer is one page,
 // page-aligned, with the data headroom bytes into it (XDP_PACKET_HEADROOM).
@@ -38,7 +40,24 @@ struct frame {
 	 * frame's length. Every helper call writes the kernel's xdp_buff, and
 	 * a program's loads of ctx->data just written cost more too. */
 	__u32 move;
+	/* A flows=N case's N, 0 for others: each run then takes the next of
+	 * its flows, whose differing bytes (source address, source port, the
+	 * two checksums) are patched in at patch_at from flows_map entries
+	 * first_flow to first_flow + flows - 1; next is where the next run
+	 * starts, kept across calls. A patch_at of 0 is left alone. */
+	__u32 flows;
+	__u32 first_flow;
+	__u32 next;
+	__u16 patch_at[4];
 	__u8 bytes[MAX_FRAME];
+};
+
+/* The bytes a flow differs in, in patch_at's order. */
+struct flow_patch {
+	__u8 saddr[4];
+	__u8 sport[2];
+	__u8 ip_check[2];
+	__u8 l4_check[2];
 };
 
 /* One entry per case, in the order of the run's cases; sized at load. */
@@ -48,6 +67,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct frame);
 } frames SEC(".maps");
+
+/* Every flows=N case's patches, one per flow; sized at load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct flow_patch);
+} flows_map SEC(".maps");
 
 /* The program under test, at key 0. */
 struct {
@@ -104,6 +131,19 @@ static __always_inline int restore_frame(struct xdp_md *ctx, const int may_move)
 	}
 	if (f->write && bpf_xdp_store_bytes(ctx, 0, f->bytes, want))
 		return XDP_ABORTED;
+	if (f->flows) {
+		__u32 i = f->next, at = f->first_flow + i;
+		struct flow_patch *p = bpf_map_lookup_elem(&flows_map, &at);
+
+		if (!p)
+			return XDP_ABORTED;
+		f->next = i + 1 >= f->flows ? 0 : i + 1;
+		if ((f->patch_at[0] && bpf_xdp_store_bytes(ctx, f->patch_at[0], p->saddr, 4)) ||
+		    (f->patch_at[1] && bpf_xdp_store_bytes(ctx, f->patch_at[1], p->sport, 2)) ||
+		    (f->patch_at[2] && bpf_xdp_store_bytes(ctx, f->patch_at[2], p->ip_check, 2)) ||
+		    (f->patch_at[3] && bpf_xdp_store_bytes(ctx, f->patch_at[3], p->l4_check, 2)))
+			return XDP_ABORTED;
+	}
 	bpf_tail_call(ctx, &target, 0);
 	return XDP_ABORTED;
 }

@@ -137,3 +137,26 @@ func fold(acc uint32) uint16 {
 	}
 	return ^uint16(acc)
 }
+
+// FlowPatch says where the frames Flows makes of frame differ from each
+// other: the offsets of the source address's last 4 bytes, the source
+// port, the IPv4 header checksum and the transport checksum; 0 for a
+// checksum a flow leaves alone (IPv6 has none in its header; a UDP over
+// IPv4 checksum of zero stays zero).
+func FlowPatch(frame []byte) ([4]int, error) {
+	at, err := flowOffsets(frame)
+	if err != nil {
+		return [4]int{}, fmt.Errorf("%w: %w", ErrState, err)
+	}
+	patch := [4]int{at.ip + 12, at.l4, at.ip + 10, at.l4 + 16}
+	if at.v6 {
+		patch[0], patch[2] = at.ip+8+12, 0
+	}
+	if at.udp {
+		patch[3] = at.l4 + 6
+		if !at.checksumOK {
+			patch[3] = 0
+		}
+	}
+	return patch, nil
+}

@@ -103,3 +103,32 @@ func stepped(base gopacket.Packet, i int) string {
 	port := binary.BigEndian.Uint16(tr.LayerContents()[:2]) + uint16(i)
 	return ip.String() + " " + strconv.Itoa(int(port))
 }
+
+// The frames of a flow differ from each other only where FlowPatch says.
+func TestFlowPatch(t *testing.T) {
+	cases, err := Select([]string{TCPSyn, UDPDNS, "ipv6-tcp-syn", "vlan-udp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		patch, err := FlowPatch(c.Frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		covered := map[int]bool{}
+		for i, at := range patch {
+			n := []int{4, 2, 2, 2}[i]
+			for b := at; at > 0 && b < at+n; b++ {
+				covered[b] = true
+			}
+		}
+		frames, _ := Flows(c, 1000)
+		for i, f := range frames {
+			for b := range f {
+				if f[b] != c.Frame[b] && !covered[b] {
+					t.Fatalf("%s flow %d: byte %d differs outside the patch %v", c.Name, i, b, patch)
+				}
+			}
+		}
+	}
+}

@@ -47,12 +47,17 @@ type restorer struct {
 // back of the cases move marks and writes the bytes back of those write
 // marks. Frames too long for it are left out: a case of one is never
 // restored.
-func newRestorer(target *program, cases []packets.Case, move, write []bool) (*restorer, error) {
+func newRestorer(target *program, cases []packets.Case, move, write []bool, flows [][][]byte) (*restorer, error) {
 	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(bpf.Restorer()))
 	if err != nil {
 		return nil, fmt.Errorf("restorer: %w", err)
 	}
 	spec.Maps["frames"].MaxEntries = uint32(max(len(cases), 1))
+	allFlows := 0
+	for _, f := range flows {
+		allFlows += len(f)
+	}
+	spec.Maps["flows_map"].MaxEntries = uint32(max(allFlows, 1))
 	// Where no case moves, the variant that only writes bytes: it needs
 	// no CAP_PERFMON (restore.c).
 	name, other := "restore_bytes", "restore"
@@ -81,11 +86,12 @@ func newRestorer(target *program, cases []packets.Case, move, write []bool) (*re
 		coll.Close()
 		return nil, fmt.Errorf("put %s in the restorer's program array: %w", target.Info.Name, err)
 	}
+	firstFlow := 0
 	for i, c := range cases {
 		if len(c.Frame) > maxRestoredFrame {
 			continue
 		}
-		value := make([]byte, 12+maxRestoredFrame) // restore.c's struct frame
+		value := make([]byte, frameHeader+maxRestoredFrame) // restore.c's struct frame
 		binary.NativeEndian.PutUint32(value, uint32(len(c.Frame)))
 		if write[i] {
 			binary.NativeEndian.PutUint32(value[4:], 1)
@@ -93,13 +99,52 @@ func newRestorer(target *program, cases []packets.Case, move, write []bool) (*re
 		if move[i] {
 			binary.NativeEndian.PutUint32(value[8:], 1)
 		}
-		copy(value[12:], c.Frame)
+		if i < len(flows) && len(flows[i]) > 0 {
+			if err := putFlows(coll.Maps["flows_map"], value, c.Frame, flows[i], firstFlow); err != nil {
+				coll.Close()
+				return nil, fmt.Errorf("restorer: flows of case %s: %w", c.Name, err)
+			}
+			firstFlow += len(flows[i])
+		}
+		copy(value[frameHeader:], c.Frame)
 		if err := coll.Maps["frames"].Put(uint32(i), value); err != nil {
 			coll.Close()
 			return nil, fmt.Errorf("restorer: frame of case %s: %w", c.Name, err)
 		}
 	}
 	return r, nil
+}
+
+// frameHeader is the size of restore.c's struct frame before its bytes.
+const frameHeader = 32
+
+// putFlows sets a frame's flows in value, restore.c's struct frame, and
+// puts each flow's patch (struct flow_patch) in m from first on.
+func putFlows(m *ebpf.Map, value, frame []byte, flows [][]byte, first int) error {
+	at, err := packets.FlowPatch(frame)
+	if err != nil {
+		return err
+	}
+	binary.NativeEndian.PutUint32(value[12:], uint32(len(flows)))
+	binary.NativeEndian.PutUint32(value[16:], uint32(first))
+	for i, off := range at {
+		binary.NativeEndian.PutUint16(value[24+2*i:], uint16(off))
+	}
+	sizes := [4]int{4, 2, 2, 2}
+	for k, f := range flows {
+		var patch []byte
+		for i, off := range at {
+			if off == 0 {
+				patch = append(patch, make([]byte, sizes[i])...)
+				continue
+			}
+			patch = append(patch, f[off:off+sizes[i]]...)
+		}
+		if err := m.Put(uint32(first+k), patch); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // choose makes the next calls restore case ci's frame.
@@ -115,7 +160,7 @@ func (r *restorer) choose(ci int) error {
 }
 
 // reproduces says whether the restorer's runs of case ci give the
-// program's checking run's action and frame, out, in a call of one run
+// program's checking run's action and frame, out (nil: any), in a call of one run
 // and in a call of several; if not, why.
 func (r *restorer) reproduces(ci int, frame, ctx []byte, action uint32, out []byte) (string, error) {
 	if len(frame) > maxRestoredFrame {
@@ -139,7 +184,7 @@ func (r *restorer) reproduces(ci int, frame, ctx []byte, action uint32, out []by
 		switch {
 		case ret != action:
 			return fmt.Sprintf("a call of %d run(s) through the restorer returned %d, the program's own run %d", repeat, ret, action), nil
-		case !bytes.Equal(got, out):
+		case out != nil && !bytes.Equal(got, out):
 			return fmt.Sprintf("a call of %d run(s) through the restorer left another frame than the program's own run (%d bytes, not %d)", repeat, len(got), len(out)), nil
 		}
 	}
@@ -189,10 +234,11 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			// one run a call.
 			move[ci] = move[ci] || (!p.isFloor(i) && c.Output != nil && len(c.Output) != len(c.Case.Frame))
 		}
-		// A flows=N case is sampled one run a call, a frame of its own a
-		// call; a first-state one runs through its undoer, which
-		// tail-calls the restorer (undo.go).
-		if (changed || p.cfg.Restore) && !ctxChanged && packets.FlowsOf(p.cfg.Cases[ci].State) == 0 {
+		// A flows=N case runs through the restorer, which patches in the
+		// next flow every run; a first-state one through its undoer,
+		// which tail-calls the restorer where the frame needs it.
+		flows := packets.FlowsOf(p.cfg.Cases[ci].State) > 0
+		if (changed || p.cfg.Restore || flows) && !ctxChanged {
 			candidates = append(candidates, ci)
 		}
 		write[ci] = changed
@@ -213,7 +259,7 @@ func (p *plan) restore(progs []*program, res *Result) error {
 		if l.live {
 			mv = make([]bool, len(move))
 		}
-		r, err := newRestorer(l, p.cfg.Cases, mv, write)
+		r, err := newRestorer(l, p.cfg.Cases, mv, write, p.flows)
 		if err != nil {
 			res.Environment.Notes = append(res.Environment.Notes,
 				fmt.Sprintf("no restorer for %s (%v): cases it changes the frame of are sampled one run a call", l.Info.Name, err))
@@ -236,6 +282,9 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			before, err := l.Snapshot()
 			if err != nil {
 				return fmt.Errorf("case %s: %w", c.Case.Name, err)
+			}
+			if c.flows != nil {
+				out = nil // each run another flow, another frame
 			}
 			w, err := p.restorers[i].reproduces(ci, c.Case.Frame, c.ctxIn, c.Return, out)
 			if err != nil {

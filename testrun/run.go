@@ -234,8 +234,9 @@ type CaseResult struct {
 	// first-state case's runs (not copied: too large, or unreadable);
 	// empty when every change is.
 	Unrestored string
-	// Calls counts the calls of one run each a case sampled so made, the
-	// warm-up's too: in a flows=N state, how far its flows went.
+	// Calls counts the runs a flows=N case's samples made, the warm-up's
+	// too: how far its flows went (and the calls of one run each of any
+	// case sampled so).
 	Calls int
 	// FlowReplay, in a flows=N state, is what the instrumented copy saw
 	// replaying the case's flows twice from the maps as loaded; nil when

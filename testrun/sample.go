@@ -297,6 +297,9 @@ func (s *sampler) take(u unit, round int, keep bool) error {
 	} else {
 		m, err = u.prog.sample(u.result.Case.Frame, u.result.ctxIn, repeat)
 	}
+	if !u.result.Single && u.result.flows != nil {
+		u.result.Calls += int(repeat) // the runs of its flows so far
+	}
 	if err != nil {
 		return fmt.Errorf("case %s: %w", u.result.Case.Name, err)
 	}

@@ -110,8 +110,8 @@ func TestFlowsMissRate(t *testing.T) {
 	few, many := res.Programs[0].Cases[0], res.Programs[0].Cases[1]
 	for _, c := range []CaseResult{few, many} {
 		switch {
-		case c.FlowReplay == nil || !c.Single || c.Calls < MinSamples:
-			t.Fatalf("%s: replay %v, single %v, %d calls", c.Case.Name, c.FlowReplay, c.Single, c.Calls)
+		case c.FlowReplay == nil || c.Single || !c.Restored || c.Calls < MinSamples:
+			t.Fatalf("%s: replay %v, single %v, restored %v, %d runs: want repeats through the restorer", c.Case.Name, c.FlowReplay, c.Single, c.Restored, c.Calls)
 		case c.Instructions < c.LaterInstructions || c.Instructions > c.FirstInstructions:
 			t.Errorf("%s: %d instructions, outside a hit's %d and a miss's %d", c.Case.Name, c.Instructions, c.LaterInstructions, c.FirstInstructions)
 		}
