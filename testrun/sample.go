@@ -53,8 +53,8 @@ type sampler struct {
 	// resetCost is what putting a first-state case's maps back from user
 	// space before a call took, the slowest case's: a sample takes fewer
 	// calls where it is dear (an 8 MiB global written back each time).
-	resetCost time.Duration
-	dispatcher  results.Dispatcher
+	resetCost  time.Duration
+	dispatcher results.Dispatcher
 	// minRounds is the fewest rounds kept before the budget may end
 	// sampling: what every case's result needs (planRounds).
 	minRounds int
