@@ -688,6 +688,9 @@ func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, er
 			return CaseResult{}, err
 		}
 	}
+	if c.State != packets.StateFirst {
+		undo = object.Undo{} // needed no more: let the snapshot go
+	}
 	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effectsOf(effects), Samples: make([]float64, 0, p.cfg.Samples),
 		ctxIn: ctxIn, ContextChanges: contextChangesOf(object.ContextChanges(l.Info.Type, ctxIn, ctxOut)), undo: undo, LaterReturn: ret}
 	if c.State == packets.StateFirst && !undo.Complete() {
@@ -723,7 +726,9 @@ func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error
 		if err := p.restore(progs, res); err != nil {
 			return err
 		}
-		p.undo(progs, res)
+		if err := p.undo(progs, res); err != nil {
+			return err
+		}
 		if p.cfg.Live != nil {
 			if err := p.checkLiveRestored(progs, res); err != nil {
 				return err

@@ -226,3 +226,20 @@ func TestFirstStateWithoutUndoer(t *testing.T) {
 		t.Errorf("first %.1f ns, steady %.1f ns (medians): want the miss several times the hit", first, steady)
 	}
 }
+
+// A first-state case no undoer can serve, whose runs change more than is
+// put back from user space before each call (an 8 MiB global and three
+// 15 MiB slabs), is refused before sampling, not sampled for minutes.
+func TestFirstStateTooDear(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	cases, err := packets.Select([]string{packets.TCPSyn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := kerneltest.ReadTestObject[Object](t, "bigmaps.o")
+	_, err = Run(context.Background(), Config{Programs: []Program{{Object: obj}}, Cases: packets.InStates(cases, []string{packets.StateFirst}),
+		CPU: -1, Samples: MinSamples, Repeat: 100})
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "time it in the steady state") {
+		t.Errorf("got %v, want the first state refused", err)
+	}
+}

@@ -214,7 +214,7 @@ func (x undoneRunner) sampleSingle(frame func() []byte, ctx []byte, calls int, w
 // and reproduce the program's checking run in a call of several runs;
 // the others stay one run a call, their maps put back from user space,
 // and a note says why. It fills p.undoers and marks res's cases.
-func (p *plan) undo(progs []*program, res *Result) {
+func (p *plan) undo(progs []*program, res *Result) error {
 	p.undoers = make([][]*undoer, len(progs))
 	for i := range progs {
 		p.undoers[i] = make([]*undoer, len(p.cfg.Cases))
@@ -224,6 +224,9 @@ func (p *plan) undo(progs []*program, res *Result) {
 			continue
 		}
 		if why := p.undoCase(progs, res, ci); why != "" {
+			if err := p.userUndoFits(res, ci, why); err != nil {
+				return err
+			}
 			for i := range progs {
 				p.undoers[i][ci].close()
 				p.undoers[i][ci] = nil
@@ -239,6 +242,29 @@ func (p *plan) undo(progs []*program, res *Result) {
 			c.Single, c.Undone = false, true
 		}
 	}
+	return nil
+}
+
+// maxUserUndo bounds what putting a first-state case's maps back from
+// user space may write before each call: an 8 MiB global and three
+// 15 MiB slabs written back every call took a 1 s run to two minutes and
+// 700 MB.
+const maxUserUndo = 1 << 20
+
+// userUndoFits refuses a first-state case that no undoer can serve and
+// whose maps are too much to put back from user space before every call.
+func (p *plan) userUndoFits(res *Result, ci int, why string) error {
+	for i, pr := range res.Programs {
+		if p.isFloor(i) {
+			continue
+		}
+		if n := pr.Cases[ci].undo.Bytes(); n > maxUserUndo {
+			return fmt.Errorf("%w: case %s: the first state puts back before every run what a run changed, and no undoer can (%s); "+
+				"its runs change %.1f MiB of maps, past the %d MiB put back from user space: time it in the steady state",
+				ErrConfig, p.cfg.Cases[ci].Name, why, float64(n)/(1<<20), maxUserUndo>>20)
+		}
+	}
+	return nil
 }
 
 // undoCase loads the undoers of case ci, one a load, and checks them;

@@ -2,6 +2,7 @@ package kerneltest
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -72,30 +73,55 @@ func LoadFlowtable(t testing.TB, spec *ebpf.CollectionSpec) *ebpf.Collection {
 // can make either small or negative, so compare, don't threshold.
 func FlowtableReference(t testing.TB, frame []byte) (missNS, hitNS float64) {
 	t.Helper()
-	coll := LoadFlowtable(t, FlowtableSpec(t, FlowtableBatch))
-	ret, err := coll.Programs["flowtable_reference"].Run(&ebpf.RunOptions{Data: frame, Repeat: 1})
+	miss, hit, err := NewFlowtableReference(t).Run(frame)
 	if err != nil {
-		t.Fatalf("running flowtable_reference: %v", err)
+		t.Fatal(err)
+	}
+	return miss, hit
+}
+
+// Reference is flowtable.o loaded once, to run its reference again and
+// again: from any goroutine (Run reports, never fails the test).
+type Reference struct {
+	coll *ebpf.Collection
+}
+
+// NewFlowtableReference loads flowtable.o until the test ends.
+func NewFlowtableReference(t testing.TB) *Reference {
+	t.Helper()
+	return &Reference{coll: LoadFlowtable(t, FlowtableSpec(t, FlowtableBatch))}
+}
+
+// Run runs flowtable_reference once on frame, as FlowtableReference.
+func (r *Reference) Run(frame []byte) (missNS, hitNS float64, err error) {
+	var before, after FlowtableStats
+	if err := r.coll.Variables["stats"].Get(&before); err != nil {
+		return 0, 0, err
+	}
+	ret, err := r.coll.Programs["flowtable_reference"].Run(&ebpf.RunOptions{Data: frame, Repeat: 1})
+	if err != nil {
+		return 0, 0, fmt.Errorf("running flowtable_reference: %w", err)
 	}
 	if ret != 2 { // XDP_PASS
-		t.Fatalf("flowtable_reference returned %d, want XDP_PASS: the frame is no TCP or UDP over IPv4", ret)
+		return 0, 0, fmt.Errorf("flowtable_reference returned %d, want XDP_PASS: the frame is no TCP or UDP over IPv4", ret)
 	}
 	var ref FlowtableRef
-	if err := coll.Variables["ref"].Get(&ref); err != nil {
-		t.Fatal(err)
+	if err := r.coll.Variables["ref"].Get(&ref); err != nil {
+		return 0, 0, err
 	}
 	if ref.Batch != FlowtableBatch {
-		t.Fatalf("flowtable_reference ran batches of %d, want %d", ref.Batch, FlowtableBatch)
+		return 0, 0, fmt.Errorf("flowtable_reference ran batches of %d, want %d", ref.Batch, FlowtableBatch)
 	}
-	// Every call of the miss loop missed and every one of the hit loop hit.
-	var stats FlowtableStats
-	if err := coll.Variables["stats"].Get(&stats); err != nil {
-		t.Fatal(err)
+	// Every call of the miss loop missed and every one of the hit loop
+	// hit; the hit loop's priming call missed.
+	if err := r.coll.Variables["stats"].Get(&after); err != nil {
+		return 0, 0, err
 	}
-	if want := (FlowtableStats{Hits: FlowtableBatch, Misses: FlowtableBatch + 1}); stats != want {
-		t.Fatalf("flowtable_reference left stats %+v, want %+v", stats, want)
+	got := FlowtableStats{Hits: after.Hits - before.Hits, Misses: after.Misses - before.Misses, Drops: after.Drops - before.Drops}
+	if want := (FlowtableStats{Hits: FlowtableBatch, Misses: FlowtableBatch + 1}); got != want {
+		return 0, 0, fmt.Errorf("flowtable_reference counted %+v, want %+v", got, want)
 	}
 	n := float64(ref.Batch)
 	return (float64(ref.MissTotal) - float64(ref.ResetTotal)) / n,
-		(float64(ref.HitTotal) - float64(ref.EmptyTotal)) / n
+		(float64(ref.HitTotal) - float64(ref.EmptyTotal)) / n, nil
 }

@@ -359,6 +359,15 @@ func (u Undo) Writes() []UndoWrite {
 	return out
 }
 
+// Bytes is what Apply writes: the keys and the old values.
+func (u Undo) Bytes() int {
+	n := 0
+	for _, w := range u.writes {
+		n += len(w.key) + len(w.value)
+	}
+	return n
+}
+
 // Len is the number of entries Apply writes or deletes.
 func (u Undo) Len() int { return len(u.writes) }
 
@@ -401,7 +410,9 @@ func changes(name string, m *ebpf.Map, spec *ebpf.MapSpec, old, after *mapCopy) 
 	var out []Effect
 	var undo []undoWrite
 	changed := func(key, o, a []byte) {
-		undo = append(undo, undoWrite{m: m, key: bytes.Clone(key), value: bytes.Clone(o)})
+		// The old value is the snapshot's own bytes, not a copy: an 8 MiB
+		// global is not held twice.
+		undo = append(undo, undoWrite{m: m, key: bytes.Clone(key), value: o})
 		k := formatKey(mt, spec.Key, key)
 		switch {
 		case a == nil:
