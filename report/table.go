@@ -805,7 +805,7 @@ func caseNotes(p results.Program, c results.Case, settings results.Settings, est
 		out = append(out, pathNote(c))
 	}
 	if c.Unrestored != "" {
-		out = append(out, mattering("%s: WARNING: not every run saw the maps as loaded: %s, so they are not put back between runs", c.Name, c.Unrestored))
+		out = append(out, mattering("%s: maps it cannot compare are not put back between runs, should a run write them: %s", c.Name, c.Unrestored))
 	}
 	for _, e := range c.Effects {
 		out = append(out, method("%s: %s", c.Name, e))

@@ -231,8 +231,8 @@ type CaseResult struct {
 	// LaterReturn is the later run's return; Return is the first's.
 	LaterReturn uint32
 	// Unrestored names the maps whose changes are not put back between a
-	// first-state case's runs (not copied: too large, or unreadable);
-	// empty when every change is.
+	// first-state case's runs, each with why (not copied: too large, or
+	// unreadable); empty when every change is.
 	Unrestored string
 	// Calls counts the runs a flows=N case's samples made, the warm-up's
 	// too: how far its flows went (and the calls of one run each of any
@@ -694,7 +694,7 @@ func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, er
 	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effectsOf(effects), Samples: make([]float64, 0, p.cfg.Samples),
 		ctxIn: ctxIn, ContextChanges: contextChangesOf(object.ContextChanges(l.Info.Type, ctxIn, ctxOut)), undo: undo, LaterReturn: ret}
 	if c.State == packets.StateFirst && !undo.Complete() {
-		cr.Unrestored = l.UnwatchedNote()
+		cr.Unrestored = l.UnwatchedMaps()
 	}
 	if object.FrameChanged(l.Info.Type, c.Frame, out) {
 		cr.Output = out

@@ -222,6 +222,14 @@ const errnoENOTSUPP = unix.Errno(524)
 // whose changes are not shown: by type and size, and those user space
 // could not read.
 func (l *Loaded) UnwatchedNote() string {
+	if maps := l.UnwatchedMaps(); maps != "" {
+		return "the checking run's changes to these maps are not shown: " + maps
+	}
+	return ""
+}
+
+// UnwatchedMaps lists the maps UnwatchedNote names, each with why.
+func (l *Loaded) UnwatchedMaps() string {
 	whys := map[string]string{}
 	add := func(spec *ebpf.CollectionSpec, prefix string) {
 		for name, ms := range spec.Maps {
@@ -244,7 +252,7 @@ func (l *Loaded) UnwatchedNote() string {
 	for _, name := range sortedKeys(whys) {
 		maps = append(maps, fmt.Sprintf("%s (%s)", name, whys[name]))
 	}
-	return "the checking run's changes to these maps are not shown: " + strings.Join(maps, ", ")
+	return strings.Join(maps, ", ")
 }
 
 // drain pops a queue or stack empty, and returns the values popped, as
