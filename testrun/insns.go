@@ -161,11 +161,7 @@ func runCounted(l *program, counted *insncount.Program, updates []object.Update,
 		if later[i], err = counted.Counts(nil); err != nil {
 			return fail(err)
 		}
-		_, undo, err := twin.Changes(before)
-		if err == nil {
-			err = undo.Apply()
-		}
-		if err != nil {
+		if err := twin.PutBack(before); err != nil {
 			return fail(err)
 		}
 		if len(c.flows) > 0 {
@@ -213,11 +209,7 @@ func replayFlows(twin *object.Loaded, counted *insncount.Program, c CaseResult, 
 			r.Misses[pass] = int(counts[missBlock] / first[missBlock])
 		}
 	}
-	_, undo, err := twin.Changes(before)
-	if err == nil {
-		err = undo.Apply()
-	}
-	return r, err
+	return r, twin.PutBack(before)
 }
 
 // Counted is what a program's block counts (CaseResult.Blocks) count, kept

@@ -290,9 +290,7 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			if err != nil {
 				return fmt.Errorf("case %s: %w", c.Case.Name, err)
 			}
-			if _, undo, err := l.Changes(before); err != nil {
-				return fmt.Errorf("case %s: %w", c.Case.Name, err)
-			} else if err := undo.Apply(); err != nil {
+			if err := l.PutBack(before); err != nil {
 				return fmt.Errorf("case %s: %w", c.Case.Name, err)
 			}
 			if w != "" {

@@ -75,13 +75,9 @@ func newUndoer(target *ebpf.Program, targetSpec *ebpf.ProgramSpec, writes []obje
 			}
 			m = shadows[m]
 		}
-		value := w.Value
-		if value != nil && isPerCPU(w.Map.Type()) {
-			size := int(w.Map.ValueSize())
-			if (cpu+1)*size > len(value) {
-				return nil, fmt.Errorf("undoer: map %s has no value for CPU %d", w.Map, cpu)
-			}
-			value = value[cpu*size : (cpu+1)*size]
+		value, err := w.ValueOn(cpu)
+		if err != nil {
+			return nil, fmt.Errorf("undoer: %w", err)
 		}
 		keyAt := int16(-maxUndoStack)
 		valueAt := keyAt + int16(align8(len(w.Key)))
@@ -168,10 +164,6 @@ func storeBytes(off int16, b []byte) asm.Instructions {
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }
-
-func isPerCPU(t ebpf.MapType) bool {
-	return t == ebpf.PerCPUHash || t == ebpf.PerCPUArray || t == ebpf.LRUCPUHash
-}
 
 func (u *undoer) close() {
 	if u == nil {

@@ -358,6 +358,29 @@ type UndoWrite struct {
 	Key, Value []byte
 }
 
+// ValueOn is the old value as a program on cpu reads it: a per-CPU map's
+// value of that CPU, else the value; nil for a delete.
+func (w UndoWrite) ValueOn(cpu int) ([]byte, error) {
+	if w.Value == nil || !isPerCPU(w.Map.Type()) {
+		return w.Value, nil
+	}
+	size := int(w.Map.ValueSize())
+	if (cpu+1)*size > len(w.Value) {
+		return nil, fmt.Errorf("map %s has no value for CPU %d", w.Map, cpu)
+	}
+	return w.Value[cpu*size : (cpu+1)*size], nil
+}
+
+// PutBack puts the maps back as before had them: what Changes finds
+// changed since, undone.
+func (l *Loaded) PutBack(before MapState) error {
+	_, undo, err := l.Changes(before)
+	if err != nil {
+		return err
+	}
+	return undo.Apply()
+}
+
 // Writes are the entries Apply puts back, in its order.
 func (u Undo) Writes() []UndoWrite {
 	out := make([]UndoWrite, len(u.writes))
