@@ -36,6 +36,7 @@ package bpf
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/leak.c -o testdata/leak.o && llvm-strip -g testdata/leak.o"
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/bigmaps.c -o testdata/bigmaps.o && llvm-strip -g testdata/bigmaps.o"
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/flowtable.c -o testdata/flowtable.o && llvm-strip -g testdata/flowtable.o"
+//go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -c testdata/largearrays.c -o testdata/largearrays.o && llvm-strip -g testdata/largearrays.o"
 
 // v3 without line info (.BTF.ext removed; .BTF kept for its map): profiles by instruction index.
 //go:generate sh -c "clang -O2 -g -Wall -target bpf -fdebug-prefix-map=${DOLLAR}(pwd)=. -idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include/aarch64-linux-gnu -DVERSION=3 -c fizzbuzz.c -o testdata/nolines.o && llvm-strip -g testdata/nolines.o && llvm-objcopy --remove-section .BTF.ext testdata/nolines.o"

@@ -112,6 +112,7 @@ const laterRuns = 8
 // later one's return.
 func runCounted(l *program, counted *insncount.Program, updates []object.Update, cases []CaseResult) (first, later [][]uint64, laterReturns []uint32, replays []*FlowReplay, err error) {
 	twin := object.FromCollection(l.Object, l.Info, l.Spec, counted.Collection, counted.Program)
+	defer twin.FreeCopies()
 	if err := twin.Apply(updates); err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("not counted: the instrumented copy's maps: %w", err)
 	}

@@ -11,7 +11,7 @@
 //                 until the budget is spent: a, b, c fit beside .bss
 //                 (53 MiB), d would pass 64 MiB and is noted.
 //   too_big:      an array of one 17 MiB value, over a map's 16 MiB:
-//                 noted, never read.
+//                 created mmapable, and compared in memory instead.
 //
 // bump writes the first byte of each.
 

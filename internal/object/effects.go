@@ -56,6 +56,9 @@ type MapState map[string]*mapCopy
 type mapCopy struct {
 	keySize, valueSize int
 	keys, values       []byte
+	// mapped: a large array's copy is its shadow's (mapped.go); keys
+	// and values are empty.
+	mapped *mappedCopy
 }
 
 func (c *mapCopy) len() int           { return len(c.keys) / c.keySize }
@@ -80,6 +83,7 @@ func (c *mapCopy) index() map[string]int {
 func (l *Loaded) Snapshot() (MapState, error) {
 	state := MapState{}
 	var copied uint64 // the most bytes the maps copied so far can hold
+	var mapped uint64 // the bytes of large arrays copied from memory
 	maps := l.Maps()
 	for _, name := range sortedKeys(maps) {
 		m := maps[name]
@@ -87,7 +91,7 @@ func (l *Loaded) Snapshot() (MapState, error) {
 			continue
 		}
 		size := contentBytes(m.Type(), m.MaxEntries(), m.KeySize(), m.ValueSize())
-		switch kind, _ := mapKindOf(m.Type(), m.MaxEntries(), size); kind {
+		switch kind, _ := mapKindOf(m.Type(), m.MaxEntries(), size, m.Flags()); kind {
 		case mapDrained:
 			// What was there before the case is popped and dropped.
 			if _, _, err := l.drain(m, 0); err != nil && !l.unreadable(name, err) {
@@ -114,6 +118,17 @@ func (l *Loaded) Snapshot() (MapState, error) {
 			}
 			copied += uint64(len(entries.keys) + len(entries.values))
 			state[name] = entries
+		case mapMapped:
+			if mapped+size > maxAllMappedBytes {
+				l.skip(name, fmt.Sprintf("%s of contents, past the %s that all large arrays compared may hold", mib(size), mib(maxAllMappedBytes)))
+				continue
+			}
+			entries, err := l.snapshotMapped(name, m)
+			if err != nil {
+				return nil, fmt.Errorf("map %s: %w", name, err)
+			}
+			mapped += size
+			state[name] = entries
 		}
 	}
 	return state, nil
@@ -127,6 +142,9 @@ const (
 	mapCopied mapKind = iota
 	// mapDrained: queues and stacks, emptied before and popped after.
 	mapDrained
+	// mapMapped: a large array xdpmicro created mmapable (prepare):
+	// copied from memory, and compared in memory (mapped.go).
+	mapMapped
 	// mapFixed: readable, but programs cannot change it (the verifier
 	// allows them only lookups, redirects and tail calls): not read.
 	mapFixed
@@ -137,7 +155,7 @@ const (
 // mapKindOf says what the checking run does with a map of this type,
 // number of entries and size of contents (contentBytes), and, for maps
 // it does not compare, why.
-func mapKindOf(t ebpf.MapType, entries uint32, size uint64) (mapKind, string) {
+func mapKindOf(t ebpf.MapType, entries uint32, size uint64, flags uint32) (mapKind, string) {
 	switch t {
 	case ebpf.Hash, ebpf.LRUHash, ebpf.PerCPUHash, ebpf.LRUCPUHash:
 		// Read as far as they hold entries, not their max_entries: a
@@ -145,6 +163,16 @@ func mapKindOf(t ebpf.MapType, entries uint32, size uint64) (mapKind, string) {
 		// (readSparse).
 		return mapCopied, ""
 	case ebpf.Array, ebpf.LPMTrie, ebpf.PerCPUArray:
+		if flags&unix.BPF_F_RDONLY_PROG != 0 {
+			return mapFixed, "" // the verifier lets no program write it
+		}
+		large := entries > maxInspectedEntries || size > maxInspectedBytes
+		if large && t == ebpf.Array && flags&unix.BPF_F_MMAPABLE != 0 {
+			if size > maxAllMappedBytes {
+				return mapUnwatched, fmt.Sprintf("%s of contents, over the %s of large arrays compared", mib(size), mib(maxAllMappedBytes))
+			}
+			return mapMapped, ""
+		}
 		if entries > maxInspectedEntries {
 			return mapUnwatched, fmt.Sprintf("%d entries, over %d", entries, maxInspectedEntries)
 		}
@@ -169,7 +197,7 @@ func mapKindOf(t ebpf.MapType, entries uint32, size uint64) (mapKind, string) {
 // unwatched says why changes to a map of this type and size are not
 // shown, or "" if they are, or if programs cannot change it.
 func unwatched(ms *ebpf.MapSpec) string {
-	_, why := mapKindOf(ms.Type, ms.MaxEntries, contentBytes(ms.Type, ms.MaxEntries, ms.KeySize, ms.ValueSize))
+	_, why := mapKindOf(ms.Type, ms.MaxEntries, contentBytes(ms.Type, ms.MaxEntries, ms.KeySize, ms.ValueSize), ms.Flags)
 	return why
 }
 
@@ -314,6 +342,14 @@ func (l *Loaded) Changes(before MapState) ([]Effect, Undo, error) {
 		}
 		old, ok := before[name]
 		if !ok {
+			continue
+		}
+		if old.mapped != nil {
+			effects, writes, err := mappedChanges(name, m, spec, old)
+			if err != nil {
+				return nil, Undo{}, fmt.Errorf("map %s: %w", name, err)
+			}
+			out, undo.writes = append(out, effects...), append(undo.writes, writes...)
 			continue
 		}
 		// A run adds few entries: twice what was read before is ample.

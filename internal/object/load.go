@@ -26,6 +26,8 @@ type Loaded struct {
 	// unread are the maps, by name, that user space failed to read in
 	// the checking run, and why: their changes are not shown.
 	unread map[string]string
+	// shadows hold the latest snapshot of each large array (mapped.go).
+	shadows map[string]*shadow
 }
 
 // Chosen is a program picked from an object, ready to load.
@@ -59,6 +61,9 @@ func Choose(obj Object, program string, s Settings) (Chosen, error) {
 	notes, err := s.prepare(spec, obj.Name)
 	if err != nil {
 		return Chosen{}, err
+	}
+	if note := markLargeArrays(spec); note != "" {
+		notes = append(notes, note)
 	}
 	return Chosen{obj, info, spec, all, notes}, nil
 }
@@ -131,6 +136,7 @@ func readsEgressAsPlainXDP(info ProgramInfo, spec *ebpf.CollectionSpec, ve *ebpf
 
 // Close frees the program, its maps and the objects loaded beside it.
 func (l *Loaded) Close() {
+	l.FreeCopies()
 	l.coll.Close()
 	for _, o := range l.others {
 		o.coll.Close()
