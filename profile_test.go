@@ -27,9 +27,9 @@ type subject struct {
 }
 
 // subjects are every bundled build on every built-in case, programs with
-// bpf-to-bpf calls and a bpf_loop callback, one with tail calls, and
-// xdp-filter (xdp-tools' xdpfilt_alw_all.o, built with Debian's clang 14
-// from xdp-tools f0b4ac2) with a port in its map.
+// bpf-to-bpf calls and a bpf_loop callback, one with tail calls, and a
+// port filter loaded as xdp-filter's loader would (ports.o: a per-CPU
+// map pinned by name, a map without max_entries) with a port in its map.
 func subjects(t *testing.T) []subject {
 	var out []subject
 	for _, b := range bpf.Builds() {
@@ -40,8 +40,8 @@ func subjects(t *testing.T) []subject {
 		subject{"xdp_calls", testrun.Program{Object: calls, Program: "xdp_calls"}, []string{packets.Fizz, packets.Short}, ""},
 		subject{"tc_calls", testrun.Program{Object: calls, Program: "tc_calls"}, []string{packets.Fizz}, ""},
 		subject{"tail calls", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "tailcall.o"), Program: "entry"}, []string{packets.Fizz}, ""},
-		subject{"xdp-filter", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "xdpfilt_alw_all.o")}, packets.Mix(),
-			"maps:\n  filter_ports:\n    - {key: htons(80), value: 6}\n"},
+		subject{"port filter", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "ports.o")}, packets.Mix(),
+			"maps:\n  ports:\n    - {key: htons(80), value: 1}\n"},
 		subject{"no line info", testrun.Program{Object: kerneltest.ReadTestObject[testrun.Object](t, "nolines.o")}, packets.Classes(), ""},
 	)
 	return out
@@ -108,7 +108,7 @@ func TestProfileTotals(t *testing.T) {
 		})
 	}
 	// A name no other test loads: tests of other packages run beside.
-	if ids := kerneltest.Programs(t, "xdpfilt_alw_all"); len(ids) > 0 {
+	if ids := kerneltest.Programs(t, "port_filter"); len(ids) > 0 {
 		t.Errorf("programs left loaded: %v", ids)
 	}
 }
