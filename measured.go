@@ -33,7 +33,23 @@ func program(p testrun.ProgramResult) results.Program {
 	for _, other := range p.Placements {
 		prog.Placements = append(prog.Placements, program(other))
 	}
+	if p.Verifier != nil {
+		v := savedVerifier(*p.Verifier)
+		prog.Verifier = &v
+	}
 	return prog
+}
+
+// savedVerifier is what the kernel told of a load, as results saves it.
+func savedVerifier(v testrun.VerifierStats) results.Verifier {
+	s := results.Verifier{TimeMicros: v.TimeMicros, Processed: v.Processed, TotalStates: v.TotalStates,
+		PeakStates: v.PeakStates, MaxStatesPerInsn: v.MaxStatesPerInsn, StackDepths: v.StackDepths,
+		XlatedInsns: v.XlatedInsns, JITBytes: v.JITBytes}
+	if v.MarkRead >= 0 {
+		n := uint64(v.MarkRead)
+		s.MarkRead = &n
+	}
+	return s
 }
 
 func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) results.Case {

@@ -83,7 +83,10 @@ type bmfCount struct {
 // measures are Bencher's built-in latency, in nanoseconds, and
 // instructions, the BPF instructions of the path timed, where counted,
 // and, in a flows=N state, miss-rate, the share of runs that missed.
-// A case asked for in a map state is named case@state.
+// A case asked for in a map state is named case@state. The benchmark
+// named <program> alone holds what its load cost the verifier:
+// verified-instructions and verification-time (µs, over the loads) and
+// jit-size (bytes).
 func (r doc) writeBMF(w io.Writer) error {
 	return writeJSON(w, r.bmf(map[string]map[string]any{}))
 }
@@ -107,6 +110,11 @@ func (r doc) bmf(out map[string]map[string]any) map[string]map[string]any {
 			if len(measures) > 0 {
 				out[p.Info.Name+"/"+c.Name] = measures
 			}
+		}
+		if p.Verifier != nil {
+			// The program's own benchmark, beside its cases': what its
+			// load cost the verifier, and its native code's size.
+			out[p.Info.Name] = verifierMeasures(*p.Verifier, p.VerificationTimes())
 		}
 	}
 	return out

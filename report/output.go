@@ -32,6 +32,7 @@ const (
 	KindWorst          Kind = "a report of the costliest packets" // worst
 	KindWorstPackets   Kind = "a packet file"                     // worst --output
 	KindValidation     Kind = "a validation"                      // validate
+	KindVerification   Kind = "a verification"                    // verifier
 	KindBuilds         Kind = "the bundled builds"                // programs
 	KindObject         Kind = "an object's contents"              // programs OBJECT
 	KindCases          Kind = "the packet cases"                  // packets
@@ -115,6 +116,14 @@ func renderings() []rendering {
 
 		{kind: KindValidation, format: Text, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(validation).writeText(w) }},
 		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteValidationJSON(w, x.(validation).v) }},
+
+		{kind: KindVerification, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error {
+			return writeVerificationTable(w, x.(*results.Verification))
+		}},
+		{kind: KindVerification, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeJSON(w, x) }},
+		{kind: KindVerification, format: BMF, note: "for Bencher", render: func(w io.Writer, x any, _ View) error {
+			return verificationBMF(w, x.(*results.Verification))
+		}},
 
 		{kind: KindBuilds, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error {
 			return render.WriteBuilds(w, x.(builds).list, x.(builds).def)

@@ -404,6 +404,7 @@ func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, al
 	if singles(p) && est != results.Low && !allSingle {
 		l.note("  ", mattering("%s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)", singleMark))
 	}
+	l.note("  ", verifierNote(p))
 	l.notes("  ", notes(p, r.Settings, r.Partial))
 	if level == outliersLine {
 		var cells []string
@@ -633,6 +634,7 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 		}
 	}
 	l.notes("  ", c.insnsNotes())
+	l.note("  ", verifierChange(c.Verifier))
 	for _, warning := range c.Warnings {
 		l.note("  ", mattering("warning: %s", warning))
 	}

@@ -36,6 +36,19 @@ type Comparison struct {
 	// there (its intervals were widened by it); 0 otherwise. Package
 	// analysis sets it when it judges an interleaved run; not saved.
 	ChangeSpread float64 `json:"-"`
+	// Verifier holds what the verifier told of each side's loads, where
+	// both sides' loads told it (saved reports before it did not).
+	Verifier *VerifierChange `json:"verifier,omitempty"`
+}
+
+// VerifierChange is the verifier's figures before and after: the exact
+// ones of a load of each build, and the verification times of all the
+// loads of each (VerificationTimes), which vary.
+type VerifierChange struct {
+	Before      Verifier `json:"before"`
+	After       Verifier `json:"after"`
+	BeforeTimes []uint64 `json:"before_time_us"`
+	AfterTimes  []uint64 `json:"after_time_us"`
 }
 
 // Live is how live frames were run: batches of Batch frames, arriving on
@@ -161,4 +174,42 @@ func (c *Comparison) InsnsRegressedCases() []string {
 		}
 	}
 	return names
+}
+
+// The verifier's figures a gate may judge (--fail-on), by name.
+const (
+	VerifiedInsns = "verified-insns"
+	States        = "states"
+	JITSize       = "jit-size"
+)
+
+// VerifierFigures are the names of the verifier's figures a gate judges.
+var VerifierFigures = []string{VerifiedInsns, States, JITSize}
+
+// Figure is one exact figure of the verifier before and after, by name
+// (VerifierFigures); false for an unknown name.
+func (v VerifierChange) Figure(name string) (before, after uint64, ok bool) {
+	switch name {
+	case VerifiedInsns:
+		return v.Before.Processed, v.After.Processed, true
+	case States:
+		return v.Before.TotalStates, v.After.TotalStates, true
+	case JITSize:
+		return uint64(v.Before.JITBytes), uint64(v.After.JITBytes), true
+	}
+	return 0, 0, false
+}
+
+// Grew says whether a figure grew by more than allowed, a fraction of
+// its old value (0: any growth), and how, as "265 → 300 (+13.2 %)".
+func (v VerifierChange) Grew(name string, allowed float64) (string, bool) {
+	before, after, ok := v.Figure(name)
+	if !ok || after <= before || float64(after) <= float64(before)*(1+allowed) {
+		return "", false
+	}
+	how := fmt.Sprintf("%d → %d", before, after)
+	if before > 0 {
+		how += fmt.Sprintf(" (%+.1f %%)", 100*(float64(after)/float64(before)-1))
+	}
+	return how, true
 }

@@ -1,6 +1,10 @@
 package results
 
-import "github.com/xdpmicro/xdpmicro/stats"
+import (
+	"slices"
+
+	"github.com/xdpmicro/xdpmicro/stats"
+)
 
 // Schema identifies the JSON document's layout; bump it when a field's
 // meaning changes, so that a reader of saved results can refuse old ones.
@@ -72,6 +76,41 @@ type Program struct {
 	Placements []Program `json:"placements,omitempty"`
 	// Series holds each case's mean by frame size, when --size was given.
 	Series []Series `json:"series,omitempty"`
+	// Verifier is what the kernel told of this load of the program.
+	Verifier *Verifier `json:"verifier,omitempty"`
+}
+
+// VerificationTimes are the verification times of the program's loads,
+// in microseconds, lowest first: they vary from load to load, as run
+// time does.
+func (p Program) VerificationTimes() []uint64 {
+	var times []uint64
+	for _, q := range append([]Program{p}, p.Placements...) {
+		if q.Verifier != nil {
+			times = append(times, q.Verifier.TimeMicros)
+		}
+	}
+	slices.Sort(times)
+	return times
+}
+
+// Verifier is what the kernel told of one load of a program. From the
+// verifier's log at BPF_LOG_STATS, on the load that is measured: its
+// time, the instructions it processed (the figure the 1,000,000 limit
+// holds), its states and the stack depth of each function. From
+// bpf_prog_info: the program's size as the kernel rewrote it, and its
+// native code's. All but the time are the same for every load of a build.
+type Verifier struct {
+	TimeMicros       uint64 `json:"time_us"`
+	Processed        uint64 `json:"processed_insns"`
+	TotalStates      uint64 `json:"total_states"`
+	PeakStates       uint64 `json:"peak_states"`
+	MaxStatesPerInsn uint64 `json:"max_states_per_insn"`
+	// MarkRead is nil where the kernel does not give it (6.x).
+	MarkRead    *uint64 `json:"mark_read,omitempty"`
+	StackDepths []int   `json:"stack_depths,omitempty"`
+	XlatedInsns int     `json:"xlated_insns,omitempty"`
+	JITBytes    int     `json:"jit_bytes,omitempty"`
 }
 
 // Series is the cost of one case at each frame size.

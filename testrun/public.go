@@ -42,6 +42,21 @@ type ProgramInfo struct {
 	AttachType ebpf.AttachType
 }
 
+// VerifierStats are what the kernel told of one load of a program: the
+// verifier's statistics, from its log at BPF_LOG_STATS on the load that
+// is measured, and the program's sizes, from bpf_prog_info.
+type VerifierStats struct {
+	TimeMicros       uint64 // "verification time N usec"
+	Processed        uint64 // "processed N insns": what the 1,000,000 limit holds
+	TotalStates      uint64
+	PeakStates       uint64
+	MaxStatesPerInsn uint64
+	MarkRead         int64 // -1 where the kernel does not give it (6.x)
+	StackDepths      []int // bytes, one per function
+	XlatedInsns      int   // the program as the kernel rewrote it
+	JITBytes         int   // its native code; 0 without the JIT
+}
+
 // Effect is a change that one run of a case made to a map.
 type Effect struct {
 	Map    string

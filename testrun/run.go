@@ -345,6 +345,9 @@ type ProgramResult struct {
 	// Counted, with Config.Profile, is what the cases' Blocks count; nil
 	// when the program was not counted.
 	Counted *Counted
+	// Verifier is what the kernel told of this load: the verifier's
+	// statistics and the program's sizes; nil where it told nothing.
+	Verifier *VerifierStats
 }
 
 // Result is everything a run measured.
@@ -603,7 +606,7 @@ func (p *plan) load() ([]*program, error) {
 func (p *plan) check(progs []*program) (Result, error) {
 	res := Result{Environment: environment(p.cfg, p.claim)}
 	for i, l := range progs {
-		pr := ProgramResult{Label: "floor", Object: l.Object.Name, Info: ProgramInfo(l.Info)}
+		pr := ProgramResult{Label: "floor", Object: l.Object.Name, Info: ProgramInfo(l.Info), Verifier: (*VerifierStats)(l.Verifier)}
 		if !p.isFloor(i) {
 			pr.Label = p.cfg.Programs[p.programOf[i]].Label
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -169,7 +170,8 @@ func (c *compareFlags) register(fl *pflag.FlagSet) {
 		percent(stats.InterleavedSlopeNoiseThreshold), percent(stats.InterleavedNoiseThreshold), percent(stats.AcrossLoadsNoiseThreshold), percent(stats.AcrossRunsNoiseThreshold)))
 	fl.BoolVar(&c.failOnRegression, "fail-on-regression", false, "exit 3 when any case regressed, or changed action; stderr names the cases")
 	fl.StringSliceVar(&c.failOn, "fail-on", nil, "judge regressions by `J`, implying --fail-on-regression: time (the verdicts), "+
-		"insns (more instructions), or time,insns")
+		"insns (more instructions), and the verifier's verified-insns, states or jit-size, each with an optional growth "+
+		"allowed (verified-insns:+10%); a comma list judges by each")
 	describeDefault(fl, "fail-on", judgeTime)
 }
 
@@ -192,8 +194,8 @@ func (c *compareFlags) options(base stats.Options, est stats.Estimator) (stats.C
 		threshold = float64(c.noiseThreshold)
 	}
 	for _, f := range c.failOn {
-		if f != judgeTime && f != judgeInsns {
-			return stats.CompareOptions{}, usageError(fmt.Errorf("--fail-on %q: want %s, %s or both", f, judgeTime, judgeInsns))
+		if _, err := parseJudge(f); err != nil {
+			return stats.CompareOptions{}, usageError(err)
 		}
 	}
 	opts := stats.CompareOptions{Options: base, Significance: c.significance, NoiseThreshold: threshold, Estimator: est}
@@ -238,9 +240,50 @@ const (
 	judgeInsns = "insns"
 )
 
+// judge is one --fail-on: what a regression is judged by, and for the
+// verifier's figures the growth allowed, a fraction.
+type judge struct {
+	by      string
+	allowed float64
+}
+
+// allowedText says what growth the judge allowed.
+func (j judge) allowedText() string {
+	if j.allowed == 0 {
+		return "where it allows none"
+	}
+	return fmt.Sprintf("past the +%g %% it allows", 100*j.allowed)
+}
+
+// parseJudge reads time, insns, or a verifier figure with an optional
+// growth allowed: verified-insns, states:+20%, jit-size:5%.
+func parseJudge(s string) (judge, error) {
+	name, limit, hasLimit := strings.Cut(s, ":")
+	if name == judgeTime || name == judgeInsns {
+		if hasLimit {
+			return judge{}, fmt.Errorf("--fail-on %q: %s takes no threshold (time has --noise-threshold; instructions are exact)", s, name)
+		}
+		return judge{by: name}, nil
+	}
+	if !slices.Contains(results.VerifierFigures, name) {
+		return judge{}, fmt.Errorf("--fail-on %q: want %s, %s, or the verifier's %s with an optional growth allowed (verified-insns:+10%%)",
+			s, judgeTime, judgeInsns, strings.Join(results.VerifierFigures, ", "))
+	}
+	j := judge{by: name}
+	if hasLimit {
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(limit, "+"), "%"), 64)
+		if err != nil || !strings.HasSuffix(limit, "%") || !(pct >= 0 && pct <= 1000) {
+			return judge{}, fmt.Errorf("--fail-on %q: the growth allowed is a percentage from 0 to 1000, e.g. %s:+10%%", s, name)
+		}
+		j.allowed = pct / 100
+	}
+	return j, nil
+}
+
 // verdict turns a regression into exit code 3 when asked to. Judged by
 // instructions, a case without counts on both sides fails the run: an
-// exact gate must not pass by default.
+// exact gate must not pass by default; so does a verifier figure
+// without the verifier's statistics on both sides.
 func (c *compareFlags) verdict(rep *results.Report) error {
 	cmp := rep.Comparison
 	if !c.failOnRegression && len(c.failOn) == 0 || cmp == nil {
@@ -250,8 +293,21 @@ func (c *compareFlags) verdict(rep *results.Report) error {
 	if len(judges) == 0 {
 		judges = []string{judgeTime}
 	}
-	for _, j := range judges {
-		switch {
+	for _, f := range judges {
+		j, err := parseJudge(f)
+		if err != nil {
+			return usageError(err)
+		}
+		if j.by != judgeTime && j.by != judgeInsns {
+			if cmp.Verifier == nil {
+				return fmt.Errorf("--fail-on %s: no verifier statistics on both sides (a report saved before they were, or a program loaded by another)", f)
+			}
+			if how, grew := cmp.Verifier.Grew(j.by, j.allowed); grew {
+				return fmt.Errorf("%w: %s %s of %s, %s", errGrew, j.by, how, cmp.After, j.allowedText())
+			}
+			continue
+		}
+		switch j := j.by; {
 		case j == judgeTime && cmp.Regressed():
 			return fmt.Errorf("%w: %s", errRegression, strings.Join(cmp.RegressedCases(), ", "))
 		case j == judgeInsns:

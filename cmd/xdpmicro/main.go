@@ -28,6 +28,10 @@ const (
 // errRegression ends a run whose comparison found a regression.
 var errRegression = errors.New("regressed, or changed action")
 
+// errGrew ends a run whose verifier figure grew past what --fail-on
+// allows: a regression, exit 3.
+var errGrew = errors.New("the verifier's figures grew")
+
 // usageError marks an error found in the command line (a flag, an
 // argument) as the user's input being wrong: it wraps xdpmicro.ErrBadInput
 // as the library's bad input does, so that one errors.Is tells exit 2.
@@ -67,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if errors.As(err, &sig) {
 		return exitInterrupt + sig.signal
 	}
-	if errors.Is(err, errRegression) {
+	if errors.Is(err, errRegression) || errors.Is(err, errGrew) {
 		fmt.Fprintln(stderr, "xdpmicro: "+report.Printable(err.Error()))
 		return exitRegression
 	}
@@ -167,7 +171,7 @@ Nothing is pinned, attached or left loaded when xdpmicro exits.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
-	root.AddCommand(benchCommand(), compareCommand(), packetsCommand(), profileCommand(), programsCommand(), validateCommand(), worstCommand())
+	root.AddCommand(benchCommand(), compareCommand(), packetsCommand(), profileCommand(), programsCommand(), validateCommand(), verifierCommand(), worstCommand())
 	root.SetHelpCommand(helpCommand(root))
 	documentFlags(root)
 	return root

@@ -121,6 +121,10 @@ func compare(before, after results.Program, opts stats.CompareOptions) (*results
 	if len(c.Cases) == 0 {
 		return nil, fmt.Errorf("%w: no case measured on both sides", ErrNotComparable)
 	}
+	if before.Verifier != nil && after.Verifier != nil {
+		c.Verifier = &results.VerifierChange{Before: *before.Verifier, After: *after.Verifier,
+			BeforeTimes: before.VerificationTimes(), AfterTimes: after.VerificationTimes()}
+	}
 	return c, nil
 }
 

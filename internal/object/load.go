@@ -26,6 +26,9 @@ type Loaded struct {
 	// unread are the maps, by name, that user space failed to read in
 	// the checking run, and why: their changes are not shown.
 	unread map[string]string
+	// Verifier is what the kernel told of this load (verifier.go); nil
+	// for a program someone else loaded.
+	Verifier *VerifierStats
 	// shadows hold the latest snapshot of each large array (mapped.go).
 	shadows map[string]*shadow
 }
@@ -94,11 +97,30 @@ func (c Chosen) Load() (*Loaded, error) {
 	if err := rlimit.RemoveMemlock(); err != nil && !errors.Is(err, unix.EPERM) {
 		return nil, fmt.Errorf("remove memlock limit: %w", err)
 	}
-	coll, err := ebpf.NewCollection(spec)
+	// The verifier's statistics come with the very load that is
+	// measured: they cost a log buffer, and no second load.
+	coll, err := ebpf.NewCollectionWithOptions(spec, ebpf.CollectionOptions{
+		Programs: ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats},
+	})
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) {
+		// A log of statistics alone holds not why the verifier refused:
+		// load again as cilium/ebpf does by default, for the whole log.
+		again, errAgain := ebpf.NewCollection(spec)
+		if errAgain == nil {
+			again.Close()
+		} else {
+			err = errAgain
+		}
+	}
 	if err != nil {
 		return nil, loadError(obj, info, spec, firstMapError(spec, err))
 	}
-	return &Loaded{Object: obj, Info: info, Spec: spec, coll: coll, Prog: coll.Programs[info.Name]}, nil
+	l := &Loaded{Object: obj, Info: info, Spec: spec, coll: coll, Prog: coll.Programs[info.Name]}
+	if s, ok := verifierStats(l.Prog); ok {
+		l.Verifier = &s
+	}
+	return l, nil
 }
 
 // FromCollection is a program already in the kernel, prog of coll, as if

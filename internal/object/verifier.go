@@ -1,0 +1,91 @@
+package object
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+)
+
+// VerifierStats are what the kernel tells of one load of a program: the
+// verifier's own statistics (its log at BPF_LOG_STATS, of the very load
+// that is measured) and the program's sizes (bpf_prog_info).
+type VerifierStats struct {
+	// From the verifier's log.
+	TimeMicros       uint64 // "verification time N usec"
+	Processed        uint64 // "processed N insns"
+	TotalStates      uint64 // "total_states N"
+	PeakStates       uint64 // "peak_states N"
+	MaxStatesPerInsn uint64 // "max_states_per_insn N"
+	MarkRead         int64  // "mark_read N"; -1 where the kernel does not give it
+	StackDepths      []int  // "stack depth 8+0+16": one per function
+	// From bpf_prog_info.
+	XlatedInsns int // the program as the kernel rewrote it, in instructions
+	JITBytes    int // its native code, in bytes; 0 without the JIT
+}
+
+// The log lines the verifier writes at BPF_LOG_STATS (kernel/bpf/verifier.c,
+// print_verification_stats), 5.2 and later; mark_read is gone in 6.x.
+var (
+	verificationTimeLine = regexp.MustCompile(`(?m)^verification time (\d+) usec\s*$`)
+	processedLine        = regexp.MustCompile(`(?m)^processed (\d+) insns \(limit \d+\)(.*)$`)
+	verifierCountField   = regexp.MustCompile(`(\w+) (\d+)`)
+	stackDepthsLine      = regexp.MustCompile(`(?m)^stack depth ([0-9+]+)\s*$`)
+)
+
+// parseVerifierLog reads the statistics lines of a verifier log.
+func parseVerifierLog(log string) (VerifierStats, error) {
+	s := VerifierStats{MarkRead: -1}
+	m := processedLine.FindStringSubmatch(log)
+	if m == nil {
+		return s, fmt.Errorf("the verifier's log has no \"processed N insns\" line")
+	}
+	s.Processed, _ = strconv.ParseUint(m[1], 10, 64)
+	for _, f := range verifierCountField.FindAllStringSubmatch(m[2], -1) {
+		n, _ := strconv.ParseUint(f[2], 10, 64)
+		switch f[1] {
+		case "total_states":
+			s.TotalStates = n
+		case "peak_states":
+			s.PeakStates = n
+		case "max_states_per_insn":
+			s.MaxStatesPerInsn = n
+		case "mark_read":
+			s.MarkRead = int64(n)
+		}
+	}
+	if m := verificationTimeLine.FindStringSubmatch(log); m != nil {
+		s.TimeMicros, _ = strconv.ParseUint(m[1], 10, 64)
+	}
+	if m := stackDepthsLine.FindStringSubmatch(log); m != nil {
+		for _, f := range strings.Split(m[1], "+") {
+			d, err := strconv.Atoi(f)
+			if err != nil {
+				return s, fmt.Errorf("the verifier's stack depths %q: %w", m[1], err)
+			}
+			s.StackDepths = append(s.StackDepths, d)
+		}
+	}
+	return s, nil
+}
+
+// verifierStats reads a loaded program's statistics: its verifier log
+// (loaded at LogLevelStats) and its info. Where the kernel gives none
+// (a program loaded by someone else), ok is false.
+func verifierStats(p *ebpf.Program) (VerifierStats, bool) {
+	s, err := parseVerifierLog(p.VerifierLog)
+	if err != nil {
+		return VerifierStats{}, false
+	}
+	if info, err := p.Info(); err == nil {
+		if n, err := info.TranslatedSize(); err == nil {
+			s.XlatedInsns = n / 8
+		}
+		if n, err := info.JitedSize(); err == nil {
+			s.JITBytes = int(n)
+		}
+	}
+	return s, true
+}

@@ -1,0 +1,35 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/results"
+)
+
+func TestVerifierLines(t *testing.T) {
+	load := func(us, processed, states uint64, jit int) results.Program {
+		return results.Program{Verifier: &results.Verifier{TimeMicros: us, Processed: processed, TotalStates: states, PeakStates: states, JITBytes: jit}}
+	}
+	before := load(300, 265, 11, 399)
+	before.Placements = []results.Program{load(100, 265, 11, 399), load(200, 265, 11, 399)}
+	after := load(90, 99, 9, 377)
+
+	if got, want := verifierNote(before).text, "verifier: 265 insns processed, 11 states (peak 11), 399 B JIT; 200 [100 300] µs over 3 loads"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	change := func(b, a results.Program) note {
+		return verifierChange(&results.VerifierChange{Before: *b.Verifier, After: *a.Verifier, BeforeTimes: b.VerificationTimes(), AfterTimes: a.VerificationTimes()})
+	}
+	if got, want := change(before, after).text, "verifier: insns processed 265 → 99 (-166, -62.6 %), states 11 → 9 (-2, -18.2 %), JIT 399 → 377 B (-22, -5.5 %)"; got != want {
+		t.Errorf("change %q, want %q", got, want)
+	}
+	if got, want := change(after, after).text, "verifier: insns processed 99 (=), states 9 (=), JIT 377 B (=)"; got != want {
+		t.Errorf("no change %q, want %q", got, want)
+	}
+	if n := verifierNote(results.Program{}); n.text != "" {
+		t.Errorf("a program without statistics: %q", n.text)
+	}
+	if n := verifierChange(nil); n.text != "" {
+		t.Errorf("a comparison without statistics: %q", n.text)
+	}
+}
