@@ -79,7 +79,21 @@ func profileOf(pr testrun.ProgramResult) (*profile.Profile, error) {
 	for i, c := range pr.Cases {
 		names[i], blocks[i] = c.Case.Name, c.Blocks
 	}
-	return profile.New(pr.Label, pr.Object, pr.Info.Name, pr.Info.Type.String(), prog, names, blocks)
+	prof, err := profile.New(pr.Label, pr.Object, pr.Info.Name, pr.Info.Type.String(), prog, names, blocks)
+	if err != nil {
+		return nil, err
+	}
+	if pr.Counted.Verified == nil {
+		prof.NoVerifier = pr.Counted.VerifiedNote
+		return prof, nil
+	}
+	walk, err := prog.Verified(pr.Counted.Verified)
+	if err != nil {
+		prof.NoVerifier = err.Error()
+		return prof, nil
+	}
+	prof.Verifier = &walk
+	return prof, nil
 }
 
 // KernelProfiles is a profile run on several kernels (profile --kernel),

@@ -221,3 +221,67 @@ func TestProfileMachineCode(t *testing.T) {
 		t.Errorf("%d machine instructions by line, %d lines exact: want some of each", code, exact)
 	}
 }
+
+// Where the verifier spent its effort adds up to what it says it
+// processed, by line and by function, and agrees with the measured load's
+// statistics (a load of its own, at BPF_LOG_STATS); before/after gives
+// its change.
+func TestProfileVerifierWalk(t *testing.T) {
+	kerneltest.RequireBPF(t)
+	processed := func(prog testrun.Program) uint64 {
+		_, loads, err := testrun.Verify(prog, testrun.LoadOptions{}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loads[0].Processed
+	}
+	walked := 0
+	for _, s := range subjects(t) {
+		if s.name != "v3" && s.name != "xdp_calls" && s.name != "tail calls" {
+			continue
+		}
+		walked++
+		prof, _ := runProfile(t, s)
+		w := prof.Verifier
+		if w == nil {
+			t.Fatalf("%s: no verifier walk: %s", s.name, prof.NoVerifier)
+		}
+		var lines, funcs uint64
+		for _, l := range w.Lines {
+			lines += l.Instructions
+		}
+		for _, f := range w.Functions {
+			funcs += f.Self
+		}
+		if want := processed(s.prog); w.Total != want || lines != want || funcs != want {
+			t.Errorf("%s: walk %d, lines %d, functions %d; the load's statistics %d processed", s.name, w.Total, lines, funcs, want)
+		}
+	}
+	if walked != 3 {
+		t.Fatalf("%d subjects walked, want 3", walked)
+	}
+	cases, err := packets.Select([]string{packets.Fizz})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3, err := bpf.Lookup("v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v4, err := bpf.Lookup("v4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	progs := []testrun.Program{
+		{Label: "before", Object: testrun.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program},
+		{Label: "after", Object: testrun.Object{Name: "v4", ELF: v4.Object}, Program: v4.Program},
+	}
+	rep, err := Profile(context.Background(), Options{Programs: progs, Cases: cases}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Diff.Verifier
+	if d == nil || d.Before != processed(progs[0]) || d.After != processed(progs[1]) || len(d.Lines) == 0 {
+		t.Fatalf("verifier diff %+v", d)
+	}
+}

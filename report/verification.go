@@ -45,13 +45,13 @@ func writeVerificationTable(w io.Writer, v *results.Verification) error {
 // writeVerificationChange writes a comparison: per program, each figure
 // before, after, and the difference.
 func writeVerificationChange(w io.Writer, v *results.Verification) error {
-	fmt.Fprintf(w, "before: %s\nafter:  %s\nverified on kernel %s\n", v.Before, v.Object, v.Kernel)
+	fmt.Fprintf(w, "before: %s\nafter:  %s\nverified on kernel %s, %s of each build\n", v.Before, v.Object, v.Kernel, loadsText(v))
 	table := newTable(w, tw.AlignLeft, tw.AlignLeft)
-	table.Header("program", "figure", "before", "after", "diff", "diff %")
+	table.Header("program", "figure", "before", "after", "diff", "diff %", "verdict")
 	for _, p := range v.Programs {
 		c := p.Change
 		if c == nil {
-			if err := table.Append([]string{p.Info.Name, "(only after)", "", "", "", ""}); err != nil {
+			if err := table.Append([]string{p.Info.Name, "(only after)", "", "", "", "", ""}); err != nil {
 				return err
 			}
 			continue
@@ -60,10 +60,10 @@ func writeVerificationChange(w io.Writer, v *results.Verification) error {
 			name          string
 			before, after uint64
 		}{
-			{"insns processed", c.Before.Processed, c.After.Processed},
+			{"processed", c.Before.Processed, c.After.Processed},
 			{"states", c.Before.TotalStates, c.After.TotalStates},
 			{"peak states", c.Before.PeakStates, c.After.PeakStates},
-			{"max states/insn", c.Before.MaxStatesPerInsn, c.After.MaxStatesPerInsn},
+			{"max per insn", c.Before.MaxStatesPerInsn, c.After.MaxStatesPerInsn},
 			{"xlated insns", uint64(c.Before.XlatedInsns), uint64(c.After.XlatedInsns)},
 			{"JIT bytes", uint64(c.Before.JITBytes), uint64(c.After.JITBytes)},
 		}
@@ -76,15 +76,26 @@ func writeVerificationChange(w io.Writer, v *results.Verification) error {
 			if r.before > 0 {
 				pct = fmt.Sprintf("%+.1f %%", 100*float64(diff)/float64(r.before))
 			}
+			verdict := "same"
+			switch {
+			case r.after > r.before:
+				verdict = "grew"
+			case r.after < r.before:
+				verdict = "shrank"
+			}
 			if err := table.Append([]string{name, r.name, strconv.FormatUint(r.before, 10), strconv.FormatUint(r.after, 10),
-				fmt.Sprintf("%+d", diff), pct}); err != nil {
+				fmt.Sprintf("%+d", diff), pct, verdict}); err != nil {
 				return err
 			}
 		}
-		if err := table.Append([]string{"", "stack", depthsText(c.Before.StackDepths), depthsText(c.After.StackDepths), "", ""}); err != nil {
+		stack := "same"
+		if depthsText(c.Before.StackDepths) != depthsText(c.After.StackDepths) {
+			stack = "changed"
+		}
+		if err := table.Append([]string{"", "stack", depthsText(c.Before.StackDepths), depthsText(c.After.StackDepths), "", "", stack}); err != nil {
 			return err
 		}
-		if err := table.Append([]string{"", "time, " + loadsText(v), spanText(c.BeforeTimes), spanText(c.AfterTimes), "", ""}); err != nil {
+		if err := table.Append([]string{"", "time", spanText(c.BeforeTimes), spanText(c.AfterTimes), "", "", timeVerdict(c.BeforeTimes, c.AfterTimes)}); err != nil {
 			return err
 		}
 	}
@@ -107,6 +118,21 @@ func writeVerificationFooter(w io.Writer, v *results.Verification) error {
 		"the most at one instruction (max), the stack of each function; from bpf_prog_info: the instructions as the kernel rewrote them "+
 		"(xlated) and the JIT code's bytes; the time varies from load to load: the median over the loads [the lowest and highest]"))
 	return nil
+}
+
+// timeVerdict judges verification times, which vary from load to load,
+// by their spreads: slower or faster only where no load of one build
+// overlaps the other's.
+func timeVerdict(before, after []uint64) string {
+	switch {
+	case len(before) == 0 || len(after) == 0:
+		return ""
+	case after[0] > before[len(before)-1]:
+		return "slower"
+	case after[len(after)-1] < before[0]:
+		return "faster"
+	}
+	return "within spread"
 }
 
 // loadsText says over how many loads each time's spread is.

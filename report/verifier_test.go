@@ -33,3 +33,19 @@ func TestVerifierLines(t *testing.T) {
 		t.Errorf("a comparison without statistics: %q", n.text)
 	}
 }
+
+func TestTimeVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		before, after []uint64
+		want          string
+	}{
+		{[]uint64{100, 120, 140}, []uint64{150, 160, 170}, "slower"},
+		{[]uint64{100, 120, 140}, []uint64{50, 60, 99}, "faster"},
+		{[]uint64{100, 120, 140}, []uint64{130, 200, 300}, "within spread"},
+		{nil, []uint64{1}, ""},
+	} {
+		if got := timeVerdict(tc.before, tc.after); got != tc.want {
+			t.Errorf("%v → %v: %q, want %q", tc.before, tc.after, got, tc.want)
+		}
+	}
+}

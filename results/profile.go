@@ -31,6 +31,12 @@ type Profile struct {
 	NoMachine string          `json:"no_machine,omitempty"`
 	Source    []ProfileSource `json:"source"`
 	Cases     []ProfileCase   `json:"cases"`
+	// Verifier is where the verifier spent its effort loading the
+	// program: how often it processed each line's instructions (its log
+	// at level 2), attributed as a case's executed instructions are;
+	// nil, and NoVerifier why, where it was not read.
+	Verifier   *ProfileCase `json:"verifier,omitempty"`
+	NoVerifier string       `json:"no_verifier,omitempty"`
 
 	// Layout is the program as package profile attributed it, for the
 	// formats that need more than the figures above (pprof's addresses,
@@ -222,6 +228,9 @@ type ProfileDiff struct {
 	Before string            `json:"before"`
 	After  string            `json:"after"`
 	Cases  []ProfileCaseDiff `json:"cases"`
+	// Verifier is the change in where the verifier spent its effort,
+	// where both builds' walks were read.
+	Verifier *ProfileCaseDiff `json:"verifier,omitempty"`
 }
 
 // ProfileCaseDiff is one case's change: its totals, and the lines and

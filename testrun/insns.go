@@ -228,12 +228,24 @@ type Counted struct {
 	JIT      *ebpf.ProgramInfo
 	JITLines btf.LineOffsets
 	JITError string
+	// Verified is how often the verifier processed each instruction, by
+	// raw offset, from a load with its log at level 2; nil, and
+	// VerifiedNote why, where it was not read.
+	Verified     map[int]uint64
+	VerifiedNote string
 }
 
 // countedOf keeps l's instructions, the blocks of rw, and what the kernel
 // says of the loaded program.
 func countedOf(l *program, rw insncount.Rewrite) *Counted {
 	c := &Counted{Instructions: l.Spec.Programs[l.Info.Name].Instructions, Blocks: blocksOf(rw.Blocks)}
+	if v := l.Verifier; v != nil && v.Processed > object.MaxWalkProcessed {
+		c.VerifiedNote = fmt.Sprintf("the verifier processed %d instructions, past the %d whose log at level 2 is read (tens of MB)", v.Processed, object.MaxWalkProcessed)
+	} else if walked, err := object.VerifierWalk(l.Spec, l.Info.Name); err != nil {
+		c.VerifiedNote = err.Error()
+	} else {
+		c.Verified = walked
+	}
 	info, err := l.Prog.Info()
 	if err != nil {
 		c.JITError = fmt.Sprintf("the kernel's program info: %v", err)

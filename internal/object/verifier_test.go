@@ -63,3 +63,34 @@ func TestLoadKeepsVerifierStats(t *testing.T) {
 		t.Errorf("%d xlated instructions", v.XlatedInsns)
 	}
 }
+
+// The log at level 2 accounts for every instruction the verifier
+// processed: each walked line, and each state pruned as seen.
+func TestVerifierWalk(t *testing.T) {
+	kerneltest.RequireBPF(t)
+	for _, name := range [][2]string{{"flowtable.o", "flowtable"}, {"calls.o", "xdp_calls"}, {"largearrays.o", "count"}} {
+		c, err := Choose(kerneltest.ReadTestObject[Object](t, name[0]), name[1], Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts, err := VerifierWalk(c.Spec, c.Info.Name)
+		if err != nil {
+			t.Fatalf("%s: %v", name[1], err)
+		}
+		l, err := c.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum uint64
+		for _, n := range counts {
+			sum += n
+		}
+		if sum != l.Verifier.Processed || len(counts) == 0 {
+			t.Errorf("%s: the walk counts %d over %d instructions, the measured load's statistics %d processed", name[1], sum, len(counts), l.Verifier.Processed)
+		}
+		l.Close()
+	}
+	if _, err := parseWalk("0: (b7) r0 = 2\n1: (95) exit\nprocessed 3 insns (limit 1000000) max_states_per_insn 0 total_states 0 peak_states 0 mark_read 0\n"); err == nil {
+		t.Error("a log that shows 2 of 3 instructions passed")
+	}
+}

@@ -52,25 +52,54 @@ func (p *Program) Case(name string, blocks []uint64) (Case, error) {
 	if len(blocks) != len(p.blocks) {
 		return Case{}, fmt.Errorf("%w: %d counts for %d blocks", ErrCounts, len(blocks), len(p.blocks))
 	}
-	c := Case{Name: name, PerInsn: make([]uint64, len(p.insns))}
+	perInsn := make([]uint64, len(p.insns))
 	for b, bl := range p.blocks {
 		for i := bl.Start; i < bl.End; i++ {
-			c.PerInsn[i] = blocks[b]
+			perInsn[i] = blocks[b]
 		}
-		c.Total += blocks[b] * uint64(bl.End-bl.Start)
 	}
+	return p.attribute(name, perInsn, true), nil
+}
+
+// Verified attributes the verifier's walk of the program (how often it
+// processed each instruction, by raw offset: object.VerifierWalk) to
+// lines and functions, as a case's executed instructions are.
+func (p *Program) Verified(byOffset map[int]uint64) (Case, error) {
+	index := make(map[int]int, len(p.offsets))
+	for i, off := range p.offsets {
+		index[off] = i
+	}
+	perInsn := make([]uint64, len(p.insns))
+	for off, n := range byOffset {
+		i, ok := index[off]
+		if !ok {
+			return Case{}, fmt.Errorf("%w: the verifier processed raw instruction %d, where no instruction of %d starts", ErrCounts, off, len(p.insns))
+		}
+		perInsn[i] = n
+	}
+	return p.attribute("verifier", perInsn, false), nil
+}
+
+// attribute sums counts per instruction into lines and functions; for
+// executed instructions also the helpers called, the tail calls and the
+// machine code run.
+func (p *Program) attribute(name string, perInsn []uint64, executed bool) Case {
+	c := Case{Name: name, PerInsn: perInsn}
 	lines := make([]LineCount, len(p.lines))
 	self := make([]uint64, len(p.funcs))
 	for i, n := range c.PerInsn {
+		c.Total += n
 		l := &lines[p.lineOf[i]]
 		l.Instructions += n
 		self[p.funcOf[i]] += n
-		if h := p.helper[i]; h != "" && n > 0 {
+		if h := p.helper[i]; h != "" && n > 0 && executed {
 			l.Helpers = addCalls(l.Helpers, h, n)
 		}
 	}
-	p.machineCounts(c.PerInsn, lines)
-	c.TailCalls = p.tailCalls(c.PerInsn)
+	if executed {
+		p.machineCounts(c.PerInsn, lines)
+		c.TailCalls = p.tailCalls(c.PerInsn)
+	}
 	for i := range lines {
 		lines[i].Line = p.lines[i]
 		if lines[i].Instructions > 0 {
@@ -79,7 +108,7 @@ func (p *Program) Case(name string, blocks []uint64) (Case, error) {
 	}
 	slices.SortStableFunc(c.Lines, func(a, b LineCount) int { return compareLines(a.Line, b.Line) })
 	c.Functions = p.functionCounts(c.PerInsn, self)
-	return c, nil
+	return c
 }
 
 func addCalls(calls []HelperCalls, name string, n uint64) []HelperCalls {

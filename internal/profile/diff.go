@@ -30,6 +30,9 @@ func Compare(before, after *Profile) *Diff {
 		cd.Functions = functionChanges(b, a)
 		d.Cases = append(d.Cases, cd)
 	}
+	if b, a := before.Verifier, after.Verifier; b != nil && a != nil {
+		d.Verifier = &CaseDiff{Name: a.Name, Before: b.Total, After: a.Total, Lines: lineChanges(*b, *a), Functions: functionChanges(*b, *a)}
+	}
 	return d
 }
 

@@ -82,8 +82,32 @@ func writeProfile(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
 			writeHottest(w, c, v, source, p.Machine != "")
 		}
 	}
+	writeVerifierWalk(w, p, source)
 	fmt.Fprintln(w)
 	writeLegend(w, p, v)
+}
+
+// writeVerifierWalk shows where the verifier spent its effort loading
+// the program, by function and line, the most first; or why not.
+func writeVerifierWalk(w *bufio.Writer, p *results.Profile, source map[string]results.ProfileSource) {
+	c := p.Verifier
+	if c == nil {
+		if p.NoVerifier != "" {
+			fmt.Fprintf(w, "\nnote: where the verifier spent its effort is not given: %s\n", p.NoVerifier)
+		}
+		return
+	}
+	fmt.Fprintf(w, "\n── the verifier: %d instructions processed ──\n", c.Total)
+	fmt.Fprintf(w, "  %10s %7s %10s %6s  %s\n", "self", "share", "inclusive", "entries", "function")
+	for _, f := range c.Functions {
+		fmt.Fprintf(w, "  %10d %6.1f%% %10d %6d  %s\n", f.Self, c.Share(f.Self), f.Inclusive, f.Calls, f.Name)
+	}
+	lines := slices.Clone(c.Lines)
+	slices.SortStableFunc(lines, func(a, b results.LineCount) int { return cmp.Compare(b.Instructions, a.Instructions) })
+	fmt.Fprintf(w, "  %10s %7s  %-24s %s\n", "processed", "share", "line", "source")
+	for _, l := range lines {
+		writeLine(w, *c, l, ProfileOptions{}, source[lineKey(l)], false)
+	}
 }
 
 func writeFunctions(w *bufio.Writer, c results.ProfileCase) {
@@ -167,6 +191,10 @@ func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v Pr
 func writeLegend(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
 	fmt.Fprintln(w, "Ir: BPF instructions executed (a helper call counts one; what a tail call enters is not counted);")
 	fmt.Fprintln(w, "inclusive: with the callees and callbacks called from this function alone; → helper calls")
+	if p.Verifier != nil {
+		fmt.Fprintln(w, "processed: how often the verifier processed the line's instructions loading the program, each path")
+		fmt.Fprintln(w, "and state apart (its log at level 2; the total is its \"processed N insns\"); entries: walks into the function")
+	}
 	if v.Machine && p.Machine != "" {
 		fmt.Fprintf(w, "machine: %s instructions executed where exact (the line's BPF instructions in one basic block,\n", p.Machine)
 		fmt.Fprintln(w, "its JIT code branching only at its end), ~ where not; offsets are in the function's code")
@@ -193,7 +221,19 @@ func writeProfileDiff(w *bufio.Writer, rep *results.ProfileReport) {
 			fmt.Fprintf(w, "  %8d %8d %+8d  %-24s %s\n", l.Before, l.After, l.Delta(), l.Name, clip(l.Source, sourceWidth))
 		}
 	}
-	fmt.Fprintln(w, "\nlines are matched by file and line number, functions by name; counts are BPF instructions executed")
+	if c := d.Verifier; c != nil {
+		fmt.Fprintf(w, "\n── the verifier: %d → %d instructions processed (%+d) ──\n", c.Before, c.After, int64(c.After)-int64(c.Before))
+		fmt.Fprintf(w, "  %8s %8s %8s  %s\n", "before", "after", "change", "function")
+		for _, f := range c.Functions {
+			fmt.Fprintf(w, "  %8d %8d %+8d  %s\n", f.Before, f.After, f.Delta(), f.Name)
+		}
+		fmt.Fprintf(w, "  %8s %8s %8s  %-24s %s\n", "before", "after", "change", "line", "source")
+		for _, l := range c.Lines {
+			fmt.Fprintf(w, "  %8d %8d %+8d  %-24s %s\n", l.Before, l.After, l.Delta(), l.Name, clip(l.Source, sourceWidth))
+		}
+	}
+	fmt.Fprintln(w, "\nlines are matched by file and line number, functions by name; counts are BPF instructions executed,")
+	fmt.Fprintln(w, "and under the verifier instructions it processed loading the program")
 }
 
 // WriteCallgrind writes the report in Callgrind's format (events: Ir), as
