@@ -212,28 +212,26 @@ func writeProfileDiff(w *bufio.Writer, rep *results.ProfileReport) {
 			fmt.Fprintln(w, "  no line or function changed")
 			continue
 		}
-		fmt.Fprintf(w, "  %8s %8s %8s  %s\n", "before", "after", "change", "function")
-		for _, f := range c.Functions {
-			fmt.Fprintf(w, "  %8d %8d %+8d  %s\n", f.Before, f.After, f.Delta(), f.Name)
-		}
-		fmt.Fprintf(w, "  %8s %8s %8s  %-24s %s\n", "before", "after", "change", "line", "source")
-		for _, l := range c.Lines {
-			fmt.Fprintf(w, "  %8d %8d %+8d  %-24s %s\n", l.Before, l.After, l.Delta(), l.Name, clip(l.Source, sourceWidth))
-		}
+		writeChanges(w, c)
 	}
 	if c := d.Verifier; c != nil {
 		fmt.Fprintf(w, "\n── the verifier: %d → %d instructions processed (%+d) ──\n", c.Before, c.After, int64(c.After)-int64(c.Before))
-		fmt.Fprintf(w, "  %8s %8s %8s  %s\n", "before", "after", "change", "function")
-		for _, f := range c.Functions {
-			fmt.Fprintf(w, "  %8d %8d %+8d  %s\n", f.Before, f.After, f.Delta(), f.Name)
-		}
-		fmt.Fprintf(w, "  %8s %8s %8s  %-24s %s\n", "before", "after", "change", "line", "source")
-		for _, l := range c.Lines {
-			fmt.Fprintf(w, "  %8d %8d %+8d  %-24s %s\n", l.Before, l.After, l.Delta(), l.Name, clip(l.Source, sourceWidth))
-		}
+		writeChanges(w, *c)
 	}
 	fmt.Fprintln(w, "\nlines are matched by file and line number, functions by name; counts are BPF instructions executed,")
 	fmt.Fprintln(w, "and under the verifier instructions it processed loading the program")
+}
+
+// writeChanges lists a case's functions and lines whose counts changed.
+func writeChanges(w *bufio.Writer, c results.ProfileCaseDiff) {
+	fmt.Fprintf(w, "  %8s %8s %8s  %s\n", "before", "after", "change", "function")
+	for _, f := range c.Functions {
+		fmt.Fprintf(w, "  %8d %8d %+8d  %s\n", f.Before, f.After, f.Delta(), f.Name)
+	}
+	fmt.Fprintf(w, "  %8s %8s %8s  %-24s %s\n", "before", "after", "change", "line", "source")
+	for _, l := range c.Lines {
+		fmt.Fprintf(w, "  %8d %8d %+8d  %-24s %s\n", l.Before, l.After, l.Delta(), l.Name, clip(l.Source, sourceWidth))
+	}
 }
 
 // WriteCallgrind writes the report in Callgrind's format (events: Ir), as
