@@ -42,7 +42,7 @@ func program(p testrun.ProgramResult) results.Program {
 
 // savedVerifier is what the kernel told of a load, as results saves it.
 func savedVerifier(v testrun.VerifierStats) results.Verifier {
-	s := results.Verifier{TimeMicros: v.TimeMicros, Processed: v.Processed, TotalStates: v.TotalStates,
+	s := results.Verifier{Verdict: v.Verdict, Reason: v.Reason, TimeMicros: v.TimeMicros, Processed: v.Processed, TotalStates: v.TotalStates,
 		PeakStates: v.PeakStates, MaxStatesPerInsn: v.MaxStatesPerInsn, StackDepths: v.StackDepths,
 		XlatedInsns: v.XlatedInsns, JITBytes: v.JITBytes}
 	if v.MarkRead >= 0 {

@@ -404,7 +404,11 @@ func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, al
 	if singles(p) && est != results.Low && !allSingle {
 		l.note("  ", mattering("%s one run a call, each on a fresh frame: the low of the kernel's figures, which hold its two clock reads (net of floor leaves them out)", singleMark))
 	}
-	l.note("  ", verifierNote(p))
+	verifier := verifierNote(p)
+	if r.Wide {
+		verifier.text = verifier.long // --wide gives every figure, as --verbose does
+	}
+	l.note("  ", verifier)
 	l.notes("  ", notes(p, r.Settings, r.Partial))
 	if level == outliersLine {
 		var cells []string
@@ -634,7 +638,11 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 		}
 	}
 	l.notes("  ", c.insnsNotes())
-	l.note("  ", verifierChange(c.Verifier))
+	verifier := verifierChange(c.Verifier)
+	if wide {
+		verifier.text = verifier.long
+	}
+	l.note("  ", verifier)
 	for _, warning := range c.Warnings {
 		l.note("  ", mattering("warning: %s", warning))
 	}

@@ -25,19 +25,32 @@ func writeVerificationTable(w io.Writer, v *results.Verification) error {
 	fmt.Fprintf(w, "%s, verified on kernel %s\n", v.Object, v.Kernel)
 	table := newTable(w, tw.AlignLeft)
 	table.Header("program", "processed", "states", "peak", "max", "xlated", "JIT B", "stack", fmt.Sprintf("time, %s", loadsText(v)))
+	var refused []string
 	for _, p := range v.Programs {
 		if len(p.Loads) == 0 {
 			continue
 		}
 		f := p.Loads[0]
-		if err := table.Append([]string{p.Info.Name, strconv.FormatUint(f.Processed, 10), strconv.FormatUint(f.TotalStates, 10),
+		if f.Verdict == results.VerdictFailure {
+			refused = append(refused, p.Info.Name+": "+f.Reason)
+		}
+		row := []string{p.Info.Name, strconv.FormatUint(f.Processed, 10), strconv.FormatUint(f.TotalStates, 10),
 			strconv.FormatUint(f.PeakStates, 10), strconv.FormatUint(f.MaxStatesPerInsn, 10), strconv.Itoa(f.XlatedInsns),
-			strconv.Itoa(f.JITBytes), depthsText(f.StackDepths), spanText(results.Times(p.Loads))}); err != nil {
+			strconv.Itoa(f.JITBytes), depthsText(f.StackDepths), spanText(results.Times(p.Loads))}
+		if f.Verdict == results.VerdictFailure {
+			// As far as the verifier went; nothing was loaded to size.
+			row = append(row[:5], "—", "—", "—", "refused")
+		}
+		if err := table.Append(row); err != nil {
 			return err
 		}
 	}
 	if err := table.Render(); err != nil {
 		return err
+	}
+	l := lines{w: w}
+	for _, r := range refused {
+		l.note("  ", mattering("REFUSED by the verifier: %s (its figures are as far as it went)", r))
 	}
 	return writeVerificationFooter(w, v)
 }
@@ -67,11 +80,18 @@ func writeVerificationChange(w io.Writer, v *results.Verification) error {
 			{"xlated insns", uint64(c.Before.XlatedInsns), uint64(c.After.XlatedInsns)},
 			{"JIT bytes", uint64(c.Before.JITBytes), uint64(c.After.JITBytes)},
 		}
-		for i, r := range rows {
+		verdict := "same"
+		switch b, a := c.Before.Verdict, c.After.Verdict; {
+		case b != results.VerdictFailure && a == results.VerdictFailure:
+			verdict = "now refused"
+		case b == results.VerdictFailure && a != results.VerdictFailure:
+			verdict = "now accepted"
+		}
+		if err := table.Append([]string{p.Info.Name, "verdict", verdictText(c.Before), verdictText(c.After), "", "", verdict}); err != nil {
+			return err
+		}
+		for _, r := range rows {
 			name := ""
-			if i == 0 {
-				name = p.Info.Name
-			}
 			diff, pct := int64(r.after)-int64(r.before), ""
 			if r.before > 0 {
 				pct = fmt.Sprintf("%+.1f %%", 100*float64(diff)/float64(r.before))
@@ -118,6 +138,15 @@ func writeVerificationFooter(w io.Writer, v *results.Verification) error {
 		"the most at one instruction (max), the stack of each function; from bpf_prog_info: the instructions as the kernel rewrote them "+
 		"(xlated) and the JIT code's bytes; the time varies from load to load: the median over the loads [the lowest and highest]"))
 	return nil
+}
+
+// verdictText is a load's verdict: success where a saved report or an
+// older schema gave none.
+func verdictText(v results.Verifier) string {
+	if v.Verdict == "" {
+		return results.VerdictSuccess
+	}
+	return v.Verdict
 }
 
 // timeVerdict judges verification times, which vary from load to load,

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/results"
@@ -47,5 +48,22 @@ func TestTimeVerdict(t *testing.T) {
 		if got := timeVerdict(tc.before, tc.after); got != tc.want {
 			t.Errorf("%v → %v: %q, want %q", tc.before, tc.after, got, tc.want)
 		}
+	}
+}
+
+// A build the verifier refuses shows as such beside the one it accepted.
+func TestVerificationChangeRefused(t *testing.T) {
+	before := results.Verifier{Verdict: results.VerdictSuccess, Processed: 99, TotalStates: 9}
+	after := results.Verifier{Verdict: results.VerdictFailure, Reason: "invalid access to packet", Processed: 12}
+	v := &results.Verification{Object: "new.o", Before: "old.o", Kernel: "6.18", Programs: []results.VerifiedProgram{{
+		Info: results.ProgramInfo{Name: "prog"}, Loads: []results.Verifier{after}, Before: []results.Verifier{before},
+		Change: &results.VerifierChange{Before: before, After: after},
+	}}}
+	var b strings.Builder
+	if err := writeVerificationTable(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "now refused") || !strings.Contains(b.String(), "failure") {
+		t.Errorf("the table does not show the refusal:\n%s", b.String())
 	}
 }

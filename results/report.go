@@ -80,6 +80,12 @@ type Program struct {
 	Verifier *Verifier `json:"verifier,omitempty"`
 }
 
+// The verifier's verdicts.
+const (
+	VerdictSuccess = "success"
+	VerdictFailure = "failure"
+)
+
 // VerificationTimes are the verification times of the program's loads,
 // in microseconds, lowest first: they vary from load to load, as run
 // time does.
@@ -101,6 +107,10 @@ func (p Program) VerificationTimes() []uint64 {
 // bpf_prog_info: the program's size as the kernel rewrote it, and its
 // native code's. All but the time are the same for every load of a build.
 type Verifier struct {
+	// Verdict is success, or failure (xdpmicro verifier only: bench
+	// measures no refused program) with Reason.
+	Verdict          string `json:"verdict,omitempty"`
+	Reason           string `json:"reason,omitempty"`
 	TimeMicros       uint64 `json:"time_us"`
 	Processed        uint64 `json:"processed_insns"`
 	TotalStates      uint64 `json:"total_states"`

@@ -46,6 +46,7 @@ type ProgramInfo struct {
 // verifier's statistics, from its log at BPF_LOG_STATS on the load that
 // is measured, and the program's sizes, from bpf_prog_info.
 type VerifierStats struct {
+	Verdict, Reason  string // success, or failure and its first line
 	TimeMicros       uint64 // "verification time N usec"
 	Processed        uint64 // "processed N insns": what the 1,000,000 limit holds
 	TotalStates      uint64

@@ -9,8 +9,9 @@ import (
 
 // Verify loads p loads times, as Run loads it (the load options applied,
 // its maps as declared), runs nothing, and returns what the kernel told
-// of each load: the verifier's statistics and the program's sizes. Every
-// load is freed before Verify returns.
+// of each load: the verifier's statistics and the program's sizes. A
+// program the verifier refuses is one load whose verdict is failure.
+// Every load is freed before Verify returns.
 func Verify(p Program, load LoadOptions, loads int) (ProgramInfo, []VerifierStats, error) {
 	settings, err := object.NewSettings(object.LoadOptions(load), nil)
 	if err != nil {
@@ -26,6 +27,11 @@ func Verify(p Program, load LoadOptions, loads int) (ProgramInfo, []VerifierStat
 	var stats []VerifierStats
 	for range max(loads, 1) {
 		l, err := chosen.Load()
+		if refused, ok := object.RefusedStats(err); ok {
+			// A verdict, not a failed run: the verifier refuses every
+			// load of the build alike.
+			return ProgramInfo(chosen.Info), append(stats, VerifierStats(refused)), nil
+		}
 		if err != nil {
 			return ProgramInfo{}, nil, err
 		}

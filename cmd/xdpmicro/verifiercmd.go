@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -94,6 +95,19 @@ func verify(cmd *cobra.Command, f verifierFlags, args []string) error {
 	out := report.Output{Format: report.Format(f.format), Path: f.output}
 	if err := out.Write(cmd.OutOrStdout(), report.OfVerification(v)); err != nil {
 		return err
+	}
+	var refused []string
+	for _, p := range v.Programs {
+		if len(p.Loads) == 0 || p.Loads[0].Verdict != results.VerdictFailure {
+			continue
+		}
+		if len(judges) > 0 && len(p.Before) > 0 && p.Before[0].Verdict != results.VerdictFailure {
+			return fmt.Errorf("%w: the verifier refused %s, which it accepted before: %s", errGrew, p.Info.Name, p.Loads[0].Reason)
+		}
+		refused = append(refused, p.Info.Name)
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("the verifier refused %s (see above)", strings.Join(refused, ", "))
 	}
 	for _, p := range v.Programs {
 		for _, j := range judges {

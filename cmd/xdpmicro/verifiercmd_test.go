@@ -90,3 +90,16 @@ func TestBenchVerifierGate(t *testing.T) {
 		t.Errorf("exit %d, %q; want 3 naming states", code, stderr)
 	}
 }
+
+// A program the verifier refuses is a finding the table shows, with why,
+// and the run fails (exit 1): not a crash, not a pass.
+func TestVerifierRefused(t *testing.T) {
+	kerneltest.RequireBPF(t)
+	code, stdout, stderr := runCLI("verifier", "../../bpf/testdata/reject.o", "--loads", "2")
+	if code != exitFailed || !strings.Contains(stderr, "the verifier refused unchecked_read") {
+		t.Errorf("exit %d, stderr %q; want 1 naming the program", code, stderr)
+	}
+	if !strings.Contains(stdout, "REFUSED by the verifier: unchecked_read") || !strings.Contains(stdout, "refused") {
+		t.Errorf("the table does not show the refusal:\n%s", stdout)
+	}
+}

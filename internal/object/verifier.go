@@ -1,6 +1,7 @@
 package object
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -13,6 +14,9 @@ import (
 // verifier's own statistics (its log at BPF_LOG_STATS, of the very load
 // that is measured) and the program's sizes (bpf_prog_info).
 type VerifierStats struct {
+	// Verdict is the verifier's: success, or failure with Reason, its
+	// error's first line.
+	Verdict, Reason string
 	// From the verifier's log.
 	TimeMicros       uint64 // "verification time N usec"
 	Processed        uint64 // "processed N insns"
@@ -34,6 +38,31 @@ var (
 	verifierCountField   = regexp.MustCompile(`(\w+) (\d+)`)
 	stackDepthsLine      = regexp.MustCompile(`(?m)^stack depth ([0-9+]+)\s*$`)
 )
+
+// The verifier's verdicts.
+const (
+	VerdictSuccess = "success"
+	VerdictFailure = "failure"
+)
+
+// RefusedStats are what the log of a load the verifier refused tells:
+// the verdict, why, and what it had processed when it stopped (as far
+// as the log holds its statistics line).
+func RefusedStats(err error) (VerifierStats, bool) {
+	var ve *ebpf.VerifierError
+	if !errors.As(err, &ve) {
+		return VerifierStats{}, false
+	}
+	s, _ := parseVerifierLog(strings.Join(ve.Log, "\n"))
+	s.Verdict, s.Reason = VerdictFailure, firstLine(err.Error())
+	return s, true
+}
+
+// firstLine is an error's first line: a verifier's log may follow.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
 
 // parseVerifierLog reads the statistics lines of a verifier log.
 func parseVerifierLog(log string) (VerifierStats, error) {
@@ -79,6 +108,7 @@ func verifierStats(p *ebpf.Program) (VerifierStats, bool) {
 	if err != nil {
 		return VerifierStats{}, false
 	}
+	s.Verdict = VerdictSuccess
 	if info, err := p.Info(); err == nil {
 		if n, err := info.TranslatedSize(); err == nil {
 			s.XlatedInsns = n / 8
