@@ -65,9 +65,7 @@ func Choose(obj Object, program string, s Settings) (Chosen, error) {
 	if err != nil {
 		return Chosen{}, err
 	}
-	if note := markLargeArrays(spec); note != "" {
-		notes = append(notes, note)
-	}
+	notes = append(notes, markLargeArrays(spec)...)
 	return Chosen{obj, info, spec, all, notes}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cilium/ebpf"
@@ -50,49 +51,66 @@ func largeMaps(spec *ebpf.CollectionSpec) []string {
 // run's changes to them are found without reading them through the bpf
 // syscall, and says how. Most are configuration (a load balancer's ring)
 // that the programs only read: a load of spec with them read-only to
-// programs (BPF_F_RDONLY_PROG) tells, and if the verifier accepts it they
-// are created so, and need no watching. Otherwise the arrays among them
-// are created mmapable, and compared in memory with a shadow
-// (snapshotMapped); per-CPU arrays and LPM tries stay unwatched, noted.
-// Either way a program reaches an element as before: the JIT inlines the
-// same lookup (the verifier folds only frozen read-only maps' values),
-// and the flags change only what user space and the verifier may do.
-func markLargeArrays(spec *ebpf.CollectionSpec) string {
+// programs (BPF_F_RDONLY_PROG) tells, and those the verifier accepts so
+// are created so, and need no watching; where it refuses them all, each
+// is tried alone. The arrays left are created mmapable, and compared in
+// memory with a shadow (snapshotMapped); per-CPU arrays and LPM tries
+// left stay unwatched, noted. Either way a program reaches an element as
+// before: the JIT inlines the same lookup (the verifier folds only frozen
+// read-only maps' values), and the flags change only what user space and
+// the verifier may do.
+func markLargeArrays(spec *ebpf.CollectionSpec) []string {
 	large := largeMaps(spec)
 	if len(large) == 0 {
-		return ""
+		return nil
 	}
-	probe := spec.Copy()
+	readOnly, answered := loadsReadOnly(spec, large)
+	if !answered {
+		return nil // not the verifier's answer: the load proper will say what is wrong
+	}
+	if readOnly == nil && len(large) > 1 {
+		for _, name := range large {
+			if ok, _ := loadsReadOnly(spec, []string{name}); ok != nil {
+				readOnly = append(readOnly, name)
+			}
+		}
+	}
+	var notes, arrays []string
 	for _, name := range large {
+		switch {
+		case slices.Contains(readOnly, name):
+			spec.Maps[name].Flags |= unix.BPF_F_RDONLY_PROG
+		case spec.Maps[name].Type == ebpf.Array:
+			spec.Maps[name].Flags |= unix.BPF_F_MMAPABLE
+			arrays = append(arrays, name)
+		}
+	}
+	if len(readOnly) > 0 {
+		notes = append(notes, fmt.Sprintf("maps too large to read for every case are created read-only to programs (BPF_F_RDONLY_PROG): "+
+			"they loaded so, which proves no run changes them: %s", strings.Join(readOnly, ", ")))
+	}
+	if len(arrays) > 0 {
+		notes = append(notes, fmt.Sprintf("arrays too large to read through the bpf syscall for every case, which a program writes, are created mmapable (BPF_F_MMAPABLE), "+
+			"so that what a run changes in them is found in memory; programs reach them as before: %s", strings.Join(arrays, ", ")))
+	}
+	return notes
+}
+
+// loadsReadOnly loads spec with the named maps read-only to programs, and
+// returns them if the verifier accepts it; answered says the verifier
+// answered (a refusal or an acceptance), not another error.
+func loadsReadOnly(spec *ebpf.CollectionSpec, names []string) (readOnly []string, answered bool) {
+	probe := spec.Copy()
+	for _, name := range names {
 		probe.Maps[name].Flags |= unix.BPF_F_RDONLY_PROG
 	}
 	coll, err := ebpf.NewCollection(probe)
 	if err == nil {
 		coll.Close()
-		for _, name := range large {
-			spec.Maps[name].Flags |= unix.BPF_F_RDONLY_PROG
-		}
-		return fmt.Sprintf("maps too large to read for every case are created read-only to programs (BPF_F_RDONLY_PROG): "+
-			"they loaded so, which proves no run changes them: %s", strings.Join(large, ", "))
+		return names, true
 	}
 	var ve *ebpf.VerifierError
-	if !errors.As(err, &ve) {
-		// Not the verifier's answer (no privileges, an object that fails
-		// to load anyway): the load proper will say what is wrong.
-		return ""
-	}
-	var arrays []string
-	for _, name := range large {
-		if spec.Maps[name].Type == ebpf.Array {
-			spec.Maps[name].Flags |= unix.BPF_F_MMAPABLE
-			arrays = append(arrays, name)
-		}
-	}
-	if len(arrays) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("arrays too large to read through the bpf syscall for every case are created mmapable (BPF_F_MMAPABLE), "+
-		"so that what a run changes in them is found in memory; programs reach them as before: %s", strings.Join(arrays, ", "))
+	return nil, errors.As(err, &ve)
 }
 
 // shadow is the copy of one large array that the latest snapshot took,
