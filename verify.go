@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
-	"golang.org/x/sys/unix"
 )
 
 // DefaultVerifierLoads is how many times Verify loads each program: the
@@ -31,7 +31,7 @@ func Verify(o Options, loads int) (*results.Verification, error) {
 		return nil, err
 	}
 	after := o.Programs[len(o.Programs)-1]
-	v := &results.Verification{Schema: results.VerificationSchema, Kernel: kernelRelease(), Object: after.Object.Name}
+	v := &results.Verification{Schema: results.VerificationSchema, Kernel: release(), Object: after.Object.Name}
 	for _, p := range skipped {
 		v.Skipped = append(v.Skipped, results.ProgramInfo{Name: p.Name, Type: p.Type.String(), Section: p.Section})
 	}
@@ -73,10 +73,8 @@ func saved(stats []testrun.VerifierStats) []results.Verifier {
 	return out
 }
 
-func kernelRelease() string {
-	var uts unix.Utsname
-	if err := unix.Uname(&uts); err != nil {
-		return ""
-	}
-	return unix.ByteSliceToString(uts.Release[:])
+// release is this kernel's release, as reports name it.
+func release() string {
+	r, _ := host.Kernel()
+	return r
 }

@@ -92,10 +92,7 @@ func writeVerificationChange(w io.Writer, v *results.Verification) error {
 		}
 		for _, r := range rows {
 			name := ""
-			diff, pct := int64(r.after)-int64(r.before), ""
-			if r.before > 0 {
-				pct = fmt.Sprintf("%+.1f %%", 100*float64(diff)/float64(r.before))
-			}
+			diff, pct := changeText(r.before, r.after)
 			verdict := "same"
 			switch {
 			case r.after > r.before:
@@ -104,7 +101,7 @@ func writeVerificationChange(w io.Writer, v *results.Verification) error {
 				verdict = "shrank"
 			}
 			if err := table.Append([]string{name, r.name, strconv.FormatUint(r.before, 10), strconv.FormatUint(r.after, 10),
-				fmt.Sprintf("%+d", diff), pct, verdict}); err != nil {
+				diff, pct, verdict}); err != nil {
 				return err
 			}
 		}

@@ -67,6 +67,16 @@ func verifierNote(p results.Program) note {
 	return note{text: text, long: long, matters: true}
 }
 
+// changeText is an exact figure's change, old to new, and as a share of
+// old ("" where old is 0).
+func changeText(old, new uint64) (diff, pct string) {
+	d := int64(new) - int64(old)
+	if old > 0 {
+		pct = fmt.Sprintf("%+.1f %%", 100*float64(d)/float64(old))
+	}
+	return fmt.Sprintf("%+d", d), pct
+}
+
 // verifierChange is the line under a comparison: each exact figure of the
 // verifier old → new, with its difference, as veristat -C gives them,
 // and with --verbose the verification times with their spread.
@@ -79,12 +89,11 @@ func verifierChange(v *results.VerifierChange) note {
 		if old == new {
 			return fmt.Sprintf("%s %d%s (=)", name, new, unit)
 		}
-		diff := int64(new) - int64(old)
-		pct := ""
-		if old > 0 {
-			pct = fmt.Sprintf(", %+.1f %%", 100*float64(diff)/float64(old))
+		diff, pct := changeText(old, new)
+		if pct != "" {
+			pct = ", " + pct
 		}
-		return fmt.Sprintf("%s %d → %d%s (%+d%s)", name, old, new, unit, diff, pct)
+		return fmt.Sprintf("%s %d → %d%s (%s%s)", name, old, new, unit, diff, pct)
 	}
 	parts := []string{
 		figure("insns processed", b.Processed, a.Processed, ""),

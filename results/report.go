@@ -1,10 +1,6 @@
 package results
 
-import (
-	"slices"
-
-	"github.com/xdpmicro/xdpmicro/stats"
-)
+import "github.com/xdpmicro/xdpmicro/stats"
 
 // Schema identifies the JSON document's layout; bump it when a field's
 // meaning changes, so that a reader of saved results can refuse old ones.
@@ -90,14 +86,13 @@ const (
 // in microseconds, lowest first: they vary from load to load, as run
 // time does.
 func (p Program) VerificationTimes() []uint64 {
-	var times []uint64
+	var loads []Verifier
 	for _, q := range append([]Program{p}, p.Placements...) {
 		if q.Verifier != nil {
-			times = append(times, q.Verifier.TimeMicros)
+			loads = append(loads, *q.Verifier)
 		}
 	}
-	slices.Sort(times)
-	return times
+	return Times(loads)
 }
 
 // Verifier is what the kernel told of one load of a program. From the

@@ -5,8 +5,6 @@ import (
 	"runtime"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -30,11 +28,7 @@ func environment(cfg Config, claim *host.Claim) results.Environment {
 		// Sums of whole nanoseconds over Repeat runs.
 		env.Timer, env.Resolution = string(TimerStats), Resolution/float64(cfg.Repeat)
 	}
-	var uts unix.Utsname
-	if unix.Uname(&uts) == nil {
-		env.Kernel = unix.ByteSliceToString(uts.Release[:])
-		env.KernelInfo = unix.ByteSliceToString(uts.Version[:])
-	}
+	env.Kernel, env.KernelInfo = host.Kernel()
 	env.Hostname, _ = os.Hostname()
 	env.TLBFlushedOnEntry = host.TLBFlushedOnEntry()
 	return env

@@ -49,6 +49,16 @@ func Pin(cpu int, f func() error) error {
 	return <-done
 }
 
+// Kernel is this kernel's release and version, as uname gives them;
+// empty where it does not.
+func Kernel() (release, version string) {
+	var uts unix.Utsname
+	if unix.Uname(&uts) != nil {
+		return "", ""
+	}
+	return unix.ByteSliceToString(uts.Release[:]), unix.ByteSliceToString(uts.Version[:])
+}
+
 // CPUModel is the CPU's model name, as /proc/cpuinfo gives it.
 func CPUModel() string {
 	if model, ok := cpuinfoField(cpuinfoPath, "model name"); ok {

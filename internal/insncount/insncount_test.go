@@ -132,11 +132,11 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 func TestParseStackDepths(t *testing.T) {
 	log := "processed 62 insns (limit 1000000) max_states_per_insn 0 total_states 4 peak_states 4 mark_read 2\nstack depth 8+0+24\n"
-	got, err := parseStackDepths(log)
+	got, err := ParseStackDepths(log)
 	if err != nil || !slices.Equal(got, []int{8, 0, 24}) {
 		t.Errorf("got %v, %v", got, err)
 	}
-	if _, err := parseStackDepths("processed 2 insns"); !errors.Is(err, ErrUnsupported) {
+	if _, err := ParseStackDepths("processed 2 insns"); !errors.Is(err, ErrUnsupported) {
 		t.Errorf("no depths: got %v", err)
 	}
 	if scratchSlot(12, 0) != -24 || scratchSlot(16, 1) != -32 {

@@ -138,13 +138,14 @@ func StackDepths(spec *ebpf.CollectionSpec, program string) ([]int, error) {
 		return nil, fmt.Errorf("load %s to learn its stack depths: %w", program, err)
 	}
 	defer coll.Close()
-	return parseStackDepths(coll.Programs[program].VerifierLog)
+	return ParseStackDepths(coll.Programs[program].VerifierLog)
 }
 
 var stackDepthLine = regexp.MustCompile(`(?m)^stack depth ([0-9+]+)\s*$`)
 
-// parseStackDepths reads the verifier's "stack depth 8+0+16" line.
-func parseStackDepths(log string) ([]int, error) {
+// ParseStackDepths reads the verifier's "stack depth 8+0+16" line: a
+// depth per function, in the order of their first instructions.
+func ParseStackDepths(log string) ([]int, error) {
 	m := stackDepthLine.FindStringSubmatch(log)
 	if m == nil {
 		return nil, fmt.Errorf("%w: the verifier's log has no stack depths", ErrUnsupported)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/xdpmicro/xdpmicro/internal/insncount"
 )
 
 // VerifierStats are what the kernel tells of one load of a program: the
@@ -36,7 +38,6 @@ var (
 	verificationTimeLine = regexp.MustCompile(`(?m)^verification time (\d+) usec\s*$`)
 	processedLine        = regexp.MustCompile(`(?m)^processed (\d+) insns \(limit \d+\)(.*)$`)
 	verifierCountField   = regexp.MustCompile(`(\w+) (\d+)`)
-	stackDepthsLine      = regexp.MustCompile(`(?m)^stack depth ([0-9+]+)\s*$`)
 )
 
 // The verifier's verdicts.
@@ -88,14 +89,8 @@ func parseVerifierLog(log string) (VerifierStats, error) {
 	if m := verificationTimeLine.FindStringSubmatch(log); m != nil {
 		s.TimeMicros, _ = strconv.ParseUint(m[1], 10, 64)
 	}
-	if m := stackDepthsLine.FindStringSubmatch(log); m != nil {
-		for _, f := range strings.Split(m[1], "+") {
-			d, err := strconv.Atoi(f)
-			if err != nil {
-				return s, fmt.Errorf("the verifier's stack depths %q: %w", m[1], err)
-			}
-			s.StackDepths = append(s.StackDepths, d)
-		}
+	if depths, err := insncount.ParseStackDepths(log); err == nil {
+		s.StackDepths = depths // absent from logs below BPF_LOG_STATS
 	}
 	return s, nil
 }
