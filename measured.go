@@ -37,6 +37,7 @@ func program(p testrun.ProgramResult) results.Program {
 		v := savedVerifier(*p.Verifier)
 		prog.Verifier = &v
 	}
+	prog.CodeOffset = p.CodeOffset
 	return prog
 }
 

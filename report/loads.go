@@ -75,6 +75,9 @@ func (r doc) phaseNote() (n note, ok bool) {
 	within := ""
 	if ph.Groups > ph.Fast {
 		within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase, each scaled by its floor", ph.Groups-ph.Fast, ph.Groups, ph.Slowest)
+		if ph.LeftOut > 0 {
+			within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase: their %d loads are left out", ph.Groups-ph.Fast, ph.Groups, ph.Slowest, ph.LeftOut)
+		}
 	}
 	if ph.Recalled == 0 {
 		return mattering("the machine's speed changed during the run: %s; every figure is given at the fast phase", within), true

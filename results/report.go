@@ -74,6 +74,9 @@ type Program struct {
 	Series []Series `json:"series,omitempty"`
 	// Verifier is what the kernel told of this load of the program.
 	Verifier *Verifier `json:"verifier,omitempty"`
+	// CodeOffset is where this load's JIT image began in its cache line,
+	// in bytes, where the kernel told it.
+	CodeOffset *int `json:"code_offset,omitempty"`
 }
 
 // The verifier's verdicts.

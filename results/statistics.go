@@ -130,6 +130,7 @@ type Phase struct {
 	Recalled     float64 `json:"recalled_floor,omitempty"`
 	RecalledRuns int     `json:"recalled_runs,omitempty"`
 	RunFloor     float64 `json:"run_floor,omitempty"`
+	LeftOut      int     `json:"left_out_loads,omitempty"`
 }
 
 // Summary is a case's statistics: of its first load, and over its loads

@@ -236,6 +236,32 @@ func TestPhaseFactors(t *testing.T) {
 	}
 }
 
+// With MinGroups fast groups or more, the slow groups' loads are left
+// out, not scaled by a floor that slowed by another factor than the
+// program: the figure is the fast groups' as measured, its interval theirs.
+func TestAtPhaseLeavesOutSlowGroups(t *testing.T) {
+	// The floor slowed ×1.8 in the second group, the program ×1.6.
+	factors, phase, ok := PhaseFactors([][]float64{{5, 9, 5.1, 5, 5.2}}, 0.95)
+	if !ok || phase.Fast != 4 {
+		t.Fatalf("factors %v, %+v, %v: want 4 fast groups", factors, phase, ok)
+	}
+	points := []float64{20, 20.4, 32, 32.6, 20.2, 20, 20.6, 20.2, 20, 20.2}
+	l, err := AtPhase(points, factors, phase, 2, Slope, 0.95)
+	if err != nil || l.Phase == nil || l.Phase.LeftOut != 2 || l.Phase.RefHalf != 0 {
+		t.Fatalf("%+v, %v: want the slow group's 2 loads left out, no reference's uncertainty", l.Phase, err)
+	}
+	fast := slices.Concat(points[:2], points[4:])
+	want, _ := OverGroupedLoads(fast, 2, Slope, 0.95)
+	if l.Estimate != want.Estimate || len(l.Points) != 8 {
+		t.Errorf("estimate %+v over %d loads, want the fast groups' own %+v", l.Estimate, len(l.Points), want.Estimate)
+	}
+	// Scaled by its floor, the slow group would have read 32.3/1.8 = 17.9,
+	// below every fast load, and pulled the figure down with it.
+	if l.Estimate.Point < 20.2 {
+		t.Errorf("estimate %v, below the fast loads' mean 20.2", l.Estimate.Point)
+	}
+}
+
 // Runs that meet a slow phase in some of their groups, which slows the
 // program and the floor alike by 30 %, hold the fast phase's cost about
 // as often as the confidence says once scaled, with intervals a fraction

@@ -348,6 +348,10 @@ type ProgramResult struct {
 	// Verifier is what the kernel told of this load: the verifier's
 	// statistics and the program's sizes; nil where it told nothing.
 	Verifier *VerifierStats
+	// CodeOffset is where this load's JIT image begins in its cache line,
+	// in bytes; nil where the kernel does not tell. Loads differ in speed
+	// by it (see placement.go).
+	CodeOffset *int
 }
 
 // Result is everything a run measured.
@@ -607,6 +611,9 @@ func (p *plan) check(progs []*program) (Result, error) {
 	res := Result{Environment: environment(p.cfg, p.claim)}
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.Object.Name, Info: ProgramInfo(l.Info), Verifier: (*VerifierStats)(l.Verifier)}
+		if off, ok := codeOffset(l.Loaded); ok {
+			pr.CodeOffset = &off
+		}
 		if !p.isFloor(i) {
 			pr.Label = p.cfg.Programs[p.programOf[i]].Label
 		}

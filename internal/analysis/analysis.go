@@ -153,12 +153,14 @@ func overFloor(p *results.Program, floor results.Program, est stats.Estimator, p
 	}
 }
 
-// atFastPhase scales, group by group, every estimate over loads in r, the
-// floor's too, to the machine's fast phase (stats.PhaseFactors): the host
-// here slowed every program by up to 40 % for seconds at a time, and a run
-// that met such a phase read every figure that much slower. The floor's
-// loads come floorPerGroup a group. A program's case whose interval
-// scaling would widen rather than narrow keeps its loads as measured:
+// atFastPhase takes every estimate over loads in r, the floor's too, at
+// the machine's fast phase (stats.PhaseFactors, stats.AtPhase): the host
+// here slowed every program by up to 40 % (×2 on 2026-11-27) for seconds
+// at a time, and a run that met such a phase read every figure that much
+// slower. The floor's loads come floorPerGroup a group. Where too few
+// groups met the fast phase to leave the others out, a program's case
+// whose interval scaling would widen rather than narrow keeps its loads
+// as measured:
 // the floor did not follow what that case met (a 1 s run read one case
 // 87.6 ns in [-25 +200] with three groups).
 func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence float64) {
@@ -198,7 +200,7 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 				return false // a cancelled run's last group: as measured
 			}
 			l.Within = c.Stats.Loads.Within
-			if judged && l.Estimate.RelativeHalfWidth() > c.Stats.Loads.Estimate.RelativeHalfWidth() {
+			if judged && phase.Fast < stats.MinGroups && l.Estimate.RelativeHalfWidth() > c.Stats.Loads.Estimate.RelativeHalfWidth() {
 				l = atMeanPhase(StatsLoads(*c.Stats.Loads), factors, phase, per)
 			}
 			changes = append(changes, change{c, l})

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -67,12 +68,18 @@ func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
 // alone held it 7 to 9 times. The intervals also hold the reference's own
 // uncertainty, in place of the run's own fast floor's, which divides out.
 // A phase need not slow the programs as much as the floor: the interval
-// also holds RecallTransfer of the scaling's own size. It reports whether
+// also holds RecallTransfer of the scaling's own size. Only a run slower
+// than the recalled phase by more than the tolerance is scaled
+// (phases.Slower): within it the run met the fast phase, and scaling it
+// would carry its floor's placement into every figure. It reports whether
 // it scaled.
 func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 	level, _, ok := FloorLevel(r)
 	if !ok || !(rec.Floor > 0) || !(level > 0) {
 		return false
+	}
+	if !phases.Slower(level, rec.Floor) {
+		return false // the run met the fast phase itself
 	}
 	factor := rec.Floor / level
 	if !(factor > 1.0/maxRecallFactor && factor < maxRecallFactor) {

@@ -41,6 +41,43 @@ func TestReference(t *testing.T) {
 	}
 }
 
+// One run that misread its phase low does not become the fast phase for
+// every run after it: the fastest floor a quorum of runs read does.
+func TestReferenceNeedsQuorum(t *testing.T) {
+	now := time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC)
+	k := Key{Boot: "b", CPU: 1, Type: "XDP"}
+	var h History
+	for i, f := range []float64{5.45, 5.25, 5.3, 9.5, 4.12, 5.4, 9.2, 5.2, 4.31, 5.35, 5.5, 9.3} {
+		h.Add(k, f, 0.02, now.Add(time.Duration(i-20)*time.Minute))
+	}
+	ref, ok := h.Reference(k, now, 0.95)
+	if !ok || ref.Floor < 5.2 || ref.Floor > 5.5 {
+		t.Errorf("reference %+v: want the 5.2 to 5.5 ns that seven runs read, not 4.12 or 4.31", ref)
+	}
+	var few History
+	few.Add(k, 9.3, 0.02, now.Add(-2*time.Minute))
+	few.Add(k, 5.3, 0.02, now.Add(-time.Minute))
+	if ref, ok := few.Reference(k, now, 0.95); !ok || ref.Floor != 5.3 {
+		t.Errorf("two runs: %+v, want the faster, 5.3", ref)
+	}
+}
+
+// Only a run slower than the recalled phase by more than the tolerance is
+// taken to have met a slow phase.
+func TestSlower(t *testing.T) {
+	for _, c := range []struct {
+		run, recalled float64
+		want          bool
+	}{{5.5, 5.3, false}, {5.0, 5.3, false}, {4.0, 5.3, false}, {5.8, 5.3, true}, {9.3, 5.3, true}, {9.3, 0, false}, {0, 5.3, false}} {
+		if got := Slower(c.run, c.recalled); got != c.want {
+			t.Errorf("Slower(%v, %v) = %v, want %v", c.run, c.recalled, got, c.want)
+		}
+		if spread := ChangeSpread(c.run, c.recalled, ChangeTransfer); (spread > 1) != c.want {
+			t.Errorf("ChangeSpread(%v, %v) = %v: widens %v, want %v", c.run, c.recalled, spread, spread > 1, c.want)
+		}
+	}
+}
+
 // A floor known to worse than MaxHalf is neither remembered nor, in a
 // file written before the rule, recalled: it would stand for every run
 // after it, as the fastest.
