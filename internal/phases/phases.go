@@ -18,9 +18,13 @@ import (
 )
 
 const (
-	// MaxAge is how long a run's floor counts: the same boot, within a
-	// day, keeps the hardware and the kernel the floor was read on.
-	MaxAge = 24 * time.Hour
+	// MaxAge is how long a run's floor counts. The fast phase's own floor
+	// drifts over hours: on 2026-11-27 here it read 5.1 to 5.4 ns one hour
+	// and 5.5 to 5.8 ns two hours later, v4's fizz 19.1 and 20.4 ns with
+	// it, so that a day's median scaled runs at the fast phase ×0.92 as if
+	// they had met a slow one. The last hour's runs know the phase the
+	// machine is in now.
+	MaxAge = time.Hour
 	// kept is how many runs a key remembers, the newest.
 	kept = 64
 	// version is the file's schema; another is read as empty.
@@ -137,7 +141,7 @@ func (h *History) Add(k Key, floor, half float64, now time.Time) {
 	h.Levels[k.String()] = levels[max(0, len(levels)-kept):]
 	for key, l := range h.Levels {
 		if len(recent(l, now)) == 0 {
-			delete(h.Levels, key) // another boot's, or a day old
+			delete(h.Levels, key) // another boot's, or past MaxAge
 		}
 	}
 }
