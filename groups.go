@@ -79,6 +79,7 @@ func (o *runner) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 		began := time.Now()
 		cfg := o.groupConfig(g, size, start, obs)
 		cfg.Unanchored = total.Environment.Dispatcher.Unanchored
+		cfg.Counts = total.Counts // the first group's: loads run the same instructions
 		res, err := testrun.Run(ctx, cfg)
 		merge(&total, res, g)
 		if err != nil {

@@ -27,21 +27,22 @@ var loadCounted = insncount.Load
 // cannot be loaded, or strays from that path, gets the reason instead: it
 // is measured by time alone.
 func (p *plan) countInstructions(progs []*program, res *Result) {
+	known := p.cfg.Counts
+	res.Counts = &Counts{programs: map[int]ProgramResult{}}
 	first := map[int]int{} // program index in cfg -> the index of its first load
 	for i, l := range progs {
 		if p.isFloor(i) {
 			continue
 		}
 		pr := &res.Programs[i]
+		if from, ok := known.of(p.programOf[i], len(pr.Cases)); ok {
+			copyCounts(pr, from)
+			res.Counts.programs[p.programOf[i]] = from
+			continue
+		}
 		if j, ok := first[p.programOf[i]]; ok {
 			// Another placement of a program counted already.
-			for c := range pr.Cases {
-				from, to := &res.Programs[j].Cases[c], &pr.Cases[c]
-				to.Instructions, to.NoCount, to.Blocks = from.Instructions, from.NoCount, from.Blocks
-				to.FirstInstructions, to.LaterInstructions, to.LaterReturn = from.FirstInstructions, from.LaterInstructions, from.LaterReturn
-				to.FlowReplay = from.FlowReplay
-			}
-			pr.Counted = res.Programs[j].Counted
+			copyCounts(pr, res.Programs[j])
 			continue
 		}
 		first[p.programOf[i]] = i
@@ -63,7 +64,35 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 		if err == nil && p.cfg.Profile {
 			pr.Counted = countedOf(l, rw)
 		}
+		res.Counts.programs[p.programOf[i]] = *pr
 	}
+}
+
+// Counts are the instruction counts of a run's programs, by their index
+// in Config.Programs, as their first loads' results hold them.
+type Counts struct {
+	programs map[int]ProgramResult
+}
+
+// of is program's counted result, where c knows it for as many cases.
+func (c *Counts) of(program, cases int) (ProgramResult, bool) {
+	if c == nil {
+		return ProgramResult{}, false
+	}
+	pr, ok := c.programs[program]
+	return pr, ok && len(pr.Cases) == cases
+}
+
+// copyCounts gives to what from's cases were counted: another load of
+// the same program runs the same instructions.
+func copyCounts(to *ProgramResult, from ProgramResult) {
+	for c := range to.Cases {
+		f, t := &from.Cases[c], &to.Cases[c]
+		t.Instructions, t.NoCount, t.Blocks = f.Instructions, f.NoCount, f.Blocks
+		t.FirstInstructions, t.LaterInstructions, t.LaterReturn = f.FirstInstructions, f.LaterInstructions, f.LaterReturn
+		t.FlowReplay = f.FlowReplay
+	}
+	to.Counted = from.Counted
 }
 
 // pathCounts are, for each case, how many times each basic block of the
