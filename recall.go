@@ -28,7 +28,9 @@ func (o *runner) recall(rep *results.Report, obs Observer) {
 		say(err)
 		return
 	}
-	key := phases.Key{Boot: boot, CPU: rep.Environment.CPU, Type: rep.Floor.Info.Type}
+	env := rep.Environment
+	floorPerGroup := (1 + len(rep.Floor.Placements)) / max(env.Groups, 1)
+	key := phases.Key{Boot: boot, CPU: env.CPU, Type: rep.Floor.Info.Type, Design: phases.NewDesign(len(rep.Programs), max(env.LoadsPerGroup, 1), floorPerGroup)}
 	h, err := phases.Load(o.History)
 	if err != nil {
 		say(fmt.Errorf("%w; starting it anew", err))

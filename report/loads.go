@@ -75,7 +75,10 @@ func (r doc) phaseNote() (n note, ok bool) {
 	within := ""
 	if ph.Groups > ph.Fast {
 		within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase, each scaled by its floor", ph.Groups-ph.Fast, ph.Groups, ph.Slowest)
-		if ph.LeftOut > 0 {
+		switch {
+		case ph.AtSlow:
+			within = fmt.Sprintf("only %d of %d groups met the machine's fast phase, too few to stand alone: their %d loads are left out, the others ran up to ×%.2f slower", ph.Fast, ph.Groups, ph.LeftOut, ph.Slowest)
+		case ph.LeftOut > 0:
 			within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase: their %d loads are left out", ph.Groups-ph.Fast, ph.Groups, ph.Slowest, ph.LeftOut)
 		}
 	}

@@ -72,9 +72,12 @@ type Phase struct {
 	Recalled     float64
 	RecalledRuns int
 	RunFloor     float64
-	// LeftOut is how many loads AtPhase left out, measured in the slow
-	// groups of a run with MinGroups fast ones or more.
+	// LeftOut is how many loads AtPhase left out: measured in the slow
+	// groups of a run with MinGroups fast ones or more, else, AtSlow, in
+	// the too few fast ones of a run with MinGroups slow ones or more,
+	// which then stands at its slow phases for the recalled floor to scale.
 	LeftOut int
+	AtSlow  bool
 }
 
 // PhaseFactors is each group's speed against the machine's fast phase,
@@ -132,23 +135,26 @@ func PhaseFactors(floors [][]float64, confidence float64) (factors []float64, ph
 // AtPhase is OverGroupedLoads of points measured in groups of perGroup,
 // at the machine's fast phase (PhaseFactors). Where MinGroups groups or
 // more met the fast phase, the slow groups' loads are left out and the
-// fast ones taken as measured: here a slow phase slowed the floor ×1.7 to
+// fast ones taken as measured; where fewer did, and MinGroups or more did
+// not, the fast groups' loads are left out, and the run is taken at its
+// slow phase, for the phase history to scale (never one group by its own
+// floor): here a slow phase slowed the floor ×1.7 to
 // ×2.1 and v4's fizz ×1.5 to ×1.9 in the same groups, so a slow group
 // scaled by its floor lands anywhere within that, and within the fast
 // phase the floor followed the programs' groups by a fifth of its own
 // moves (issue 50's study), so scaling them brought the floor's own
-// placement into every figure. With fewer fast groups every group is
-// divided by its speed factor, the interval widened by the fast phase's
+// placement into every figure. With fewer groups of either kind every
+// group is divided by its speed factor, the interval widened by the fast phase's
 // own uncertainty, phase.RefHalf.
 func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, confidence float64) (Loads, error) {
 	groups := groupsOf(points, perGroup)
 	if len(groups) != len(factors) {
 		return Loads{}, fmt.Errorf("%w: %d groups of loads, %d speed factors", ErrLoads, len(groups), len(factors))
 	}
-	if phase.Fast >= MinGroups {
+	if atFast, atSlow := phase.Fast >= MinGroups, phase.Groups-phase.Fast >= MinGroups; atFast || atSlow {
 		var kept []float64
 		for g, group := range groups {
-			if factors[g] <= 1+PhaseTolerance {
+			if (factors[g] <= 1+PhaseTolerance) == atFast {
 				kept = append(kept, group...)
 			}
 		}
@@ -156,7 +162,7 @@ func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, 
 		if err != nil {
 			return Loads{}, err
 		}
-		phase.RefHalf, phase.LeftOut = 0, len(points)-len(kept)
+		phase.RefHalf, phase.LeftOut, phase.AtSlow = 0, len(points)-len(kept), !atFast
 		l.Phase = &phase
 		return l, nil
 	}

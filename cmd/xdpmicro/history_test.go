@@ -67,7 +67,9 @@ func TestHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		level, _, _ := analysis.FloorLevel(first)
-		h.Add(phases.Key{Boot: boot, CPU: first.Environment.CPU, Type: first.Floor.Info.Type}, level, phases.MaxHalf/2, time.Now())
+		env := first.Environment
+		design := phases.NewDesign(len(first.Programs), max(env.LoadsPerGroup, 1), (1+len(first.Floor.Placements))/max(env.Groups, 1))
+		h.Add(phases.Key{Boot: boot, CPU: env.CPU, Type: first.Floor.Info.Type, Design: design}, level, phases.MaxHalf/2, time.Now())
 	}
 	if err != nil || len(h.Levels) != 1 {
 		t.Fatalf("history after one run: %+v, %v; want one key", h, err)

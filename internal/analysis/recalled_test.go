@@ -49,16 +49,21 @@ func TestAtRecalled(t *testing.T) {
 	if rel, want := got.Stats.Loads.Estimate.RelativeHalfWidth(), RecallTransfer*math.Log(35.0/25); rel < want {
 		t.Errorf("scaled by %.2f: ±%.1f %%, want at least ±%.1f %%", factor, 100*rel, 100*want)
 	}
-	// A run within the tolerance of the recalled phase met it: scaling
-	// would only bring its floor's own placement into every figure. A run
-	// faster than it is not scaled up to it either.
-	for _, floor := range []float64{25.2, 26.5, 23.5, 20} {
-		at := reportAt(floor, 70)
-		if AtRecalled(at, Recalled{Floor: 25, RelHalf: 0.02, Runs: 5}, 0.95) {
-			t.Errorf("a run whose floor read %v ns was scaled to the recalled 25", floor)
+	// A run within the tolerance of the recalled phase is scaled too (the
+	// programs followed the run's floor from run to run), its interval
+	// widened by the run's own floor's uncertainty, the reference's and a
+	// quarter of the scaling; beyond the tolerance by half of it.
+	for _, c := range []struct{ floor, transfer float64 }{{25.2, FineTransfer}, {26.5, FineTransfer}, {23.5, FineTransfer}, {20, RecallTransfer}} {
+		at := reportAt(c.floor, 70)
+		if !AtRecalled(at, Recalled{Floor: 25, RelHalf: 0.02, Runs: 5}, 0.95) {
+			t.Errorf("a run whose floor read %v ns was not scaled to the recalled 25", c.floor)
+			continue
 		}
-		if e := at.Programs[0].Results[0].Stats.Loads.Estimate; e.Point != 70 || e.Upper != 70.7 || at.Programs[0].Results[0].Stats.Loads.Phase != nil {
-			t.Errorf("floor %v: program %+v, want 70 ±1 %% as measured", floor, e)
+		f := 25 / c.floor
+		added := math.Sqrt(0.02*0.02 + 0.01*0.01 + math.Pow(c.transfer*math.Log(f), 2))
+		e := at.Programs[0].Results[0].Stats.Loads.Estimate
+		if want := math.Hypot(0.01, added); math.Abs(e.Point-70*f) > 1e-9 || math.Abs(e.RelativeHalfWidth()-want) > 1e-9 {
+			t.Errorf("floor %v: program %+v (±%.2f %%), want %.3f ±%.2f %%", c.floor, e, 100*e.RelativeHalfWidth(), 70*f, 100*want)
 		}
 	}
 	if AtRecalled(reportAt(35, 70), Recalled{}, 0.95) {

@@ -41,14 +41,30 @@ const (
 )
 
 // Key says which runs' floors compare: the same boot of the same machine,
-// the same CPU, the same program type's floor.
+// the same CPU, the same program type's floor, measured beside as many
+// loads (Design).
 type Key struct {
 	Boot string
 	CPU  int
 	Type string
+	// Design is how the run's loads were grouped (NewDesign); "" for any.
+	// The floor reads higher beside more loads: 5.4 to 5.6 ns in groups
+	// of two loads of v4, 5.6 to 5.9 in groups of eight, here.
+	Design string
 }
 
-func (k Key) String() string { return fmt.Sprintf("%s/cpu%d/%s", k.Boot, k.CPU, k.Type) }
+func (k Key) String() string {
+	if k.Design == "" {
+		return fmt.Sprintf("%s/cpu%d/%s", k.Boot, k.CPU, k.Type)
+	}
+	return fmt.Sprintf("%s/cpu%d/%s/%s", k.Boot, k.CPU, k.Type, k.Design)
+}
+
+// NewDesign names a run's grouping: programs builds, perGroup loads of
+// each and floorPerGroup of the floor in every group.
+func NewDesign(programs, perGroup, floorPerGroup int) string {
+	return fmt.Sprintf("%dx%d+%d", programs, perGroup, floorPerGroup)
+}
 
 // Level is one run's floor in its own fastest phase, and the relative
 // half-width of its interval.

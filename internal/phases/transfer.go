@@ -70,3 +70,9 @@ func Widen(e stats.Estimate, spread float64) stats.Estimate {
 func Slower(runFloor, recalled float64) bool {
 	return runFloor > 0 && recalled > 0 && runFloor > recalled*(1+stats.PhaseTolerance)
 }
+
+// SamePhase says whether two fast floors, a run's and the recalled one,
+// lie within stats.PhaseTolerance of each other: one phase's spread.
+func SamePhase(a, b float64) bool {
+	return a > 0 && b > 0 && max(a, b) <= min(a, b)*(1+stats.PhaseTolerance)
+}
