@@ -37,7 +37,7 @@ func (o *runner) recall(rep *results.Report, obs Observer) {
 	}
 	now := time.Now()
 	if ref, ok := h.Reference(key, now, o.Stats.Confidence); ok {
-		analysis.AtRecalled(rep, analysis.Recalled{Floor: ref.Floor, RelHalf: ref.RelHalf, Runs: ref.Runs}, o.Stats.Confidence)
+		analysis.AtRecalled(rep, analysis.Recalled{Floor: ref.Floor, RelHalf: ref.RelHalf, Runs: ref.Runs, Drift: ref.Drift, DriftKnown: ref.DriftKnown}, o.Stats.Confidence)
 	}
 	h.Add(key, level, half, now)
 	if err := h.Save(o.History); err != nil {

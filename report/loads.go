@@ -88,6 +88,11 @@ func (r doc) phaseNote() (n note, ok bool) {
 	if within != "" {
 		within = "; " + within
 	}
+	if ph.Share < 0.995 {
+		// Within one phase the figures follow the run's floor only as far
+		// as the history saw the phase itself move (analysis.AtRecalled).
+		within = fmt.Sprintf(", followed %.0f %%: as far as the runs before it moved beyond their floors' own noise", 100*ph.Share) + within
+	}
 	if r.Comparison != nil && r.Comparison.Mode == results.Interleaved {
 		// A phase moves what a change costs (analysis works out by how much).
 		if spread := r.Comparison.ChangeSpread; spread > 0 {

@@ -130,6 +130,7 @@ type Phase struct {
 	Recalled     float64 `json:"recalled_floor,omitempty"`
 	RecalledRuns int     `json:"recalled_runs,omitempty"`
 	RunFloor     float64 `json:"run_floor,omitempty"`
+	Share        float64 `json:"recall_share,omitempty"`
 	LeftOut      int     `json:"left_out_loads,omitempty"`
 	AtSlow       bool    `json:"at_slow_phase,omitempty"`
 }

@@ -72,6 +72,9 @@ type Phase struct {
 	Recalled     float64
 	RecalledRuns int
 	RunFloor     float64
+	// Share is how much of the scaling to Recalled the figures took: 1
+	// across phases, within one what the history's drift says.
+	Share float64
 	// LeftOut is how many loads AtPhase left out: measured in the slow
 	// groups of a run with MinGroups fast ones or more, else, AtSlow, in
 	// the too few fast ones of a run with MinGroups slow ones or more,

@@ -8,6 +8,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Recalled is the machine's fast phase as earlier runs on it read the
@@ -16,6 +17,11 @@ import (
 type Recalled struct {
 	Floor, RelHalf float64
 	Runs           int
+	// Drift is how far, as a variance on the log scale, the fast phase's
+	// floor moved from run to run beyond each run's own noise; DriftKnown
+	// says the history held runs enough to tell (phases.Reference).
+	Drift      float64
+	DriftKnown bool
 }
 
 // RecallTransfer is the share of a run's scaling to the recalled floor
@@ -89,11 +95,30 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 	if !(factor > 1.0/maxRecallFactor && factor < maxRecallFactor) {
 		return false // no phase of one machine: a history or a floor gone wrong
 	}
-	transfer := RecallTransfer
+	// A run at another phase follows the floor all the way; within the
+	// fast phase, as far as the history saw the phase move beyond what
+	// its floors' own noise explains: a quiet machine's run floor moves by
+	// its loads' noise alone, which scaling would carry into every figure.
+	share, transfer := 1.0, RecallTransfer
+	noise := math.Pow(levelHalf/1.96, 2)
 	if phases.SamePhase(level, rec.Floor) {
 		transfer = FineTransfer
+		if rec.DriftKnown {
+			share = 0
+			if rec.Drift+noise > 0 {
+				share = rec.Drift / (rec.Drift + noise)
+			}
+		}
 	}
-	relHalf := math.Sqrt(rec.RelHalf*rec.RelHalf + levelHalf*levelHalf + math.Pow(transfer*math.Log(factor), 2))
+	logFactor := math.Log(factor)
+	// What the scaling leaves in the figures: the drift it does not
+	// follow and the run floor's noise it carries in, the reference's own
+	// uncertainty, and, a bound of its own, what the programs do not
+	// follow of the floor.
+	z := distuv.UnitNormal.Quantile((1 + confidence) / 2)
+	left := (1-share)*(1-share)*rec.Drift + share*share*noise
+	relHalf := math.Sqrt(math.Pow(share*rec.RelHalf, 2) + z*z*left + math.Pow(transfer*share*logFactor, 2))
+	factor = math.Exp(share * logFactor)
 	scaled := false
 	for _, p := range append(slices.Clone(r.Programs), *r.Floor) {
 		for i := range p.Results {
@@ -105,7 +130,7 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 			if l.Phase == nil {
 				l.Phase = &stats.Phase{Slowest: 1}
 			}
-			l.Phase.Recalled, l.Phase.RecalledRuns, l.Phase.RunFloor = rec.Floor, rec.Runs, level
+			l.Phase.Recalled, l.Phase.RecalledRuns, l.Phase.RunFloor, l.Phase.Share = rec.Floor, rec.Runs, level, share
 			c.Stats.Loads = Loads(&l)
 			if c.Net != nil {
 				n := StatsEstimate(*c.Net).Scaled(factor, relHalf)

@@ -91,7 +91,20 @@ type Reference struct {
 	RelHalf float64
 	// Runs is how many runs met the fast phase, of All remembered.
 	Runs, All int
+	// Drift is the variance of those runs' floors, on the log scale, beyond
+	// what each one's own interval says of it: how far the machine moved
+	// the fast phase itself from run to run. DriftKnown is false for fewer
+	// than minDriftRuns runs.
+	Drift      float64
+	DriftKnown bool
 }
+
+// minDriftRuns is the fewest runs whose floors' spread is taken for the
+// fast phase's drift.
+const minDriftRuns = 5
+
+// halfPerSD turns a remembered 95 % half-width into a standard deviation.
+const halfPerSD = 1.96
 
 // DefaultPath is the history's path in the user's cache directory; empty
 // where the user has none.
@@ -170,17 +183,22 @@ func (h History) Reference(k Key, now time.Time, confidence float64) (ref Refere
 		return Reference{}, false
 	}
 	lo := fastest(levels)
-	var fast []float64
-	half := 0.0
+	var fast, logs []float64
+	half, noise := 0.0, 0.0
 	for _, l := range levels {
-		if l.Floor <= lo*(1+stats.PhaseTolerance) {
+		if l.Floor >= lo && l.Floor <= lo*(1+stats.PhaseTolerance) {
 			fast, half = append(fast, l.Floor), l.Half
+			logs = append(logs, math.Log(l.Floor))
+			noise += math.Pow(l.Half/halfPerSD, 2)
 		}
 	}
 	slices.Sort(fast)
 	ref = Reference{Floor: stat.Quantile(0.5, stat.Empirical, fast, nil), Runs: len(fast), All: len(levels), RelHalf: half}
 	if n := float64(len(fast)); n > 1 {
 		ref.RelHalf = stats.TQuantile(confidence, n-1) * stat.StdDev(fast, nil) / math.Sqrt(n) / ref.Floor
+	}
+	if len(fast) >= minDriftRuns {
+		ref.Drift, ref.DriftKnown = max(0, stat.Variance(logs, nil)-noise/float64(len(fast))), true
 	}
 	return ref, true
 }

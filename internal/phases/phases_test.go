@@ -2,6 +2,7 @@ package phases
 
 import (
 	"errors"
+	"gonum.org/v1/gonum/stat"
 	"math"
 	"os"
 	"path/filepath"
@@ -59,6 +60,35 @@ func TestReferenceNeedsQuorum(t *testing.T) {
 	few.Add(k, 5.3, 0.02, now.Add(-time.Minute))
 	if ref, ok := few.Reference(k, now, 0.95); !ok || ref.Floor != 5.3 {
 		t.Errorf("two runs: %+v, want the faster, 5.3", ref)
+	}
+}
+
+// The fast phase's drift is its runs' floors' spread beyond what each
+// one's own interval says, from minDriftRuns runs on.
+func TestReferenceDrift(t *testing.T) {
+	now := time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC)
+	k := Key{Boot: "b", CPU: 1, Type: "XDP"}
+	var steady, moving, few History
+	for i := range 6 {
+		at := now.Add(time.Duration(i-10) * time.Minute)
+		steady.Add(k, 5.3+0.01*float64(i%2), 0.02, at)
+		moving.Add(k, 5.1+0.4*float64(i%2), 0.001, at)
+		if i < minDriftRuns-1 {
+			few.Add(k, 5.1+0.4*float64(i%2), 0.001, at)
+		}
+	}
+	if ref, _ := steady.Reference(k, now, 0.95); !ref.DriftKnown || ref.Drift != 0 {
+		t.Errorf("floors within their own noise: drift %g (%v), want 0", ref.Drift, ref.DriftKnown)
+	}
+	logs := []float64{}
+	for i := range 6 {
+		logs = append(logs, math.Log(5.1+0.4*float64(i%2)))
+	}
+	if ref, _ := moving.Reference(k, now, 0.95); !ref.DriftKnown || math.Abs(ref.Drift-stat.Variance(logs, nil)) > 1e-6 {
+		t.Errorf("floors 5.1 and 5.5 ±0.1 %%: drift %g, want about their variance %g", ref.Drift, stat.Variance(logs, nil))
+	}
+	if ref, _ := few.Reference(k, now, 0.95); ref.DriftKnown {
+		t.Errorf("%d runs: drift taken as known", minDriftRuns-1)
 	}
 }
 
