@@ -26,9 +26,7 @@ type Validation struct {
 	MaxResidual float64 `json:"max_residual_ns"`
 	// Spread is, per program, (max - min) / min of its estimate over the
 	// runs, each moved back by its run's shift and factor (RunShifts,
-	// RunFactors), and SpreadLimits what it is held to: MaxSpread, or
-	// three times the widest relative half-width of its runs' intervals
-	// where larger.
+	// RunFactors), and SpreadLimits what it is held to: MaxSpread.
 	Spread       []float64 `json:"spread"`
 	SpreadLimits []float64 `json:"spread_limits"`
 	// RunShifts and RunFactors are each run's common move from the first

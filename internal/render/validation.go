@@ -56,17 +56,17 @@ func WriteValidationText(w io.Writer, v *results.Validation) error {
 			return err
 		}
 	}
-	spread, limit := 0.0, 0.0
-	for i, s := range v.Spread {
-		spread, limit = max(spread, s), max(limit, v.SpreadLimits[i])
+	spread := 0.0
+	for _, s := range v.Spread {
+		spread = max(spread, s)
 	}
 	var moves []string
 	for ri := 1; ri < len(v.RunFactors) && ri < len(v.RunShifts); ri++ {
 		moves = append(moves, fmt.Sprintf("run %d %+.1f ns ×%.3f", ri+1, v.RunShifts[ri], v.RunFactors[ri]))
 	}
-	fmt.Fprintf(w, "run-to-run: estimates spread at most %.1f %% over %d runs (limit %g %%, or three times a run's widest half-width: at most %.1f %%), "+
+	fmt.Fprintf(w, "run-to-run: estimates spread at most %.1f %% over %d runs (limit %g %%), "+
 		"beside the runs' common move from run 1, which moved every program alike (the machine's phase): %s\n",
-		100*spread, len(v.Runs), 100*v.MaxSpread, 100*limit, strings.Join(moves, ", "))
+		100*spread, len(v.Runs), 100*v.MaxSpread, strings.Join(moves, ", "))
 	if len(v.Failures) == 0 {
 		order := "every program slower than the one before"
 		if len(v.Unjudged) > 0 {
