@@ -77,9 +77,9 @@ func (r doc) phaseNote() (n note, ok bool) {
 		within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase, each scaled by its floor", ph.Groups-ph.Fast, ph.Groups, ph.Slowest)
 		switch {
 		case ph.AtSlow:
-			within = fmt.Sprintf("only %d of %d groups met the machine's fast phase, too few to stand alone: their %d loads are left out, the others ran up to ×%.2f slower", ph.Fast, ph.Groups, ph.LeftOut, ph.Slowest)
+			within = fmt.Sprintf("only %d of %d groups met the machine's fast phase, too few to stand alone: they are left out, the others ran up to ×%.2f slower", ph.Fast, ph.Groups, ph.Slowest)
 		case ph.LeftOut > 0:
-			within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase: their %d loads are left out", ph.Groups-ph.Fast, ph.Groups, ph.Slowest, ph.LeftOut)
+			within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase: their loads are left out", ph.Groups-ph.Fast, ph.Groups, ph.Slowest)
 		}
 	}
 	if ph.Recalled == 0 {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"errors"
+	"gonum.org/v1/gonum/stat"
 	"math"
 	"os"
 	"strings"
@@ -182,5 +183,41 @@ func TestCompareRefusesNonFiniteChange(t *testing.T) {
 	err = CompareInterleaved(&run, fuzzOptions, phases.ChangeTransfer)
 	if !errors.Is(err, ErrNotComparable) || !errors.Is(err, badinput.Err) {
 		t.Fatalf("CompareInterleaved: %v, want a bad-input ErrNotComparable", err)
+	}
+}
+
+// Each load's time over the floor is over the run's floor level, the mean
+// of the floor's loads the phase left in, kept with its uncertainty; not
+// over its own group's floor load, whose own spread moved every ratio.
+func TestOverFloorAtRunLevel(t *testing.T) {
+	loads := func(points []float64, per int, half float64) *results.Summary {
+		m := stat.Mean(points, nil)
+		return &results.Summary{Loads: &results.Loads{Estimator: stats.Slope, Points: points, PerGroup: per,
+			Estimate: results.Estimate{Point: m, Lower: m * (1 - half), Upper: m * (1 + half)}}}
+	}
+	floor := results.Program{Results: []results.Case{{Name: "c", Stats: loads([]float64{5.1, 5.5, 5.2, 5.4}, 1, 0.04)}}}
+	p := results.Program{Results: []results.Case{{Name: "c", Stats: loads([]float64{20, 20.2, 20.4, 19.8, 20, 20.2, 21, 20}, 2, 0.01)}}}
+	overFloor(&p, floor, 0.95)
+	of := p.Results[0].Stats.OverFloor
+	if of == nil || of.Phase == nil || math.Abs(of.Phase.RunFloor-5.3) > 1e-9 || math.Abs(of.Phase.RefHalf-0.04) > 1e-9 {
+		t.Fatalf("over the floor: %+v; want the level 5.3 ±4 %% kept", of)
+	}
+	for k, x := range p.Results[0].Stats.Loads.Points {
+		if math.Abs(of.Points[k]-x/5.3) > 1e-12 {
+			t.Errorf("load %d: %v over the floor, want %v/5.3", k, of.Points[k], x)
+		}
+	}
+	// Two runs compared over their floors: each run's level's uncertainty
+	// joins the change's interval.
+	run := func(level float64) *results.Report {
+		q := results.Program{Results: []results.Case{{Name: "c", Stats: &results.Summary{OverFloor: &results.Loads{Phase: &results.Phase{RunFloor: level, RefHalf: 0.01}}}}}}
+		return &results.Report{Floor: &results.Program{}, Programs: []results.Program{q}}
+	}
+	c := &results.Comparison{Significance: 0.05, NoiseThreshold: 0.03, Cases: []results.ComparedCase{{Name: "c", Before: results.Estimate{Point: 70},
+		CaseComparison: results.CaseComparison{Test: results.FloorLoadsTest, Change: results.Estimate{Point: -0.06, Lower: math.Expm1(math.Log(0.94) - 0.02), Upper: math.Expm1(math.Log(0.94) + 0.02)}}}}}
+	widenByFloorGap(c, run(5.3), run(5.3), stats.CompareOptions{Options: stats.Options{Confidence: 0.95}})
+	want := math.Sqrt(0.02*0.02 + 2*0.01*0.01)
+	if got := (math.Log1p(c.Cases[0].Change.Upper) - math.Log1p(c.Cases[0].Change.Lower)) / 2; math.Abs(got-want) > 1e-9 {
+		t.Errorf("runs at one floor level, each known to ±1 %%: half-width %.4f, want %.4f", got, want)
 	}
 }

@@ -348,13 +348,16 @@ func widenByFloorGap(c *results.Comparison, base, current *results.Report, opts 
 	z := distuv.UnitNormal.Quantile((1 + opts.Confidence) / 2)
 	for i := range c.Cases {
 		cc := &c.Cases[i]
-		fb, okb := floorOf(base, cc.Name)
-		fa, oka := floorOf(current, cc.Name)
+		fb, hb, okb := floorOf(base, cc.Name)
+		fa, ha, oka := floorOf(current, cc.Name)
 		if cc.Test != results.FloorLoadsTest || !okb || !oka || !(cc.Change.Lower > -1) {
 			continue
 		}
 		d := math.Log1p(cc.Change.Point)
-		half := math.Hypot((math.Log1p(cc.Change.Upper)-math.Log1p(cc.Change.Lower))/2, RecallTransfer*math.Abs(math.Log(fa/fb)))
+		// Every load of a run is divided by one floor level: its own
+		// uncertainty, each run's, moves the change too.
+		own := (math.Log1p(cc.Change.Upper) - math.Log1p(cc.Change.Lower)) / 2
+		half := math.Sqrt(own*own + math.Pow(RecallTransfer*math.Log(fa/fb), 2) + ha*ha + hb*hb)
 		cc.Change.Lower, cc.Change.Upper = math.Expm1(d-half), math.Expm1(d+half)
 		mb := cc.Before.Point
 		cc.Difference = results.Estimate{Point: mb * cc.Change.Point, Lower: mb * cc.Change.Lower, Upper: mb * cc.Change.Upper}
@@ -367,19 +370,29 @@ func widenByFloorGap(c *results.Comparison, base, current *results.Report, opts 
 
 // floorOf is the geometric mean of r's floor loads' own estimates of the
 // named case, as measured: the phase the run's loads met.
-func floorOf(r *results.Report, name string) (float64, bool) {
+func floorOf(r *results.Report, name string) (level, relHalf float64, ok bool) {
 	if r.Floor == nil {
-		return 0, false
+		return 0, 0, false
 	}
+	if len(r.Programs) > 0 {
+		p := r.Programs[0]
+		k := slices.IndexFunc(p.Results, func(c results.Case) bool { return c.Name == name })
+		if k >= 0 && p.Results[k].Stats != nil {
+			if of := p.Results[k].Stats.OverFloor; of != nil && of.Phase != nil && of.Phase.RunFloor > 0 {
+				return of.Phase.RunFloor, of.Phase.RefHalf, true // the level its loads were divided by
+			}
+		}
+	}
+	// Saved before the level was kept: each load over its group's floor.
 	j := slices.IndexFunc(r.Floor.Results, func(c results.Case) bool { return c.Name == name })
 	if j < 0 || r.Floor.Results[j].Stats == nil || r.Floor.Results[j].Stats.Loads == nil {
-		return 0, false
+		return 0, 0, false
 	}
 	points, ok := ownPoints(append([]results.Program{*r.Floor}, r.Floor.Placements...), name, r.Floor.Results[j].Stats.Loads.Estimator)
 	if !ok || len(points) == 0 || slices.ContainsFunc(points, func(x float64) bool { return !(x > 0) }) {
-		return 0, false
+		return 0, 0, false
 	}
-	return stat.GeometricMean(points, nil), true
+	return stat.GeometricMean(points, nil), 0, true
 }
 
 // checkFinite refuses a comparison with a figure that is not finite:
