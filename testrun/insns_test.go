@@ -272,3 +272,55 @@ func TestUncountedProgramIsTimed(t *testing.T) {
 		}
 	}
 }
+
+// A later group given the first one's counts (Config.Counts) takes them:
+// it instruments no copy, and its loads carry the same counts.
+func TestCountsCarriedToLaterRuns(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	cfg := Config{
+		Programs: []Program{{Object: bundled(t, "v3")}, {Object: bundled(t, "v4")}}, Cases: allCases(t),
+		CPU: -1, Samples: MinSamples, Repeat: 100, Sampling: SamplingFlat, Placements: 2,
+	}
+	first, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Counts == nil {
+		t.Fatal("a run returned no counts for the next")
+	}
+	defer func(orig func(*ebpf.CollectionSpec, string) (*insncount.Program, error)) { loadCounted = orig }(loadCounted)
+	instrumented := 0
+	loadCounted = func(spec *ebpf.CollectionSpec, program string) (*insncount.Program, error) {
+		instrumented++
+		return insncount.Load(spec, program)
+	}
+	cfg.Counts = first.Counts
+	later, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if instrumented != 0 {
+		t.Errorf("a run given the counts instrumented %d copies", instrumented)
+	}
+	for i := range cfg.Programs {
+		want := counts(t, first.Programs[i])
+		for _, pr := range append([]ProgramResult{later.Programs[i]}, later.Programs[i].Placements...) {
+			for name, n := range counts(t, pr) {
+				if n != want[name] {
+					t.Errorf("%s, case %s: %d instructions carried, %d counted", pr.Info.Name, name, n, want[name])
+				}
+			}
+		}
+	}
+	if counts(t, first.Programs[0])["fibonacci"] == counts(t, first.Programs[1])["fibonacci"] {
+		t.Error("v3 and v4 carried one count: the programs' counts were mixed")
+	}
+	// Without them, the copy is instrumented again.
+	cfg.Counts = nil
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if instrumented != len(cfg.Programs) {
+		t.Errorf("a run without counts instrumented %d copies, want %d", instrumented, len(cfg.Programs))
+	}
+}
