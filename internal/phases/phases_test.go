@@ -92,15 +92,15 @@ func TestReferenceDrift(t *testing.T) {
 	}
 }
 
-// Only a run slower than the recalled phase by more than the tolerance is
-// taken to have met a slow phase.
-func TestSlower(t *testing.T) {
+// Floors within the tolerance of each other are one phase; a change
+// measured at another phase is widened, either way.
+func TestSamePhase(t *testing.T) {
 	for _, c := range []struct {
 		run, recalled float64
 		want          bool
-	}{{5.5, 5.3, false}, {5.0, 5.3, false}, {4.0, 5.3, false}, {5.8, 5.3, true}, {9.3, 5.3, true}, {9.3, 0, false}, {0, 5.3, false}} {
-		if got := Slower(c.run, c.recalled); got != c.want {
-			t.Errorf("Slower(%v, %v) = %v, want %v", c.run, c.recalled, got, c.want)
+	}{{5.5, 5.3, false}, {5.0, 5.3, false}, {4.0, 5.3, true}, {5.8, 5.3, true}, {9.3, 5.3, true}, {9.3, 0, false}, {0, 5.3, false}} {
+		if got := SamePhase(c.run, c.recalled); got == c.want && c.run > 0 && c.recalled > 0 {
+			t.Errorf("SamePhase(%v, %v) = %v", c.run, c.recalled, got)
 		}
 		if spread := ChangeSpread(c.run, c.recalled, ChangeTransfer); (spread > 1) != c.want {
 			t.Errorf("ChangeSpread(%v, %v) = %v: widens %v, want %v", c.run, c.recalled, spread, spread > 1, c.want)

@@ -41,8 +41,8 @@ func Transfer(live bool) float64 {
 // at runFloor holds its size at the recalled floor, transfer being
 // ChangeTransfer or LiveChangeTransfer; 1 without either floor.
 func ChangeSpread(runFloor, recalled, transfer float64) float64 {
-	if !Slower(runFloor, recalled) {
-		return 1
+	if !(runFloor > 0) || !(recalled > 0) || SamePhase(runFloor, recalled) {
+		return 1 // one phase: its drift moves a change's size far less
 	}
 	f := math.Pow(runFloor/recalled, transfer)
 	return max(f, 1/f)
@@ -56,19 +56,6 @@ func Widen(e stats.Estimate, spread float64) stats.Estimate {
 	}
 	e.Lower, e.Upper = min(e.Lower*spread, e.Lower/spread), max(e.Upper*spread, e.Upper/spread)
 	return e
-}
-
-// Slower says whether a run whose fast floor read runFloor met only a
-// phase slower than the recalled fast phase's floor, recalled: by more
-// than stats.PhaseTolerance, the spread of one phase's floors. Within it
-// the run met the fast phase itself, and scaling to the recalled floor
-// would only carry the floor's own placement and noise into every figure:
-// on 2026-11-27 here, the fast phase's floor moved 5.1 to 5.6 ns from group
-// to group while v4's fizz followed it by a fifth of that (issue 50's
-// study). A run faster than the recalled floor is not scaled either: the
-// history then knew only slower phases.
-func Slower(runFloor, recalled float64) bool {
-	return runFloor > 0 && recalled > 0 && runFloor > recalled*(1+stats.PhaseTolerance)
 }
 
 // SamePhase says whether two fast floors, a run's and the recalled one,
