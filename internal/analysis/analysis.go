@@ -199,7 +199,7 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 				return false // a cancelled run's last group: as measured
 			}
 			l.Within = c.Stats.Loads.Within
-			if judged && phase.Fast < stats.MinGroups && l.Estimate.RelativeHalfWidth() > c.Stats.Loads.Estimate.RelativeHalfWidth() {
+			if judged && l.Phase.LeftOut == 0 && !l.Phase.AtSlow && l.Estimate.RelativeHalfWidth() > c.Stats.Loads.Estimate.RelativeHalfWidth() {
 				l = atMeanPhase(StatsLoads(*c.Stats.Loads), factors, phase, per)
 			}
 			changes = append(changes, change{c, l})

@@ -140,3 +140,37 @@ func TestFloorLevelPlainOnly(t *testing.T) {
 		t.Errorf("beside a plain case: level %v (ok %v), want the plain case's 28.5", level, ok)
 	}
 }
+
+// A run whose groups met the fast phase once and a slow one five times
+// stands at its slow phase, as measured, even where that interval is wider
+// than the mixed loads': the mean phase's scaling (which read fizz 10.98
+// ns in such a run, against 17 to 19 in its neighbours) is only for runs
+// with too few groups of either kind.
+func TestAtFastPhaseStandsAtSlowPhase(t *testing.T) {
+	load := func(x float64) results.Program {
+		return results.Program{Results: []results.Case{{Name: "c", Stats: &results.Summary{
+			Estimates: results.Estimates{Mean: results.Estimate{Point: x, Lower: x, Upper: x}}}}}}
+	}
+	run := func(floors, points []float64) *results.Report {
+		var fl, pr []results.Program
+		for _, f := range floors {
+			fl = append(fl, load(f))
+		}
+		for _, x := range points {
+			pr = append(pr, load(x))
+		}
+		floor, prog := fl[0], pr[0]
+		floor.Placements, prog.Placements = fl[1:], pr[1:]
+		r := &results.Report{Settings: results.Settings{Estimator: stats.Mean}, Floor: &floor, Programs: []results.Program{prog}}
+		overLoads(r.Floor, stats.Mean, 1, 0.95)
+		overLoads(&r.Programs[0], stats.Mean, 2, 0.95)
+		return r
+	}
+	// The fast group's loads agree closely; the slow ones spread.
+	r := run([]float64{5, 9.5, 9.6, 9.4, 9.7, 9.5}, []float64{19, 19.02, 30, 33, 31, 34, 32, 29, 30, 33, 31, 32})
+	atFastPhase(r, 2, 1, 0.95)
+	l := r.Programs[0].Results[0].Stats.Loads
+	if l.Phase == nil || !l.Phase.AtSlow || l.Phase.LeftOut != 2 || len(l.Points) != 10 || math.Abs(l.Estimate.Point-31.5) > 1e-9 {
+		t.Errorf("%+v, phase %+v: want the slow groups' mean 31.5 as measured, the fast group's 2 loads left out", l.Estimate, l.Phase)
+	}
+}
