@@ -191,7 +191,6 @@ func orderFailures(v *results.Validation) []string {
 	return out
 }
 
-
 // spreadFailures: each program's estimate is reproducible from run to run,
 // within MaxSpread, a fixed figure, once each run's common move is taken
 // out (a limit that grew with the runs' own intervals reached 58.6 % here
