@@ -158,7 +158,7 @@ func TestValidateSpread(t *testing.T) {
 	opts.Resamples = 500
 	l := synthetic{perStep: 1, perFine: 0.25}
 	slow, skewed, slowLoop := l, l, l
-	slow.scale, skewed.skew = 1.05, 1.06
+	slow.scale, skewed.skew = 1.05, 1.15
 	// As .ci/run met it: one run of three slower by some 27 ns in every
 	// program, ×1.30 at ladder_0 and ×1.16 at ladder_64.
 	slowLoop.harness = 3
