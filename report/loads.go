@@ -95,7 +95,7 @@ func (r doc) phaseNote() (n note, ok bool) {
 	}
 	if r.Comparison != nil && r.Comparison.Mode == results.Interleaved {
 		// A phase moves what a change costs (analysis works out by how much).
-		if spread := r.Comparison.ChangeSpread; spread > 0 {
+		if spread := r.Comparison.ChangeSpread; spread > 1.005 {
 			within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", spread)
 		}
 	}
