@@ -22,9 +22,8 @@ func (o *runner) recalledFloor(total testrun.Result) float64 {
 		return 0
 	}
 	h, _ := phases.Load(o.History)
-	// As recall will key the report: the first group tells the design.
-	key := phases.Key{Boot: boot, CPU: total.Environment.CPU, Type: total.Floor.Info.Type.String(),
-		Design: phases.NewDesign(len(total.Programs), o.groupLoads(), 1+len(total.Floor.Placements))}
+	// As recall will key the report: the first group holds a group's floor loads.
+	key := o.historyKey(boot, total.Environment.CPU, total.Floor.Info.Type.String(), 1+len(total.Floor.Placements))
 	ref, ok := h.Reference(key, time.Now(), o.Stats.Confidence)
 	if !ok {
 		return 0

@@ -28,9 +28,7 @@ func (o *runner) recall(rep *results.Report, obs Observer) {
 		say(err)
 		return
 	}
-	env := rep.Environment
-	floorPerGroup := (1 + len(rep.Floor.Placements)) / max(env.Groups, 1)
-	key := phases.Key{Boot: boot, CPU: env.CPU, Type: rep.Floor.Info.Type, Design: phases.NewDesign(len(rep.Programs), max(env.LoadsPerGroup, 1), floorPerGroup)}
+	key := o.historyKey(boot, rep.Environment.CPU, rep.Floor.Info.Type, (1+len(rep.Floor.Placements))/max(rep.Environment.Groups, 1))
 	h, err := phases.Load(o.History)
 	if err != nil {
 		say(fmt.Errorf("%w; starting it anew", err))
@@ -43,4 +41,11 @@ func (o *runner) recall(rep *results.Report, obs Observer) {
 	if err := h.Save(o.History); err != nil {
 		say(err)
 	}
+}
+
+// historyKey is the phase history's key of this run: its boot, CPU and
+// floor's type, and its design, its programs' loads a group beside
+// floorPerGroup of the floor's.
+func (o *runner) historyKey(boot string, cpu int, floorType string, floorPerGroup int) phases.Key {
+	return phases.Key{Boot: boot, CPU: cpu, Type: floorType, Design: phases.NewDesign(len(o.Programs), o.groupLoads(), floorPerGroup)}
 }
