@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -24,8 +25,18 @@ import (
 // An anchor is that run in flight: a thread on the measuring CPU at
 // SCHED_IDLE, so that it runs only when the CPU would otherwise idle, in a
 // test run of the program with the largest repeat, re-entered if it ever
-// completes. The kernel's loop checks for a pending signal between runs;
-// release sends one and waits until the call has returned.
+// completes. It starts at SCHED_NORMAL, so that its call enters the kernel
+// at once, and is lowered once it holds its program. The kernel's loop
+// checks for a pending signal between runs; releaseAnchors sends one and
+// waits until the call has returned.
+//
+// While an anchor's loop runs it is inside an RCU read-side section,
+// which it leaves only when something else wants its CPU: a change of
+// the dispatcher (another anchor entering or leaving) waits for that. So
+// the measuring thread never blocks for long while anchors come and go:
+// it naps in short sleeps, each of whose wake-ups lets the grace period
+// end, and all anchors are ended at once. Blocking instead, each change
+// waited for the scheduler's tick: 3 to 5 ms an anchor here.
 //
 // The anchor's runs stop the clock of no sample: the kernel times a
 // sample's loop only while that loop runs (bpf_test_timer_continue leaves
@@ -62,10 +73,11 @@ type anchor struct {
 	stop     atomic.Bool
 	ended    chan error
 	restarts atomic.Int64 // calls after the first: each one changed the dispatcher again
+	entering atomic.Bool  // its first call is about to enter the kernel
 }
 
-// startAnchor starts an anchor of l on cpu. It returns once the anchor's
-// thread exists; its call enters the kernel when the CPU is next idle.
+// startAnchor starts an anchor of l on cpu, at SCHED_NORMAL until idle
+// lowers it. It returns once the anchor's thread exists.
 func startAnchor(cpu int, l *object.Loaded) (*anchor, error) {
 	a := &anchor{program: l.Info.Name, ended: make(chan error, 1)}
 	ready := make(chan error, 1)
@@ -81,11 +93,6 @@ func startAnchor(cpu int, l *object.Loaded) (*anchor, error) {
 			ready <- fmt.Errorf("%w: pin to CPU %d: %w", ErrAnchor, cpu, err)
 			return
 		}
-		idle := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}
-		if err := unix.SchedSetAttr(0, &idle, 0); err != nil {
-			ready <- fmt.Errorf("%w: SCHED_IDLE: %w", ErrAnchor, err)
-			return
-		}
 		a.tid = unix.Gettid()
 		ready <- nil
 		a.ended <- a.hold(fd)
@@ -96,12 +103,23 @@ func startAnchor(cpu int, l *object.Loaded) (*anchor, error) {
 	return a, nil
 }
 
+// idle lowers the anchor to SCHED_IDLE: once it holds its program, it
+// runs only when the measuring thread does not.
+func (a *anchor) idle() error {
+	idle := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}
+	if err := unix.SchedSetAttr(a.tid, &idle, 0); err != nil {
+		return fmt.Errorf("%w: SCHED_IDLE: %w", ErrAnchor, err)
+	}
+	return nil
+}
+
 // hold keeps a test run of the program in flight until stop is set.
 func (a *anchor) hold(fd int) error {
 	for calls := 0; !a.stop.Load(); calls++ {
 		if calls > 0 {
 			a.restarts.Add(1)
 		}
+		a.entering.Store(true)
 		_, _, err := testRun(fd, anchorFrame, nil, anchorRepeat)
 		if err != nil && !errors.Is(err, unix.EINTR) {
 			return fmt.Errorf("%w of %s: test run: %w", ErrAnchor, a.program, err)
@@ -110,30 +128,53 @@ func (a *anchor) hold(fd int) error {
 	return nil
 }
 
-// release ends the anchor and returns once its call has returned: the
-// program is then out of the dispatcher, unless another run holds it.
-func (a *anchor) release() error {
-	a.stop.Store(true)
-	// At SCHED_IDLE the anchor runs only when its CPU has nothing else to
+// releaseAnchors ends every anchor at once and returns once each call has
+// returned: its program is then out of the dispatcher, unless another run
+// holds it.
+func releaseAnchors(anchors []*anchor) error {
+	// At SCHED_IDLE an anchor runs only when its CPU has nothing else to
 	// do: on a busy CPU it could take a second to see the signal. Ending,
 	// it runs as any other thread. Best effort: the signal ends it anyway.
-	other := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
-	_ = unix.SchedSetAttr(a.tid, &other, 0)
-	deadline := time.After(anchorEndTimeout)
-	// Signal until the call returns: a signal that lands before the call
-	// enters the kernel interrupts nothing.
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for {
-		if err := unix.Tgkill(unix.Getpid(), a.tid, unix.SIGURG); err != nil && !errors.Is(err, unix.ESRCH) {
-			return fmt.Errorf("%w of %s: signal: %w", ErrAnchor, a.program, err)
+	normal := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+	for _, a := range anchors {
+		a.stop.Store(true)
+		_ = unix.SchedSetAttr(a.tid, &normal, 0)
+	}
+	deadline := time.Now().Add(anchorEndTimeout)
+	var errs []error
+	left := slices.Clone(anchors)
+	for len(left) > 0 {
+		// Signal until each call returns: a signal that lands before the
+		// call enters the kernel interrupts nothing.
+		for _, a := range left {
+			if err := unix.Tgkill(unix.Getpid(), a.tid, unix.SIGURG); err != nil && !errors.Is(err, unix.ESRCH) {
+				return fmt.Errorf("%w of %s: signal: %w", ErrAnchor, a.program, err)
+			}
 		}
-		select {
-		case err := <-a.ended:
-			return err
-		case <-tick.C:
-		case <-deadline:
-			return fmt.Errorf("%w of %s: still running %s after the signal", ErrAnchor, a.program, anchorEndTimeout)
+		nap()
+		left = slices.DeleteFunc(left, func(a *anchor) bool {
+			select {
+			case err := <-a.ended:
+				errs = append(errs, err)
+				return true
+			default:
+				return false
+			}
+		})
+		if len(left) > 0 && time.Now().After(deadline) {
+			return fmt.Errorf("%w of %s: still running %s after the signal", ErrAnchor, left[0].program, anchorEndTimeout)
 		}
 	}
+	return errors.Join(errs...)
+}
+
+// napTime is how long the measuring thread sleeps while anchors come and
+// go: each wake-up ends a running anchor's RCU read-side section.
+const napTime = 100 * time.Microsecond
+
+// nap sleeps napTime on this thread, in the kernel: Go's timers would
+// wake it through another thread.
+func nap() {
+	ts := unix.NsecToTimespec(napTime.Nanoseconds())
+	_ = unix.Nanosleep(&ts, nil)
 }

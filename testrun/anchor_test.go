@@ -169,13 +169,13 @@ func TestAnchorHoldsAndReleases(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		time.Sleep(100 * time.Millisecond) // the CPU idles: the anchor's call enters the kernel
+		time.Sleep(100 * time.Millisecond) // the anchor's call enters the kernel
 		held, err := callOverhead(ctx, l, frame, nil, 5)
 		if err != nil {
-			return errors.Join(err, a.release())
+			return errors.Join(err, releaseAnchors([]*anchor{a}))
 		}
 		start := time.Now()
-		if err := a.release(); err != nil {
+		if err := releaseAnchors([]*anchor{a}); err != nil {
 			return err
 		}
 		took := time.Since(start)

@@ -66,6 +66,8 @@ type sampler struct {
 	// took, so that judging stays a small share of the time.
 	lastCheck time.Time
 	checkCost time.Duration
+	// giveBackProcs returns the Ps the anchors held (host.ReserveProcs).
+	giveBackProcs func()
 }
 
 // runner takes the samples of one program: *program in the kernel; the
@@ -418,6 +420,8 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 		return nil, nil
 	}
 	held := uniquePrograms(append(slices.Clone(s.progs), s.held...))
+	// Each anchor blocks in the kernel, holding one of the runtime's Ps.
+	s.giveBackProcs = host.ReserveProcs(len(held))
 	var anchors []*anchor
 	for _, l := range held {
 		a, err := startAnchor(s.cpu, l.Loaded)
@@ -425,24 +429,14 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 			return anchors, err
 		}
 		anchors = append(anchors, a)
-	}
-	// An anchor's call enters the kernel when the CPU idles: while this
-	// thread's calls wait for the dispatcher, or sleeps between them.
-	for _, l := range held {
-		settled := time.Now().Add(anchorSettle)
-		for {
-			o, err := callOverhead(s.ctx, l.Loaded, frame, progCtx, 1)
-			if err != nil {
-				return anchors, err
-			}
-			if o < d.Unanchored/4 {
-				break
-			}
-			if time.Now().After(settled) {
-				d.Why = fmt.Sprintf("anchors did not shorten the calls of %s (%s beyond its runs)", l.Info.Name, o)
-				return nil, s.release(anchors)
-			}
-			time.Sleep(time.Millisecond)
+		if err := s.settle(a, l, frame, progCtx); err != nil {
+			return anchors, err
+		}
+		if d.Why != "" {
+			return nil, s.release(anchors)
+		}
+		if err := a.idle(); err != nil {
+			return anchors, err
 		}
 	}
 	if d.Overhead, err = callOverhead(s.ctx, first.Loaded, frame, progCtx, overheadCalls); err != nil {
@@ -454,14 +448,45 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 	return anchors, nil
 }
 
-// release ends every anchor and confirms it ended.
+// settle waits until a, just started, holds l in the dispatcher: until a
+// call of l is cheap. Where that does not come within anchorSettle, it
+// says why in s.dispatcher.Why.
+func (s *sampler) settle(a *anchor, l *program, frame, progCtx []byte) error {
+	// A call made while the anchor's own change of the dispatcher waits
+	// for its grace period would block this thread: the idle anchors
+	// would then run, and the grace period wait for the tick. So nap
+	// until the anchor is in the kernel, and a little after.
+	settled := time.Now().Add(anchorSettle)
+	for !a.entering.Load() && time.Now().Before(settled) {
+		nap()
+	}
+	for {
+		nap()
+		o, err := callOverhead(s.ctx, l.Loaded, frame, progCtx, 1)
+		if err != nil {
+			return err
+		}
+		if o < s.dispatcher.Unanchored/4 {
+			return nil
+		}
+		if time.Now().After(settled) {
+			s.dispatcher.Why = fmt.Sprintf("anchors did not shorten the calls of %s (%s beyond its runs)", l.Info.Name, o)
+			return nil
+		}
+	}
+}
+
+// release ends every anchor, confirms it ended, and gives back the Ps
+// they held.
 func (s *sampler) release(anchors []*anchor) error {
-	var errs []error
+	err := releaseAnchors(anchors)
 	for _, a := range anchors {
-		errs = append(errs, a.release())
 		s.dispatcher.Restarts += int(a.restarts.Load())
 	}
-	return errors.Join(errs...)
+	if s.giveBackProcs != nil {
+		s.giveBackProcs()
+	}
+	return err
 }
 
 // uniquePrograms returns progs without repeats of one kernel program.

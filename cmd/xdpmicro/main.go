@@ -13,6 +13,7 @@ import (
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/crash"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/report"
 )
 
@@ -46,18 +47,24 @@ func main() {
 	if xdpmicro.IsGuest() { // /init of a VM that --kernel booted
 		os.Exit(xdpmicro.Guest(run))
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runFrom(host.ProcessStarted(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // invoked is when the command line was run: the time budget, and the wall
 // time a report gives, count from it, as the user's clock does.
 var invoked time.Time
 
-// run executes the command line and returns the exit code. Errors are one
-// line on stderr; a verifier log's tail may follow.
-func run(args []string, stdout, stderr io.Writer) (code int) {
+// run executes the command line, invoked now, and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	return runFrom(time.Now(), args, stdout, stderr)
+}
+
+// runFrom executes the command line, invoked at start, and returns the
+// exit code. Errors are one line on stderr; a verifier log's tail may
+// follow.
+func runFrom(start time.Time, args []string, stdout, stderr io.Writer) (code int) {
 	defer crash.Catch(stderr, &code)
-	invoked = time.Now()
+	invoked = start
 	root := rootCommand()
 	root.SetArgs(args)
 	root.SetOut(stdout)
