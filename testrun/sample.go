@@ -421,7 +421,12 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 	}
 	held := uniquePrograms(append(slices.Clone(s.progs), s.held...))
 	// Each anchor blocks in the kernel, holding one of the runtime's Ps.
-	s.giveBackProcs = host.ReserveProcs(len(held))
+	s.giveBackProcs = host.ReserveProcs(len(held) + 1)
+	w, err := startWaker(s.cpu)
+	if err != nil {
+		return nil, err
+	}
+	defer w.end()
 	var anchors []*anchor
 	for _, l := range held {
 		a, err := startAnchor(s.cpu, l.Loaded)

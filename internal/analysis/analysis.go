@@ -25,9 +25,9 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 	}
 	// Every load flat, the floor first, each program's placements after it.
 	var loads []results.Program
-	var other []bool // a load after a program's first
+	var other []bool // one of a program's several loads
 	add := func(p results.Program) {
-		loads, other = append(loads, p), append(other, false)
+		loads, other = append(loads, p), append(other, len(p.Placements) > 0)
 		for _, q := range p.Placements {
 			loads, other = append(loads, q), append(other, true)
 		}
@@ -251,9 +251,10 @@ func ownPoints(loads []results.Program, name string, e stats.Estimator) (points 
 	return points, true
 }
 
-// otherLoadResamples bounds the bootstrap of a program's loads after its
-// first: a case stands for their mean, whose interval is over the loads'
-// points; their own intervals only say how noisy one load is.
+// otherLoadResamples bounds the bootstrap of each load of a program loaded
+// several times, the first too: a case stands for their mean, whose
+// interval is over the loads' points; their own intervals only say how
+// noisy one load is. The first's 10,000 took a fifth of the analysis.
 const otherLoadResamples = 1000
 
 // floorPerGroup is how many of the floor's loads each group held: its
