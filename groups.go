@@ -38,8 +38,9 @@ const (
 	// place of 20 raised the kernel-timed share of the wall from 36 to
 	// 42 %, the intervals as wide (median ±1.1 to ±1.6 %).
 	laterWarmup = 5 * time.Millisecond
-	// reserve is what the budget keeps for the analysis after sampling.
-	reserve = 300 * time.Millisecond
+	// reserve is what the budget keeps for the analysis, the report and
+	// the exit after sampling: 0.1 to 0.15 s in the default run here.
+	reserve = 200 * time.Millisecond
 	// longRepeat is a given repeat whose calls last milliseconds.
 	longRepeat = 100000
 	// longRepeatLoads is the group of a long repeat: four loads, three
