@@ -14,5 +14,7 @@
 // A case may also set fields of the program's context (Context): named
 // and valued here, laid out by the runner. The package knows nothing of
 // BPF or statistics: a case is bytes, a name, context fields, and what a
-// well-behaved XDP parser is expected to return for it.
+// well-behaved XDP parser is expected to return for it, and the frame and
+// map effects it may expect (MatchEffects holds a run's effects against
+// the patterns).
 package packets

@@ -3,13 +3,11 @@ package testrun
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/internal/crash"
+	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"golang.org/x/sys/unix"
 )
@@ -33,11 +31,11 @@ import (
 //
 // While an anchor's loop runs it is inside an RCU read-side section,
 // which it leaves only when something else wants its CPU: a change of
-// the dispatcher (another anchor entering or leaving) waits for that. So
-// the measuring thread never blocks for long while anchors come and go:
-// it naps in short sleeps, each of whose wake-ups lets the grace period
-// end, and all anchors are ended at once. Blocking instead, each change
-// waited for the scheduler's tick: 3 to 5 ms an anchor here.
+// the dispatcher (another anchor entering or leaving) waits for that.
+// So while anchors come and go a waker (host.StartWaker) wakes on the
+// CPU every 0.1 ms, the measuring thread naps rather than blocks, and all
+// anchors are ended at once. Without, each change waited for the
+// scheduler's tick: 3 to 5 ms an anchor here.
 //
 // The anchor's runs stop the clock of no sample: the kernel times a
 // sample's loop only while that loop runs (bpf_test_timer_continue leaves
@@ -78,85 +76,16 @@ type anchor struct {
 }
 
 // startAnchor starts an anchor of l on cpu, at SCHED_NORMAL until idle
-// lowers it, on a thread of the pool.
+// lowers it, on a thread kept for the process (host.ThreadOn).
 func startAnchor(cpu int, l *object.Loaded) (*anchor, error) {
-	t, err := anchorThreadOn(cpu)
+	t, err := host.ThreadOn(cpu)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrAnchor, err)
 	}
-	a := &anchor{program: l.Info.Name, tid: t.tid, ended: make(chan error, 1)}
+	a := &anchor{program: l.Info.Name, tid: t.TID(), ended: make(chan error, 1)}
 	fd := l.Prog.FD()
-	t.done = a.ended // before the job: the thread reads it on taking one
-	t.jobs <- func() error { return a.hold(fd) }
+	t.Run(func() { a.ended <- a.hold(fd) })
 	return a, nil
-}
-
-// An anchorThread is a thread pinned to one CPU that holds one program
-// after another in the dispatcher, for every run of this process on that
-// CPU: creating a thread and moving it to its CPU took 1 to 5 ms an
-// anchor here, a run's tenth over its groups. Idle, it waits on jobs and
-// takes no CPU.
-type anchorThread struct {
-	tid  int
-	jobs chan func() error
-	done chan<- error // where the job in hand reports its end
-}
-
-// anchorThreads are the idle threads, by CPU.
-var anchorThreads struct {
-	sync.Mutex
-	idle map[int][]*anchorThread
-}
-
-// anchorThreadOn takes an idle thread on cpu, or starts one.
-func anchorThreadOn(cpu int) (*anchorThread, error) {
-	anchorThreads.Lock()
-	if idle := anchorThreads.idle[cpu]; len(idle) > 0 {
-		t := idle[len(idle)-1]
-		anchorThreads.idle[cpu] = idle[:len(idle)-1]
-		anchorThreads.Unlock()
-		return t, nil
-	}
-	anchorThreads.Unlock()
-	t := &anchorThread{jobs: make(chan func() error)}
-	ready := make(chan error, 1)
-	go func() {
-		defer crash.Guard()
-		// Locked for good: a thread whose affinity and policy were
-		// changed must not run other goroutines; it is never unlocked.
-		runtime.LockOSThread()
-		var set unix.CPUSet
-		set.Set(cpu)
-		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			ready <- fmt.Errorf("%w: pin to CPU %d: %w", ErrAnchor, cpu, err)
-			return
-		}
-		t.tid = unix.Gettid()
-		ready <- nil
-		normal := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
-		for job := range t.jobs {
-			done := t.done
-			// Every job starts at SCHED_NORMAL, whatever the last left.
-			err := unix.SchedSetAttr(0, &normal, 0)
-			if err != nil {
-				err = fmt.Errorf("%w: SCHED_NORMAL: %w", ErrAnchor, err)
-			} else {
-				err = job()
-			}
-			// Idle again before it says so: the next group finds it.
-			anchorThreads.Lock()
-			if anchorThreads.idle == nil {
-				anchorThreads.idle = map[int][]*anchorThread{}
-			}
-			anchorThreads.idle[cpu] = append(anchorThreads.idle[cpu], t)
-			anchorThreads.Unlock()
-			done <- err
-		}
-	}()
-	if err := <-ready; err != nil {
-		return nil, err
-	}
-	return t, nil
 }
 
 // idle lowers the anchor to SCHED_IDLE: once it holds its program, it
@@ -207,7 +136,7 @@ func releaseAnchors(anchors []*anchor) error {
 				return fmt.Errorf("%w of %s: signal: %w", ErrAnchor, a.program, err)
 			}
 		}
-		nap()
+		host.Nap()
 		left = slices.DeleteFunc(left, func(a *anchor) bool {
 			select {
 			case err := <-a.ended:
@@ -222,50 +151,4 @@ func releaseAnchors(anchors []*anchor) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// napTime is how long the measuring thread sleeps while anchors come and
-// go: each wake-up ends a running anchor's RCU read-side section.
-const napTime = 100 * time.Microsecond
-
-// nap sleeps napTime on this thread, in the kernel: Go's timers would
-// wake it through another thread.
-func nap() {
-	ts := unix.NsecToTimespec(napTime.Nanoseconds())
-	_ = unix.Nanosleep(&ts, nil)
-}
-
-// A waker keeps the measuring CPU from idling for long while anchors come
-// and go. An anchor's loop runs inside an RCU read-side section, which it
-// leaves only when something else wants its CPU; a change of the
-// dispatcher (another anchor entering or leaving, or a call that blocks on
-// one) waits for that, and with the measuring thread blocked, nothing
-// wanted the CPU until the scheduler's tick: 3 to 5 ms a change here, up
-// to 46 ms a group. The waker wakes every napTime instead.
-type waker struct {
-	stop atomic.Bool
-	done chan error
-}
-
-// startWaker starts a waker on cpu, on a thread of the pool.
-func startWaker(cpu int) (*waker, error) {
-	t, err := anchorThreadOn(cpu)
-	if err != nil {
-		return nil, err
-	}
-	w := &waker{done: make(chan error, 1)}
-	t.done = w.done
-	t.jobs <- func() error {
-		for !w.stop.Load() {
-			nap()
-		}
-		return nil
-	}
-	return w, nil
-}
-
-// end stops the waker and waits until it has.
-func (w *waker) end() {
-	w.stop.Store(true)
-	<-w.done
 }

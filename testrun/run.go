@@ -870,7 +870,7 @@ func checkOutput(program string, c packets.Case, out []byte, effects []Effect) e
 	for i, e := range effects {
 		got[i] = results.Effect(e).String()
 	}
-	missing, unexpected := multisetDiff(c.ExpectEffects, got)
+	missing, unexpected := packets.MatchEffects(c.ExpectEffects, got)
 	if len(missing) == 0 && len(unexpected) == 0 {
 		return nil
 	}
@@ -883,52 +883,4 @@ func checkOutput(program string, c packets.Case, out []byte, effects []Effect) e
 	}
 	return fmt.Errorf("%w: %s, case %s: its map effects differ from those expected: %s",
 		object.ErrUnexpectedOutput, program, c.Name, strings.Join(parts, ", "))
-}
-
-// multisetDiff is what of want no effect of got matches, and what of got
-// no pattern of want matched, each effect matched once: a pattern's '*'
-// stands for any text (a timestamp, a hash).
-func multisetDiff(want, got []string) (missing, unexpected []string) {
-	used := make([]bool, len(got))
-	for _, w := range want {
-		i := -1
-		for j, g := range got {
-			if !used[j] && wildcardMatch(w, g) {
-				i = j
-				break
-			}
-		}
-		if i < 0 {
-			missing = append(missing, w)
-			continue
-		}
-		used[i] = true
-	}
-	for j, g := range got {
-		if !used[j] {
-			unexpected = append(unexpected, g)
-		}
-	}
-	return missing, unexpected
-}
-
-// wildcardMatch says whether s matches pattern, whose every '*' stands
-// for any text and every other character for itself.
-func wildcardMatch(pattern, s string) bool {
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, p)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(p):]
-	}
-	return strings.HasSuffix(s, parts[len(parts)-1])
 }

@@ -422,11 +422,12 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 	held := uniquePrograms(append(slices.Clone(s.progs), s.held...))
 	// Each anchor blocks in the kernel, holding one of the runtime's Ps.
 	s.giveBackProcs = host.ReserveProcs(len(held) + 1)
-	w, err := startWaker(s.cpu)
+	// Changes of the dispatcher wait for the anchors (anchor.go).
+	w, err := host.StartWaker(s.cpu)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrAnchor, err)
 	}
-	defer w.end()
+	defer w.End()
 	var anchors []*anchor
 	for _, l := range held {
 		a, err := startAnchor(s.cpu, l.Loaded)
@@ -457,16 +458,14 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 // call of l is cheap. Where that does not come within anchorSettle, it
 // says why in s.dispatcher.Why.
 func (s *sampler) settle(a *anchor, l *program, frame, progCtx []byte) error {
-	// A call made while the anchor's own change of the dispatcher waits
-	// for its grace period would block this thread: the idle anchors
-	// would then run, and the grace period wait for the tick. So nap
-	// until the anchor is in the kernel, and a little after.
+	// Napping until the anchor is in the kernel, and a little after,
+	// this thread's call rarely waits on the anchor's change.
 	settled := time.Now().Add(anchorSettle)
 	for !a.entering.Load() && time.Now().Before(settled) {
-		nap()
+		host.Nap()
 	}
 	for {
-		nap()
+		host.Nap()
 		o, err := callOverhead(s.ctx, l.Loaded, frame, progCtx, 1)
 		if err != nil {
 			return err
