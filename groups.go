@@ -33,11 +33,14 @@ const (
 	// is a program JIT-compiled and held in the kernel for the run.
 	MaxPlacements = 1024
 	// laterWarmup is the warm-up of every group after the first: the CPU
-	// is warm by then; only the new loads' caches are not, which a few
-	// rounds warm. Ten default runs each way here (2026-11-27): 5 ms in
-	// place of 20 raised the kernel-timed share of the wall from 36 to
-	// 42 %, the intervals as wide (median ±1.1 to ±1.6 %).
-	laterWarmup = 5 * time.Millisecond
+	// is warm by then; only the new loads' caches are not, which one
+	// round warms (testrun takes a zero warm-up as one round). Ten
+	// default runs each way here (2026-11-27): 5 ms in place of 20
+	// raised the kernel-timed share of the wall from 36 to 42 %; one
+	// round in place of 5 ms (and a group's 25 rounds), in two sets of
+	// ten interleaved with the old, 49 to 50 % → 53 to 54 %, the median
+	// half-width ±1.8 to ±2.0 % against ±1.9 to ±2.1 %.
+	laterWarmup = 0
 	// reserve is what the budget keeps for the analysis, the report and
 	// the exit after sampling: 0.1 to 0.15 s in the default run here.
 	reserve = 200 * time.Millisecond
@@ -125,7 +128,12 @@ func (o *runner) groupConfig(g, size int, start time.Time, obs Observer) testrun
 	plan := o.plan()
 	if o.Precision > 0 {
 		// A group takes the rounds every fit needs, no more: the loads,
-		// not the samples of one, narrow the interval.
+		// not the samples of one, narrow the interval. That is the fewest
+		// calls of each level (testrun plans them), where a program is
+		// measured alone: 25 rounds in place of 30 (laterWarmup).
+		if o.Samples == 0 && !o.Compared {
+			plan.samples = testrun.MinSamples
+		}
 		plan.enough = func(int, []testrun.CaseResult) bool { return true }
 		plan.minTime = 0
 		plan.budget = max(o.Budget-time.Since(start)-reserve, time.Millisecond)
