@@ -2,6 +2,7 @@ package host
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -68,24 +69,18 @@ func TestThreadOnIsKeptAndPinned(t *testing.T) {
 	if on := <-ran; len(on) != 1 || on[0] != cpu {
 		t.Fatalf("the thread runs on CPUs %v, want only %d", on, cpu)
 	}
-	// Its job done, it is the next one taken on that CPU: no thread is
-	// made twice.
-	var again *Thread
-	for range 100 {
-		if again, err = ThreadOn(cpu); err != nil {
-			t.Fatal(err)
-		}
-		if again == first {
-			break
-		}
-		again.Run(func() {})
-		time.Sleep(time.Millisecond)
+	// Its job done, it waits in the pool for the next: no thread is made
+	// twice.
+	kept := func() bool {
+		threads.Lock()
+		defer threads.Unlock()
+		return slices.Contains(threads.idle[cpu], first)
 	}
-	if again != first {
-		t.Fatalf("thread %d was not kept for the next job", first.TID())
+	for deadline := time.Now().Add(5 * time.Second); !kept(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("thread %d was not kept for the next job", first.TID())
+		}
 	}
-	again.Run(affinity)
-	<-ran
 }
 
 func TestWakerEnds(t *testing.T) {
