@@ -735,7 +735,6 @@ func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error
 	}
 	watch := host.WatchMachine(p.cpu)
 	var s *sampler
-	var preempted int
 	interrupt := interruptOn(ctx)
 	defer interrupt.close()
 	err := p.pin(func() error {
@@ -757,12 +756,13 @@ func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error
 		}
 		s = newSampler(ctx, p.cfg, progs, p.restorers, p.undoers, p.programOf, res)
 		s.machine, s.cpu = watch, p.cpu
-		before := host.ThreadPreemptions()
-		err := s.run()
-		preempted = host.ThreadPreemptions() - before
-		return err
+		return s.run()
 	})
 	env := &res.Environment
+	preempted := 0
+	if s != nil {
+		preempted = s.preempted
+	}
 	env.MachineLoad = watch.Finish(preempted)
 	if p.cfg.Timer != TimerStats && statsWereOn(progs) {
 		env.RunTimeStats = true

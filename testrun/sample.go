@@ -66,8 +66,9 @@ type sampler struct {
 	// took, so that judging stays a small share of the time.
 	lastCheck time.Time
 	checkCost time.Duration
-	// giveBackProcs returns the Ps the anchors held (host.ReserveProcs).
-	giveBackProcs func()
+	// preempted is how often something took the CPU from the measuring
+	// thread during the rounds.
+	preempted int
 }
 
 // runner takes the samples of one program: *program in the kernel; the
@@ -152,6 +153,10 @@ func (s *sampler) run() (err error) {
 	if s.sampling.PastBudget != "" && s.cfg.Notice != nil {
 		s.cfg.Notice(s.sampling.PastBudget)
 	}
+	// Counted over the rounds only: while anchors come and go, the
+	// waker and the anchors, at SCHED_NORMAL, take the CPU by design.
+	before := host.ThreadPreemptions()
+	defer func() { s.preempted = host.ThreadPreemptions() - before }()
 	return s.rounds()
 }
 
@@ -420,8 +425,11 @@ func (s *sampler) holdDispatcher() ([]*anchor, error) {
 		return nil, nil
 	}
 	held := uniquePrograms(append(slices.Clone(s.progs), s.held...))
-	// Each anchor blocks in the kernel, holding one of the runtime's Ps.
-	s.giveBackProcs = host.ReserveProcs(len(held) + 1)
+	// Each anchor blocks in the kernel, holding one of the runtime's Ps,
+	// which the others need while anchors come and go; not while the
+	// rounds run, where spare Ps would let the garbage collector run
+	// workers on the measuring CPU (a quarter of GOMAXPROCS).
+	defer host.ReserveProcs(len(held) + 1)()
 	// Changes of the dispatcher wait for the anchors (anchor.go).
 	w, err := host.StartWaker(s.cpu)
 	if err != nil {
@@ -480,15 +488,12 @@ func (s *sampler) settle(a *anchor, l *program, frame, progCtx []byte) error {
 	}
 }
 
-// release ends every anchor, confirms it ended, and gives back the Ps
-// they held.
+// release ends every anchor and confirms it ended.
 func (s *sampler) release(anchors []*anchor) error {
+	defer host.ReserveProcs(len(anchors))()
 	err := releaseAnchors(anchors)
 	for _, a := range anchors {
 		s.dispatcher.Restarts += int(a.restarts.Load())
-	}
-	if s.giveBackProcs != nil {
-		s.giveBackProcs()
 	}
 	return err
 }
