@@ -37,16 +37,25 @@ func Pin(cpu int, f func() error) error {
 	done := make(chan error, 1)
 	go func() {
 		defer crash.Guard()
-		runtime.LockOSThread()
-		var set unix.CPUSet
-		set.Set(cpu)
-		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			done <- fmt.Errorf("pin to CPU %d: %w", cpu, err)
+		if err := lockTo(cpu); err != nil {
+			done <- err
 			return
 		}
 		done <- f()
 	}()
 	return <-done
+}
+
+// lockTo locks the calling goroutine to its OS thread for good and binds
+// the thread to cpu.
+func lockTo(cpu int) error {
+	runtime.LockOSThread()
+	var set unix.CPUSet
+	set.Set(cpu)
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("pin to CPU %d: %w", cpu, err)
+	}
+	return nil
 }
 
 // Kernel is this kernel's release and version, as uname gives them;

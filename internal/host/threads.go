@@ -3,7 +3,6 @@ package host
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,11 +53,8 @@ func ThreadOn(cpu int) (*Thread, error) {
 		// Locked for good: a thread whose affinity and policy were
 		// changed runs no other goroutine; it exits locked, and the
 		// runtime discards it.
-		runtime.LockOSThread()
-		var set unix.CPUSet
-		set.Set(cpu)
-		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			ready <- fmt.Errorf("%w: to CPU %d: %w", ErrThread, cpu, err)
+		if err := lockTo(cpu); err != nil {
+			ready <- fmt.Errorf("%w: %w", ErrThread, err)
 			return
 		}
 		t.tid = unix.Gettid()
