@@ -67,15 +67,15 @@ func probe(ctx context.Context, units []unit) ([]float64, error) {
 }
 
 // chooseRepeat returns the repeat that makes the slowest unit's sample
-// about TargetSample long, to two significant digits.
-func chooseRepeat(perRun []float64) uint32 {
-	return repeatFor(slices.Max(perRun))
+// about target long, to two significant digits.
+func chooseRepeat(perRun []float64, target time.Duration) uint32 {
+	return repeatFor(slices.Max(perRun), target)
 }
 
 // repeatFor returns the repeat that makes a sample of a run of ns
-// nanoseconds about TargetSample long.
-func repeatFor(ns float64) uint32 {
-	r := float64(TargetSample.Nanoseconds()) / max(ns, Resolution)
+// nanoseconds about target long.
+func repeatFor(ns float64, target time.Duration) uint32 {
+	r := float64(target.Nanoseconds()) / max(ns, Resolution)
 	if r > 100 {
 		// Two significant digits: readable in the report, and as good.
 		scale := math.Pow(10, math.Floor(math.Log10(r))-1)

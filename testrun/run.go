@@ -80,6 +80,9 @@ type Config struct {
 	Samples int
 	// Repeat is the runs per sample; 0 chooses it (see chooseRepeat).
 	Repeat uint32
+	// TargetSample is how long a sample of a chosen repeat lasts; 0 is
+	// the package's TargetSample.
+	TargetSample time.Duration
 	// Enough, if set, makes sampling adaptive: after every round from the
 	// Samples-th on, it is asked of each case not yet accepted, with that
 	// case's results so far per program (not the floor's), program by
@@ -774,7 +777,7 @@ func (p *plan) measure(ctx context.Context, progs []*program, res *Result) error
 	env.Wall = time.Since(s.start)
 	env.Repeat, env.RepeatChosen = s.repeat, p.cfg.Repeat == 0
 	if env.RepeatChosen {
-		env.TargetSample = TargetSample
+		env.TargetSample = s.target()
 	}
 	if p.cfg.Timer == TimerStats {
 		env.Resolution = Resolution / float64(s.repeat)

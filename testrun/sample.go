@@ -147,7 +147,7 @@ func (s *sampler) run() (err error) {
 		return err
 	}
 	if s.repeat == 0 {
-		s.repeat = chooseRepeat(perRun)
+		s.repeat = chooseRepeat(perRun, s.target())
 	}
 	s.planRepeats(perRun)
 	if s.sampling.PastBudget != "" && s.cfg.Notice != nil {
@@ -160,13 +160,21 @@ func (s *sampler) run() (err error) {
 	return s.rounds()
 }
 
+// target is how long a sample of a chosen repeat lasts.
+func (s *sampler) target() time.Duration {
+	if s.cfg.TargetSample > 0 {
+		return s.cfg.TargetSample
+	}
+	return TargetSample
+}
+
 // planRepeats chooses how the samples repeat: the calls of one run a
 // sample of a single-run case takes, the levels of linear sampling where
 // the calls are cheap enough for the wall clock, and the rounds; perRun is
 // each unit's probed time per run.
 func (s *sampler) planRepeats(perRun []float64) {
 	s.resetCost = s.slowestReset()
-	s.singleCalls = singleCalls(s.dispatcher.Overhead+s.resetCost, float64(TargetSample.Nanoseconds())/float64(s.repeat))
+	s.singleCalls = singleCalls(s.dispatcher.Overhead+s.resetCost, float64(s.target().Nanoseconds())/float64(s.repeat))
 	s.sampling = results.Sampling{Mode: string(SamplingFlat)}
 	if s.cfg.Sampling != SamplingFlat { // linear, the default when empty
 		if s.linear, s.sampling.Why = s.planLinear(perRun); s.linear != nil {
@@ -202,7 +210,7 @@ func (s *sampler) planRounds(perRun []float64) {
 	if sum := floats.Sum(perRun); sum > 0 {
 		// A warm-up round lasts about the warm-up, or as long as a round of
 		// samples of a chosen repeat, whichever is longer.
-		round := max(s.cfg.Warmup, TargetSample*time.Duration(len(s.units)))
+		round := max(s.cfg.Warmup, s.target()*time.Duration(len(s.units)))
 		s.warmRepeat = uint32(min(max(float64(round.Nanoseconds())/sum, minChosenRepeat), MaxRepeat))
 	}
 	if s.cfg.Enough == nil {

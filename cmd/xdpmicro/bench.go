@@ -173,7 +173,7 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 		"with --precision or --time also given, the fewest rounds", xdpmicro.MinSamples, xdpmicro.MaxSamples))
 	describeDefault(fl, "samples", "adaptive: to --precision or --time")
 	fl.Uint32Var(&f.repeat, "repeat", 0, fmt.Sprintf("run the program `N` times a call (linear sampling: its top level), at most %d, the kernel's", uint32(testrun.MaxRepeat)))
-	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s", testrun.TargetSample))
+	explainDefault(fl, "repeat", fmt.Sprintf("chosen so that a sample lasts about %s, %s with --before/--after", testrun.TargetSample, xdpmicro.CompareSample))
 	fl.DurationVar(&f.warmup, "warmup", def.Warmup, "sample all cases, in turn, for `D` before samples are kept (at least one round; at most "+
 		shortDuration(maxDuration)+")")
 	f.cpu.register(fl)
