@@ -170,8 +170,9 @@ func sampled(results []testrun.CaseResult) []sampledSide {
 	return out
 }
 
-// CompareSample is how long a sample of two builds compared lasts, not
-// testrun's 200 µs: their change is judged over pairs of loads measured
+// CompareSample is how long a sample lasts where several programs are
+// measured side by side (two builds compared, validate's ladder), not
+// testrun's 200 µs: their differences are judged over loads measured
 // side by side, and a load's slope through its levels' low quantiles
 // reads truer from more, shorter calls. Here, `--before rung0 --after
 // rung2 --time 10s` (0.6 %) read regressed in 1 of 5 cases at 200 µs
@@ -190,7 +191,7 @@ func (o *runner) config(plan sampling, obs Observer) testrun.Config {
 		// Two builds' block counts name the lines whose counts changed.
 		Profile: o.Compared,
 	}
-	if o.Compared {
+	if o.Compared || len(o.Programs) > 1 {
 		cfg.TargetSample = CompareSample
 	}
 	if !o.NoFloor {
