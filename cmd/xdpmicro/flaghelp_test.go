@@ -28,7 +28,7 @@ func TestHelpFlags(t *testing.T) {
 	text := strings.Join(strings.Fields(flags), " ")
 	for _, want := range []string{
 		"--program NAME", "(default all the object's measurable ones)",
-		"--repeat N", "(default 0: chosen so that a sample lasts about 200µs)",
+		"--repeat N", "(default 0: chosen so that a sample lasts about 200µs, 60µs with --before/--after)",
 		"--after OBJECT", "(default OBJECT)",
 		"--output FILE", "--pcap-limit N", "(default 1000)",
 		`(default "linear")`, "(default 2s, or 5s with --before/--after)", "(default auto)",
