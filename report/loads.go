@@ -88,9 +88,15 @@ func (r doc) phaseNote() (n note, ok bool) {
 	if within != "" {
 		within = "; " + within
 	}
-	if ph.Share < 0.995 {
+	if ph.Share < 0.005 {
 		// Within one phase the figures follow the run's floor only as far
 		// as the history saw the phase itself move (analysis.AtRecalled).
+		return mattering("this run met the machine's fast phase as %s on this boot and CPU read it (--history): floor %s ns; "+
+			"this run's read %s ns (×%.2f), and its figures stand as measured: the runs before it did not move beyond their floors' own noise, "+
+			"or are too few to say how far that phase moves%s",
+			runsText(ph.RecalledRuns), printable.NS(ph.Recalled), printable.NS(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
+	}
+	if ph.Share < 0.995 {
 		within = fmt.Sprintf(", followed %.0f %%: as far as the runs before it moved beyond their floors' own noise", 100*ph.Share) + within
 	}
 	if r.Comparison != nil && r.Comparison.Mode == results.Interleaved {

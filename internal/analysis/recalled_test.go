@@ -49,13 +49,14 @@ func TestAtRecalled(t *testing.T) {
 	if rel, want := got.Stats.Loads.Estimate.RelativeHalfWidth(), RecallTransfer*math.Log(35.0/25); rel < want {
 		t.Errorf("scaled by %.2f: ±%.1f %%, want at least ±%.1f %%", factor, 100*rel, 100*want)
 	}
-	// A run within the tolerance of the recalled phase is scaled too (the
-	// programs followed the run's floor from run to run), its interval
-	// widened by the run's own floor's uncertainty, the reference's and a
-	// quarter of the scaling; beyond the tolerance by half of it.
+	// A run within the tolerance of the recalled phase is scaled too, all
+	// the way where the history saw the phase move far beyond its floors'
+	// noise, its interval widened by the run's own floor's uncertainty,
+	// the reference's and a quarter of the scaling; beyond the tolerance
+	// all the way whatever the history, by half of it.
 	for _, c := range []struct{ floor, transfer float64 }{{25.2, FineTransfer}, {26.5, FineTransfer}, {23.5, FineTransfer}, {20, RecallTransfer}} {
 		at := reportAt(c.floor, 70)
-		if !AtRecalled(at, Recalled{Floor: 25, RelHalf: 0.02, Runs: 5}, 0.95) {
+		if !AtRecalled(at, Recalled{Floor: 25, RelHalf: 0.02, Runs: 5, Drift: 1e9, DriftKnown: true}, 0.95) {
 			t.Errorf("a run whose floor read %v ns was not scaled to the recalled 25", c.floor)
 			continue
 		}
@@ -79,6 +80,13 @@ func TestAtRecalled(t *testing.T) {
 	AtRecalled(half, Recalled{Floor: 25, RelHalf: 0.02, Runs: 9, Drift: noise, DriftKnown: true}, 0.95)
 	if l := half.Programs[0].Results[0].Stats.Loads; math.Abs(l.Estimate.Point-70*math.Sqrt(25.0/26)) > 1e-9 || math.Abs(l.Phase.Share-0.5) > 1e-9 {
 		t.Errorf("drift as large as the floor's noise: %+v, share %v; want 70 scaled half-way to ×25/26", l.Estimate, l.Phase.Share)
+	}
+	// A history too short to say how far the phase moves leaves a run
+	// within it as measured.
+	early := reportAt(26, 70)
+	AtRecalled(early, Recalled{Floor: 25, RelHalf: 0.3, Runs: 1}, 0.95)
+	if l := early.Programs[0].Results[0].Stats.Loads; l.Estimate.Point != 70 || math.Abs(l.Estimate.RelativeHalfWidth()-0.01) > 1e-9 || l.Phase.Share != 0 {
+		t.Errorf("one run of history, drift unknown: %+v, share %v; want 70 ±1 %% as measured", l.Estimate, l.Phase.Share)
 	}
 	if AtRecalled(reportAt(35, 70), Recalled{}, 0.95) {
 		t.Error("scaled to no reference")
