@@ -154,7 +154,7 @@ func (o *runner) groupConfig(g, size int, start time.Time, obs Observer) testrun
 		}
 	}
 	if g > 0 {
-		cfg.Warmup = min(cfg.Warmup, laterWarmup)
+		cfg.Warmup = laterWarmup
 		cfg.Notice = nil // said once, by the first group
 	}
 	return cfg

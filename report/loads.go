@@ -88,15 +88,15 @@ func (r doc) phaseNote() (n note, ok bool) {
 	if within != "" {
 		within = "; " + within
 	}
-	if ph.Share < 0.005 {
-		// Within one phase the figures follow the run's floor only as far
-		// as the history saw the phase itself move (analysis.AtRecalled).
-		return mattering("this run met the machine's fast phase as %s on this boot and CPU read it (--history): floor %s ns; "+
-			"this run's read %s ns (×%.2f), and its figures stand as measured: the runs before it did not move beyond their floors' own noise, "+
-			"or are too few to say how far that phase moves%s",
-			runsText(ph.RecalledRuns), printable.NS(ph.Recalled), printable.NS(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
-	}
-	if ph.Share < 0.995 {
+	// Within one phase the figures follow the run's floor only as far as
+	// the history saw the phase itself move (analysis.AtRecalled).
+	lead := "every figure is scaled to this machine's fast phase"
+	switch {
+	case ph.Share < 0.005:
+		lead = "this run met the machine's fast phase"
+		within = ", and its figures stand as measured: the runs before it did not move beyond their floors' own noise, " +
+			"or are too few to say how far that phase moves" + within
+	case ph.Share < 0.995:
 		within = fmt.Sprintf(", followed %.0f %%: as far as the runs before it moved beyond their floors' own noise", 100*ph.Share) + within
 	}
 	if r.Comparison != nil && r.Comparison.Mode == results.Interleaved {
@@ -105,9 +105,9 @@ func (r doc) phaseNote() (n note, ok bool) {
 			within += fmt.Sprintf("; each change's size there is known to within ×%.2f of the size measured", spread)
 		}
 	}
-	return mattering("every figure is scaled to this machine's fast phase as %s on this boot and CPU read it "+
+	return mattering("%s as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
-		runsText(ph.RecalledRuns), printable.NS(ph.Recalled), printable.NS(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
+		lead, runsText(ph.RecalledRuns), printable.NS(ph.Recalled), printable.NS(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
 }
 
 // runsText is "the run before" or "N earlier runs".

@@ -40,10 +40,10 @@ const (
 	minChosenRepeat = 2
 )
 
-// probe runs every unit sampled as repeats probeCalls times, at calibrationRepeat (a
-// restored one through its restorer, which costs more than the program
-// alone), and returns each unit's time per run in ns; 0 for a unit sampled
-// one run a call.
+// probe runs every unit sampled as repeats probeCalls times, at
+// calibrationRepeat (a restored one through its restorer, which costs more
+// than the program alone), and returns each unit's fastest time per run in
+// ns; 0 for a unit sampled one run a call.
 func probe(ctx context.Context, units []unit) ([]float64, error) {
 	perRun := make([]float64, len(units))
 	for i, u := range units {

@@ -200,14 +200,24 @@ func ownRunnable() int {
 	return n
 }
 
-// taskState is the state letter of a task's stat line, which follows the
-// command name in parentheses (a name may itself hold ") ").
+// taskState is the state letter of a task's stat line.
 func taskState(stat string) byte {
-	i := strings.LastIndex(stat, ") ")
-	if i < 0 || i+2 >= len(stat) {
+	f := statFields(stat)
+	if len(f) == 0 {
 		return 0
 	}
-	return stat[i+2]
+	return f[0][0]
+}
+
+// statFields are a task's stat fields from the third (its state) on:
+// they follow the command name in parentheses, which may itself hold
+// ") ".
+func statFields(stat string) []string {
+	i := strings.LastIndex(stat, ") ")
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(stat[i+2:])
 }
 
 // parseLoadavg parses /proc/loadavg: the one-minute load average, and the

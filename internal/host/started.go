@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"time"
@@ -24,18 +23,12 @@ func ProcessStarted() time.Time {
 	if err != nil {
 		return now
 	}
-	// The command name, in parentheses, may hold spaces: fields count
-	// from after its closing parenthesis; starttime is field 22.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return now
-	}
-	fields := bytes.Fields(stat[i+1:])
-	const starttime = 22 - 3 // fields 1 and 2 are before
+	fields := statFields(string(stat))
+	const starttime = 22 - 3 // the stat line's 22nd field
 	if len(fields) <= starttime {
 		return now
 	}
-	ticks, err := strconv.ParseUint(string(fields[starttime]), 10, 64)
+	ticks, err := strconv.ParseUint(fields[starttime], 10, 64)
 	if err != nil {
 		return now
 	}
