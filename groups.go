@@ -82,13 +82,25 @@ func (o *runner) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 	var total testrun.Result
 	var groupTime time.Duration
 	var recalled float64
+	mover := o.newCPUMover()
+	var groupCPUs []int
 	for g := 0; ; g++ {
 		began := time.Now()
 		cfg := o.groupConfig(g, size, start, obs)
 		cfg.Unanchored = total.Environment.Dispatcher.Unanchored
 		cfg.Counts = total.Counts // the first group's: loads run the same instructions
+		if g > 0 {
+			cfg.CPU = mover.cpu()
+		}
 		res, err := testrun.Run(ctx, cfg)
 		merge(&total, res, g)
+		if err == nil {
+			groupCPUs = append(groupCPUs, res.Environment.CPU)
+			if g == 0 {
+				mover.recall(o, total)
+			}
+			mover.saw(res.Environment.CPU, o.groupFloor(res))
+		}
 		if err != nil {
 			// Cancelled: what the groups so far measured is the partial
 			// result; any other failure fails the run.
@@ -115,6 +127,9 @@ func (o *runner) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 	}
 	if o.Precision > 0 {
 		o.markPrecise(&total, loadsOf(total), size, o.changeSpread(total, recalled, (loadsOf(total)+size-1)/size))
+	}
+	if slices.ContainsFunc(groupCPUs, func(c int) bool { return c != groupCPUs[0] }) {
+		total.Environment.GroupCPUs = groupCPUs
 	}
 	total.Environment.Wall = time.Since(start)
 	total.Environment.LoadsPerGroup = size

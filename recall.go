@@ -28,7 +28,7 @@ func (o *runner) recall(rep *results.Report, obs Observer) {
 		say(err)
 		return
 	}
-	key := o.historyKey(boot, rep.Environment.CPU, rep.Floor.Info.Type, (1+len(rep.Floor.Placements))/max(rep.Environment.Groups, 1))
+	key := o.historyKey(boot, rep.Environment.MainCPU(), rep.Floor.Info.Type, (1+len(rep.Floor.Placements))/max(rep.Environment.Groups, 1))
 	h, err := phases.Load(o.History)
 	if err != nil {
 		say(fmt.Errorf("%w; starting it anew", err))

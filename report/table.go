@@ -68,7 +68,31 @@ func (r doc) summaryLine() string {
 	if env.CPUModel != "" {
 		cpu += " (" + env.CPUModel + ")"
 	}
+	if moved := groupsElsewhere(env); moved != "" {
+		cpu += ", " + moved
+	}
 	return fmt.Sprintf("kernel %s · %s · wall %s · --verbose for the method", env.Kernel, cpu, env.Wall.Round(1e7))
+}
+
+// groupsElsewhere says how many groups measured on CPUs other than
+// env.CPU, and which: "3 of 19 groups on CPU 1"; "" where none did.
+func groupsElsewhere(env results.Environment) string {
+	var others []string
+	n := 0
+	seen := map[int]bool{env.CPU: true}
+	for _, c := range env.GroupCPUs {
+		if c != env.CPU {
+			n++
+		}
+		if !seen[c] {
+			seen[c] = true
+			others = append(others, fmt.Sprint(c))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d groups on CPU %s", n, len(env.GroupCPUs), strings.Join(others, ", "))
 }
 
 // cpuMoved says the run measured on another CPU than it would have, or
@@ -119,6 +143,9 @@ func (r doc) machineNotes() []note {
 		env.Wall.Round(1e7), env.KernelTime.Round(1e7))}
 	if env.CPUChoice != "" {
 		out = append(out, note{text: fmt.Sprintf("measuring CPU %d: %s", env.CPU, env.CPUChoice), matters: cpuMoved(env)})
+	}
+	if moved := groupsElsewhere(env); moved != "" {
+		out = append(out, method("%s: a group moves to another CPU when its own reads the empty program beyond its fast phase (a slow phase of that CPU's), the first group's CPU named", moved))
 	}
 	if d := env.Dispatcher; d.Why != "" {
 		if d.Anchored {

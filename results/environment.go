@@ -17,10 +17,14 @@ type Environment struct {
 	// Groups is how many groups the loads were measured in, each loaded,
 	// anchored and sampled on its own, LoadsPerGroup loads of each program
 	// a group; zero in results saved before loads were grouped.
-	Groups        int    `json:"groups,omitempty"`
-	LoadsPerGroup int    `json:"loads_per_group,omitempty"`
-	Hostname      string `json:"hostname"`
-	Repeat        uint32 `json:"repeat"`
+	Groups        int `json:"groups,omitempty"`
+	LoadsPerGroup int `json:"loads_per_group,omitempty"`
+	// GroupCPUs is the CPU each group measured on, where groups moved off
+	// a CPU that met a slow phase of its own (CPU is the first group's);
+	// nil where every group measured on CPU.
+	GroupCPUs []int  `json:"group_cpus,omitempty"`
+	Hostname  string `json:"hostname"`
+	Repeat    uint32 `json:"repeat"`
 	// RepeatChosen says Repeat was chosen by calibration, not given.
 	RepeatChosen bool `json:"repeat_chosen,omitempty"`
 	// TargetSample is the kernel-timed length of a sample a chosen Repeat
@@ -152,4 +156,20 @@ type MachineLoad struct {
 	// Warnings say, one line each, what in the load may have moved the
 	// samples.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// MainCPU is the CPU most groups measured on, the first of a tie: the
+// CPU whose phases the run's fast floor tells of.
+func (e Environment) MainCPU() int {
+	if len(e.GroupCPUs) == 0 {
+		return e.CPU
+	}
+	groups := map[int]int{}
+	best := e.GroupCPUs[0]
+	for _, c := range e.GroupCPUs {
+		if groups[c]++; groups[c] > groups[best] {
+			best = c
+		}
+	}
+	return best
 }

@@ -58,6 +58,37 @@ func ChooseCPU(ctx context.Context, requested int, allowed []int, notice func(st
 	return claimCPU(ctx, cpuLockPrefix, order, why, notice)
 }
 
+// candidates is the pool ChooseCPU chooses from, and its kind: the
+// allowed CPUs that are isolated, else those that are nohz_full, else all.
+func candidates(allowed, isolated, nohzFull []int) (pool []int, kind string) {
+	if in := intersect(allowed, isolated); len(in) > 0 {
+		return in, "isolated"
+	}
+	if in := intersect(allowed, nohzFull); len(in) > 0 {
+		return in, "nohz_full"
+	}
+	return allowed, ""
+}
+
+// MoveCandidates is where a run may move its measuring when its CPU
+// meets a slow phase: the CPUs of the pool ChooseCPU chose from (never
+// out of an isolated pool), highest first, CPU 0 last, as ChooseCPU
+// ranks them without a load to go by.
+func MoveCandidates(allowed []int) []int {
+	pool, _ := candidates(allowed, readCPUList(isolatedPath), readCPUList(nohzFullPath))
+	out := slices.Clone(pool)
+	slices.SortFunc(out, func(a, b int) int {
+		switch {
+		case a == 0:
+			return 1
+		case b == 0:
+			return -1
+		}
+		return b - a
+	})
+	return out
+}
+
 // readLoad reads /proc/stat twice, cpuBusyWindow apart.
 func readLoad() (before, after []cpuTimes, err error) {
 	if before, err = readStat(); err != nil {
@@ -87,12 +118,7 @@ func readLoad() (before, after []cpuTimes, err error) {
 // follows the load. Not told apart: an SMT sibling of a held CPU is free
 // to take, though it shares that CPU's core.
 func rankCPUs(allowed, isolated, nohzFull []int, load func() (before, after []cpuTimes, err error)) ([]int, string) {
-	pool, kind := allowed, ""
-	if in := intersect(allowed, isolated); len(in) > 0 {
-		pool, kind = in, "isolated"
-	} else if in := intersect(allowed, nohzFull); len(in) > 0 {
-		pool, kind = in, "nohz_full"
-	}
+	pool, kind := candidates(allowed, isolated, nohzFull)
 	var last []int
 	if len(pool) > 1 && pool[0] == 0 {
 		pool, last = pool[1:], []int{0}

@@ -1,0 +1,162 @@
+package xdpmicro
+
+import (
+	"os"
+	"slices"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/internal/host"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// Moving groups off a CPU in a slow phase. The slow phases are the
+// CPU's, not the machine's: on 2026-11-28 here, an empty program pinned
+// by bpftool read 8 to 9 ns on one CPU for two minutes, and v4's fizz 29
+// to 36 ns, where both read 4 to 5 ns and 19 to 21 ns before and after,
+// while the other CPU read its fast figures all along; ten seconds later
+// the other CPU had its own. A run measured there is scaled to the fast
+// phase by as much as ×0.55, and carries half of it in its interval. So
+// when a group reads its floor beyond the tolerance of that CPU's fast
+// phase, the next group measures on another CPU, one not known to be
+// slow. The groups' phase scaling then sees fast groups on either CPU.
+
+// moveBeyond is how far above its CPU's fast phase a group's floor must
+// read for the next group to move: twice the tolerance that tells phases
+// apart. A fast run's groups read their floors up to 16 % above its
+// fastest one here, where the CPUs' slow phases read 60 to 100 % above;
+// a move on noise would mix two CPUs' own speeds (fact 3 of DESIGN.md)
+// into the groups for nothing.
+const moveBeyond = 2 * stats.PhaseTolerance
+
+// cpuMover chooses the CPU of each group of a run that may choose.
+type cpuMover struct {
+	pool []int
+	// fast is each CPU's fast floor: recalled from earlier runs, or the
+	// lowest group floor this run read on it.
+	fast map[int]float64
+	// last is the floor of the last group on each CPU.
+	last map[int]float64
+	next int
+	// held says whether a CPU's lock is held by another process: a CPU
+	// another run measures on is no place to move to.
+	held func(cpu int) bool
+}
+
+// newCPUMover is the run's mover, nil where the CPU was asked for, the
+// run has no floor to tell phases by, or there is one CPU to measure on.
+func (o *runner) newCPUMover() *cpuMover {
+	if o.CPU != nil || o.NoFloor {
+		return nil
+	}
+	allowed, err := host.AllowedCPUs(testrun.AnyCPU)
+	if err != nil {
+		return nil
+	}
+	pool := host.MoveCandidates(allowed)
+	if len(pool) < 2 {
+		return nil
+	}
+	self := os.Getpid()
+	return &cpuMover{pool: pool, fast: map[int]float64{}, last: map[int]float64{}, next: testrun.AnyCPU,
+		held: func(cpu int) bool { h := host.CPULockHolder(cpu); return h != 0 && h != self }}
+}
+
+// cpu is the CPU the next group asks for; AnyCPU before the first, or
+// when the chosen one is now another run's.
+func (m *cpuMover) cpu() int {
+	if m == nil || m.next == testrun.AnyCPU || m.held(m.next) {
+		return testrun.AnyCPU
+	}
+	return m.next
+}
+
+// recall takes every candidate's fast floor from the phase history, as
+// recall will key this run's: the first group has shown its floor loads.
+func (m *cpuMover) recall(o *runner, total testrun.Result) {
+	if m == nil || o.History == "" || total.Floor == nil {
+		return
+	}
+	boot, err := phases.Boot()
+	if err != nil {
+		return
+	}
+	h, _ := phases.Load(o.History)
+	for _, cpu := range m.pool {
+		key := o.historyKey(boot, cpu, total.Floor.Info.Type.String(), 1+len(total.Floor.Placements))
+		if ref, ok := h.Reference(key, time.Now(), o.Stats.Confidence); ok {
+			m.fast[cpu] = ref.Floor
+		}
+	}
+}
+
+func (m *cpuMover) fastOr(cpu int, or float64) float64 {
+	if f, ok := m.fast[cpu]; ok {
+		return f
+	}
+	return or
+}
+
+// saw takes a group's floor, read on cpu, and chooses the next group's
+// CPU: the same, unless the floor read beyond moveBeyond of that CPU's
+// fast phase; then the candidate expected fastest, its last floor this
+// run or else its fast one, if that is below this one by as much. A
+// candidate never read and never recalled is tried.
+func (m *cpuMover) saw(cpu int, floor float64) {
+	if m == nil || !(floor > 0) || !slices.Contains(m.pool, cpu) {
+		return
+	}
+	m.last[cpu] = floor
+	m.fast[cpu] = min(floor, m.fastOr(cpu, floor))
+	m.next = cpu
+	if floor <= m.fast[cpu]*(1+moveBeyond) {
+		return
+	}
+	best := floor / (1 + moveBeyond)
+	for _, c := range m.pool {
+		if c == cpu || m.held(c) {
+			continue
+		}
+		expect, ok := m.last[c]
+		if !ok {
+			expect = m.fastOr(c, 0)
+		}
+		if expect < best {
+			m.next, best = c, expect
+		}
+	}
+}
+
+// groupFloor is a group's floor: over the plain cases (not restored, not
+// a run a call), the median of the mean of its floor loads' estimates; 0
+// without one.
+func (o *runner) groupFloor(res testrun.Result) float64 {
+	if res.Floor == nil {
+		return 0
+	}
+	loads := append([]testrun.ProgramResult{*res.Floor}, res.Floor.Placements...)
+	var floors []float64
+	for ci, c := range res.Floor.Cases {
+		if c.Restored || c.Single {
+			continue
+		}
+		var sum float64
+		for _, l := range loads {
+			if ci >= len(l.Cases) {
+				return 0
+			}
+			p, err := sidePoint(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats)
+			if err != nil {
+				return 0
+			}
+			sum += p
+		}
+		floors = append(floors, sum/float64(len(loads)))
+	}
+	if len(floors) == 0 {
+		return 0
+	}
+	slices.Sort(floors)
+	return floors[(len(floors)-1)/2]
+}

@@ -1,0 +1,62 @@
+package xdpmicro
+
+import (
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+func TestCPUMoverMovesOffASlowPhase(t *testing.T) {
+	held := map[int]bool{}
+	m := &cpuMover{pool: []int{1, 0}, fast: map[int]float64{1: 5.0}, last: map[int]float64{}, next: testrun.AnyCPU,
+		held: func(cpu int) bool { return held[cpu] }}
+	steps := []struct {
+		cpu   int
+		floor float64
+		next  int
+		why   string
+	}{
+		{1, 5.3, 1, "a floor at the recalled phase stays"},
+		{1, 5.7, 1, "within twice the tolerance is noise, not a phase"},
+		{1, 9.4, 0, "a slow phase moves to a CPU never read"},
+		{0, 5.1, 0, "the new CPU reads fast: stay"},
+		{0, 9.6, 0, "both slow, the other last read as slow: stay"},
+		{0, 0, 0, "no floor read: nothing changes"},
+	}
+	for _, s := range steps {
+		m.saw(s.cpu, s.floor)
+		if got := m.cpu(); got != s.next {
+			t.Fatalf("%s: after %.1f ns on CPU %d, next CPU %d, want %d", s.why, s.floor, s.cpu, got, s.next)
+		}
+	}
+	// CPU 0's fast phase is now known (5.1 ns); CPU 1 read fast again.
+	m.saw(1, 5.0)
+	m.saw(1, 9.0)
+	if got := m.cpu(); got != 1 {
+		t.Fatalf("CPU 1 slow again, CPU 0 last read as slow (9.6 ns): next %d, want 1", got)
+	}
+	held[0] = true
+	m.last[0] = 5.1
+	m.saw(1, 9.2)
+	if got := m.cpu(); got != 1 {
+		t.Fatalf("CPU 0 held by another run: next %d, want 1", got)
+	}
+	held[0] = false
+	m.saw(1, 9.2)
+	if got := m.cpu(); got != 0 {
+		t.Fatalf("CPU 0 free and last read fast: next %d, want 0", got)
+	}
+	held[0] = true
+	if got := m.cpu(); got != testrun.AnyCPU {
+		t.Fatalf("the chosen CPU taken by another run since: next %d, want AnyCPU", got)
+	}
+}
+
+func TestCPUMoverNil(t *testing.T) {
+	var m *cpuMover
+	m.saw(1, 9)
+	m.recall(nil, testrun.Result{})
+	if got := m.cpu(); got != testrun.AnyCPU {
+		t.Fatalf("no mover: CPU %d, want AnyCPU", got)
+	}
+}
