@@ -18,7 +18,10 @@ func TestCPUMoverMovesOffASlowPhase(t *testing.T) {
 	}{
 		{1, 5.3, 1, "a floor at the recalled phase stays"},
 		{1, 5.7, 1, "within twice the tolerance is noise, not a phase"},
-		{1, 9.4, 0, "a slow phase moves to a CPU never read"},
+		{1, 9.4, 1, "one slow group is no phase yet"},
+		{1, 5.2, 1, "a fast one between starts the count again"},
+		{1, 9.4, 1, "one slow group is no phase yet"},
+		{1, 9.5, 0, "two in a row move to a CPU never read"},
 		{0, 5.1, 0, "the new CPU reads fast: stay"},
 		{0, 9.6, 0, "both slow, the other last read as slow: stay"},
 		{0, 0, 0, "no floor read: nothing changes"},
@@ -31,6 +34,7 @@ func TestCPUMoverMovesOffASlowPhase(t *testing.T) {
 	}
 	// CPU 0's fast phase is now known (5.1 ns); CPU 1 read fast again.
 	m.saw(1, 5.0)
+	m.saw(1, 9.0)
 	m.saw(1, 9.0)
 	if got := m.cpu(); got != 1 {
 		t.Fatalf("CPU 1 slow again, CPU 0 last read as slow (9.6 ns): next %d, want 1", got)
