@@ -18,9 +18,9 @@ import (
 // while the other CPU read its fast figures all along; ten seconds later
 // the other CPU had its own. A run measured there is scaled to the fast
 // phase by as much as ×0.55, and carries half of it in its interval. So
-// when a group reads its floor beyond the tolerance of that CPU's fast
-// phase, the next group measures on another CPU, one not known to be
-// slow. The groups' phase scaling then sees fast groups on either CPU.
+// when groups read their floor well beyond that CPU's fast phase, the
+// next group measures on another CPU, one not known to be slow. The
+// groups' phase scaling then sees fast groups on either CPU.
 
 // moveBeyond is how far above its CPU's fast phase a group's floor must
 // read for the next group to move: twice the tolerance that tells phases
