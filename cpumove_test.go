@@ -1,8 +1,11 @@
 package xdpmicro
 
 import (
+	"context"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro/internal/host"
+	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -62,5 +65,48 @@ func TestCPUMoverNil(t *testing.T) {
 	m.recall(nil, testrun.Result{})
 	if got := m.cpu(); got != testrun.AnyCPU {
 		t.Fatalf("no mover: CPU %d, want AnyCPU", got)
+	}
+}
+
+// A run whose every group reads its CPU slow measures two groups there,
+// then the rest on another CPU, and says so; its loads are all kept.
+func TestGroupsMoveOffASlowCPU(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	allowed, err := host.AllowedCPUs(testrun.AnyCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := host.MoveCandidates(allowed)
+	if len(pool) < 2 {
+		t.Skipf("CPUs %v allow no move", allowed)
+	}
+	programs, err := Targets(Find("v4", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := start(Options{Programs: programs, Cases: Mix(), Placements: 8, Samples: 10, Precision: FixedSamples})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	// Every CPU's fast phase recalled far below any floor it can read.
+	r.mover = &cpuMover{pool: pool, fast: map[int]float64{}, last: map[int]float64{}, next: testrun.AnyCPU,
+		held: func(int) bool { return false }}
+	for _, c := range pool {
+		r.mover.fast[c] = 1e-3
+	}
+	res, err := r.measureGroups(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpus := res.Environment.GroupCPUs
+	if len(cpus) != res.Environment.Groups || len(cpus) < 3 {
+		t.Fatalf("%d groups measured on CPUs %v", res.Environment.Groups, cpus)
+	}
+	if cpus[0] != cpus[1] || cpus[2] == cpus[1] || cpus[0] != res.Environment.CPU {
+		t.Errorf("groups on CPUs %v (the run's CPU %d): want two on the first, then another", cpus, res.Environment.CPU)
+	}
+	if got := 1 + len(res.Programs[0].Placements); got != 8 {
+		t.Errorf("%d loads of v4 kept, want 8", got)
 	}
 }

@@ -82,7 +82,10 @@ func (o *runner) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 	var total testrun.Result
 	var groupTime time.Duration
 	var recalled float64
-	mover := o.newCPUMover()
+	mover := o.mover
+	if mover == nil {
+		mover = o.newCPUMover()
+	}
 	var groupCPUs []int
 	for g := 0; ; g++ {
 		began := time.Now()

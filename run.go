@@ -32,6 +32,9 @@ type runner struct {
 	Options
 	// liveNet is where live frames go, open while the run measures.
 	liveNet *testrun.LiveNet
+	// mover, where set before measuring, chooses the groups' CPUs in
+	// place of newCPUMover's.
+	mover *cpuMover
 }
 
 // newRunner is the engine of completed options o.

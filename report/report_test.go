@@ -283,3 +283,25 @@ func TestFrameChangeWarnings(t *testing.T) {
 		t.Error("JSON lacks the output frame or the other returns")
 	}
 }
+
+// A run whose groups moved off a slow CPU names where they measured, in
+// the default line and in the method.
+func TestGroupsElsewhere(t *testing.T) {
+	r := newReport(t)
+	r.Environment.CPU, r.Environment.GroupCPUs = 1, []int{1, 1, 0, 0, 0}
+	if got, want := r.Environment.MainCPU(), 0; got != want {
+		t.Errorf("main CPU %d, want %d", got, want)
+	}
+	narrow := flat(rendered(t, r, Table))
+	if want := "CPU 1 of 2, 3 of 5 groups on CPU 0 · wall"; !strings.Contains(narrow, want) {
+		t.Errorf("the default table lacks %q:\n%s", want, narrow)
+	}
+	verbose := flat(renderView(t, r, Table, View{Verbose: true}))
+	if want := "3 of 5 groups on CPU 0: a group moves to another CPU"; !strings.Contains(verbose, want) {
+		t.Errorf("--verbose lacks %q:\n%s", want, verbose)
+	}
+	r.Environment.GroupCPUs = nil
+	if out := flat(rendered(t, r, Table)); strings.Contains(out, "groups on CPU") {
+		t.Errorf("a run on one CPU says groups moved:\n%s", out)
+	}
+}
