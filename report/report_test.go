@@ -293,7 +293,7 @@ func TestGroupsElsewhere(t *testing.T) {
 		t.Errorf("main CPU %d, want %d", got, want)
 	}
 	narrow := flat(rendered(t, r, Table))
-	if want := "CPU 1 of 2, 3 of 5 groups on CPU 0 · wall"; !strings.Contains(narrow, want) {
+	if want := "CPUs 1 and 0 of 2 · wall"; !strings.Contains(narrow, want) {
 		t.Errorf("the default table lacks %q:\n%s", want, narrow)
 	}
 	verbose := flat(renderView(t, r, Table, View{Verbose: true}))
@@ -301,7 +301,7 @@ func TestGroupsElsewhere(t *testing.T) {
 		t.Errorf("--verbose lacks %q:\n%s", want, verbose)
 	}
 	r.Environment.GroupCPUs = nil
-	if out := flat(rendered(t, r, Table)); strings.Contains(out, "groups on CPU") {
+	if out := flat(rendered(t, r, Table)); strings.Contains(out, "CPUs") {
 		t.Errorf("a run on one CPU says groups moved:\n%s", out)
 	}
 }

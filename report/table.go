@@ -65,34 +65,44 @@ func (r tableView) writeLines(w io.Writer, l lines) error {
 func (r doc) summaryLine() string {
 	env := r.Environment
 	cpu := fmt.Sprintf("CPU %d of %d", env.CPU, env.CPUs)
+	if others := otherCPUs(env); others != "" {
+		// The counts wait for --verbose: the line fits 100 columns.
+		cpu = fmt.Sprintf("CPUs %d and %s of %d", env.CPU, others, env.CPUs)
+	}
 	if env.CPUModel != "" {
 		cpu += " (" + env.CPUModel + ")"
-	}
-	if moved := groupsElsewhere(env); moved != "" {
-		cpu += ", " + moved
 	}
 	return fmt.Sprintf("kernel %s · %s · wall %s · --verbose for the method", env.Kernel, cpu, env.Wall.Round(1e7))
 }
 
-// groupsElsewhere says how many groups measured on CPUs other than
-// env.CPU, and which: "3 of 19 groups on CPU 1"; "" where none did.
-func groupsElsewhere(env results.Environment) string {
+// otherCPUs names the CPUs other than env.CPU that groups measured on,
+// in the order they first did: "0", "0, 3"; "" where none did.
+func otherCPUs(env results.Environment) string {
 	var others []string
-	n := 0
 	seen := map[int]bool{env.CPU: true}
 	for _, c := range env.GroupCPUs {
-		if c != env.CPU {
-			n++
-		}
 		if !seen[c] {
 			seen[c] = true
 			others = append(others, fmt.Sprint(c))
 		}
 	}
-	if n == 0 {
+	return strings.Join(others, ", ")
+}
+
+// groupsElsewhere says how many groups measured on CPUs other than
+// env.CPU, and which: "3 of 19 groups on CPU 1"; "" where none did.
+func groupsElsewhere(env results.Environment) string {
+	others := otherCPUs(env)
+	if others == "" {
 		return ""
 	}
-	return fmt.Sprintf("%d of %d groups on CPU %s", n, len(env.GroupCPUs), strings.Join(others, ", "))
+	n := 0
+	for _, c := range env.GroupCPUs {
+		if c != env.CPU {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %d groups on CPU %s", n, len(env.GroupCPUs), others)
 }
 
 // cpuMoved says the run measured on another CPU than it would have, or
