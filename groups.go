@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -202,8 +203,9 @@ func (o *runner) anotherGroup(done, least, size int, spread float64, total testr
 // asked over the loads measured so far, loads of each program, a change's
 // size within spread (changeSpread).
 func (o *runner) preciseOverLoads(total testrun.Result, loads, size int, spread float64) bool {
+	rule := o.phasedRule(total, loads, size, spread)
 	for ci := range o.Cases {
-		if !o.rule(loads, size, spread).enough(sampled(sidesOf(total, ci))) {
+		if !rule.enough(sampled(sidesOf(total, ci))) {
 			return false
 		}
 	}
@@ -213,8 +215,9 @@ func (o *runner) preciseOverLoads(total testrun.Result, loads, size int, spread 
 // markPrecise marks every case whether it reached the precision asked
 // over all its loads: what the report's notes say of it.
 func (o *runner) markPrecise(total *testrun.Result, loads, size int, spread float64) {
+	rule := o.phasedRule(*total, loads, size, spread)
 	for ci := range o.Cases {
-		enough := o.rule(loads, size, spread).enough(sampled(sidesOf(*total, ci)))
+		enough := rule.enough(sampled(sidesOf(*total, ci)))
 		for i := range total.Programs {
 			if ci < len(total.Programs[i].Cases) {
 				total.Programs[i].Cases[ci].Enough = enough
@@ -228,6 +231,51 @@ func (o *runner) markPrecise(total *testrun.Result, loads, size int, spread floa
 func (o *runner) rule(loads, size int, spread float64) stopRule {
 	return stopRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
 		Compare: o.Compared, Placements: loads, PerGroup: size, Threshold: o.Compare.NoiseThreshold, ChangeSpread: spread}
+}
+
+// phasedRule is rule with the groups' phases as the report will take
+// them (groupPhase).
+func (o *runner) phasedRule(total testrun.Result, loads, size int, spread float64) stopRule {
+	r := o.rule(loads, size, spread)
+	if factors, phase, ok := o.groupPhase(total, (loads+size-1)/size); ok {
+		r.Factors, r.Phase = factors, phase
+	}
+	return r
+}
+
+// groupPhase is each group's speed against the run's fast phase, from
+// its floor loads, as the report's analysis takes it
+// (analysis.atFastPhase, stats.PhaseFactors); ok is false without a
+// floor, with too few groups, or with no group slower than the rest.
+func (o *runner) groupPhase(total testrun.Result, groups int) (factors []float64, phase stats.Phase, ok bool) {
+	if total.Floor == nil || groups < stats.MinGroups {
+		return nil, stats.Phase{}, false
+	}
+	loads := append([]testrun.ProgramResult{*total.Floor}, total.Floor.Placements...)
+	per := len(loads) / groups
+	if per < 1 || per*groups != len(loads) {
+		return nil, stats.Phase{}, false
+	}
+	var byCase [][]float64
+	for ci := range total.Floor.Cases {
+		var byGroup []float64
+		for start := 0; start < len(loads); start += per {
+			var sum float64
+			for _, l := range loads[start : start+per] {
+				if ci >= len(l.Cases) {
+					return nil, stats.Phase{}, false
+				}
+				p, err := sidePoint(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats)
+				if err != nil {
+					return nil, stats.Phase{}, false
+				}
+				sum += p
+			}
+			byGroup = append(byGroup, sum/float64(per))
+		}
+		byCase = append(byCase, byGroup)
+	}
+	return stats.PhaseFactors(byCase, o.Stats.Confidence)
 }
 
 // sidesOf is case ci of every load of every program, each program's in

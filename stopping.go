@@ -111,6 +111,13 @@ type stopRule struct {
 	// the phase the report scales it to (phases.ChangeSpread); 0 or 1:
 	// as measured.
 	ChangeSpread float64
+	// Factors, where set, are each group's speed against the fast phase
+	// (stats.PhaseFactors), and Phase what they tell: loads are judged
+	// as the report will take them (stats.AtPhase), the slow groups' left
+	// out. Judged over every group, the two slow groups a move off a
+	// slow CPU leaves kept ten-second runs of 110 fast groups from ±1 %.
+	Factors []float64
+	Phase   stats.Phase
 	// Options are the intervals' confidence; the rule resamples
 	// judgeResamples times whatever Options says, to stay cheap.
 	Options stats.Options
@@ -124,30 +131,34 @@ func (r stopRule) enough(sides []sampledSide) bool {
 	case r.Compare && r.Estimator.Fitted() && r.Placements >= 2:
 		return r.preciseChange(opts, sides)
 	case r.Placements >= stats.MinLoads:
-		return preciseLoads(r.Estimator, r.Precision, r.Placements, r.PerGroup, opts, sides)
+		return r.preciseLoads(opts, sides)
 	}
 	return allPrecise(r.Estimator, r.Precision, opts, sides)
 }
 
 // preciseLoads is adaptive sampling's test for programs loaded
-// placements times each, sides holding each program's loads in turn:
-// every program's estimate over its loads (stats.OverGroupedLoads) must be known within
-// ± precision. Each load counts by its point alone: the loads' spread
+// Placements times each, sides holding each program's loads in turn:
+// every program's estimate over its loads (stats.OverGroupedLoads, at
+// the fast phase where Factors are set) must be known within ±
+// Precision. Each load counts by its point alone: the loads' spread
 // holds its own noise.
-func preciseLoads(est stats.Estimator, precision float64, placements, perGroup int, opts stats.Options, sides []sampledSide) bool {
-	if len(sides) == 0 || len(sides)%placements != 0 {
+func (r stopRule) preciseLoads(opts stats.Options, sides []sampledSide) bool {
+	if len(sides) == 0 || len(sides)%r.Placements != 0 {
 		return false
 	}
-	for start := 0; start < len(sides); start += placements {
-		points := make([]float64, placements)
-		for i, s := range sides[start : start+placements] {
+	for start := 0; start < len(sides); start += r.Placements {
+		points := make([]float64, r.Placements)
+		for i, s := range sides[start : start+r.Placements] {
 			var err error
-			if points[i], err = sidePoint(est, s, opts); err != nil {
+			if points[i], err = sidePoint(r.Estimator, s, opts); err != nil {
 				return false
 			}
 		}
-		l, err := stats.OverGroupedLoads(points, perGroup, est, opts.Confidence)
-		if err != nil || l.Estimate.RelativeHalfWidth() > precision {
+		l, err := stats.OverGroupedLoads(points, r.PerGroup, r.Estimator, opts.Confidence)
+		if len(r.Factors) > 0 {
+			l, err = stats.AtPhase(points, r.Factors, r.Phase, r.PerGroup, r.Estimator, opts.Confidence)
+		}
+		if err != nil || l.Estimate.RelativeHalfWidth() > r.Precision {
 			return false
 		}
 	}

@@ -95,3 +95,34 @@ func TestPreciseChangeByGroups(t *testing.T) {
 		t.Error("three groups whose changes spread 0.2 to 1.5 %: judged settled")
 	}
 }
+
+// Loads are judged at the fast phase where the groups' floors tell one:
+// two slow groups among ten, a move off a slow CPU's, do not keep the
+// rest from the precision asked.
+func TestPreciseLoadsAtPhase(t *testing.T) {
+	var sides []sampledSide
+	floors := []float64{}
+	for g := range 10 {
+		speed := 1.0
+		if g < 2 {
+			speed = 1.9
+		}
+		floors = append(floors, 5*speed*(1+0.001*float64(g%3)))
+		for i := range 2 {
+			sides = append(sides, linear(20*speed*(1+0.002*float64((g+i)%4))))
+		}
+	}
+	r := stopRule{Estimator: stats.Slope, Precision: 0.01, Placements: 20, PerGroup: 2}
+	opts := stats.DefaultOptions()
+	if r.preciseLoads(opts, sides) {
+		t.Fatal("two groups at ×1.9 among ten judged within ±1 % over all loads")
+	}
+	factors, phase, ok := stats.PhaseFactors([][]float64{floors}, opts.Confidence)
+	if !ok {
+		t.Fatal("the floors told no phase")
+	}
+	r.Factors, r.Phase = factors, phase
+	if !r.preciseLoads(opts, sides) {
+		t.Error("eight fast groups within 0.6 % of each other, the slow two left out: not judged within ±1 %")
+	}
+}
