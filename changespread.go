@@ -1,34 +1,98 @@
 package xdpmicro
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
+	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // recalledFloor is the fast phase's floor as earlier runs on this boot and
 // CPU read it, the reference the report will scale a comparison to
-// (Options.recall); 0 without one. Read once the first group has run: it
-// gives the CPU and the floor's type. A history that cannot be read is
-// said later, by recall.
+// (Options.recall); 0 without one.
 func (o *runner) recalledFloor(total testrun.Result) float64 {
-	if !o.Compared || o.History == "" || total.Floor == nil {
+	if !o.Compared {
 		return 0
+	}
+	ref, ok := o.recalled(total)
+	if !ok {
+		return 0
+	}
+	return ref.Floor
+}
+
+// recalled is the fast phase as earlier runs on this boot and CPU read
+// it, what the report will scale to (runner.recall). Read once the first
+// group has run: it gives the CPU and the floor's type. A history that
+// cannot be read is said later, by recall.
+func (o *runner) recalled(total testrun.Result) (analysis.Recalled, bool) {
+	if o.History == "" || total.Floor == nil {
+		return analysis.Recalled{}, false
 	}
 	boot, err := phases.Boot()
 	if err != nil {
-		return 0
+		return analysis.Recalled{}, false
 	}
 	h, _ := phases.Load(o.History)
 	// As recall will key the report: the first group holds a group's floor loads.
 	key := o.historyKey(boot, total.Environment.CPU, total.Floor.Info.Type.String(), 1+len(total.Floor.Placements))
 	ref, ok := h.Reference(key, time.Now(), o.Stats.Confidence)
 	if !ok {
-		return 0
+		return analysis.Recalled{}, false
 	}
-	return ref.Floor
+	return analysis.Recalled{Floor: ref.Floor, RelHalf: ref.RelHalf, Runs: ref.Runs, Drift: ref.Drift, DriftKnown: ref.DriftKnown}, true
+}
+
+// recallHalf is the relative half-width the report's scaling to the
+// recalled fast phase will add to every figure of the run so far
+// (analysis.RecallScaling), its floor read at the fast phase as the
+// report will read it (analysis.FloorLevel: the median case's estimate
+// over the floor's loads, the slow groups' left out); ok is false where
+// the report will not scale.
+func (o *runner) recallHalf(total testrun.Result, rule stopRule, groups int) (float64, bool) {
+	if o.recalledRef == nil || total.Floor == nil || groups < 1 {
+		return 0, false
+	}
+	loads := append([]testrun.ProgramResult{*total.Floor}, total.Floor.Placements...)
+	per := len(loads) / groups
+	if per < 1 || per*groups != len(loads) {
+		return 0, false
+	}
+	var floors []stats.Estimate
+	for ci, c := range total.Floor.Cases {
+		if c.Restored || c.Single {
+			continue
+		}
+		points := make([]float64, len(loads))
+		for i, l := range loads {
+			if ci >= len(l.Cases) {
+				return 0, false
+			}
+			var err error
+			if points[i], err = sidePoint(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats); err != nil {
+				return 0, false
+			}
+		}
+		l, err := stats.OverGroupedLoads(points, per, o.Estimator, o.Stats.Confidence)
+		if len(rule.Factors) > 0 {
+			l, err = stats.AtPhase(points, rule.Factors, rule.Phase, per, o.Estimator, o.Stats.Confidence)
+		}
+		if err != nil {
+			return 0, false
+		}
+		floors = append(floors, l.Estimate)
+	}
+	if len(floors) == 0 {
+		return 0, false
+	}
+	slices.SortFunc(floors, func(a, b stats.Estimate) int { return cmp.Compare(a.Point, b.Point) })
+	median := floors[(len(floors)-1)/2]
+	_, half, _, ok := analysis.RecallScaling(median.Point, median.RelativeHalfWidth(), *o.recalledRef, o.Stats.Confidence)
+	return half, ok
 }
 
 // changeSpread is the factor within which the changes measured so far

@@ -35,6 +35,9 @@ type runner struct {
 	// mover, where set before measuring, chooses the groups' CPUs in
 	// place of newCPUMover's.
 	mover *cpuMover
+	// recalledRef is the fast phase the report will scale a program
+	// measured alone to, read after the first group; nil for none.
+	recalledRef *analysis.Recalled
 }
 
 // newRunner is the engine of completed options o.

@@ -88,12 +88,48 @@ func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
 // it scaled.
 func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 	level, levelHalf, ok := FloorLevel(r)
-	if !ok || !(rec.Floor > 0) || !(level > 0) {
+	if !ok {
 		return false
 	}
-	factor := rec.Floor / level
+	factor, relHalf, share, ok := RecallScaling(level, levelHalf, rec, confidence)
+	if !ok {
+		return false
+	}
+	scaled := false
+	for _, p := range append(slices.Clone(r.Programs), *r.Floor) {
+		for i := range p.Results {
+			c := &p.Results[i]
+			if c.Stats == nil || c.Stats.Loads == nil {
+				continue
+			}
+			l := StatsLoads(*c.Stats.Loads).Rereferenced(factor, relHalf)
+			if l.Phase == nil {
+				l.Phase = &stats.Phase{Slowest: 1}
+			}
+			l.Phase.Recalled, l.Phase.RecalledRuns, l.Phase.RunFloor, l.Phase.Share = rec.Floor, rec.Runs, level, share
+			c.Stats.Loads = Loads(&l)
+			if c.Net != nil {
+				n := StatsEstimate(*c.Net).Scaled(factor, relHalf)
+				c.Net = EstimatePtr(&n)
+			}
+			scaled = true
+		}
+	}
+	return scaled
+}
+
+// RecallScaling is AtRecalled's scaling of a run whose floor reads level,
+// known to the relative half-width levelHalf: the factor every figure
+// takes, the relative half-width that adds to each interval, and the
+// share of the scaling to rec's floor taken; ok is false where there is
+// nothing to scale to. Adaptive sampling asks it what the report will add.
+func RecallScaling(level, levelHalf float64, rec Recalled, confidence float64) (factor, relHalf, share float64, ok bool) {
+	if !(rec.Floor > 0) || !(level > 0) {
+		return 0, 0, 0, false
+	}
+	factor = rec.Floor / level
 	if !(factor > 1.0/maxRecallFactor && factor < maxRecallFactor) {
-		return false // no phase of one machine: a history or a floor gone wrong
+		return 0, 0, 0, false // no phase of one machine: a history or a floor gone wrong
 	}
 	// A run at another phase follows the floor all the way; within the
 	// fast phase, as far as the history saw the phase move beyond what
@@ -119,27 +155,6 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 	// follow of the floor.
 	z := distuv.UnitNormal.Quantile((1 + confidence) / 2)
 	left := (1-share)*(1-share)*rec.Drift + share*share*noise
-	relHalf := math.Sqrt(math.Pow(share*rec.RelHalf, 2) + z*z*left + math.Pow(transfer*share*logFactor, 2))
-	factor = math.Exp(share * logFactor)
-	scaled := false
-	for _, p := range append(slices.Clone(r.Programs), *r.Floor) {
-		for i := range p.Results {
-			c := &p.Results[i]
-			if c.Stats == nil || c.Stats.Loads == nil {
-				continue
-			}
-			l := StatsLoads(*c.Stats.Loads).Rereferenced(factor, relHalf)
-			if l.Phase == nil {
-				l.Phase = &stats.Phase{Slowest: 1}
-			}
-			l.Phase.Recalled, l.Phase.RecalledRuns, l.Phase.RunFloor, l.Phase.Share = rec.Floor, rec.Runs, level, share
-			c.Stats.Loads = Loads(&l)
-			if c.Net != nil {
-				n := StatsEstimate(*c.Net).Scaled(factor, relHalf)
-				c.Net = EstimatePtr(&n)
-			}
-			scaled = true
-		}
-	}
-	return scaled
+	relHalf = math.Sqrt(math.Pow(share*rec.RelHalf, 2) + z*z*left + math.Pow(transfer*share*logFactor, 2))
+	return math.Exp(share * logFactor), relHalf, share, true
 }
