@@ -36,14 +36,25 @@ const moveBeyond = 2 * stats.PhaseTolerance
 // a slow phase lasts ten seconds or more, a hundred groups.
 const slowGroupsToMove = 2
 
+// staleGroups is how many groups after its last reading a CPU's floor
+// stops counting: a CPU left for a slow one may have sped up since.
+// Measured here, a run moved off CPU 1 onto CPU 0, found it slow as well
+// and stayed: nine of its 17 groups were left out, its interval ±7 %.
+// Slow groups are left out wherever they ran, so trying again costs
+// nothing a slow CPU would not.
+const staleGroups = 4
+
 // cpuMover chooses the CPU of each group of a run that may choose.
 type cpuMover struct {
 	pool []int
 	// fast is each CPU's fast floor: recalled from earlier runs, or the
 	// lowest group floor this run read on it.
 	fast map[int]float64
-	// last is the floor of the last group on each CPU.
-	last map[int]float64
+	// last is the floor of the last group on each CPU, and lastAt which
+	// group of the run read it.
+	last   map[int]float64
+	lastAt map[int]int
+	groups int
 	// slow is how many groups in a row read the current CPU slow.
 	slow int
 	next int
@@ -67,7 +78,7 @@ func (o *runner) newCPUMover() *cpuMover {
 		return nil
 	}
 	self := os.Getpid()
-	return &cpuMover{pool: pool, fast: map[int]float64{}, last: map[int]float64{}, next: testrun.AnyCPU,
+	return &cpuMover{pool: pool, fast: map[int]float64{}, last: map[int]float64{}, lastAt: map[int]int{}, next: testrun.AnyCPU,
 		held: func(cpu int) bool { h := host.CPULockHolder(cpu); return h != 0 && h != self }}
 }
 
@@ -109,13 +120,14 @@ func (m *cpuMover) fastOr(cpu int, or float64) float64 {
 // saw takes a group's floor, read on cpu, and chooses the next group's
 // CPU: the same, unless slowGroupsToMove groups in a row read it beyond
 // moveBeyond of that CPU's fast phase; then the candidate expected fastest, its last floor this
-// run or else its fast one, if that is below this one by as much. A
-// candidate never read and never recalled is tried.
+// run (unless staleGroups old) or else its fast one, if that is below
+// this one by as much. A candidate never read and never recalled is tried.
 func (m *cpuMover) saw(cpu int, floor float64) {
 	if m == nil || !(floor > 0) || !slices.Contains(m.pool, cpu) {
 		return
 	}
-	m.last[cpu] = floor
+	m.groups++
+	m.last[cpu], m.lastAt[cpu] = floor, m.groups
 	m.fast[cpu] = min(floor, m.fastOr(cpu, floor))
 	if cpu != m.next {
 		m.slow = 0 // the group measured elsewhere than asked
@@ -134,7 +146,7 @@ func (m *cpuMover) saw(cpu int, floor float64) {
 			continue
 		}
 		expect, ok := m.last[c]
-		if !ok {
+		if !ok || m.groups-m.lastAt[c] > staleGroups {
 			expect = m.fastOr(c, 0)
 		}
 		if expect < best {

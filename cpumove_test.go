@@ -2,6 +2,7 @@ package xdpmicro
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/host"
@@ -11,7 +12,7 @@ import (
 
 func TestCPUMoverMovesOffASlowPhase(t *testing.T) {
 	held := map[int]bool{}
-	m := &cpuMover{pool: []int{1, 0}, fast: map[int]float64{1: 5.0}, last: map[int]float64{}, next: testrun.AnyCPU,
+	m := &cpuMover{pool: []int{1, 0}, fast: map[int]float64{1: 5.0}, last: map[int]float64{}, lastAt: map[int]int{}, next: testrun.AnyCPU,
 		held: func(cpu int) bool { return held[cpu] }}
 	steps := []struct {
 		cpu   int
@@ -90,7 +91,7 @@ func TestGroupsMoveOffASlowCPU(t *testing.T) {
 	}
 	defer r.close()
 	// Every CPU's fast phase recalled far below any floor it can read.
-	r.mover = &cpuMover{pool: pool, fast: map[int]float64{}, last: map[int]float64{}, next: testrun.AnyCPU,
+	r.mover = &cpuMover{pool: pool, fast: map[int]float64{}, last: map[int]float64{}, lastAt: map[int]int{}, next: testrun.AnyCPU,
 		held: func(int) bool { return false }}
 	for _, c := range pool {
 		r.mover.fast[c] = 1e-3
@@ -108,5 +109,25 @@ func TestGroupsMoveOffASlowCPU(t *testing.T) {
 	}
 	if got := 1 + len(res.Programs[0].Placements); got != 8 {
 		t.Errorf("%d loads of v4 kept, want 8", got)
+	}
+}
+
+// A CPU left because it read slow is tried again once its reading is
+// stale: both CPUs slow, the run goes back and forth rather than stay.
+func TestCPUMoverTriesAStaleCPUAgain(t *testing.T) {
+	m := &cpuMover{pool: []int{1, 0}, fast: map[int]float64{1: 5.0, 0: 5.0}, last: map[int]float64{}, lastAt: map[int]int{},
+		next: testrun.AnyCPU, held: func(int) bool { return false }}
+	var cpus []int
+	for range 12 {
+		cpu := m.cpu()
+		if cpu == testrun.AnyCPU {
+			cpu = 1
+		}
+		cpus = append(cpus, cpu)
+		m.saw(cpu, 9.4)
+	}
+	want := []int{1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1}
+	if !slices.Equal(cpus, want) {
+		t.Errorf("both CPUs slow: groups on %v, want %v", cpus, want)
 	}
 }
