@@ -9,6 +9,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
+	"gonum.org/v1/gonum/stat"
 )
 
 // recalledFloor is the fast phase's floor as earlier runs on this boot and
@@ -54,32 +55,22 @@ func (o *runner) recalled(total testrun.Result) (analysis.Recalled, bool) {
 // over the floor's loads, the slow groups' left out); ok is false where
 // the report will not scale.
 func (o *runner) recallHalf(total testrun.Result, rule stopRule, groups int) (float64, bool) {
-	if o.recalledRef == nil || total.Floor == nil || groups < 1 {
+	if o.recalledRef == nil || groups < 1 {
 		return 0, false
 	}
-	loads := append([]testrun.ProgramResult{*total.Floor}, total.Floor.Placements...)
-	per := len(loads) / groups
-	if per < 1 || per*groups != len(loads) {
+	points, plain, ok := o.floorPoints(total)
+	if !ok {
 		return 0, false
 	}
 	var floors []stats.Estimate
-	for ci, c := range total.Floor.Cases {
-		if c.Restored || c.Single {
+	for ci, byLoad := range points {
+		per := len(byLoad) / groups
+		if !plain[ci] || per < 1 || per*groups != len(byLoad) {
 			continue
 		}
-		points := make([]float64, len(loads))
-		for i, l := range loads {
-			if ci >= len(l.Cases) {
-				return 0, false
-			}
-			var err error
-			if points[i], err = sidePoint(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats); err != nil {
-				return 0, false
-			}
-		}
-		l, err := stats.OverGroupedLoads(points, per, o.Estimator, o.Stats.Confidence)
+		l, err := stats.OverGroupedLoads(byLoad, per, o.Estimator, o.Stats.Confidence)
 		if len(rule.Factors) > 0 {
-			l, err = stats.AtPhase(points, rule.Factors, rule.Phase, per, o.Estimator, o.Stats.Confidence)
+			l, err = stats.AtPhase(byLoad, rule.Factors, rule.Phase, per, o.Estimator, o.Stats.Confidence)
 		}
 		if err != nil {
 			return 0, false
@@ -106,37 +97,20 @@ func (o *runner) recallHalf(total testrun.Result, rule stopRule, groups int) (fl
 // ([+0.22 +2.65] %). So the rule takes the wider of the two, each the
 // median over the cases.
 func (o *runner) changeSpread(total testrun.Result, recalled float64, groups int) float64 {
-	if !(recalled > 0) || total.Floor == nil || groups < 1 {
+	if !(recalled > 0) || groups < 1 {
 		return 1
 	}
-	loads := append([]testrun.ProgramResult{*total.Floor}, total.Floor.Placements...)
-	per := max(1, len(loads)/groups)
+	points, plain, ok := o.floorPoints(total)
+	if !ok {
+		return 1
+	}
 	var fastest, mean []float64
-	for ci, c := range total.Floor.Cases {
-		if c.Restored || c.Single {
+	for ci, byLoad := range points {
+		if !plain[ci] {
 			continue // not the plain floor (analysis.FloorLevel)
 		}
-		var low, sum float64
-		n := 0
-		for start := 0; start+per <= len(loads); start += per {
-			var group float64
-			for _, l := range loads[start : start+per] {
-				if ci >= len(l.Cases) {
-					return 1
-				}
-				p, err := sidePoint(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats)
-				if err != nil {
-					return 1
-				}
-				group += p
-			}
-			group /= float64(per)
-			if low == 0 || group < low {
-				low = group
-			}
-			sum, n = sum+group, n+1
-		}
-		fastest, mean = append(fastest, low), append(mean, sum/float64(n))
+		byGroup := groupMeans(byLoad, max(1, len(byLoad)/groups))
+		fastest, mean = append(fastest, slices.Min(byGroup)), append(mean, stat.Mean(byGroup, nil))
 	}
 	if len(fastest) == 0 {
 		return 1
@@ -147,4 +121,38 @@ func (o *runner) changeSpread(total testrun.Result, recalled float64, groups int
 		return phases.ChangeSpread(floors[(len(floors)-1)/2], recalled, phases.Transfer(o.Live))
 	}
 	return max(at(fastest), at(mean))
+}
+
+// floorPoints is each floor case's estimate (a point, no interval) over
+// the floor's loads in the order measured, and whether the case is the
+// plain floor, neither restored nor run once a call; ok is false without
+// a floor, or where a load lacks a case or its point.
+func (o *runner) floorPoints(total testrun.Result) (points [][]float64, plain []bool, ok bool) {
+	if total.Floor == nil {
+		return nil, nil, false
+	}
+	loads := append([]testrun.ProgramResult{*total.Floor}, total.Floor.Placements...)
+	for ci, c := range total.Floor.Cases {
+		byLoad := make([]float64, len(loads))
+		for i, l := range loads {
+			if ci >= len(l.Cases) {
+				return nil, nil, false
+			}
+			var err error
+			if byLoad[i], err = sidePoint(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats); err != nil {
+				return nil, nil, false
+			}
+		}
+		points, plain = append(points, byLoad), append(plain, !c.Restored && !c.Single)
+	}
+	return points, plain, len(points) > 0
+}
+
+// groupMeans is the mean of each whole group of per points, in order.
+func groupMeans(points []float64, per int) []float64 {
+	var means []float64
+	for start := 0; start+per <= len(points); start += per {
+		means = append(means, stat.Mean(points[start:start+per], nil))
+	}
+	return means
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Moving groups off a CPU in a slow phase. The slow phases are the
@@ -162,27 +163,15 @@ func (m *cpuMover) saw(cpu int, floor float64) {
 // a run a call), the median of the mean of its floor loads' estimates; 0
 // without one.
 func (o *runner) groupFloor(res testrun.Result) float64 {
-	if res.Floor == nil {
+	points, plain, ok := o.floorPoints(res)
+	if !ok {
 		return 0
 	}
-	loads := append([]testrun.ProgramResult{*res.Floor}, res.Floor.Placements...)
 	var floors []float64
-	for ci, c := range res.Floor.Cases {
-		if c.Restored || c.Single {
-			continue
+	for ci, byLoad := range points {
+		if plain[ci] {
+			floors = append(floors, stat.Mean(byLoad, nil))
 		}
-		var sum float64
-		for _, l := range loads {
-			if ci >= len(l.Cases) {
-				return 0
-			}
-			p, err := sidePoint(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats)
-			if err != nil {
-				return 0
-			}
-			sum += p
-		}
-		floors = append(floors, sum/float64(len(loads)))
 	}
 	if len(floors) == 0 {
 		return 0

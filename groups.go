@@ -278,32 +278,17 @@ func (o *runner) phasedRule(total testrun.Result, loads, size int, spread float6
 // (analysis.atFastPhase, stats.PhaseFactors); ok is false without a
 // floor, with too few groups, or with no group slower than the rest.
 func (o *runner) groupPhase(total testrun.Result, groups int) (factors []float64, phase stats.Phase, ok bool) {
-	if total.Floor == nil || groups < stats.MinGroups {
-		return nil, stats.Phase{}, false
-	}
-	loads := append([]testrun.ProgramResult{*total.Floor}, total.Floor.Placements...)
-	per := len(loads) / groups
-	if per < 1 || per*groups != len(loads) {
+	points, _, ok := o.floorPoints(total)
+	if !ok || groups < stats.MinGroups {
 		return nil, stats.Phase{}, false
 	}
 	var byCase [][]float64
-	for ci := range total.Floor.Cases {
-		var byGroup []float64
-		for start := 0; start < len(loads); start += per {
-			var sum float64
-			for _, l := range loads[start : start+per] {
-				if ci >= len(l.Cases) {
-					return nil, stats.Phase{}, false
-				}
-				p, err := sidePoint(o.Estimator, sampled(l.Cases[ci : ci+1])[0], o.Stats)
-				if err != nil {
-					return nil, stats.Phase{}, false
-				}
-				sum += p
-			}
-			byGroup = append(byGroup, sum/float64(per))
+	for _, byLoad := range points {
+		per := len(byLoad) / groups
+		if per < 1 || per*groups != len(byLoad) {
+			return nil, stats.Phase{}, false
 		}
-		byCase = append(byCase, byGroup)
+		byCase = append(byCase, groupMeans(byLoad, per))
 	}
 	return stats.PhaseFactors(byCase, o.Stats.Confidence)
 }
