@@ -12,35 +12,15 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// recalledFloor is the fast phase's floor as earlier runs on this boot and
-// CPU read it, the reference the report will scale a comparison to
-// (Options.recall); 0 without one.
-func (o *runner) recalledFloor(total testrun.Result) float64 {
-	if !o.Compared {
-		return 0
-	}
-	ref, ok := o.recalled(total)
-	if !ok {
-		return 0
-	}
-	return ref.Floor
-}
-
-// recalled is the fast phase as earlier runs on this boot and CPU read
-// it, what the report will scale to (runner.recall). Read once the first
-// group has run: it gives the CPU and the floor's type. A history that
-// cannot be read is said later, by recall.
-func (o *runner) recalled(total testrun.Result) (analysis.Recalled, bool) {
-	if o.History == "" || total.Floor == nil {
+// recalled is the fast phase of cpu as earlier runs on this boot read it,
+// what the report will scale to (runner.recall). Read once the first
+// group has run: it gives the floor's type and loads a group. A history
+// that cannot be read is said later, by recall.
+func (o *runner) recalled(h phases.History, boot string, total testrun.Result, cpu int) (analysis.Recalled, bool) {
+	if total.Floor == nil {
 		return analysis.Recalled{}, false
 	}
-	boot, err := phases.Boot()
-	if err != nil {
-		return analysis.Recalled{}, false
-	}
-	h, _ := phases.Load(o.History)
-	// As recall will key the report: the first group holds a group's floor loads.
-	key := o.historyKey(boot, total.Environment.CPU, total.Floor.Info.Type.String(), 1+len(total.Floor.Placements))
+	key := o.historyKey(boot, cpu, total.Floor.Info.Type.String(), 1+len(total.Floor.Placements))
 	ref, ok := h.Reference(key, time.Now(), o.Stats.Confidence)
 	if !ok {
 		return analysis.Recalled{}, false
@@ -48,18 +28,29 @@ func (o *runner) recalled(total testrun.Result) (analysis.Recalled, bool) {
 	return analysis.Recalled{Floor: ref.Floor, RelHalf: ref.RelHalf, Runs: ref.Runs, Drift: ref.Drift, DriftKnown: ref.DriftKnown}, true
 }
 
+// history is the phase history and this boot's id; ok is false without
+// either.
+func (o *runner) history() (h phases.History, boot string, ok bool) {
+	if o.History == "" {
+		return h, "", false
+	}
+	boot, err := phases.Boot()
+	if err != nil {
+		return h, "", false
+	}
+	h, _ = phases.Load(o.History)
+	return h, boot, true
+}
+
 // recallHalf is the relative half-width the report's scaling to the
 // recalled fast phase will add to every figure of the run so far
-// (analysis.RecallScaling), its floor read at the fast phase as the
+// (analysis.RecallScaling), given its floor's points (floorPoints), its
+// floor read at the fast phase as the
 // report will read it (analysis.FloorLevel: the median case's estimate
 // over the floor's loads, the slow groups' left out); ok is false where
 // the report will not scale.
-func (o *runner) recallHalf(total testrun.Result, rule stopRule, groups int) (float64, bool) {
+func (o *runner) recallHalf(points [][]float64, plain []bool, rule stopRule, groups int) (float64, bool) {
 	if o.recalledRef == nil || groups < 1 {
-		return 0, false
-	}
-	points, plain, ok := o.floorPoints(total)
-	if !ok {
 		return 0, false
 	}
 	var floors []stats.Estimate

@@ -3,7 +3,6 @@ package xdpmicro
 import (
 	"os"
 	"slices"
-	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
@@ -94,18 +93,12 @@ func (m *cpuMover) cpu() int {
 
 // recall takes every candidate's fast floor from the phase history, as
 // recall will key this run's: the first group has shown its floor loads.
-func (m *cpuMover) recall(o *runner, total testrun.Result) {
-	if m == nil || o.History == "" || total.Floor == nil {
+func (m *cpuMover) recall(o *runner, h phases.History, boot string, total testrun.Result) {
+	if m == nil {
 		return
 	}
-	boot, err := phases.Boot()
-	if err != nil {
-		return
-	}
-	h, _ := phases.Load(o.History)
 	for _, cpu := range m.pool {
-		key := o.historyKey(boot, cpu, total.Floor.Info.Type.String(), 1+len(total.Floor.Placements))
-		if ref, ok := h.Reference(key, time.Now(), o.Stats.Confidence); ok {
+		if ref, ok := o.recalled(h, boot, total, cpu); ok {
 			m.fast[cpu] = ref.Floor
 		}
 	}

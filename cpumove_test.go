@@ -7,6 +7,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
@@ -63,7 +64,7 @@ func TestCPUMoverMovesOffASlowPhase(t *testing.T) {
 func TestCPUMoverNil(t *testing.T) {
 	var m *cpuMover
 	m.saw(1, 9)
-	m.recall(nil, testrun.Result{})
+	m.recall(nil, phases.History{}, "", testrun.Result{})
 	if got := m.cpu(); got != testrun.AnyCPU {
 		t.Fatalf("no mover: CPU %d, want AnyCPU", got)
 	}

@@ -105,13 +105,6 @@ func (o *runner) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 		}
 		res, err := testrun.Run(ctx, cfg)
 		merge(&total, res, g)
-		if err == nil {
-			groupCPUs = append(groupCPUs, res.Environment.CPU)
-			if g == 0 {
-				mover.recall(o, total)
-			}
-			mover.saw(res.Environment.CPU, o.groupFloor(res))
-		}
 		if err != nil {
 			// Cancelled: what the groups so far measured is the partial
 			// result; any other failure fails the run.
@@ -129,11 +122,19 @@ func (o *runner) measureGroups(ctx context.Context, obs Observer) (testrun.Resul
 			groupTime = max(groupTime, took)
 		}
 		if g == 0 {
-			recalled = o.recalledFloor(total)
-			if ref, ok := o.recalled(total); ok && o.Precision > 0 && !o.Compared {
-				o.recalledRef = &ref
+			if h, boot, ok := o.history(); ok {
+				mover.recall(o, h, boot, total)
+				if ref, ok := o.recalled(h, boot, total, total.Environment.CPU); ok {
+					if o.Compared {
+						recalled = ref.Floor
+					} else if o.Precision > 0 {
+						o.recalledRef = &ref
+					}
+				}
 			}
 		}
+		groupCPUs = append(groupCPUs, res.Environment.CPU)
+		mover.saw(res.Environment.CPU, o.groupFloor(res))
 		spread := o.changeSpread(total, recalled, g+1)
 		if !o.anotherGroup(g+1, least, size, spread, total, time.Since(start), groupTime) {
 			break
@@ -223,8 +224,8 @@ func (o *runner) anotherGroup(done, least, size int, spread float64, total testr
 // asked over the loads measured so far, loads of each program, a change's
 // size within spread (changeSpread).
 func (o *runner) preciseOverLoads(total testrun.Result, loads, size int, spread float64) bool {
-	rule := o.phasedRule(total, loads, size, spread)
-	if extra, ok := o.recallHalf(total, rule, (loads+size-1)/size); ok {
+	rule, points, plain := o.phasedRule(total, loads, size, spread)
+	if extra, ok := o.recallHalf(points, plain, rule, (loads+size-1)/size); ok {
 		// The report's scaling adds extra to every interval, in
 		// quadrature: the loads' own must leave room for it. Judged on
 		// the loads alone, --time 10s runs stopped at 2.8 s where their
@@ -245,7 +246,7 @@ func (o *runner) preciseOverLoads(total testrun.Result, loads, size int, spread 
 // markPrecise marks every case whether it reached the precision asked
 // over all its loads: what the report's notes say of it.
 func (o *runner) markPrecise(total *testrun.Result, loads, size int, spread float64) {
-	rule := o.phasedRule(*total, loads, size, spread)
+	rule, _, _ := o.phasedRule(*total, loads, size, spread)
 	for ci := range o.Cases {
 		enough := rule.enough(sampled(sidesOf(*total, ci)))
 		for i := range total.Programs {
@@ -264,22 +265,26 @@ func (o *runner) rule(loads, size int, spread float64) stopRule {
 }
 
 // phasedRule is rule with the groups' phases as the report will take
-// them (groupPhase).
-func (o *runner) phasedRule(total testrun.Result, loads, size int, spread float64) stopRule {
+// them (groupPhase), and the floor's points it read them from
+// (floorPoints; nil without them).
+func (o *runner) phasedRule(total testrun.Result, loads, size int, spread float64) (stopRule, [][]float64, []bool) {
 	r := o.rule(loads, size, spread)
-	if factors, phase, ok := o.groupPhase(total, (loads+size-1)/size); ok {
+	points, plain, ok := o.floorPoints(total)
+	if !ok {
+		return r, nil, nil
+	}
+	if factors, phase, ok := groupPhase(points, (loads+size-1)/size, o.Stats.Confidence); ok {
 		r.Factors, r.Phase = factors, phase
 	}
-	return r
+	return r, points, plain
 }
 
 // groupPhase is each group's speed against the run's fast phase, from
-// its floor loads, as the report's analysis takes it
-// (analysis.atFastPhase, stats.PhaseFactors); ok is false without a
-// floor, with too few groups, or with no group slower than the rest.
-func (o *runner) groupPhase(total testrun.Result, groups int) (factors []float64, phase stats.Phase, ok bool) {
-	points, _, ok := o.floorPoints(total)
-	if !ok || groups < stats.MinGroups {
+// the floor's points by case over its loads, as the report's analysis
+// takes it (analysis.atFastPhase, stats.PhaseFactors); ok is false with
+// too few groups, or with no group slower than the rest.
+func groupPhase(points [][]float64, groups int, confidence float64) (factors []float64, phase stats.Phase, ok bool) {
+	if groups < stats.MinGroups {
 		return nil, stats.Phase{}, false
 	}
 	var byCase [][]float64
@@ -290,7 +295,7 @@ func (o *runner) groupPhase(total testrun.Result, groups int) (factors []float64
 		}
 		byCase = append(byCase, groupMeans(byLoad, per))
 	}
-	return stats.PhaseFactors(byCase, o.Stats.Confidence)
+	return stats.PhaseFactors(byCase, confidence)
 }
 
 // sidesOf is case ci of every load of every program, each program's in
