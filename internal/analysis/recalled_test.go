@@ -81,6 +81,16 @@ func TestAtRecalled(t *testing.T) {
 	if l := half.Programs[0].Results[0].Stats.Loads; math.Abs(l.Estimate.Point-70*math.Sqrt(25.0/26)) > 1e-9 || math.Abs(l.Phase.Share-0.5) > 1e-9 {
 		t.Errorf("drift as large as the floor's noise: %+v, share %v; want 70 scaled half-way to ×25/26", l.Estimate, l.Phase.Share)
 	}
+	// A floor known to worse than its distance from the reference cannot
+	// tell another phase from its own noise: the run is taken as within
+	// the phase (here, a short history: as measured), not followed all
+	// the way with its floor's noise.
+	vague := reportAt(28, 70)
+	vague.Floor.Results[0].Stats.Loads.Estimate.Lower, vague.Floor.Results[0].Stats.Loads.Estimate.Upper = 28*0.72, 28*1.28
+	AtRecalled(vague, Recalled{Floor: 25, RelHalf: 0.02, Runs: 3}, 0.95)
+	if l := vague.Programs[0].Results[0].Stats.Loads; l.Estimate.Point != 70 || l.Estimate.RelativeHalfWidth() > 0.011 || l.Phase.Share != 0 {
+		t.Errorf("a floor of 28 ±28 %% against 25 recalled: %+v (±%.1f %%), share %v; want 70 ±1 %% as measured", l.Estimate, 100*l.Estimate.RelativeHalfWidth(), l.Phase.Share)
+	}
 	// A history too short to say how far the phase moves leaves a run
 	// within it as measured.
 	early := reportAt(26, 70)
