@@ -52,9 +52,9 @@ func TestInterruptLive(t *testing.T) {
 	bin := buildBinary(t)
 	const program = "transmit" // no other test of this package measures it
 	counters := []string{"xm_peer_count", "xm_stack_count"}
-	before := map[string]int{program: len(kerneltest.Programs(t, program))}
+	before := map[string][]ebpf.ProgramID{program: kerneltest.Programs(t, program)}
 	for _, c := range counters {
-		before[c] = len(kerneltest.Programs(t, c))
+		before[c] = kerneltest.Programs(t, c)
 	}
 	spaces := netNamespaces(t)
 	cmd := exec.Command(bin, "bench", "../../bpf/testdata/tailcall.o", "--program", program, "--live",
@@ -68,13 +68,9 @@ func TestInterruptLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for name, n := range before {
-		for len(kerneltest.Programs(t, name)) != n && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if after := len(kerneltest.Programs(t, name)); after != n {
-			t.Errorf("%d programs named %s loaded after the exit, %d before", after, name, n)
+	for name, ids := range before {
+		if left := kerneltest.ProgramsLeft(t, name, ids, 5*time.Second); len(left) > 0 {
+			t.Errorf("programs named %s loaded by the run still there after its exit: %v", name, left)
 		}
 	}
 	for ns := range netNamespaces(t) {

@@ -38,7 +38,7 @@ func TestInterrupt(t *testing.T) {
 		if err := os.WriteFile(out, []byte("a good old report"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		before := len(kerneltest.Programs(t, program))
+		before := kerneltest.Programs(t, program)
 		cmd := exec.Command(bin, "bench", "../../bpf/testdata/multi.o", "--program", program,
 			"--samples", "100000", "--repeat", "100000", "--warmup", "0", "--format", "json", "--output", out)
 		var stdout bytes.Buffer
@@ -57,12 +57,8 @@ func TestInterrupt(t *testing.T) {
 		if data, _ := os.ReadFile(out); string(data) != "a good old report" {
 			t.Errorf("%v: the output file was overwritten", sig)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for len(kerneltest.Programs(t, program)) != before && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if n := len(kerneltest.Programs(t, program)); n != before {
-			t.Errorf("%v: %d programs named %s loaded after the exit, %d before", sig, n, program, before)
+		if left := kerneltest.ProgramsLeft(t, program, before, 5*time.Second); len(left) > 0 {
+			t.Errorf("%v: programs named %s loaded by the run still there after its exit: %v", sig, program, left)
 		}
 	}
 }

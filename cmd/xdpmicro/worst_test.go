@@ -96,7 +96,7 @@ func TestWorstInterrupt(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	bin := buildBinary(t)
 	const program = "ext_chain" // no other test of this package runs it
-	before := len(kerneltest.Programs(t, program))
+	before := kerneltest.Programs(t, program)
 	found := filepath.Join(t.TempDir(), "found.yaml")
 	cmd := exec.Command(bin, "worst", "../../bpf/testdata/worst.o", "--program", program, "--time", "1m", "-o", found)
 	var stdout bytes.Buffer
@@ -116,11 +116,7 @@ func TestWorstInterrupt(t *testing.T) {
 	if cases, err := packets.ReadFile(found); err != nil || len(cases) == 0 {
 		t.Errorf("--output after the interrupt: %v, %d cases", err, len(cases))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(kerneltest.Programs(t, program)) != before && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := len(kerneltest.Programs(t, program)); n != before {
-		t.Errorf("%d programs named %s loaded after the exit, %d before", n, program, before)
+	if left := kerneltest.ProgramsLeft(t, program, before, 5*time.Second); len(left) > 0 {
+		t.Errorf("programs named %s loaded by the search still there after its exit: %v", program, left)
 	}
 }

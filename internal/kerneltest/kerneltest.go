@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -32,6 +34,28 @@ func Programs(t testing.TB, name string) []ebpf.ProgramID {
 		}
 		return info.Name, nil
 	}, name)
+}
+
+// ProgramsLeft waits up to wait for the programs named name that were not
+// among before to be freed, and returns those still loaded. It compares
+// IDs, not counts: a program another test closed just before is freed only
+// after an RCU grace period, so a count taken then is one too high and a
+// correct exit reads as one program too few.
+func ProgramsLeft(t testing.TB, name string, before []ebpf.ProgramID, wait time.Duration) []ebpf.ProgramID {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		var left []ebpf.ProgramID
+		for _, id := range Programs(t, name) {
+			if !slices.Contains(before, id) {
+				left = append(left, id)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // Maps returns the IDs of the kernel's maps named name.
