@@ -98,6 +98,54 @@ const volatile __u32 headroom = 256;
 
 char __license[] SEC("license") = "Dual BSD/GPL";
 
+/* STORED_HEAD is how many of a frame's first bytes are written back with
+ * the program's own 8-byte stores; bpf_xdp_store_bytes writes the rest.
+ * The helper's memcpy is a string copy on some CPUs, whose stores a later
+ * load cannot take from the store buffer: it waits until they reach the
+ * cache. A program's loads of the headers just written then cost what
+ * nothing else in the floor pays (3.5 ns a run on one Xeon host, 1-3 on an
+ * EPYC one). Plain stores forward to loads they contain. */
+#define STORED_HEAD 256
+
+static __always_inline int write_bytes(struct xdp_md *ctx, struct frame *f, __u32 want)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	__u32 head = want < STORED_HEAD ? want : STORED_HEAD;
+
+	for (__u32 i = 0; i + 8 <= head && i < STORED_HEAD; i += 8) {
+		if (data + i + 8 > end)
+			return -1;
+		*(__u64 *)(data + i) = *(__u64 *)(f->bytes + i);
+	}
+	/* The last few bytes, from an 8-byte store ending at head: every frame
+	 * holds at least 14. */
+	__u32 last = (head - 8) & (STORED_HEAD - 1);
+
+	if (data + last + 8 > end)
+		return -1;
+	*(__u64 *)(data + last) = *(__u64 *)(f->bytes + last);
+	if (want > STORED_HEAD)
+		return bpf_xdp_store_bytes(ctx, STORED_HEAD, f->bytes + STORED_HEAD, want - STORED_HEAD);
+	return 0;
+}
+
+/* patch writes a flow's size bytes at at, with one store as write_bytes
+ * does; an at of 0 is left alone. */
+static __always_inline int patch(struct xdp_md *ctx, __u32 at, const __u8 *bytes, const int size)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+
+	if (!at)
+		return 0;
+	if (at > MAX_FRAME || data + at + size > end)
+		return -1;
+	if (size == 4)
+		*(__u32 *)(data + at) = *(const __u32 *)bytes;
+	else
+		*(__u16 *)(data + at) = *(const __u16 *)bytes;
+	return 0;
+}
+
 /* may_move is false in restore_bytes, which leaves the pointers alone: the
  * verifier lets a program store a pointer in a map only with CAP_PERFMON,
  * and a run whose cases keep their length needs no such privilege. */
@@ -129,7 +177,7 @@ static __always_inline int restore_frame(struct xdp_md *ctx, const int may_move)
 		    bpf_xdp_adjust_tail(ctx, (int)want - (int)(end - start)))
 			return XDP_ABORTED;
 	}
-	if (f->write && bpf_xdp_store_bytes(ctx, 0, f->bytes, want))
+	if (f->write && write_bytes(ctx, f, want))
 		return XDP_ABORTED;
 	if (f->flows) {
 		__u32 i = f->next, at = f->first_flow + i;
@@ -138,10 +186,8 @@ static __always_inline int restore_frame(struct xdp_md *ctx, const int may_move)
 		if (!p)
 			return XDP_ABORTED;
 		f->next = i + 1 >= f->flows ? 0 : i + 1;
-		if ((f->patch_at[0] && bpf_xdp_store_bytes(ctx, f->patch_at[0], p->saddr, 4)) ||
-		    (f->patch_at[1] && bpf_xdp_store_bytes(ctx, f->patch_at[1], p->sport, 2)) ||
-		    (f->patch_at[2] && bpf_xdp_store_bytes(ctx, f->patch_at[2], p->ip_check, 2)) ||
-		    (f->patch_at[3] && bpf_xdp_store_bytes(ctx, f->patch_at[3], p->l4_check, 2)))
+		if (patch(ctx, f->patch_at[0], p->saddr, 4) || patch(ctx, f->patch_at[1], p->sport, 2) ||
+		    patch(ctx, f->patch_at[2], p->ip_check, 2) || patch(ctx, f->patch_at[3], p->l4_check, 2))
 			return XDP_ABORTED;
 	}
 	bpf_tail_call(ctx, &target, 0);

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
@@ -303,5 +304,27 @@ func TestGroupsElsewhere(t *testing.T) {
 	r.Environment.GroupCPUs = nil
 	if out := flat(rendered(t, r, Table)); strings.Contains(out, "CPUs") {
 		t.Errorf("a run on one CPU says groups moved:\n%s", out)
+	}
+}
+
+// The default table's last line names the CPU's model where it fits and
+// always ends with where the method is: a Xeon's long name once wrapped
+// "method" onto a line of its own.
+func TestSummaryLineFits(t *testing.T) {
+	long := strings.Repeat("Very Long Model ", 8)
+	for model, want := range map[string]string{
+		"Intel(R) Xeon(R) Gold 6148 CPU @ 2.40GHz": "CPU 1 of 2 (Intel Xeon Gold 6148) · wall",
+		"AMD EPYC 7B13 64-Core Processor":          "CPU 1 of 2 (AMD EPYC 7B13) · wall",
+		"Intel(R) Xeon(R) Processor":               "CPU 1 of 2 (Intel Xeon) · wall",
+		long:                                       "CPU 1 of 2 · wall",
+	} {
+		r := newReport(t)
+		r.Environment.Kernel, r.Environment.CPU, r.Environment.CPUModel = "6.18.44-fc-v669", 1, model
+		r.Environment.Wall = 1270 * time.Millisecond
+		lines := strings.Split(strings.TrimRight(rendered(t, r, Table), "\n"), "\n")
+		last := lines[len(lines)-1]
+		if !strings.Contains(last, want) || !strings.HasSuffix(last, "--verbose for the method") || utf8.RuneCountInString(last) > maxColumns {
+			t.Errorf("%q: the last line is %q, want %q in it, ending with the method's pointer, in %d columns", model, last, want, maxColumns)
+		}
 	}
 }

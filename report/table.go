@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -69,10 +71,27 @@ func (r doc) summaryLine() string {
 		// The counts wait for --verbose: the line fits 100 columns.
 		cpu = fmt.Sprintf("CPUs %d and %s of %d", env.CPU, others, env.CPUs)
 	}
-	if env.CPUModel != "" {
-		cpu += " (" + env.CPUModel + ")"
+	line := func(cpu string) string {
+		return fmt.Sprintf("kernel %s · %s · wall %s · --verbose for the method", env.Kernel, cpu, env.Wall.Round(1e7))
 	}
-	return fmt.Sprintf("kernel %s · %s · wall %s · --verbose for the method", env.Kernel, cpu, env.Wall.Round(1e7))
+	// The model where the line still fits: the method's pointer must end it.
+	if model := shortCPUModel(env.CPUModel); model != "" {
+		if withModel := line(cpu + " (" + model + ")"); utf8.RuneCountInString(withModel) <= maxColumns {
+			return withModel
+		}
+	}
+	return line(cpu)
+}
+
+// cpuModelNoise is what /proc/cpuinfo's model names carry that tells
+// nobody which CPU it is.
+var cpuModelNoise = regexp.MustCompile(`\((R|TM|tm)\)|\bCPU\b|\bProcessor\b|@ *[0-9.]+ *GHz|\b[0-9]+-Core\b`)
+
+// shortCPUModel is model without its trademarks, clock and core count:
+// "Intel(R) Xeon(R) Gold 6148 CPU @ 2.40GHz" is "Intel Xeon Gold 6148";
+// the JSON keeps the whole name.
+func shortCPUModel(model string) string {
+	return strings.Join(strings.Fields(cpuModelNoise.ReplaceAllString(model, " ")), " ")
 }
 
 // otherCPUs names the CPUs other than env.CPU that groups measured on,
