@@ -122,6 +122,9 @@ type Dispatcher struct {
 	// Restarts counts anchor calls re-entered after the first, each of
 	// which changed the dispatcher again.
 	Restarts int `json:"anchor_restarts,omitempty"`
+	// Expedited says the kernel's RCU grace periods were expedited while
+	// anchors entered and left the dispatcher, never while sampling.
+	Expedited bool `json:"rcu_expedited,omitempty"`
 }
 
 // MachineLoad is how busy the machine was during a run. Shares are

@@ -58,6 +58,9 @@ func waitNoIdleThreads(t *testing.T) {
 	}
 }
 
+// rcuKnob is the kernel's switch for expedited grace periods.
+const rcuKnob = "/sys/kernel/rcu_expedited"
+
 func anchoredConfig(t *testing.T) Config {
 	cases, err := packets.Select([]string{packets.Fizz, packets.None})
 	if err != nil {
@@ -79,12 +82,21 @@ func TestAnchoredRun(t *testing.T) {
 	if n := idleThreads(t); n > 0 {
 		t.Fatalf("%d SCHED_IDLE threads before the run", n)
 	}
+	knob, knobErr := os.ReadFile(rcuKnob)
 	res, err := Run(context.Background(), anchoredConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitNoIdleThreads(t)
 	d := res.Environment.Dispatcher
+	// The grace periods are expedited while anchors come and go, where
+	// root may, and the kernel's knob is as it was after.
+	if after, _ := os.ReadFile(rcuKnob); knobErr == nil && string(after) != string(knob) {
+		t.Errorf("%s read %q before the run, %q after", rcuKnob, knob, after)
+	}
+	if knobErr == nil && os.Geteuid() == 0 && d.Anchored && !d.Expedited {
+		t.Errorf("anchored as root without expedited grace periods: %+v", d)
+	}
 	if d.Unanchored < AnchorWorthIt {
 		t.Skipf("a call costs %s without anchors here (%s): nothing to anchor", d.Unanchored, d.Why)
 	}

@@ -4,7 +4,9 @@
 // while it measured, what its CPU does to a test run (TLB flushes on
 // kernel entry), and whether this process may load BPF at all; and the
 // threads kept pinned to a CPU for the anchors (ThreadOn, StartWaker),
-// with the Go runtime's spare Ps for them (ReserveProcs).
+// with the Go runtime's spare Ps for them (ReserveProcs), and the
+// kernel's grace periods expedited while the anchors change the XDP
+// dispatcher (ExpediteRCU).
 //
 // It knows nothing of BPF programs, samples or statistics: package
 // testrun asks it where to measure and what the machine did meanwhile.
