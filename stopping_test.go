@@ -126,3 +126,39 @@ func TestPreciseLoadsAtPhase(t *testing.T) {
 		t.Error("eight fast groups within 0.6 % of each other, the slow two left out: not judged within ±1 %")
 	}
 }
+
+// A comparison is judged over the groups the report keeps: over all four,
+// a slow one among them, a change of about +1.1 % is settled beyond the
+// threshold; the report leaves the slow group out, and over the other
+// three the same change is not.
+func TestPreciseChangeAtPhase(t *testing.T) {
+	const per = 4
+	changes := []float64{0.005, 0.017, 0.011, 0.011}
+	var before, after []sampledSide
+	var floors []float64
+	for g, change := range changes {
+		speed := 1.0
+		if g == 3 {
+			speed = 1.9
+		}
+		floors = append(floors, 5*speed*(1+0.001*float64(g)))
+		for range per {
+			before = append(before, linear(20*speed))
+			after = append(after, linear(20*speed*(1+change)))
+		}
+	}
+	r := stopRule{Estimator: stats.Slope, Precision: 0.01, Compare: true, Placements: len(before), PerGroup: per, Threshold: 0.0025}
+	opts := stats.DefaultOptions()
+	sides := append(before, after...)
+	if !r.preciseChange(opts, sides) {
+		t.Fatal("a change of +1.1 % over four groups, ±0.8 %: not settled beyond ±0.25 %")
+	}
+	factors, phase, ok := stats.PhaseFactors([][]float64{floors}, opts.Confidence)
+	if !ok {
+		t.Fatal("the floors told no phase")
+	}
+	r.Factors, r.Phase = factors, phase
+	if r.preciseChange(opts, sides) {
+		t.Error("the slow group left out, three groups' changes of +0.5, +1.7 and +1.1 %: judged settled")
+	}
+}

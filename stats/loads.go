@@ -154,10 +154,10 @@ func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, 
 	if len(groups) != len(factors) {
 		return Loads{}, fmt.Errorf("%w: %d groups of loads, %d speed factors", ErrLoads, len(groups), len(factors))
 	}
-	if atFast, atSlow := phase.Fast >= MinGroups, phase.Groups-phase.Fast >= MinGroups; atFast || atSlow {
+	if keep, atFast := KeptGroups(factors, phase); keep != nil {
 		var kept []float64
 		for g, group := range groups {
-			if (factors[g] <= 1+PhaseTolerance) == atFast {
+			if keep[g] {
 				kept = append(kept, group...)
 			}
 		}
@@ -182,6 +182,22 @@ func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, 
 	l = l.Scaled(1, phase.RefHalf)
 	l.Phase = &phase
 	return l, nil
+}
+
+// KeptGroups is which groups AtPhase keeps as measured, by their speed
+// factors: those that met the fast phase where MinGroups or more did
+// (atFast), else the slow ones where MinGroups or more were slow; nil
+// where it keeps every group, each divided by its factor.
+func KeptGroups(factors []float64, phase Phase) (keep []bool, atFast bool) {
+	atFast, atSlow := phase.Fast >= MinGroups, phase.Groups-phase.Fast >= MinGroups
+	if !atFast && !atSlow {
+		return nil, false
+	}
+	keep = make([]bool, len(factors))
+	for g, f := range factors {
+		keep[g] = (f <= 1+PhaseTolerance) == atFast
+	}
+	return keep, atFast
 }
 
 // Rereferenced is l, scaled by AtPhase to its run's fast phase, scaled
