@@ -51,9 +51,10 @@ func TestAtRecalled(t *testing.T) {
 	}
 	// A run within the tolerance of the recalled phase is scaled too, all
 	// the way where the history saw the phase move far beyond its floors'
-	// noise, its interval widened by the run's own floor's uncertainty,
-	// the reference's and a quarter of the scaling; beyond the tolerance
-	// all the way whatever the history, by half of it.
+	// noise, its interval widened by the run's own floor's uncertainty
+	// and a quarter of the scaling; beyond the tolerance all the way
+	// whatever the history, by half of it. A history that long knows its
+	// reference: the level the figures are given at, not theirs to carry.
 	for _, c := range []struct{ floor, transfer float64 }{{25.2, FineTransfer}, {26.5, FineTransfer}, {23.5, FineTransfer}, {20, RecallTransfer}} {
 		at := reportAt(c.floor, 70)
 		if !AtRecalled(at, Recalled{Floor: 25, RelHalf: 0.02, Runs: 5, Drift: 1e9, DriftKnown: true}, 0.95) {
@@ -61,7 +62,7 @@ func TestAtRecalled(t *testing.T) {
 			continue
 		}
 		f := 25 / c.floor
-		added := math.Sqrt(0.02*0.02 + 0.01*0.01 + math.Pow(c.transfer*math.Log(f), 2))
+		added := math.Sqrt(0.01*0.01 + math.Pow(c.transfer*math.Log(f), 2))
 		e := at.Programs[0].Results[0].Stats.Loads.Estimate
 		if want := math.Hypot(0.01, added); math.Abs(e.Point-70*f) > 1e-9 || math.Abs(e.RelativeHalfWidth()-want) > 1e-4 {
 			t.Errorf("floor %v: program %+v (±%.2f %%), want %.3f ±%.2f %%", c.floor, e, 100*e.RelativeHalfWidth(), 70*f, 100*want)
