@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Hand-computed: points 10, 12, 14 have mean 12 and standard deviation 2;
@@ -361,5 +363,45 @@ func TestLoadsMinusGrouped(t *testing.T) {
 	flat, _ := OverLoads(l.Points, Slope, 0.95)
 	if f := flat.Minus(flatBase, 0.95); f.Upper-f.Point < 5*half {
 		t.Errorf("over loads alone ±%.3f, want far wider than ±%.3f", f.Upper-f.Point, half)
+	}
+}
+
+// A program's groups that move with the floor's lose that move once
+// divided by it; groups that move on their own keep it, the floor's
+// added; and the half-width is Student's t over the groups' log ratios,
+// by hand.
+func TestFloorScaledHalf(t *testing.T) {
+	moves := []float64{1.00, 1.04, 0.97, 1.02, 0.99, 1.05}
+	var with, apart, floor []float64
+	for g, m := range moves {
+		floor = append(floor, 5*m)
+		with = append(with, 20*m*1.001, 20*m*0.999)
+		apart = append(apart, 20*moves[(g+3)%len(moves)], 20*moves[(g+3)%len(moves)])
+	}
+	together, ok := FloorScaledHalf(with, 2, floor, 1, 1, 0.95)
+	if !ok || together > 1e-9 {
+		t.Errorf("groups that move with the floor: ±%.4f %% (ok %v), want ±0", 100*together, ok)
+	}
+	own, ok := FloorScaledHalf(apart, 2, floor, 1, 0, 0.95)
+	if !ok {
+		t.Fatal("not computed")
+	}
+	var logs []float64
+	for g := range moves {
+		logs = append(logs, math.Log(apart[2*g]))
+	}
+	want := math.Expm1(TQuantile(0.95, 5) * stat.StdDev(logs, nil) / math.Sqrt(6))
+	if math.Abs(own-want) > 1e-12 {
+		t.Errorf("share 0: ±%.4f %%, want Student's t over the groups' logs, ±%.4f %%", 100*own, 100*want)
+	}
+	scaled, _ := FloorScaledHalf(apart, 2, floor, 1, 1, 0.95)
+	if scaled <= own {
+		t.Errorf("groups that move on their own, divided by the floor's: ±%.3f %%, want more than their own ±%.3f %%", 100*scaled, 100*own)
+	}
+	if _, ok := FloorScaledHalf(with[:4], 2, floor[:2], 1, 1, 0.95); ok {
+		t.Error("two groups: computed")
+	}
+	if _, ok := FloorScaledHalf(with, 2, floor[:5], 1, 1, 0.95); ok {
+		t.Error("six groups of the program against five of the floor: computed")
 	}
 }

@@ -52,22 +52,45 @@ func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
 	if r.Floor == nil || r.Environment.RunTimeStats {
 		return 0, 0, false
 	}
+	c, ok := floorLevelCase(r)
+	if !ok {
+		return 0, 0, false
+	}
+	median := c.Stats.Of(r.Settings.ChosenEstimator())
+	return median.Point, median.RelativeHalfWidth(), true
+}
+
+// floorLevelCase is the floor's case whose estimate FloorLevel takes.
+func floorLevelCase(r *results.Report) (*results.Case, bool) {
+	if r.Floor == nil || r.Environment.RunTimeStats {
+		return nil, false
+	}
 	est := r.Settings.ChosenEstimator()
-	var floors []results.Estimate
-	for _, c := range r.Floor.Results {
+	var plain []*results.Case
+	for i := range r.Floor.Results {
+		c := &r.Floor.Results[i]
 		// A floor run through a restorer, or one run a call, costs what
 		// restoring or a call costs: no phase of the plain floor (katran's
 		// restored floor read 120 ns against 28).
 		if c.Stats != nil && !c.Restored && !c.Single {
-			floors = append(floors, c.Stats.Of(est))
+			plain = append(plain, c)
 		}
 	}
-	if len(floors) == 0 {
-		return 0, 0, false
+	if len(plain) == 0 {
+		return nil, false
 	}
-	slices.SortFunc(floors, func(a, b results.Estimate) int { return cmp.Compare(a.Point, b.Point) })
-	median := floors[(len(floors)-1)/2]
-	return median.Point, median.RelativeHalfWidth(), true
+	slices.SortStableFunc(plain, func(a, b *results.Case) int { return cmp.Compare(a.Stats.Of(est).Point, b.Stats.Of(est).Point) })
+	return plain[(len(plain)-1)/2], true
+}
+
+// floorScaledHalf is stats.FloorScaledHalf of a program's loads l and the
+// floor's case whose level the run is scaled by.
+func floorScaledHalf(l stats.Loads, floor *results.Case, share, confidence float64) (float64, bool) {
+	if floor == nil || floor.Stats == nil || floor.Stats.Loads == nil || l.PerGroup <= 0 {
+		return 0, false
+	}
+	fl := floor.Stats.Loads
+	return stats.FloorScaledHalf(l.Points, l.PerGroup, fl.Points, fl.PerGroup, share, confidence)
 }
 
 // AtRecalled scales every estimate over loads in r, the floor's too, by
@@ -91,18 +114,28 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 	if !ok {
 		return false
 	}
-	factor, relHalf, share, ok := RecallScaling(level, levelHalf, rec, confidence)
+	factor, carried, rest, share, ok := recallScaling(level, levelHalf, rec, confidence)
 	if !ok {
 		return false
 	}
+	relHalf := math.Hypot(carried, rest)
+	floorCase, _ := floorLevelCase(r)
 	scaled := false
-	for _, p := range append(slices.Clone(r.Programs), *r.Floor) {
+	for pi, p := range append(slices.Clone(r.Programs), *r.Floor) {
+		isFloor := pi == len(r.Programs)
 		for i := range p.Results {
 			c := &p.Results[i]
 			if c.Stats == nil || c.Stats.Loads == nil {
 				continue
 			}
-			l := StatsLoads(*c.Stats.Loads).Rereferenced(factor, relHalf)
+			l := StatsLoads(*c.Stats.Loads)
+			if half, ok := floorScaledHalf(l, floorCase, share, confidence); ok && !isFloor {
+				// The program's loads and the floor's, group by group:
+				// what they shared divides out of the scaled figure.
+				l = l.WithHalf(half).Rereferenced(factor, rest)
+			} else {
+				l = l.Rereferenced(factor, relHalf)
+			}
 			if l.Phase == nil {
 				l.Phase = &stats.Phase{Slowest: 1}
 			}
@@ -124,18 +157,26 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 // share of the scaling to rec's floor taken; ok is false where there is
 // nothing to scale to. Adaptive sampling asks it what the report will add.
 func RecallScaling(level, levelHalf float64, rec Recalled, confidence float64) (factor, relHalf, share float64, ok bool) {
+	factor, carried, rest, share, ok := recallScaling(level, levelHalf, rec, confidence)
+	return factor, math.Hypot(carried, rest), share, ok
+}
+
+// recallScaling is RecallScaling with its half-width in two parts: what
+// the run floor's own noise carries into every figure, and the rest.
+func recallScaling(level, levelHalf float64, rec Recalled, confidence float64) (factor, carried, rest, share float64, ok bool) {
 	if !(rec.Floor > 0) || !(level > 0) {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	factor = rec.Floor / level
 	if !(factor > 1.0/maxRecallFactor && factor < maxRecallFactor) {
-		return 0, 0, 0, false // no phase of one machine: a history or a floor gone wrong
+		return 0, 0, 0, 0, false // no phase of one machine: a history or a floor gone wrong
 	}
 	// A run at another phase follows the floor all the way; within the
 	// fast phase, as far as the history saw the phase move beyond what
 	// its floors' own noise explains: a quiet machine's run floor moves by
 	// its loads' noise alone, which scaling would carry into every figure.
-	share, transfer := 1.0, RecallTransfer
+	transfer := RecallTransfer
+	share = 1
 	noise := math.Pow(levelHalf/1.96, 2)
 	// A floor whose own interval reaches the reference cannot say that it
 	// met another phase: `--repeat 1000000`, two floor loads in one group
@@ -164,11 +205,11 @@ func RecallScaling(level, levelHalf float64, rec Recalled, confidence float64) (
 	// figures spread 0.4 %). While the history is too short to say how
 	// far the phase drifts, each run moves the reference: it stays in.
 	z := distuv.UnitNormal.Quantile((1 + confidence) / 2)
-	left := (1-share)*(1-share)*rec.Drift + share*share*noise
 	reference := 0.0
 	if !rec.DriftKnown {
 		reference = share * rec.RelHalf
 	}
-	relHalf = math.Sqrt(reference*reference + z*z*left + math.Pow(transfer*share*logFactor, 2))
-	return math.Exp(share * logFactor), relHalf, share, true
+	carried = z * share * math.Sqrt(noise)
+	rest = math.Sqrt(reference*reference + z*z*(1-share)*(1-share)*rec.Drift + math.Pow(transfer*share*logFactor, 2))
+	return math.Exp(share * logFactor), carried, rest, share, true
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -192,5 +194,52 @@ func TestAtFastPhaseStandsAtSlowPhase(t *testing.T) {
 	l := r.Programs[0].Results[0].Stats.Loads
 	if l.Phase == nil || !l.Phase.AtSlow || l.Phase.LeftOut != 2 || len(l.Points) != 10 || math.Abs(l.Estimate.Point-32.8) > 1e-9 {
 		t.Errorf("%+v, phase %+v: want the slow groups' mean 32.8 as measured, the fast group's 2 loads left out", l.Estimate, l.Phase)
+	}
+}
+
+// A run whose program moved with its floor from group to group is scaled
+// by the groups' ratios: what they shared leaves the interval, which
+// taken apart (the program's loads, then the floor's carried in) held it
+// twice.
+func TestAtRecalledOverGroups(t *testing.T) {
+	moves := []float64{1.00, 1.03, 0.98, 1.02, 0.99, 1.04, 0.97, 1.01}
+	var program, floor []float64
+	for g, m := range moves {
+		floor = append(floor, 5*m)
+		own := 1 + 0.002*float64(g%3-1) // the program's own, beside the shared move
+		program = append(program, 20*m*own, 20*m*own)
+	}
+	grouped := func(points []float64, per int) *results.Summary {
+		l, err := stats.OverGroupedLoads(points, per, stats.Slope, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &results.Summary{Loads: Loads(&l)}
+	}
+	r := &results.Report{
+		Settings: results.Settings{Estimator: stats.Slope},
+		Floor:    &results.Program{Results: []results.Case{{Name: "fizz", Stats: grouped(floor, 1)}}},
+		Programs: []results.Program{{Results: []results.Case{{Name: "fizz", Stats: grouped(program, 2)}}}},
+	}
+	apart := StatsLoads(*r.Programs[0].Results[0].Stats.Loads).Estimate.RelativeHalfWidth()
+	level, levelHalf, _ := FloorLevel(r)
+	rec := Recalled{Floor: 0.97 * level, RelHalf: 0.01, Runs: 20, Drift: 1e9, DriftKnown: true}
+	factor, carried, rest, share, ok := recallScaling(level, levelHalf, rec, 0.95)
+	if !ok || share < 0.99 {
+		t.Fatalf("scaling %v, share %v", ok, share)
+	}
+	if !AtRecalled(r, rec, 0.95) {
+		t.Fatal("not scaled")
+	}
+	ratios, _ := stats.FloorScaledHalf(program, 2, floor, 1, share, 0.95)
+	got := r.Programs[0].Results[0].Stats.Loads.Estimate
+	if want := math.Hypot(ratios, rest); math.Abs(got.RelativeHalfWidth()-want) > 1e-9 {
+		t.Errorf("±%.3f %%, want the groups' ratios' ±%.3f %% and the rest's ±%.3f %%: ±%.3f %%", 100*got.RelativeHalfWidth(), 100*ratios, 100*rest, 100*want)
+	}
+	if independent := math.Sqrt(apart*apart + carried*carried + rest*rest); got.RelativeHalfWidth() >= independent/2 {
+		t.Errorf("±%.3f %%: want well under the ±%.3f %% of the program's loads and the floor's taken apart", 100*got.RelativeHalfWidth(), 100*independent)
+	}
+	if want := stat.Mean(program, nil) * factor; math.Abs(got.Point-want) > 1e-9 {
+		t.Errorf("point %v, want the loads' mean scaled, %v", got.Point, want)
 	}
 }
