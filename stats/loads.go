@@ -307,17 +307,16 @@ func OverGroupedLoads(points []float64, perGroup int, e Estimator, confidence fl
 // 0.6. ok is false for fewer than MinGroups groups, or groups that do not
 // match.
 func FloorScaledHalf(points []float64, perGroup int, floor []float64, floorPerGroup int, share, confidence float64) (relHalf float64, ok bool) {
-	pg, fg := groupsOf(points, perGroup), groupsOf(floor, floorPerGroup)
-	if len(pg) < MinGroups || len(pg) != len(fg) || !(confidence > 0 && confidence < 1) {
+	if !(confidence > 0 && confidence < 1) {
+		return 0, false
+	}
+	pg, fg, ok := matchedGroups(points, perGroup, floor, floorPerGroup)
+	if !ok {
 		return 0, false
 	}
 	ratios := make([]float64, len(pg))
 	for g := range pg {
-		p, f := stat.Mean(pg[g], nil), stat.Mean(fg[g], nil)
-		if !(p > 0) || !(f > 0) || len(pg[g]) != perGroup || len(fg[g]) != floorPerGroup {
-			return 0, false
-		}
-		ratios[g] = math.Log(p) - share*math.Log(f)
+		ratios[g] = math.Log(pg[g]) - share*math.Log(fg[g])
 	}
 	n := float64(len(ratios))
 	half := TQuantile(confidence, n-1) * stat.StdDev(ratios, nil) / math.Sqrt(n)
@@ -325,6 +324,39 @@ func FloorScaledHalf(points []float64, perGroup int, floor []float64, floorPerGr
 		return 0, false
 	}
 	return math.Expm1(half), true
+}
+
+// GroupRatios is each group's mean of points (loads in groups of
+// perGroup) over its floor's (floor: loads in groups of floorPerGroup);
+// ok is false for fewer than MinGroups groups, or groups that do not
+// match (FloorScaledHalf).
+func GroupRatios(points []float64, perGroup int, floor []float64, floorPerGroup int) ([]float64, bool) {
+	pg, fg, ok := matchedGroups(points, perGroup, floor, floorPerGroup)
+	if !ok {
+		return nil, false
+	}
+	ratios := make([]float64, len(pg))
+	for g := range pg {
+		ratios[g] = pg[g] / fg[g]
+	}
+	return ratios, true
+}
+
+// matchedGroups is the means of points' groups and of floor's, as many
+// and each whole and positive, at least MinGroups.
+func matchedGroups(points []float64, perGroup int, floor []float64, floorPerGroup int) (pm, fm []float64, ok bool) {
+	pg, fg := groupsOf(points, perGroup), groupsOf(floor, floorPerGroup)
+	if len(pg) < MinGroups || len(pg) != len(fg) {
+		return nil, nil, false
+	}
+	for g := range pg {
+		p, f := stat.Mean(pg[g], nil), stat.Mean(fg[g], nil)
+		if !(p > 0) || !(f > 0) || len(pg[g]) != perGroup || len(fg[g]) != floorPerGroup {
+			return nil, nil, false
+		}
+		pm, fm = append(pm, p), append(fm, f)
+	}
+	return pm, fm, true
 }
 
 // groupsOf splits points into groups of perGroup, the last one whatever

@@ -121,15 +121,17 @@ func overLoads(p *results.Program, est stats.Estimator, perGroup int, confidence
 }
 
 // overFloor sets, for every case measured over its loads, its estimate
-// over them each divided by the floor's level in the run (the mean of the
-// floor's loads the phase left in; stats.Summary.OverFloor), which it
-// keeps as OverFloor's Phase.RunFloor, known to Phase.RefHalf: the
-// machine's speed, which moved the floor by up to 40 % from run to run
-// here, divides out, so that runs at different times compare by it. Not
-// by each group's own floor: one floor load's own spread (3 to 4 % here)
-// moved each ratio more than the group's phase within the fast one did
-// (issue 50's study), and a slow group's ratio is not a fast one's (the
-// floor slowed ×1.7 to ×2.1, v4's cases ×1.5 to ×1.9).
+// over the floor measured with it (stats.Summary.OverFloor), which keeps
+// the floor's level in the run as Phase.RunFloor: the machine's speed,
+// which moved the floor by up to 40 % from run to run here, divides out,
+// so that runs at different times compare by it. Where the loads came in
+// groups of the floor's, each point is a group's mean over its floor's
+// (stats.GroupRatios), and what the two met alike leaves the comparison
+// (on a Xeon host their groups' means correlated by 0.2 to 0.6), the
+// floor's own noise counted once, in the ratios' spread; taken apart, it
+// was counted again as the level's uncertainty. Otherwise each load is
+// over the run's level, the mean of the floor's loads, whose own
+// uncertainty is kept as Phase.RefHalf for the comparison to add.
 func overFloor(p *results.Program, floor results.Program, confidence float64) {
 	for i := range p.Results {
 		c := &p.Results[i]
@@ -142,12 +144,20 @@ func overFloor(p *results.Program, floor results.Program, confidence float64) {
 		if !(level > 0) {
 			continue
 		}
-		l, err := stats.OverGroupedLoads(c.Stats.Loads.Points, c.Stats.Loads.PerGroup, c.Stats.Loads.Estimator, confidence)
+		var l stats.Loads
+		var err error
+		refHalf := StatsEstimate(fl.Estimate).RelativeHalfWidth()
+		if ratios, ok := stats.GroupRatios(c.Stats.Loads.Points, c.Stats.Loads.PerGroup, fl.Points, fl.PerGroup); ok {
+			l, err = stats.OverLoads(ratios, c.Stats.Loads.Estimator, confidence)
+			refHalf = 0 // the floor's own noise is in the ratios
+		} else {
+			l, err = stats.OverGroupedLoads(c.Stats.Loads.Points, c.Stats.Loads.PerGroup, c.Stats.Loads.Estimator, confidence)
+			l = l.Scaled(1/level, 0)
+		}
 		if err != nil {
 			continue
 		}
-		l = l.Scaled(1/level, 0)
-		l.Phase = &stats.Phase{Slowest: 1, RunFloor: level, RefHalf: StatsEstimate(fl.Estimate).RelativeHalfWidth()}
+		l.Phase = &stats.Phase{Slowest: 1, RunFloor: level, RefHalf: refHalf}
 		c.Stats.OverFloor = Loads(&l)
 	}
 }

@@ -186,25 +186,41 @@ func TestCompareRefusesNonFiniteChange(t *testing.T) {
 	}
 }
 
-// Each load's time over the floor is over the run's floor level, the mean
-// of the floor's loads the phase left in, kept with its uncertainty; not
-// over its own group's floor load, whose own spread moved every ratio.
-func TestOverFloorAtRunLevel(t *testing.T) {
+// A case's time over the floor is, group by group, its loads' mean over
+// the floor's measured with them, the floor's level in the run kept;
+// where the groups do not match, each load over the run's level, the
+// level's own uncertainty kept for the comparison to add.
+func TestOverFloor(t *testing.T) {
 	loads := func(points []float64, per int, half float64) *results.Summary {
 		m := stat.Mean(points, nil)
 		return &results.Summary{Loads: &results.Loads{Estimator: stats.Slope, Points: points, PerGroup: per,
 			Estimate: results.Estimate{Point: m, Lower: m * (1 - half), Upper: m * (1 + half)}}}
 	}
-	floor := results.Program{Results: []results.Case{{Name: "c", Stats: loads([]float64{5.1, 5.5, 5.2, 5.4}, 1, 0.04)}}}
-	p := results.Program{Results: []results.Case{{Name: "c", Stats: loads([]float64{20, 20.2, 20.4, 19.8, 20, 20.2, 21, 20}, 2, 0.01)}}}
+	floorPoints := []float64{5.1, 5.5, 5.2, 5.4}
+	programPoints := []float64{20, 20.2, 20.4, 19.8, 20, 20.2, 21, 20}
+	floor := results.Program{Results: []results.Case{{Name: "c", Stats: loads(floorPoints, 1, 0.04)}}}
+	p := results.Program{Results: []results.Case{{Name: "c", Stats: loads(programPoints, 2, 0.01)}}}
 	overFloor(&p, floor, 0.95)
 	of := p.Results[0].Stats.OverFloor
-	if of == nil || of.Phase == nil || math.Abs(of.Phase.RunFloor-5.3) > 1e-9 || math.Abs(of.Phase.RefHalf-0.04) > 1e-9 {
-		t.Fatalf("over the floor: %+v; want the level 5.3 ±4 %% kept", of)
+	if of == nil || of.Phase == nil || math.Abs(of.Phase.RunFloor-5.3) > 1e-9 || of.Phase.RefHalf != 0 || len(of.Points) != 4 {
+		t.Fatalf("over the floor by group: %+v; want the level 5.3 kept, nothing more to add, four groups", of)
 	}
-	for k, x := range p.Results[0].Stats.Loads.Points {
-		if math.Abs(of.Points[k]-x/5.3) > 1e-12 {
-			t.Errorf("load %d: %v over the floor, want %v/5.3", k, of.Points[k], x)
+	for g, f := range floorPoints {
+		if want := (programPoints[2*g] + programPoints[2*g+1]) / 2 / f; math.Abs(of.Points[g]-want) > 1e-12 {
+			t.Errorf("group %d: %v over its floor, want %v", g, of.Points[g], want)
+		}
+	}
+	// Three floor loads for four groups: no group has its own.
+	floor.Results[0].Stats = loads(floorPoints[:3], 1, 0.04)
+	overFloor(&p, floor, 0.95)
+	of = p.Results[0].Stats.OverFloor
+	level := stat.Mean(floorPoints[:3], nil)
+	if of == nil || of.Phase == nil || math.Abs(of.Phase.RunFloor-level) > 1e-9 || math.Abs(of.Phase.RefHalf-0.04) > 1e-9 {
+		t.Fatalf("over the run's level: %+v; want the level %.3f ±4 %% kept", of, level)
+	}
+	for k, x := range programPoints {
+		if math.Abs(of.Points[k]-x/level) > 1e-12 {
+			t.Errorf("load %d: %v over the floor, want %v/%.3f", k, of.Points[k], x, level)
 		}
 	}
 	// Two runs compared over their floors: each run's level's uncertainty
