@@ -236,4 +236,14 @@ func TestOverFloor(t *testing.T) {
 	if got := (math.Log1p(c.Cases[0].Change.Upper) - math.Log1p(c.Cases[0].Change.Lower)) / 2; math.Abs(got-want) > 1e-9 {
 		t.Errorf("runs at one floor level, each known to ±1 %%: half-width %.4f, want %.4f", got, want)
 	}
+	// Floors apart within one phase, a quarter of their log ratio joins the
+	// interval; across phases, half.
+	for _, tc := range []struct{ after, transfer float64 }{{5.6, FineTransfer}, {7.0, RecallTransfer}} {
+		c.Cases[0].Change = results.Estimate{Point: -0.06, Lower: math.Expm1(math.Log(0.94) - 0.02), Upper: math.Expm1(math.Log(0.94) + 0.02)}
+		widenByFloorGap(c, run(5.3), run(tc.after), stats.CompareOptions{Options: stats.Options{Confidence: 0.95}})
+		want := math.Sqrt(0.02*0.02 + 2*0.01*0.01 + math.Pow(tc.transfer*math.Log(tc.after/5.3), 2))
+		if got := (math.Log1p(c.Cases[0].Change.Upper) - math.Log1p(c.Cases[0].Change.Lower)) / 2; math.Abs(got-want) > 1e-9 {
+			t.Errorf("floors 5.3 and %v ns: half-width %.4f, want %.4f", tc.after, got, want)
+		}
+	}
 }

@@ -337,8 +337,9 @@ func holdAtRecalled(c *results.Comparison, before results.Program, transfer floa
 }
 
 // widenByFloorGap widens every change c judged over the two runs' loads
-// over their floors (stats.FloorLoadsTest) by RecallTransfer of how far
-// apart the runs' floors were: a phase does not slow a program as much as
+// over their floors (stats.FloorLoadsTest) by a share of how far apart
+// the runs' floors were (FineTransfer within one phase, RecallTransfer
+// across): a phase does not slow a program as much as
 // the floor, so a load's time over its floor is itself a function of the
 // phase. Six default v4 runs against a baseline saved here, their floors'
 // groups moving between 27 and 40 ns, claimed 2 changes of 30 (-6.9 and
@@ -357,7 +358,15 @@ func widenByFloorGap(c *results.Comparison, base, current *results.Report, opts 
 		// Every load of a run is divided by one floor level: its own
 		// uncertainty, each run's, moves the change too.
 		own := (math.Log1p(cc.Change.Upper) - math.Log1p(cc.Change.Lower)) / 2
-		half := math.Sqrt(own*own + math.Pow(RecallTransfer*math.Log(fa/fb), 2) + ha*ha + hb*hb)
+		// As the recall's scaling takes it: within one phase the programs
+		// followed the floor by 0.85 to 1.16 of its move between runs on a
+		// Xeon host (0.73 to 1.05 on an EPYC one), FineTransfer; across
+		// phases by as little as half, RecallTransfer.
+		transfer := RecallTransfer
+		if phases.SamePhase(fa, fb) {
+			transfer = FineTransfer
+		}
+		half := math.Sqrt(own*own + math.Pow(transfer*math.Log(fa/fb), 2) + ha*ha + hb*hb)
 		cc.Change.Lower, cc.Change.Upper = math.Expm1(d-half), math.Expm1(d+half)
 		mb := cc.Before.Point
 		cc.Difference = results.Estimate{Point: mb * cc.Change.Point, Lower: mb * cc.Change.Lower, Upper: mb * cc.Change.Upper}
