@@ -49,9 +49,6 @@ const maxRecallFactor = 10
 // run-time statistics were on: their clock reads raised the floor (28 to
 // 111 ns here), which no phase of the machine did.
 func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
-	if r.Floor == nil || r.Environment.RunTimeStats {
-		return 0, 0, false
-	}
 	c, ok := floorLevelCase(r)
 	if !ok {
 		return 0, 0, false
@@ -103,9 +100,10 @@ func floorScaledHalf(l stats.Loads, floor *results.Case, share, confidence float
 // runs at the fast phase, v4's cases moved with the run's floor by 0.73
 // to 1.05 times its own move, and scaling by it halved their spread (fizz
 // 2.5 % to 1.4 %, issue 50's study). The interval holds what the scaling
-// adds: the reference's uncertainty, the run's own floor's (its loads'
-// spread, which within the fast phase is most of what the scaling brings
-// in), and a share of the scaling's own size, as the programs need not
+// adds: the run's own floor's noise (taken with the program's loads,
+// group by group, where their groups match: FloorScaledHalf), the drift
+// it does not follow, the reference's uncertainty while the history is
+// short, and a share of the scaling's own size, as the programs need not
 // follow the floor exactly: FineTransfer within the tolerance of one
 // phase (phases.SamePhase), RecallTransfer beyond it. It reports whether
 // it scaled.
