@@ -86,7 +86,12 @@ func (r stopRule) preciseChange(opts stats.Options, sides []sampledSide) bool {
 		// The groups the report keeps (stats.AtPhase): judged over every
 		// group, a --time 10s comparison stopped at 3.4 s on changes the
 		// report, its slow group left out, printed unsettled.
-		before, after = r.keptLoads(before), r.keptLoads(after)
+		if kept, _, ok := stats.KeptLoads(before, r.PerGroup, r.Factors, r.Phase); ok {
+			before = kept
+		}
+		if kept, _, ok := stats.KeptLoads(after, r.PerGroup, r.Factors, r.Phase); ok {
+			after = kept
+		}
 	}
 	c, _, err := stats.BlockedChange(before, after, r.PerGroup, opts.Confidence)
 	if err != nil {
@@ -97,24 +102,6 @@ func (r stopRule) preciseChange(opts stats.Options, sides []sampledSide) bool {
 		return true // a clear change: its size is known as far as it matters
 	}
 	return stats.Decided(c, r.Threshold) && (c.Upper-c.Lower)/2 <= r.Precision
-}
-
-// keptLoads is points, one program's loads in groups of r.PerGroup, less
-// the groups stats.AtPhase leaves out by r.Factors; all of them where it
-// keeps every group (it scales them, which a change divides out) or
-// where they do not match the factors.
-func (r stopRule) keptLoads(points []float64) []float64 {
-	keep, _ := stats.KeptGroups(r.Factors, r.Phase)
-	if keep == nil || r.PerGroup <= 0 || len(points) != len(keep)*r.PerGroup {
-		return points
-	}
-	var kept []float64
-	for g, k := range keep {
-		if k {
-			kept = append(kept, points[g*r.PerGroup:(g+1)*r.PerGroup]...)
-		}
-	}
-	return kept
 }
 
 // stopRule is how adaptive sampling decides that a case has enough

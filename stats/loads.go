@@ -154,13 +154,7 @@ func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, 
 	if len(groups) != len(factors) {
 		return Loads{}, fmt.Errorf("%w: %d groups of loads, %d speed factors", ErrLoads, len(groups), len(factors))
 	}
-	if keep, atFast := KeptGroups(factors, phase); keep != nil {
-		var kept []float64
-		for g, group := range groups {
-			if keep[g] {
-				kept = append(kept, group...)
-			}
-		}
+	if kept, atFast, ok := KeptLoads(points, perGroup, factors, phase); ok {
 		l, err := OverGroupedLoads(kept, perGroup, e, confidence)
 		if err != nil {
 			return Loads{}, err
@@ -184,20 +178,24 @@ func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, 
 	return l, nil
 }
 
-// KeptGroups is which groups AtPhase keeps as measured, by their speed
-// factors: those that met the fast phase where MinGroups or more did
-// (atFast), else the slow ones where MinGroups or more were slow; nil
-// where it keeps every group, each divided by its factor.
-func KeptGroups(factors []float64, phase Phase) (keep []bool, atFast bool) {
+// KeptLoads is points, loads in groups of perGroup, less the groups
+// AtPhase leaves out by their speed factors: where MinGroups or more met
+// the fast phase (atFast) the slow ones, else, where MinGroups or more
+// were slow, the fast ones. ok is false where AtPhase keeps every group,
+// each divided by its factor, and where the groups do not match the
+// factors.
+func KeptLoads(points []float64, perGroup int, factors []float64, phase Phase) (kept []float64, atFast, ok bool) {
+	groups := groupsOf(points, perGroup)
 	atFast, atSlow := phase.Fast >= MinGroups, phase.Groups-phase.Fast >= MinGroups
-	if !atFast && !atSlow {
-		return nil, false
+	if len(groups) != len(factors) || !atFast && !atSlow {
+		return nil, false, false
 	}
-	keep = make([]bool, len(factors))
-	for g, f := range factors {
-		keep[g] = (f <= 1+PhaseTolerance) == atFast
+	for g, group := range groups {
+		if (factors[g] <= 1+PhaseTolerance) == atFast {
+			kept = append(kept, group...)
+		}
 	}
-	return keep, atFast
+	return kept, atFast, true
 }
 
 // WithHalf is l with its interval relHalf either side of its point,
