@@ -63,6 +63,26 @@ func TestReferenceNeedsQuorum(t *testing.T) {
 	}
 }
 
+// A few runs as fast as the machine once was do not stand for its phase
+// while most of the runs since read slower: the fast phase is the one a
+// quarter of the remembered runs met.
+func TestReferenceFollowsTheMachine(t *testing.T) {
+	now := time.Date(2026, 11, 28, 15, 40, 0, 0, time.UTC)
+	k := Key{Boot: "b", CPU: 1, Type: "XDP"}
+	var h History
+	floors := []float64{5.47, 5.54, 5.87}
+	for i := range kept - len(floors) {
+		floors = append(floors, 6.3+0.03*float64(i%10))
+	}
+	for i, f := range floors {
+		h.Add(k, f, 0.012, now.Add(time.Duration(i-len(floors))*time.Minute))
+	}
+	ref, ok := h.Reference(k, now, 0.95)
+	if !ok || ref.Floor < 6.3 || ref.Floor > 6.6 {
+		t.Errorf("reference %+v: want the 6.3 to 6.6 ns most runs read, not the 5.5 of two early ones", ref)
+	}
+}
+
 // The fast phase's drift is its runs' floors' spread beyond what each
 // one's own interval says, from minDriftRuns runs on.
 func TestReferenceDrift(t *testing.T) {
