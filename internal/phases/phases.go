@@ -25,13 +25,8 @@ const (
 	// they had met a slow one. The last hour's runs know the phase the
 	// machine is in now.
 	MaxAge = time.Hour
-	// kept is how many runs a key remembers, the newest: the reference
-	// stands for the machine as its last runs met it. Here (2026-11-28)
-	// the fast floor drifted 5.5 -> 6.6 -> 6.1 ns over an hour; over the
-	// 64 newest runs the reference stayed on two fast runs of 45 minutes
-	// before, and every later run read ×1.1 off it, another phase, ±7 %.
-	// Over 16, the runs' median distance from it was 3.6 %, not 13.7 %.
-	kept = 16
+	// kept is how many runs a key remembers, the newest.
+	kept = 64
 	// version is the file's schema; another is read as empty.
 	version = 1
 	// maxFile bounds what is read: kept runs of every key take far less.
@@ -219,17 +214,20 @@ const quorum = 3
 
 // fastest is the lowest floor of levels that at least quorum of them (a
 // quarter of them, for fewer than twelve) read within stats.PhaseTolerance
-// of, and a quarter of them for more: a few runs as fast as the machine
-// was once do not make its phase while the rest read 10 % slower (on
-// 2026-11-28 two runs at 5.5 ns, and one at 5.9, set the reference for
-// 40 runs of 6.1 to 6.7). The lowest, where none is.
+// of, and half of them for more: the phase the machine is in as often as
+// not, which a few runs as fast as it once was do not make (on 2026-11-28
+// two runs at 5.5 ns and one at 5.9 set the reference for 40 runs of 6.1
+// to 6.7, each taken for another phase, ±7 %; with half, 15 of 73 runs
+// there read more than the tolerance off it, not 55, and it moved 6.27 to
+// 6.24 ns over the last twelve where the quarter of the newest 16 moved
+// 6.35 to 6.13 and with it every figure). The lowest, where none is.
 func fastest(levels []Level) float64 {
 	floors := make([]float64, len(levels))
 	for i, l := range levels {
 		floors[i] = l.Floor
 	}
 	slices.Sort(floors)
-	need := max(min(quorum, (len(floors)+3)/4), len(floors)/4)
+	need := max(min(quorum, (len(floors)+3)/4), len(floors)/2)
 	for i, lo := range floors {
 		n := 0
 		for _, f := range floors[i:] {

@@ -64,8 +64,8 @@ func TestReferenceNeedsQuorum(t *testing.T) {
 }
 
 // A few runs as fast as the machine once was do not stand for its phase
-// while most of the runs since read slower: the fast phase is the one a
-// quarter of the remembered runs met.
+// while most of the runs since read slower: the fast phase is the one
+// half the remembered runs met.
 func TestReferenceFollowsTheMachine(t *testing.T) {
 	now := time.Date(2026, 11, 28, 15, 40, 0, 0, time.UTC)
 	k := Key{Boot: "b", CPU: 1, Type: "XDP"}
@@ -75,7 +75,7 @@ func TestReferenceFollowsTheMachine(t *testing.T) {
 		floors = append(floors, 6.3+0.03*float64(i%10))
 	}
 	for i, f := range floors {
-		h.Add(k, f, 0.012, now.Add(time.Duration(i-len(floors))*time.Minute))
+		h.Add(k, f, 0.012, now.Add(time.Duration(i-len(floors))*30*time.Second))
 	}
 	ref, ok := h.Reference(k, now, 0.95)
 	if !ok || ref.Floor < 6.3 || ref.Floor > 6.6 {
