@@ -34,9 +34,16 @@ type Validation struct {
 	// leaves out: the machine's phase, moving every program alike.
 	RunShifts  []float64 `json:"run_shifts_ns"`
 	RunFactors []float64 `json:"run_factors"`
-	// Resolution is the median half-width of the paired interval of two
-	// neighbouring programs' difference: the smallest difference told apart.
-	Resolution float64 `json:"resolution_ns"`
+	// Combined holds each program's paired difference from the one before
+	// it taken over all runs (the first is empty): their mean, its
+	// interval √(Σ half-width²)/runs about it, as each run loads every
+	// program anew.
+	Combined []Estimate `json:"combined_differences"`
+	// Resolution is the median half-width of Combined: the smallest
+	// difference of neighbours the runs together tell apart; RunResolution
+	// is one run's, the median half-width of each run's own differences.
+	Resolution    float64 `json:"resolution_ns"`
+	RunResolution float64 `json:"run_resolution_ns"`
 	// Unjudged are the neighbouring programs whose steps cost less than
 	// Resolution: their order is shown, not judged.
 	Unjudged []string `json:"unjudged,omitempty"`
@@ -66,6 +73,10 @@ type FineValidation struct {
 	// first).
 	Differences [][]Estimate `json:"differences"`
 	Neighbours  [][]Estimate `json:"neighbour_differences"`
+	// Combined and CombinedNeighbours are those over all runs, as
+	// Validation.Combined takes them.
+	Combined           []Estimate `json:"combined_differences"`
+	CombinedNeighbours []Estimate `json:"combined_neighbour_differences"`
 	// PerStep fits difference = PerStep·steps over all runs (least squares
 	// through the origin).
 	PerStep float64 `json:"ns_per_fine_step"`
@@ -73,13 +84,13 @@ type FineValidation struct {
 	// order, of Pairs, over all runs.
 	InOrder int `json:"in_order"`
 	Pairs   int `json:"pairs"`
-	// Resolution is the median half-width of the rungs' difference
-	// intervals.
+	// Resolution is the median half-width of the rungs' combined
+	// difference intervals.
 	Resolution float64 `json:"resolution_ns"`
 	// Checked says the order was checked: only a timer finer than the
 	// kernel's 1 ns can see these steps.
 	Checked bool `json:"checked"`
-	// Unresolved are the rungs whose difference, in some run, was known
+	// Unresolved are the rungs whose difference over all runs was known
 	// less finely than its fine steps cost: the loads' placement moves a
 	// rung by more than a cycle or two. They are shown, not judged.
 	Unresolved []string `json:"unresolved,omitempty"`

@@ -3,6 +3,7 @@ package ladder
 import (
 	"encoding/hex"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -225,7 +226,7 @@ func TestOrderBelowResolution(t *testing.T) {
 		{"swapped", results.Estimate{Point: -25, Lower: -40, Upper: -10}, "ladder_32 is faster than ladder_16 by more than the resolution"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v := &results.Validation{Steps: testSteps, Names: []string{"ladder_0", "ladder_8", "ladder_16", "ladder_32"}, PerStep: 1, Resolution: 20,
+			v := &results.Validation{Steps: testSteps, Names: []string{"ladder_0", "ladder_8", "ladder_16", "ladder_32"}, PerStep: 1, Resolution: 20, RunResolution: 20,
 				Runs: []results.ValidationRun{{Steps: []results.Estimate{{}, within, within, tt.top}}}}
 			failures := strings.Join(orderFailures(v), "\n")
 			if tt.want == "" && failures != "" || !strings.Contains(failures, tt.want) {
@@ -233,6 +234,46 @@ func TestOrderBelowResolution(t *testing.T) {
 			}
 			if len(v.Unjudged) != 3 {
 				t.Errorf("not judged %q, want every pair", v.Unjudged)
+			}
+		})
+	}
+}
+
+// Runs taken together resolve a step that no run resolves alone, and
+// judge it: in order it passes, swapped it fails over the runs.
+func TestOrderOverRuns(t *testing.T) {
+	steps, names := []int{0, 1, 2, 4}, []string{"ladder_0", "ladder_1", "ladder_2", "ladder_4"}
+	at := func(point float64) results.Estimate {
+		return results.Estimate{Point: point, Lower: point - 3, Upper: point + 3}
+	}
+	for _, tt := range []struct {
+		name string
+		top  float64 // ladder_2 -> ladder_4 in each run; two steps cost 2 ns
+		want string
+	}{
+		{"in order", 2, ""},
+		{"swapped", -2, "over the 3 runs: ladder_4 is not slower than ladder_2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := &results.Validation{Steps: steps, Names: names, PerStep: 1}
+			for range 3 {
+				v.Runs = append(v.Runs, results.ValidationRun{Steps: []results.Estimate{{}, at(1), at(1), at(tt.top)}})
+			}
+			v.RunResolution = 3
+			v.Combined = make([]results.Estimate, len(steps))
+			for i := 1; i < len(steps); i++ {
+				v.Combined[i] = combine(v.Runs, func(r results.ValidationRun) results.Estimate { return r.Steps[i] })
+			}
+			v.Resolution = halfWidth(v.Combined[3])
+			if want := 3 / math.Sqrt(3); math.Abs(v.Resolution-want) > 1e-9 {
+				t.Fatalf("three runs of ±3 ns: ±%.3f ns together, want ±%.3f", v.Resolution, want)
+			}
+			failures := strings.Join(orderFailures(v), "\n")
+			if tt.want == "" && failures != "" || !strings.Contains(failures, tt.want) {
+				t.Errorf("failures %q, want %q", failures, tt.want)
+			}
+			if want := []string{"ladder_0 → ladder_1", "ladder_1 → ladder_2"}; !slices.Equal(v.Unjudged, want) {
+				t.Errorf("not judged %q, want %q: two steps resolve over three runs", v.Unjudged, want)
 			}
 		})
 	}

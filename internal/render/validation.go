@@ -19,7 +19,11 @@ func WriteValidationText(w io.Writer, v *results.Validation) error {
 	for i := range v.Runs {
 		header = append(header, fmt.Sprintf("run %d", i+1))
 	}
-	table.Header(append(header, "net (run 1)", "step from previous (run 1)", "fit", "spread")...)
+	stepHeader := "step from previous (run 1)"
+	if len(v.Combined) == len(v.Steps) {
+		stepHeader = fmt.Sprintf("step from previous (%s together)", runsNamed(len(v.Runs)))
+	}
+	table.Header(append(header, "net (run 1)", stepHeader, "fit", "spread")...)
 	for i, steps := range v.Steps {
 		row := []string{v.Names[i], strconv.Itoa(steps)}
 		for _, run := range v.Runs {
@@ -29,6 +33,9 @@ func WriteValidationText(w io.Writer, v *results.Validation) error {
 		step := ""
 		if i > 0 {
 			d := first.Steps[i]
+			if len(v.Combined) == len(v.Steps) {
+				d = v.Combined[i]
+			}
 			step = fmt.Sprintf("%+.2f [%+.2f %+.2f] ns", d.Point, d.Lower, d.Upper)
 		}
 		row = append(row,
@@ -46,8 +53,8 @@ func WriteValidationText(w io.Writer, v *results.Validation) error {
 	fmt.Fprintf(w, "linearity: net = %.2f ns + %.3f ns × steps (the mean of each run's own line), R² %.4f (the worst run's), largest residual %.2f ns; every program stands on %d base steps, "+
 		"so that its chain is longer than the test-run loop's own time per run\n",
 		v.Intercept, v.PerStep, v.R2, v.MaxResidual, v.BaseSteps)
-	fmt.Fprintf(w, "resolution: neighbouring programs' paired differences are known to ±%.2f ns (median half-width), "+
-		"one step being %.2f ns; the timer's quantum is %.2g ns\n", v.Resolution, v.PerStep, v.TimerResolution)
+	fmt.Fprintf(w, "resolution: neighbouring programs' paired differences are known to ±%.2f ns over %s (median half-width; ±%.2f ns in one), "+
+		"one step being %.2f ns; the timer's quantum is %.2g ns\n", v.Resolution, runsNamed(len(v.Runs)), v.RunResolution, v.PerStep, v.TimerResolution)
 	if len(v.Unjudged) > 0 {
 		fmt.Fprintf(w, "order shown but not judged, the steps between them costing less than the resolution: %s\n", strings.Join(v.Unjudged, ", "))
 	}
@@ -87,11 +94,19 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 	for i := range runs {
 		header = append(header, fmt.Sprintf("run %d: difference from %s", i+1, f.BaseName))
 	}
+	combined := len(runs) > 1 && len(f.Combined) == len(f.Steps)
+	if combined {
+		header = append(header, runsNamed(len(runs))+" together")
+	}
 	table.Header(header...)
 	for i, fs := range f.Steps {
 		row := []string{f.Names[i], strconv.Itoa(fs)}
 		for _, diffs := range f.Differences {
 			d := diffs[i]
+			row = append(row, fmt.Sprintf("%+.2f [%+.2f %+.2f] ns", d.Point, d.Lower, d.Upper))
+		}
+		if combined {
+			d := f.Combined[i]
 			row = append(row, fmt.Sprintf("%+.2f [%+.2f %+.2f] ns", d.Point, d.Lower, d.Upper))
 		}
 		if err := table.Append(row); err != nil {
@@ -102,7 +117,7 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 		return err
 	}
 	fmt.Fprintf(w, "fine steps (one instruction each): %.2f ns per fine step, neighbours in order %d of %d, "+
-		"differences known to ±%.2f ns (median half-width)\n", f.PerStep, f.InOrder, f.Pairs, f.Resolution)
+		"differences known to ±%.2f ns over %s (median half-width)\n", f.PerStep, f.InOrder, f.Pairs, f.Resolution, runsNamed(len(runs)))
 	if !f.Checked {
 		fmt.Fprintln(w, "fine steps are below the kernel timer's 1 ns quantum, and its runs overlap: "+
 			"their order is not checked; linear sampling resolves them")
@@ -119,3 +134,11 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 // WriteValidationJSON writes the validation's figures as JSON, escaped as
 // internal/printable escapes JSON.
 func WriteValidationJSON(w io.Writer, v *results.Validation) error { return printable.JSON(w, v) }
+
+// runsNamed is "the 3 runs", or "the run".
+func runsNamed(n int) string {
+	if n == 1 {
+		return "the run"
+	}
+	return fmt.Sprintf("the %d runs", n)
+}
