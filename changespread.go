@@ -2,6 +2,7 @@ package xdpmicro
 
 import (
 	"cmp"
+	"encoding/hex"
 	"slices"
 	"time"
 
@@ -20,7 +21,13 @@ func (o *runner) recalled(h phases.History, boot string, total testrun.Result, c
 	if total.Floor == nil {
 		return analysis.Recalled{}, false
 	}
-	key := o.historyKey(boot, cpu, total.Floor.Info.Type.String(), 1+len(total.Floor.Placements))
+	var frames []string // the floor's plain cases', as analysis.FloorLevelFrames reads them
+	for _, c := range total.Floor.Cases {
+		if !c.Restored && !c.Single {
+			frames = append(frames, hex.EncodeToString(c.Case.Frame))
+		}
+	}
+	key := o.historyKey(boot, cpu, total.Floor.Info.Type.String(), 1+len(total.Floor.Placements), frames)
 	ref, ok := h.Reference(key, time.Now(), o.Stats.Confidence)
 	if !ok {
 		return analysis.Recalled{}, false

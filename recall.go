@@ -28,7 +28,7 @@ func (o *runner) recall(rep *results.Report, obs Observer) {
 		say(err)
 		return
 	}
-	key := o.historyKey(boot, rep.Environment.MainCPU(), rep.Floor.Info.Type, (1+len(rep.Floor.Placements))/max(rep.Environment.Groups, 1))
+	key := o.historyKey(boot, rep.Environment.MainCPU(), rep.Floor.Info.Type, (1+len(rep.Floor.Placements))/max(rep.Environment.Groups, 1), analysis.FloorLevelFrames(rep))
 	h, err := phases.Load(o.History)
 	if err != nil {
 		say(fmt.Errorf("%w; starting it anew", err))
@@ -44,8 +44,10 @@ func (o *runner) recall(rep *results.Report, obs Observer) {
 }
 
 // historyKey is the phase history's key of this run: its boot, CPU and
-// floor's type, and its design, its programs' loads a group beside
-// floorPerGroup of the floor's.
-func (o *runner) historyKey(boot string, cpu int, floorType string, floorPerGroup int) phases.Key {
-	return phases.Key{Boot: boot, CPU: cpu, Type: floorType, Design: phases.NewDesign(len(o.Programs), o.groupLoads(), floorPerGroup)}
+// floor's type, its design, its programs' loads a group beside
+// floorPerGroup of the floor's, and the frames (hex) its floor's level
+// is read from.
+func (o *runner) historyKey(boot string, cpu int, floorType string, floorPerGroup int, levelFrames []string) phases.Key {
+	return phases.Key{Boot: boot, CPU: cpu, Type: floorType, Design: phases.NewDesign(len(o.Programs), o.groupLoads(), floorPerGroup),
+		Frames: phases.NewFrames(levelFrames)}
 }

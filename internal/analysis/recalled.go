@@ -57,27 +57,46 @@ func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
 	return median.Point, median.RelativeHalfWidth(), true
 }
 
+// FloorLevelFrames are the frames, in hex, of the floor's cases that
+// FloorLevel reads its level from: a floor's level is comparable only
+// with one read from the same frames.
+func FloorLevelFrames(r *results.Report) []string {
+	var frames []string
+	for _, c := range plainFloorCases(r) {
+		frames = append(frames, c.Frame)
+	}
+	return frames
+}
+
 // floorLevelCase is the floor's case whose estimate FloorLevel takes.
 func floorLevelCase(r *results.Report) (*results.Case, bool) {
 	if r.Floor == nil || r.Environment.RunTimeStats {
 		return nil, false
 	}
 	est := r.Settings.ChosenEstimator()
-	var plain []*results.Case
-	for i := range r.Floor.Results {
-		c := &r.Floor.Results[i]
-		// A floor run through a restorer, or one run a call, costs what
-		// restoring or a call costs: no phase of the plain floor (katran's
-		// restored floor read 120 ns against 28).
-		if c.Stats != nil && !c.Restored && !c.Single {
-			plain = append(plain, c)
-		}
-	}
+	plain := plainFloorCases(r)
 	if len(plain) == 0 {
 		return nil, false
 	}
 	slices.SortStableFunc(plain, func(a, b *results.Case) int { return cmp.Compare(a.Stats.Of(est).Point, b.Stats.Of(est).Point) })
 	return plain[(len(plain)-1)/2], true
+}
+
+// plainFloorCases are the floor's cases sampled plainly. A floor run
+// through a restorer, or one run a call, costs what restoring or a call
+// costs: no phase of the plain floor (katran's restored floor read 120 ns
+// against 28).
+func plainFloorCases(r *results.Report) []*results.Case {
+	if r.Floor == nil {
+		return nil
+	}
+	var plain []*results.Case
+	for i := range r.Floor.Results {
+		if c := &r.Floor.Results[i]; c.Stats != nil && !c.Restored && !c.Single {
+			plain = append(plain, c)
+		}
+	}
+	return plain
 }
 
 // floorScaledHalf is stats.FloorScaledHalf of a program's loads l and the

@@ -1,6 +1,8 @@
 package phases
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,13 +53,32 @@ type Key struct {
 	// The floor reads higher beside more loads: 5.4 to 5.6 ns in groups
 	// of two loads of v4, 5.6 to 5.9 in groups of eight, here.
 	Design string
+	// Frames names the frames the floor's level is read from (NewFrames);
+	// "" for any. The floor costs what its frame costs: on 2026-11-28
+	// here an ICMP echo of 98 bytes read 5.24 ns beside 6.2 ns for v4's
+	// UDP frames of 60, and xdp-tutorial's program was scaled ×1.19 to
+	// the bundled program's history, every figure ±7 to ±12 %.
+	Frames string
 }
 
 func (k Key) String() string {
-	if k.Design == "" {
-		return fmt.Sprintf("%s/cpu%d/%s", k.Boot, k.CPU, k.Type)
+	s := fmt.Sprintf("%s/cpu%d/%s", k.Boot, k.CPU, k.Type)
+	if k.Design != "" {
+		s += "/" + k.Design
 	}
-	return fmt.Sprintf("%s/cpu%d/%s/%s", k.Boot, k.CPU, k.Type, k.Design)
+	if k.Frames != "" {
+		s += "/" + k.Frames
+	}
+	return s
+}
+
+// NewFrames names a set of frames, given in hex, in any order: the first
+// bytes of the SHA-256 of them sorted.
+func NewFrames(hexFrames []string) string {
+	sorted := slices.Clone(hexFrames)
+	slices.Sort(sorted)
+	sum := sha256.Sum256([]byte(strings.Join(sorted, "\n")))
+	return "frames-" + hex.EncodeToString(sum[:6])
 }
 
 // NewDesign names a run's grouping: programs builds, perGroup loads of

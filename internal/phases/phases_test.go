@@ -194,3 +194,29 @@ func TestLoadSave(t *testing.T) {
 		t.Errorf("corrupt file: %+v, %v; want ErrHistory and an empty history", h, err)
 	}
 }
+
+// Floors read from other frames are another key's: the set of frames
+// names it, in whatever order the cases came.
+func TestKeyFrames(t *testing.T) {
+	udp, icmp := []string{"0a", "0b", "0c"}, []string{"0d"}
+	if NewFrames(udp) != NewFrames([]string{"0c", "0a", "0b"}) {
+		t.Error("the same frames in another order named apart")
+	}
+	if NewFrames(udp) == NewFrames(icmp) || NewFrames(udp) == NewFrames(udp[:2]) {
+		t.Error("other frames named alike")
+	}
+	now := time.Date(2026, 11, 28, 16, 0, 0, 0, time.UTC)
+	a := Key{Boot: "b", CPU: 1, Type: "XDP", Design: "1x2+1", Frames: NewFrames(udp)}
+	b := a
+	b.Frames = NewFrames(icmp)
+	var h History
+	for i := range 5 {
+		h.Add(a, 6.2, 0.01, now.Add(time.Duration(i-5)*time.Minute))
+	}
+	if _, ok := h.Reference(b, now, 0.95); ok {
+		t.Error("a floor read from other frames recalled the bundled frames' history")
+	}
+	if ref, ok := h.Reference(a, now, 0.95); !ok || ref.Floor != 6.2 {
+		t.Errorf("reference %+v, %v; want 6.2", ref, ok)
+	}
+}
