@@ -69,7 +69,8 @@ func TestHistory(t *testing.T) {
 		level, _, _ := analysis.FloorLevel(first)
 		env := first.Environment
 		design := phases.NewDesign(len(first.Programs), max(env.LoadsPerGroup, 1), (1+len(first.Floor.Placements))/max(env.Groups, 1))
-		h.Add(phases.Key{Boot: boot, CPU: env.CPU, Type: first.Floor.Info.Type, Design: design}, level, phases.MaxHalf/2, time.Now())
+		key := phases.Key{Boot: boot, CPU: env.CPU, Type: first.Floor.Info.Type, Design: design, Frames: phases.NewFrames(analysis.FloorLevelFrames(first))}
+		h.Add(key, level, phases.MaxHalf/2, time.Now())
 	}
 	if err != nil || len(h.Levels) != 1 {
 		t.Fatalf("history after one run: %+v, %v; want one key", h, err)
