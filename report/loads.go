@@ -2,10 +2,12 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // loadsNote says how many loads each figure is over and how they were
@@ -96,6 +98,9 @@ func (r doc) phaseNote() (n note, ok bool) {
 		lead = "this run met the machine's fast phase"
 		within = ", and its figures stand as measured: the runs before it did not move beyond their floors' own noise, " +
 			"or are too few to say how far that phase moves" + within
+	case ph.Share < 0.995 && ph.DriftAssumed:
+		within = fmt.Sprintf(", followed %.0f %%: the runs before it are too few to say how far that phase moves, "+
+			"taken as %.0f %% from run to run against the floors' own noise", 100*ph.Share, 100*math.Sqrt(stats.PriorDrift)) + within
 	case ph.Share < 0.995:
 		within = fmt.Sprintf(", followed %.0f %%: as far as the runs before it moved beyond their floors' own noise", 100*ph.Share) + within
 	}

@@ -131,6 +131,7 @@ type Phase struct {
 	RecalledRuns int     `json:"recalled_runs,omitempty"`
 	RunFloor     float64 `json:"run_floor,omitempty"`
 	Share        float64 `json:"recall_share,omitempty"`
+	DriftAssumed bool    `json:"drift_assumed,omitempty"`
 	LeftOut      int     `json:"left_out_loads,omitempty"`
 	AtSlow       bool    `json:"at_slow_phase,omitempty"`
 }

@@ -54,6 +54,15 @@ type Loads struct {
 // and its slow phases 15 to 40 % above them.
 const PhaseTolerance = 0.08
 
+// PriorDrift is the variance, on the log scale, taken for how far the
+// fast phase's floor moves from run to run while the history is too
+// short to say (internal/phases' DriftKnown): a 2 % standard deviation,
+// as the floors of runs in a row moved on both hosts here (5.89 to 6.20
+// ns over ten runs on a Xeon, 27.0 to 28.8 ns on an EPYC). It decides
+// only how far such a run follows its floor; the interval then holds the
+// reference's uncertainty, as it does until the drift is known.
+const PriorDrift = 0.02 * 0.02
+
 // Phase records how a run's loads were scaled to the machine's fastest
 // phase: the host slowed every program alike, for seconds at a time.
 type Phase struct {
@@ -73,8 +82,10 @@ type Phase struct {
 	RecalledRuns int
 	RunFloor     float64
 	// Share is how much of the scaling to Recalled the figures took: 1
-	// across phases, within one what the history's drift says.
-	Share float64
+	// across phases, within one what the history's drift says, or, with
+	// DriftAssumed, a prior drift where the history was too short to say.
+	Share        float64
+	DriftAssumed bool
 	// LeftOut is how many loads AtPhase left out: measured in the slow
 	// groups of a run with MinGroups fast ones or more, else, AtSlow, in
 	// the too few fast ones of a run with MinGroups slow ones or more,

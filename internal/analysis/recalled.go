@@ -157,6 +157,7 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 				l.Phase = &stats.Phase{Slowest: 1}
 			}
 			l.Phase.Recalled, l.Phase.RecalledRuns, l.Phase.RunFloor, l.Phase.Share = rec.Floor, rec.Runs, level, share
+			l.Phase.DriftAssumed = !rec.DriftKnown && share > 0 && share < 1
 			c.Stats.Loads = Loads(&l)
 			if c.Net != nil {
 				n := StatsEstimate(*c.Net).Scaled(factor, relHalf)
@@ -201,13 +202,21 @@ func recallScaling(level, levelHalf float64, rec Recalled, confidence float64) (
 	// tolerance, was followed all the way and read ±28 % on every case.
 	if phases.SamePhase(level, rec.Floor) || math.Abs(factor-1) <= levelHalf {
 		// Within it, a history too short to say how far the phase moves
-		// leaves the run as measured, as no history does: followed all
-		// the way, a run of four loads (--repeat 1000000) a run after its
-		// first brought in its two floor loads' noise and the one
-		// reference run's, and read ±35 %.
+		// follows the floor as far as stats.PriorDrift would against the run
+		// floor's noise and the reference's own: followed all the way, a
+		// run of four loads (--repeat 1000000) a run after its first
+		// brought in its two floor loads' noise and the one reference
+		// run's, and read ±35 %; not at all, the second to fifth runs of a
+		// new history kept the floor's whole move (one at +3.6 % read fizz
+		// 3 % above the ten runs' median, 7 to 9 of those ten intervals
+		// holding it).
 		transfer, share = FineTransfer, 0
-		if rec.DriftKnown && rec.Drift+noise > 0 {
-			share = rec.Drift / (rec.Drift + noise)
+		drift, doubt := rec.Drift, noise
+		if !rec.DriftKnown {
+			drift, doubt = stats.PriorDrift, noise+math.Pow(rec.RelHalf/1.96, 2)
+		}
+		if drift+doubt > 0 {
+			share = drift / (drift + doubt)
 		}
 	}
 	logFactor := math.Log(factor)
