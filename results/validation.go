@@ -77,9 +77,11 @@ type FineValidation struct {
 	// Validation.Combined takes them.
 	Combined           []Estimate `json:"combined_differences"`
 	CombinedNeighbours []Estimate `json:"combined_neighbour_differences"`
-	// PerStep fits difference = PerStep·steps over all runs (least squares
-	// through the origin).
-	PerStep float64 `json:"ns_per_fine_step"`
+	// PerStep and Intercept fit difference = Intercept + PerStep·steps
+	// over all runs (least squares): the first fine step may cost more
+	// than the others.
+	PerStep   float64 `json:"ns_per_fine_step"`
+	Intercept float64 `json:"intercept_ns"`
 	// InOrder counts neighbouring rungs (the base first) that came out in
 	// order, of Pairs, over all runs.
 	InOrder int `json:"in_order"`

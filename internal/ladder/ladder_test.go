@@ -18,7 +18,7 @@ import (
 
 var (
 	testSteps     = []int{0, 8, 16, 32}
-	testFineSteps = []int{1, 2}
+	testFineSteps = []int{1, 2, 4}
 )
 
 // synthetic is a ladder as a machine (or a broken tool) would show it.
@@ -36,6 +36,9 @@ type synthetic struct {
 	// harness adds to every program's cost (a slow phase of the test-run
 	// loop itself).
 	harness float64
+	// firstFine adds to every fine rung: the first fine step costing more
+	// than the others, as on a Xeon host here (0.40 ns, then 0.25).
+	firstFine float64
 }
 
 // testBase is the steps every synthetic ladder program stands on.
@@ -81,7 +84,7 @@ func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *re
 		res.Programs[n-2].Results, res.Programs[n-1].Results = res.Programs[n-1].Results, res.Programs[n-2].Results
 	}
 	for _, f := range testFineSteps {
-		res.Programs = append(res.Programs, program(fmt.Sprintf("fine_%d", f), cost(16)+l.perFine*float64(f)))
+		res.Programs = append(res.Programs, program(fmt.Sprintf("fine_%d", f), cost(16)+l.perFine*float64(f)+l.firstFine))
 	}
 	if l.swapFine {
 		n := len(testSteps)
@@ -109,6 +112,7 @@ func TestValidateLadder(t *testing.T) {
 	}{
 		{"a true ladder, fine timer", synthetic{perStep: 1, perFine: 0.25}, 0.001, "", true},
 		{"a true ladder, kernel timer", synthetic{perStep: 1, perFine: 0.25}, 1, "", false},
+		{"a first fine step that costs more, fine timer", synthetic{perStep: 1, perFine: 0.25, firstFine: 0.15}, 0.001, "", true},
 		{"fine rungs that cost nothing, fine timer", synthetic{perStep: 1, perFine: -0.25}, 0.001, "the fine rungs do not climb", true},
 		{"fine rungs swapped, fine timer", synthetic{perStep: 1, perFine: 0.25, swapFine: true}, 0.001, "fine_2 is not slower than the rung below", true},
 		{"fine rungs that cost nothing, kernel timer", synthetic{perStep: 1, perFine: -0.25}, 1, "", false},

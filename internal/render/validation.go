@@ -116,8 +116,8 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 	if err := table.Render(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "fine steps (one instruction each): %.2f ns per fine step, neighbours in order %d of %d, "+
-		"differences known to ±%.2f ns over %s (median half-width)\n", f.PerStep, f.InOrder, f.Pairs, f.Resolution, runsNamed(len(runs)))
+	fmt.Fprintf(w, "fine steps (one instruction each): %.2f ns per fine step (%+.2f ns beside them), neighbours in order %d of %d, "+
+		"differences known to ±%.2f ns over %s (median half-width)\n", f.PerStep, f.Intercept, f.InOrder, f.Pairs, f.Resolution, runsNamed(len(runs)))
 	if !f.Checked {
 		fmt.Fprintln(w, "fine steps are below the kernel timer's 1 ns quantum, and its runs overlap: "+
 			"their order is not checked; linear sampling resolves them")
