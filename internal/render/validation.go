@@ -20,7 +20,9 @@ func WriteValidationText(w io.Writer, v *results.Validation) error {
 		header = append(header, fmt.Sprintf("run %d", i+1))
 	}
 	stepHeader := "step from previous (run 1)"
-	if len(v.Combined) == len(v.Steps) {
+	if len(v.Runs) == 1 {
+		stepHeader = "step from previous"
+	} else if len(v.Combined) == len(v.Steps) {
 		stepHeader = fmt.Sprintf("step from previous (%s together)", runsNamed(len(v.Runs)))
 	}
 	table.Header(append(header, "net (run 1)", stepHeader, "fit", "spread")...)
@@ -33,7 +35,7 @@ func WriteValidationText(w io.Writer, v *results.Validation) error {
 		step := ""
 		if i > 0 {
 			d := first.Steps[i]
-			if len(v.Combined) == len(v.Steps) {
+			if len(v.Runs) > 1 && len(v.Combined) == len(v.Steps) {
 				d = v.Combined[i]
 			}
 			step = fmt.Sprintf("%+.2f [%+.2f %+.2f] ns", d.Point, d.Lower, d.Upper)
@@ -53,8 +55,12 @@ func WriteValidationText(w io.Writer, v *results.Validation) error {
 	fmt.Fprintf(w, "linearity: net = %.2f ns + %.3f ns × steps (the mean of each run's own line), R² %.4f (the worst run's), largest residual %.2f ns; every program stands on %d base steps, "+
 		"so that its chain is longer than the test-run loop's own time per run\n",
 		v.Intercept, v.PerStep, v.R2, v.MaxResidual, v.BaseSteps)
-	fmt.Fprintf(w, "resolution: neighbouring programs' paired differences are known to ±%.2f ns over %s (median half-width; ±%.2f ns in one), "+
-		"one step being %.2f ns; the timer's quantum is %.2g ns\n", v.Resolution, runsNamed(len(v.Runs)), v.RunResolution, v.PerStep, v.TimerResolution)
+	inOne := ""
+	if len(v.Runs) > 1 {
+		inOne = fmt.Sprintf("; ±%.2f ns in one", v.RunResolution)
+	}
+	fmt.Fprintf(w, "resolution: neighbouring programs' paired differences are known to ±%.2f ns over %s (median half-width%s), "+
+		"one step being %.2f ns; the timer's quantum is %.2g ns\n", v.Resolution, runsNamed(len(v.Runs)), inOne, v.PerStep, v.TimerResolution)
 	if len(v.Unjudged) > 0 {
 		fmt.Fprintf(w, "order shown but not judged, the steps between them costing less than the resolution: %s\n", strings.Join(v.Unjudged, ", "))
 	}
