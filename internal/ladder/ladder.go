@@ -282,7 +282,7 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report
 	for _, s := range fineSteps {
 		f.Names = append(f.Names, bpf.FineProgram(s))
 	}
-	var xs, ys, halfWidths []float64
+	var xs, ys []float64
 	for ri, r := range runs {
 		est := estimatorOf(r)
 		base := r.Programs[bi].Results[0]
@@ -300,7 +300,6 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report
 			}
 			diffs, neighbours = append(diffs, d), append(neighbours, n)
 			xs, ys = append(xs, float64(fs)), append(ys, d.Point)
-			halfWidths = append(halfWidths, (d.Upper-d.Lower)/2)
 			f.Pairs++
 			if n.Point > 0 {
 				f.InOrder++
@@ -315,7 +314,7 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report
 	// (0.26 to 0.28 ns a step) put fine_1 55 to 65 % off it, and failed it
 	// once its interval, over three runs, narrowed to ±0.2 ns.
 	f.Intercept, f.PerStep = stat.LinearRegression(xs, ys, nil, false)
-	halfWidths = halfWidths[:0]
+	var halfWidths []float64
 	for i := range fineSteps {
 		f.Combined = append(f.Combined, combine(f.Differences, func(d []results.Estimate) results.Estimate { return d[i] }))
 		f.CombinedNeighbours = append(f.CombinedNeighbours, combine(f.Neighbours, func(d []results.Estimate) results.Estimate { return d[i] }))
@@ -346,7 +345,7 @@ func fineFailures(f *results.FineValidation) []string {
 		return []string{fmt.Sprintf("the fine rungs do not climb: %.3f ns per fine step", f.PerStep)}
 	}
 	var out []string
-	judge := func(who string, diffs, neighbours []results.Estimate, unresolved func(i int)) {
+	judge := func(who string, diffs, neighbours []results.Estimate) {
 		belowSteps := 0
 		for i, d := range diffs {
 			expected := f.Intercept + f.PerStep*float64(f.Steps[i])
@@ -357,7 +356,7 @@ func fineFailures(f *results.FineValidation) []string {
 			}
 			belowSteps = f.Steps[i]
 			if halfWidth(d) > expected || halfWidth(n) > neighbour {
-				unresolved(i) // below what the loads resolve here
+				f.Unresolved = append(f.Unresolved, f.Names[i]) // below what the loads resolve here
 				continue
 			}
 			switch {
@@ -371,13 +370,11 @@ func fineFailures(f *results.FineValidation) []string {
 			}
 		}
 	}
-	unresolved := func(i int) { f.Unresolved = append(f.Unresolved, f.Names[i]) }
 	if len(f.Differences) > 1 && len(f.Combined) == len(f.Steps) {
-		judge(fmt.Sprintf("over the %d runs", len(f.Differences)), f.Combined, f.CombinedNeighbours, unresolved)
+		judge(fmt.Sprintf("over the %d runs", len(f.Differences)), f.Combined, f.CombinedNeighbours)
 	} else if len(f.Differences) == 1 {
-		judge("run 1", f.Differences[0], f.Neighbours[0], unresolved)
+		judge("run 1", f.Differences[0], f.Neighbours[0])
 	}
-	slices.SortFunc(f.Unresolved, func(a, b string) int { return slices.Index(f.Names, a) - slices.Index(f.Names, b) })
 	return out
 }
 

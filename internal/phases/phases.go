@@ -203,7 +203,6 @@ func (h History) Reference(k Key, now time.Time, confidence float64) (ref Refere
 	if len(levels) == 0 {
 		return Reference{}, false
 	}
-	levels = levels[max(0, len(levels)-kept):] // a file that kept more
 	lo := fastest(levels)
 	var fast, logs []float64
 	half, noise := 0.0, 0.0
