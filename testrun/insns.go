@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -25,8 +26,9 @@ var loadCounted = insncount.Load
 // after each case as the program's are, so that it takes the paths the
 // program takes. A program whose copy
 // cannot be loaded, or strays from that path, gets the reason instead: it
-// is measured by time alone.
-func (p *plan) countInstructions(progs []*program, res *Result) {
+// is measured by time alone. Once ctx is done it stops, with ctx's
+// error: the copy's maps take as long to fill as the program's.
+func (p *plan) countInstructions(ctx context.Context, progs []*program, res *Result) error {
 	known := p.cfg.Counts
 	res.Counts = &Counts{programs: map[int]ProgramResult{}}
 	first := map[int]int{} // program index in cfg -> the index of its first load
@@ -46,7 +48,10 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 			continue
 		}
 		first[p.programOf[i]] = i
-		paths, rw, err := p.count(l, p.updates[i], pr.Cases)
+		paths, rw, err := p.count(ctx, l, p.updates[i], pr.Cases)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
 		for c := range pr.Cases {
 			cr := &pr.Cases[c]
 			if err != nil {
@@ -66,6 +71,7 @@ func (p *plan) countInstructions(progs []*program, res *Result) {
 		}
 		res.Counts.programs[p.programOf[i]] = *pr
 	}
+	return nil
 }
 
 // Counts are the instruction counts of a run's programs, by their index
@@ -115,7 +121,7 @@ func (pc pathCounts) timed(c int, state string) []uint64 {
 
 // count runs every case through an instrumented copy of l's program
 // (runCounted).
-func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) (pathCounts, insncount.Rewrite, error) {
+func (p *plan) count(ctx context.Context, l *program, updates []object.Update, cases []CaseResult) (pathCounts, insncount.Rewrite, error) {
 	if l.Object.Prog != nil {
 		return pathCounts{}, insncount.Rewrite{}, errors.New("not counted: a program its caller loaded has no instructions to instrument; give its CollectionSpec")
 	}
@@ -124,7 +130,7 @@ func (p *plan) count(l *program, updates []object.Update, cases []CaseResult) (p
 		return pathCounts{}, insncount.Rewrite{}, fmt.Errorf("not counted: %w", err)
 	}
 	defer counted.Close()
-	first, later, laterReturns, replays, err := runCounted(l, counted, updates, cases)
+	first, later, laterReturns, replays, err := runCounted(ctx, l, counted, updates, cases)
 	return pathCounts{first: first, later: later, laterReturns: laterReturns, replays: replays}, counted.Rewrite, err
 }
 
@@ -139,10 +145,10 @@ const laterRuns = 8
 // maps back before the next case, as the checking runs do. It returns
 // each case's block counts of the first run and of the later one, and the
 // later one's return.
-func runCounted(l *program, counted *insncount.Program, updates []object.Update, cases []CaseResult) (first, later [][]uint64, laterReturns []uint32, replays []*FlowReplay, err error) {
+func runCounted(ctx context.Context, l *program, counted *insncount.Program, updates []object.Update, cases []CaseResult) (first, later [][]uint64, laterReturns []uint32, replays []*FlowReplay, err error) {
 	twin := object.FromCollection(l.Object, l.Info, l.Spec, counted.Collection, counted.Program)
 	defer twin.FreeCopies()
-	if err := twin.Apply(updates); err != nil {
+	if err := twin.ApplyContext(ctx, updates); err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("not counted: the instrumented copy's maps: %w", err)
 	}
 	first, later, laterReturns = make([][]uint64, len(cases)), make([][]uint64, len(cases)), make([]uint32, len(cases))
@@ -150,6 +156,9 @@ func runCounted(l *program, counted *insncount.Program, updates []object.Update,
 	for i, c := range cases {
 		fail := func(err error) ([][]uint64, [][]uint64, []uint32, []*FlowReplay, error) {
 			return nil, nil, nil, nil, fmt.Errorf("not counted: case %s: %w", c.Case.Name, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return fail(err)
 		}
 		// As before each checking run: queues and stacks emptied.
 		before, err := twin.Snapshot()

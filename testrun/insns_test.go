@@ -28,7 +28,7 @@ func checked(t *testing.T, cfg Config) Result {
 		t.Fatal(err)
 	}
 	defer p.releaseCPU() // the check is over when this returns: a next one may take the CPU
-	progs, err := p.load()
+	progs, err := p.load(context.Background())
 	t.Cleanup(func() {
 		for _, l := range progs {
 			l.Close()
@@ -37,7 +37,7 @@ func checked(t *testing.T, cfg Config) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := p.check(progs)
+	res, err := p.check(context.Background(), progs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -105,11 +106,11 @@ func (c Config) validateLive() error {
 // entry's ifindex up in the namespace of the thread that writes it: from
 // the host's, an ifindex meaning xm0 named a host interface, and live
 // frames went out of it.
-func (p *plan) applyMapInit(l *program, updates []object.Update) error {
+func (p *plan) applyMapInit(ctx context.Context, l *program, updates []object.Update) error {
 	if p.cfg.Live == nil || len(updates) == 0 {
-		return l.Apply(updates)
+		return l.ApplyContext(ctx, updates)
 	}
-	return p.cfg.Live.Net.pair.Inside(func() error { return l.Apply(updates) })
+	return p.cfg.Live.Net.pair.Inside(func() error { return l.ApplyContext(ctx, updates) })
 }
 
 // checkLiveMapInit refuses, before anything is loaded, a devmap or

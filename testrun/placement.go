@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"time"
 
@@ -40,8 +41,9 @@ const (
 // loadCandidates loads want loads of each of the chosen programs, in
 // turns, and returns each program's loads in the order loaded. Where it
 // can it draws more and keeps want of them spread over their code's
-// offset; the others are closed. On error it closes them all.
-func loadCandidates(chosen []object.Chosen, want []int) ([][]*object.Loaded, error) {
+// offset; the others are closed. On error it closes them all; once ctx
+// is done it stops between loads, with ctx's error.
+func loadCandidates(ctx context.Context, chosen []object.Chosen, want []int) ([][]*object.Loaded, error) {
 	drawn := make([][]*object.Loaded, len(chosen))
 	target := make([]int, len(chosen))
 	for i, c := range chosen {
@@ -63,6 +65,11 @@ func loadCandidates(chosen []object.Chosen, want []int) ([][]*object.Loaded, err
 				neededTime += time.Since(began)
 			} else {
 				extraTime += time.Since(began)
+			}
+			if err == nil && ctx.Err() != nil {
+				// Cancelled meanwhile: no load more, needed or not.
+				l.Close()
+				err, needed = ctx.Err(), true
 			}
 			if err != nil && needed {
 				for _, ls := range drawn {
@@ -145,7 +152,7 @@ func spreadByOffset[T any](candidates []T, want int, offset func(T) (int, bool))
 
 // loadPlacements loads every placement of p.picked, spread as above, and
 // returns the loads in picked's order.
-func (p *plan) loadPlacements() ([]*object.Loaded, error) {
+func (p *plan) loadPlacements(ctx context.Context) ([]*object.Loaded, error) {
 	var keys, want []int
 	var chosen []object.Chosen
 	for i, c := range p.picked {
@@ -156,7 +163,7 @@ func (p *plan) loadPlacements() ([]*object.Loaded, error) {
 		}
 		want[k]++
 	}
-	drawn, err := loadCandidates(chosen, want)
+	drawn, err := loadCandidates(ctx, chosen, want)
 	if err != nil {
 		return nil, err
 	}

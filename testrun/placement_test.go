@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestLoadCandidatesSpread(t *testing.T) {
 	}
 	before := len(kerneltest.Programs(t, b.Program))
 	const want = 4
-	drawn, err := loadCandidates([]object.Chosen{c}, []int{want})
+	drawn, err := loadCandidates(context.Background(), []object.Chosen{c}, []int{want})
 	if err != nil {
 		t.Fatal(err)
 	}

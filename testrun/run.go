@@ -442,14 +442,14 @@ func begin(ctx context.Context, cfg Config) (p *plan, progs []*program, res Resu
 	if p, err = prepare(ctx, cfg); err != nil {
 		return nil, nil, Result{}, err
 	}
-	if progs, err = p.load(); err != nil {
+	if progs, err = p.load(ctx); err != nil {
 		return p, progs, Result{}, err
 	}
 	// On the measuring CPU: a per-CPU map's changes then show on the CPU
 	// the samples run on, and the checking run finds its caches warm.
 	err = p.pin(func() error {
 		var err error
-		res, err = p.check(progs)
+		res, err = p.check(ctx, progs)
 		return err
 	})
 	return p, progs, res, err
@@ -566,6 +566,11 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if err := host.CheckPrivileges(); err != nil {
 		return nil, err
 	}
+	// At the start, not at the anchors: a run that ends before them, or
+	// runs none, still puts back a knob a dead run left set.
+	if note := host.RecoverRCU(); note != "" && cfg.Notice != nil {
+		cfg.Notice(note)
+	}
 	if p.claim, err = host.ChooseCPU(ctx, cfg.CPU, allowed, cfg.Notice); err != nil {
 		return nil, err
 	}
@@ -584,9 +589,10 @@ func (p *plan) releaseCPU() {
 }
 
 // load puts every program into the kernel and fills its maps. It returns
-// what it loaded even on error, for the caller to close.
-func (p *plan) load() ([]*program, error) {
-	loads, err := p.loadPlacements()
+// what it loaded even on error, for the caller to close. Once ctx is done
+// it stops between loads and between batches of map-init's entries.
+func (p *plan) load(ctx context.Context) ([]*program, error) {
+	loads, err := p.loadPlacements(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -595,10 +601,13 @@ func (p *plan) load() ([]*program, error) {
 		progs[i] = &program{Loaded: l}
 	}
 	for i, l := range progs {
+		if err := ctx.Err(); err != nil {
+			return progs, err
+		}
 		if err := l.LoadOthers(p.others[i]); err != nil {
 			return progs, err
 		}
-		if err := p.applyMapInit(l, p.updates[i]); err != nil {
+		if err := p.applyMapInit(ctx, l, p.updates[i]); err != nil {
 			return progs, err
 		}
 		if !p.isFloor(i) && p.cfg.Live != nil {
@@ -617,8 +626,9 @@ func (p *plan) load() ([]*program, error) {
 
 // check runs every case once on every program, as a packet would be run,
 // records the action and the changes to the maps, and holds the action
-// against the case's expectation.
-func (p *plan) check(progs []*program) (Result, error) {
+// against the case's expectation. Once ctx is done it stops between
+// cases, with ctx's error.
+func (p *plan) check(ctx context.Context, progs []*program) (Result, error) {
 	res := Result{Environment: environment(p.cfg, p.claim)}
 	for i, l := range progs {
 		pr := ProgramResult{Label: "floor", Object: l.Object.Name, Info: ProgramInfo(l.Info), Verifier: (*VerifierStats)(l.Verifier)}
@@ -629,6 +639,9 @@ func (p *plan) check(progs []*program) (Result, error) {
 			pr.Label = p.cfg.Programs[p.programOf[i]].Label
 		}
 		for ci, c := range p.cfg.Cases {
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
 			cr, err := p.checkCase(l, c, p.isFloor(i))
 			if err != nil {
 				return Result{}, err
@@ -647,7 +660,9 @@ func (p *plan) check(progs []*program) (Result, error) {
 	if n := p.claim.Note; n != "" {
 		res.Environment.Notes = append(res.Environment.Notes, n)
 	}
-	p.countInstructions(progs, &res)
+	if err := p.countInstructions(ctx, progs, &res); err != nil {
+		return Result{}, err
+	}
 	// A case any program changes the frame of is sampled one run a call
 	// for every program and the floor, so that all are measured alike; so
 	// is a first-state case, its maps put back before every call.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -272,7 +273,7 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 		return runEach(cmd, f, opts, names)
 	}
 	// Only now that every flag is checked: nothing to stop on a usage error.
-	ctx, stop, caught := signalContext()
+	ctx, stop, caught := signalContext(cmd.ErrOrStderr())
 	defer stop()
 	obs, stopProgress := observe(cmd, f.quiet)
 	rep, err := xdpmicro.Run(ctx, opts, obs)
@@ -310,15 +311,21 @@ func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
 	return f.comparison.verdict(rep)
 }
 
-// signalContext is cancelled by SIGINT or SIGTERM; caught tells which.
-// The run then ends within a second, with its partial results; a second
-// signal ends the process at once, as a user pressing Ctrl-C twice means
-// (what it loaded goes with it: the kernel frees a process's BPF objects
-// and network namespace).
-func signalContext() (ctx context.Context, stop func(), caught func() syscall.Signal) {
+// stopSignals end a run: Ctrl-C, kill's default, a closed terminal or
+// ssh session (SIGHUP), and Ctrl-\ (SIGQUIT, which would otherwise dump
+// every goroutine and leave what the kernel keeps, the RCU knob, set).
+var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// signalContext is cancelled by the first of stopSignals; caught tells
+// which. The run then ends within a second, with its partial results; a
+// second signal ends the process at once, as a user pressing Ctrl-C
+// twice means, after one line on w and crash.Exit's cleanups (the RCU
+// knob put back). What it loaded goes with it: the kernel frees a
+// process's BPF objects and network namespace.
+func signalContext(w io.Writer) (ctx context.Context, stop func(), caught func() syscall.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(signals, stopSignals...)
 	var got atomic.Int32 // written by the goroutine, read by the caller
 	done := make(chan struct{})
 	go func() {
@@ -332,7 +339,9 @@ func signalContext() (ctx context.Context, stop func(), caught func() syscall.Si
 		}
 		select {
 		case s := <-signals:
-			os.Exit(exitInterrupt + int(s.(syscall.Signal)))
+			// On a line of its own: the progress bar's may be unfinished.
+			fmt.Fprintf(w, "\nxdpmicro: a second signal (%v): ended at once, nothing written\n", s)
+			crash.Exit(exitInterrupt + int(s.(syscall.Signal)))
 		case <-done:
 		}
 	}()

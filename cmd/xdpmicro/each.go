@@ -56,7 +56,7 @@ func notMeasured(p xdpmicro.ProgramInfo) string {
 // runEach measures each program in turn, a table each, and reports the
 // programs that failed after the others' results: exit 1 if any did.
 func runEach(cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []string) error {
-	ctx, stop, caught := signalContext()
+	ctx, stop, caught := signalContext(cmd.ErrOrStderr())
 	defer stop()
 	outcomes := xdpmicro.RunEach(ctx, opts, names, func(string) (xdpmicro.Observer, func()) {
 		return observe(cmd, f.quiet)

@@ -85,7 +85,7 @@ func (k kernelFlags) run(cmd *cobra.Command, sub string, args []string, mapInit 
 	if progress {
 		job.Progress = cmd.ErrOrStderr()
 	}
-	ctx, stop, caught := signalContext()
+	ctx, stop, caught := signalContext(cmd.ErrOrStderr())
 	defer stop()
 	outcomes, err := xdpmicro.RunOnKernels(ctx, job, targets)
 	if caught() != 0 {

@@ -90,9 +90,13 @@ func (f profileFlags) run(cmd *cobra.Command, args []string) error {
 	if len(f.kernel.kernels) > 0 {
 		return f.runKernels(cmd, args)
 	}
-	ctx, stop, _ := signalContext()
+	ctx, stop, caught := signalContext(cmd.ErrOrStderr())
 	defer stop()
 	rep, err := xdpmicro.Profile(ctx, opts, noticeObserver{noticeTo(cmd.ErrOrStderr())})
+	if err != nil && caught() != 0 && xdpmicro.Interrupted(err) {
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; nothing written")
+		return interrupted{signal: int(caught())}
+	}
 	if err != nil {
 		return f.load.hint(err)
 	}

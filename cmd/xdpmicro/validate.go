@@ -74,7 +74,7 @@ func validate(cmd *cobra.Command, f validateFlags) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop, caught := signalContext()
+	ctx, stop, caught := signalContext(cmd.ErrOrStderr())
 	defer stop()
 	obs, stopProgress := observe(cmd, true)
 	defer stopProgress()

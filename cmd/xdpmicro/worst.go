@@ -155,7 +155,7 @@ func runWorst(cmd *cobra.Command, args []string, f worstFlags) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop, caught := signalContext()
+	ctx, stop, caught := signalContext(cmd.ErrOrStderr())
 	defer stop()
 	obs := newWorstObserver(cmd, f.quiet)
 	rep, err := xdpmicro.Worst(ctx, search, timing, obs)

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCatch(t *testing.T) {
@@ -49,5 +51,37 @@ func TestGuard(t *testing.T) {
 	}
 	if first, _, _ := strings.Cut(stderr.String(), "\n"); !strings.Contains(first, "from a goroutine") || !strings.Contains(first, ReportTo) {
 		t.Errorf("first line %q", first)
+	}
+}
+
+// Exit runs what is registered, and not what was removed, before the
+// process ends: run in a child, which writes to a file for each.
+func TestExitRunsCleanups(t *testing.T) {
+	if dir := os.Getenv("CRASH_TEST_EXIT_DIR"); dir != "" {
+		mark := func(name string) func() {
+			return func() { _ = os.WriteFile(filepath.Join(dir, name), nil, 0o644) }
+		}
+		AtExit(mark("kept"))
+		AtExit(mark("removed"))()
+		go func() {
+			defer Guard()
+			panic("from a goroutine")
+		}()
+		time.Sleep(time.Minute) // Guard exits first
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestExitRunsCleanups$")
+	cmd.Env = append(os.Environ(), "CRASH_TEST_EXIT_DIR="+dir)
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != ExitCode {
+		t.Fatalf("child: %v, want exit %d", err, ExitCode)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kept")); err != nil {
+		t.Errorf("the cleanup registered did not run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "removed")); err == nil {
+		t.Error("the cleanup removed ran")
 	}
 }

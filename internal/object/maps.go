@@ -1,6 +1,7 @@
 package object
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -447,15 +448,32 @@ func isArray(t ebpf.MapType) bool {
 // refuses or cannot take in batches is put again entry by entry, in the
 // file's order, so that a refusal names its entry.
 func (l *Loaded) Apply(updates []Update) error {
+	return l.ApplyContext(context.Background(), updates)
+}
+
+// ApplyContext is Apply that stops once ctx is done, with ctx's error:
+// between batches, and every checkEvery entries put one by one. A fill of
+// millions of entries takes seconds a load, and Ctrl-C must not wait for
+// it (issue 59).
+func (l *Loaded) ApplyContext(ctx context.Context, updates []Update) error {
 	maps := l.Maps()
 	for len(updates) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n := batchable(updates)
-		if n > 0 && entriesOf(updates[:n]) >= minBatch && putBatch(maps[updates[0].mapName], updates[:n]) == nil {
-			updates = updates[n:]
-			continue
+		if n > 0 && entriesOf(updates[:n]) >= minBatch {
+			err := putBatch(ctx, maps[updates[0].mapName], updates[:n])
+			if err == nil {
+				updates = updates[n:]
+				continue
+			}
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
 		}
 		for _, u := range updates[:max(n, 1)] {
-			if err := l.put(maps, u); err != nil {
+			if err := l.put(ctx, maps, u); err != nil {
 				return err
 			}
 		}
@@ -463,6 +481,10 @@ func (l *Loaded) Apply(updates []Update) error {
 	}
 	return nil
 }
+
+// checkEvery is how many entries put one by one go between looks at the
+// context: some milliseconds of system calls.
+const checkEvery = 4096
 
 // minBatch is the fewest entries worth a batch: below it the entries go
 // one by one, as they always did.
@@ -502,7 +524,7 @@ func entriesOf(updates []Update) uint64 {
 // counts a batch's entries by its slices' lengths, so keys and values go
 // as slices of byte arrays of the map's sizes; a per-CPU map's values as
 // a slice of one value per CPU for each key, which the value shares.
-func putBatch(m *ebpf.Map, updates []Update) error {
+func putBatch(ctx context.Context, m *ebpf.Map, updates []Update) error {
 	keySize, valueSize := int(m.KeySize()), int(m.ValueSize())
 	cpus := max(len(updates[0].perCPU), 1)
 	rows := int(min(entriesOf(updates), uint64(max(batchBytes/(keySize+valueSize*cpus), 1))))
@@ -522,6 +544,9 @@ func putBatch(m *ebpf.Map, updates []Update) error {
 	}
 	n := 0
 	flush := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		_, err := m.BatchUpdate(keys.Slice(0, n).Interface(), values.Slice(0, n*cpus).Interface(), nil)
 		n = 0
 		return err
@@ -551,7 +576,7 @@ func putBatch(m *ebpf.Map, updates []Update) error {
 }
 
 // put puts an entry in its map, or a range's or a repeat's one by one.
-func (l *Loaded) put(maps map[string]*ebpf.Map, u Update) error {
+func (l *Loaded) put(ctx context.Context, maps map[string]*ebpf.Map, u Update) error {
 	m, spec := maps[u.mapName], l.mapSpec(u.mapName)
 	var value any = u.value
 	switch {
@@ -567,6 +592,11 @@ func (l *Loaded) put(maps map[string]*ebpf.Map, u Update) error {
 		key = make([]byte, len(u.key))
 	}
 	for i := range u.entries() {
+		if i%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		var err error
 		if key == nil {
 			err = m.Update(nil, value, ebpf.UpdateAny)

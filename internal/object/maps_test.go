@@ -2,6 +2,7 @@ package object
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -110,7 +111,7 @@ func TestApplyBatches(t *testing.T) {
 	defer l.Close()
 	lengths := l.Maps()["lengths"]
 	// One batch, not the entries one by one that Apply falls back to.
-	if err := putBatch(lengths, entries(minBatch)); err != nil {
+	if err := putBatch(context.Background(), lengths, entries(minBatch)); err != nil {
 		t.Fatalf("a batch of %d: %v", minBatch, err)
 	}
 	if err := l.Apply(entries(minBatch)); err != nil {
@@ -350,7 +351,7 @@ func fill(t *testing.T, object, doc string, apply bool) *Loaded {
 		if n == 0 || entriesOf(updates[:n]) < minBatch {
 			t.Fatalf("%s: not a batch", updates[0].Where())
 		}
-		if err := putBatch(l.Maps()[updates[0].mapName], updates[:n]); err != nil {
+		if err := putBatch(context.Background(), l.Maps()[updates[0].mapName], updates[:n]); err != nil {
 			t.Fatalf("%s: %v", updates[0].Where(), err)
 		}
 		updates = updates[n:]
@@ -446,7 +447,7 @@ func TestApplyPerCPURange(t *testing.T) {
 	}
 	defer l.Close()
 	ports := l.Maps()["ports"]
-	if err := putBatch(ports, updates); err != nil {
+	if err := putBatch(context.Background(), ports, updates); err != nil {
 		t.Fatalf("one batch: %v", err)
 	}
 	for i := range uint32(65536) {
