@@ -86,7 +86,7 @@ func NewCounter(p Program, cases []packets.Case, mapInit *MapInit, load LoadOpti
 	if err := host.CheckPrivileges(); err != nil {
 		return nil, err
 	}
-	if c.prog, err = loadCounted(chosen.Spec, chosen.Info.Name); err != nil {
+	if c.prog, err = loadCounted(chosen.Spec, chosen.Info.Name, nil); err != nil {
 		return nil, &UncountedError{Program: chosen.Info.Name, Err: err}
 	}
 	c.Blocks = blocksOf(c.prog.Rewrite.Blocks)

@@ -15,8 +15,9 @@ import (
 	"github.com/xdpmicro/xdpmicro/packets"
 )
 
-// loadCounted loads an instrumented copy; tests replace it.
-var loadCounted = insncount.Load
+// loadCounted loads an instrumented copy, sharing the maps of shared;
+// tests replace it.
+var loadCounted = insncount.LoadSharing
 
 // countInstructions sets, for every case of every program but the floor,
 // the number of BPF instructions of its first run and of a later one, and
@@ -125,10 +126,12 @@ func (p *plan) count(ctx context.Context, l *program, updates []object.Update, c
 	if l.Object.Prog != nil {
 		return pathCounts{}, insncount.Rewrite{}, errors.New("not counted: a program its caller loaded has no instructions to instrument; give its CollectionSpec")
 	}
-	counted, err := loadCounted(l.Spec, l.Info.Name)
+	// The maps no program can write the copy shares, filled already.
+	counted, err := loadCounted(l.Spec, l.Info.Name, l.SharedMaps())
 	if err != nil {
 		return pathCounts{}, insncount.Rewrite{}, fmt.Errorf("not counted: %w", err)
 	}
+	updates = l.WithoutShared(updates)
 	defer counted.Close()
 	first, later, laterReturns, replays, err := runCounted(ctx, l, counted, updates, cases)
 	return pathCounts{first: first, later: later, laterReturns: laterReturns, replays: replays}, counted.Rewrite, err

@@ -244,8 +244,10 @@ func TestInstructionsStable(t *testing.T) {
 // time alone, with the reason in every case.
 func TestUncountedProgramIsTimed(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
-	defer func(orig func(*ebpf.CollectionSpec, string) (*insncount.Program, error)) { loadCounted = orig }(loadCounted)
-	loadCounted = func(spec *ebpf.CollectionSpec, program string) (*insncount.Program, error) {
+	defer func(orig func(*ebpf.CollectionSpec, string, map[string]*ebpf.Map) (*insncount.Program, error)) {
+		loadCounted = orig
+	}(loadCounted)
+	loadCounted = func(spec *ebpf.CollectionSpec, program string, _ map[string]*ebpf.Map) (*insncount.Program, error) {
 		// A copy that reads R5 before writing it: the verifier's refusal
 		// of a real instrumented copy.
 		broken := spec.Copy()
@@ -288,9 +290,11 @@ func TestCountsCarriedToLaterRuns(t *testing.T) {
 	if first.Counts == nil {
 		t.Fatal("a run returned no counts for the next")
 	}
-	defer func(orig func(*ebpf.CollectionSpec, string) (*insncount.Program, error)) { loadCounted = orig }(loadCounted)
+	defer func(orig func(*ebpf.CollectionSpec, string, map[string]*ebpf.Map) (*insncount.Program, error)) {
+		loadCounted = orig
+	}(loadCounted)
 	instrumented := 0
-	loadCounted = func(spec *ebpf.CollectionSpec, program string) (*insncount.Program, error) {
+	loadCounted = func(spec *ebpf.CollectionSpec, program string, _ map[string]*ebpf.Map) (*insncount.Program, error) {
 		instrumented++
 		return insncount.Load(spec, program)
 	}

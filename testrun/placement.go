@@ -40,16 +40,16 @@ const (
 
 // loadCandidates loads want loads of each of the chosen programs, in
 // turns, and returns each program's loads in the order loaded. Where it
-// can it draws more and keeps want of them spread over their code's
+// can it draws per times more and keeps want of them spread over their code's
 // offset; the others are closed. On error it closes them all; once ctx
 // is done it stops between loads, with ctx's error.
-func loadCandidates(ctx context.Context, chosen []object.Chosen, want []int) ([][]*object.Loaded, error) {
+func loadCandidates(ctx context.Context, chosen []object.Chosen, want []int, per int) ([][]*object.Loaded, error) {
 	drawn := make([][]*object.Loaded, len(chosen))
 	target := make([]int, len(chosen))
 	for i, c := range chosen {
 		target[i] = want[i]
 		if spreadable(c, want[i]) {
-			target[i] = want[i] * candidatesPerLoad
+			target[i] = want[i] * per
 		}
 	}
 	var neededTime, extraTime time.Duration
@@ -163,7 +163,8 @@ func (p *plan) loadPlacements(ctx context.Context) ([]*object.Loaded, error) {
 		}
 		want[k]++
 	}
-	drawn, err := loadCandidates(ctx, chosen, want)
+	// As many candidates a load as the kernel memory budget holds.
+	drawn, err := loadCandidates(ctx, chosen, want, cmp.Or(p.candidates, candidatesPerLoad))
 	if err != nil {
 		return nil, err
 	}

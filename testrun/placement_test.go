@@ -49,7 +49,7 @@ func TestLoadCandidatesSpread(t *testing.T) {
 	}
 	before := len(kerneltest.Programs(t, b.Program))
 	const want = 4
-	drawn, err := loadCandidates(context.Background(), []object.Chosen{c}, []int{want})
+	drawn, err := loadCandidates(context.Background(), []object.Chosen{c}, []int{want}, candidatesPerLoad)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,6 +111,12 @@ type LoadOptions struct {
 	// program that needs nothing of its map then runs as it would there.
 	// "" keeps the section's.
 	AttachType string
+	// KernelMemory is the budget of kernel memory for everything a run
+	// creates in the kernel at once (maps, times the loads that hold
+	// them, and programs): a size such as 2G or 512M; "" for 1 GiB or a
+	// quarter of the machine's memory, the less. A run past it is
+	// refused (bad input) before anything is loaded.
+	KernelMemory string
 }
 
 // MapInit is a map-init file, read and checked for syntax: entries to put

@@ -475,6 +475,11 @@ type plan struct {
 	restorers []*restorer       // one per program and the floor, when cases are restored
 	flows     [][][]byte        // the frames of each flows=N case, nil for others
 	undoers   [][]*undoer       // by program and case: first-state cases' undoers, nil for others
+
+	// candidates is how many loads are drawn for each kept
+	// (placement.go), as the kernel memory budget allows; 0:
+	// candidatesPerLoad.
+	candidates int
 }
 
 // prepare checks the configuration, the objects, the expectations and the
@@ -551,6 +556,9 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := p.fitKernelMemory(settings.KernelMemory()); err != nil {
+		return nil, err
 	}
 	if err := p.checkContexts(); err != nil {
 		return nil, err

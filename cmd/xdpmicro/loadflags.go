@@ -20,6 +20,8 @@ type loadFlags struct {
 	attachType  string
 	set         []string
 	maxEntries  []string
+	// kernelMemory is the budget of kernel memory, as given.
+	kernelMemory string
 }
 
 func (l *loadFlags) register(cmd *cobra.Command) {
@@ -33,6 +35,9 @@ func (l *loadFlags) register(cmd *cobra.Command) {
 		"VALUE as in a --map-init file (XDP_TX, 42, true, an address, YAML); repeatable")
 	fl.StringArrayVar(&l.maxEntries, "max-entries", nil, "give map NAME N entries, `NAME=N`; repeatable")
 	describeDefault(fl, "max-entries", "as declared; if none, one per possible CPU, a ring buffer 64 pages")
+	fl.StringVar(&l.kernelMemory, "kernel-memory", "", "the most kernel memory the run's maps and programs may take at once, every load's counted, "+
+		"as `SIZE` in bytes or with K, M, G (powers of 1024): a run past it is refused before anything is loaded")
+	describeDefault(fl, "kernel-memory", "1G, or a quarter of the machine's memory if less")
 	_ = cmd.RegisterFlagCompletionFunc("type", fixedCompletion(xdpmicro.ProgramTypes()))
 	_ = cmd.RegisterFlagCompletionFunc("attach-type", fixedCompletion(xdpmicro.AttachTypes()))
 }
@@ -81,7 +86,7 @@ func (l *loadFlags) check() error {
 }
 
 func (l *loadFlags) options() xdpmicro.LoadOptions {
-	return xdpmicro.LoadOptions{Type: l.programType, AttachType: l.attachType, Set: l.set, MaxEntries: l.maxEntries}
+	return xdpmicro.LoadOptions{Type: l.programType, AttachType: l.attachType, Set: l.set, MaxEntries: l.maxEntries, KernelMemory: l.kernelMemory}
 }
 
 // hint names the flag that runs a program the kernel would not test-run

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 )
@@ -26,6 +27,8 @@ type options struct {
 	// save takes registers to save, live or free, before free ones: to
 	// test saving.
 	save bool
+	// shared are maps the copy takes in place of its own (LoadSharing).
+	shared map[string]*ebpf.Map
 }
 
 // Rewrite is an instrumented copy of a program's instructions, and what

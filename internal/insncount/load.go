@@ -33,10 +33,17 @@ func Load(spec *ebpf.CollectionSpec, program string) (*Program, error) {
 	return load(spec, program, options{})
 }
 
+// LoadSharing is Load with the maps of shared, by name, taken in place of
+// copies: maps no program can write (BPF_F_RDONLY_PROG), which a copy
+// would only duplicate in kernel memory (katran's 256 MiB ring).
+func LoadSharing(spec *ebpf.CollectionSpec, program string, shared map[string]*ebpf.Map) (*Program, error) {
+	return load(spec, program, options{shared: shared})
+}
+
 func load(spec *ebpf.CollectionSpec, program string, opt options) (*Program, error) {
 	cs, rw, err := instrumentSpec(spec, program, opt)
 	if errors.Is(err, errNeedStackDepths) {
-		if opt.depths, err = StackDepths(spec, program); err != nil {
+		if opt.depths, err = stackDepths(spec, program, opt.shared); err != nil {
 			return nil, err
 		}
 		cs, rw, err = instrumentSpec(spec, program, opt)
@@ -44,7 +51,7 @@ func load(spec *ebpf.CollectionSpec, program string, opt options) (*Program, err
 	if err != nil {
 		return nil, err
 	}
-	coll, err := ebpf.NewCollection(cs)
+	coll, err := ebpf.NewCollectionWithOptions(cs, ebpf.CollectionOptions{MapReplacements: opt.shared})
 	var ve *ebpf.VerifierError
 	switch {
 	case errors.As(err, &ve):
@@ -129,10 +136,15 @@ func (p *Program) Close() { p.Collection.Close() }
 // stack depth the verifier found for each of its functions, in the order
 // of their first instructions.
 func StackDepths(spec *ebpf.CollectionSpec, program string) ([]int, error) {
+	return stackDepths(spec, program, nil)
+}
+
+func stackDepths(spec *ebpf.CollectionSpec, program string, shared map[string]*ebpf.Map) ([]int, error) {
 	cs := spec.Copy()
 	cs.Programs = map[string]*ebpf.ProgramSpec{program: cs.Programs[program]}
 	coll, err := ebpf.NewCollectionWithOptions(cs, ebpf.CollectionOptions{
-		Programs: ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats},
+		Programs:        ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats},
+		MapReplacements: shared,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load %s to learn its stack depths: %w", program, err)

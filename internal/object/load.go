@@ -31,6 +31,9 @@ type Loaded struct {
 	Verifier *VerifierStats
 	// shadows hold the latest snapshot of each large array (mapped.go).
 	shadows map[string]*shadow
+	// shared are the maps this load shares with others of its program
+	// (share.go); nil: none.
+	shared *sharedMaps
 }
 
 // Chosen is a program picked from an object, ready to load.
@@ -42,6 +45,8 @@ type Chosen struct {
 	Programs map[string]*ebpf.ProgramSpec
 	// Notes say what xdpmicro changed of the object of its own accord.
 	Notes []string
+	// shared are the maps its loads share (share.go); nil: none.
+	shared *sharedMaps
 }
 
 // Load puts the chosen program of obj and its maps into the kernel.
@@ -65,8 +70,15 @@ func Choose(obj Object, program string, s Settings) (Chosen, error) {
 	if err != nil {
 		return Chosen{}, err
 	}
-	notes = append(notes, markLargeArrays(spec)...)
-	return Chosen{obj, info, spec, all, notes}, nil
+	c := Chosen{Object: obj, Info: info, Spec: spec, Programs: all, shared: &sharedMaps{}}
+	if obj.Prog == nil {
+		// Before the probe of large arrays loads it once.
+		if err := s.checkOneLoad(c); err != nil {
+			return Chosen{}, err
+		}
+	}
+	c.Notes = append(notes, markLargeArrays(spec)...)
+	return c, nil
 }
 
 // ChooseByType picks the program of obj that has the given type.
@@ -98,7 +110,8 @@ func (c Chosen) Load() (*Loaded, error) {
 	// The verifier's statistics come with the very load that is
 	// measured: they cost a log buffer, and no second load.
 	coll, err := ebpf.NewCollectionWithOptions(spec, ebpf.CollectionOptions{
-		Programs: ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats},
+		Programs:        ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats},
+		MapReplacements: c.shared.replacements(),
 	})
 	var ve *ebpf.VerifierError
 	if errors.As(err, &ve) {
@@ -114,7 +127,8 @@ func (c Chosen) Load() (*Loaded, error) {
 	if err != nil {
 		return nil, loadError(obj, info, spec, firstMapError(spec, err))
 	}
-	l := &Loaded{Object: obj, Info: info, Spec: spec, coll: coll, Prog: coll.Programs[info.Name]}
+	c.shared.adopt(spec, coll)
+	l := &Loaded{Object: obj, Info: info, Spec: spec, coll: coll, Prog: coll.Programs[info.Name], shared: c.shared}
 	if s, ok := verifierStats(l.Prog); ok {
 		l.Verifier = &s
 	}
@@ -158,6 +172,8 @@ func readsEgressAsPlainXDP(info ProgramInfo, spec *ebpf.CollectionSpec, ve *ebpf
 func (l *Loaded) Close() {
 	l.FreeCopies()
 	l.coll.Close()
+	l.shared.release()
+	l.shared = nil // a second Close releases nothing
 	for _, o := range l.others {
 		o.coll.Close()
 	}

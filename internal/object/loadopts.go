@@ -37,6 +37,11 @@ type LoadOptions struct {
 	// program that needs nothing of its map then runs as it would there.
 	// "" keeps the section's.
 	AttachType string
+	// KernelMemory is the budget of kernel memory for everything a run
+	// creates in the kernel at once (maps, times the loads that hold
+	// them, and programs): a size such as 2G or 512M (ParseSize); ""
+	// for DefaultKernelMemory.
+	KernelMemory string
 }
 
 // AttachTypeNames are the values LoadOptions.AttachType takes.
@@ -92,6 +97,17 @@ type Settings struct {
 	plainXDP  bool
 	variables []assignment
 	sizes     []sizing
+	// kernelMemory is the budget of kernel memory (kmem.go); 0 before
+	// NewSettings, which Settings{} callers take as the default.
+	kernelMemory uint64
+}
+
+// KernelMemory is the budget of kernel memory of a run, in bytes.
+func (s Settings) KernelMemory() uint64 {
+	if s.kernelMemory == 0 {
+		return DefaultKernelMemory()
+	}
+	return s.kernelMemory
 }
 
 // LinkLayer says socket filters are given frames behind a copy of their
@@ -123,6 +139,13 @@ func NewSettings(opts LoadOptions, mi *MapInit) (Settings, error) {
 	default:
 		return s, fmt.Errorf("%w: attach type %q: want %s (XDP programs for a cpumap or a devmap loaded as plain XDP)",
 			ErrConfig, opts.AttachType, strings.Join(AttachTypeNames, ", "))
+	}
+	if opts.KernelMemory != "" {
+		n, err := ParseSize(opts.KernelMemory)
+		if err != nil {
+			return s, fmt.Errorf("%w: %s: %w", ErrConfig, KernelMemoryFlag, err)
+		}
+		s.kernelMemory = n
 	}
 	if mi != nil {
 		s.variables = append(s.variables, mi.variables...)

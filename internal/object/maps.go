@@ -456,6 +456,10 @@ func (l *Loaded) Apply(updates []Update) error {
 // millions of entries takes seconds a load, and Ctrl-C must not wait for
 // it (issue 59).
 func (l *Loaded) ApplyContext(ctx context.Context, updates []Update) error {
+	// A map the loads share is filled once, by the first to apply
+	// (share.go); a fill that fails ends the run.
+	updates, filled := l.shared.unfilled(updates)
+	defer filled()
 	maps := l.Maps()
 	for len(updates) > 0 {
 		if err := ctx.Err(); err != nil {

@@ -254,7 +254,7 @@ func TestResolveKeyRange(t *testing.T) {
 		{"maps.o", "", LoadOptions{}, "maps:\n  lengths:\n    - {keys: {from: 4294967295, count: 2}, value: 1}", "init.yaml:3: map lengths: key 4294967296 does not fit its keys of 4 bytes"},
 		{"maps.o", "", LoadOptions{}, "maps:\n  lengths:\n    - {value: 1, repeat: 2}", "init.yaml:3: map lengths is a Hash: repeat is for queues and stacks"},
 		{"maps.o", "", LoadOptions{}, "maps:\n  lengths:\n    - {keys: {from: 0, to: 1}, value: 1.5}", "init.yaml:3: map lengths value:"},
-		{"maps.o", "", LoadOptions{}, "max_entries:\n  lengths: 4294967295\nmaps:\n  lengths:\n    - {keys: {from: 0, count: 16777216}, value: 1}\n    - {key: 16777216, value: 1}",
+		{"maps.o", "", LoadOptions{KernelMemory: "1T"}, "max_entries:\n  lengths: 4294967295\nmaps:\n  lengths:\n    - {keys: {from: 0, count: 16777216}, value: 1}\n    - {key: 16777216, value: 1}",
 			"init.yaml:6: more than 16777216 entries in all"},
 		{"sections.o", "balance", LoadOptions{Type: "socket_filter"}, "maps:\n  queues:\n    - {keys: {from: 0, to: 3}, value: 1}", "init.yaml:3: map queues: keys: {from, to} counts integer keys; the map's key is struct rule"},
 		{"tailcall.o", "entry", LoadOptions{}, "maps:\n  outer:\n    - {keys: {from: 0, to: 0}, value: inner}", ""},
