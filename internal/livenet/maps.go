@@ -11,11 +11,11 @@ import (
 // it, waiting for the CPU's kthread, are dropped.
 const cpumapQueue = 192
 
-// FillDevmap points every key of a devmap or devmap_hash, 0 to
-// MaxEntries-1, at xm0, so that a redirect through any of them sends the
-// frame out of xm0 to xm1 (Transmitted). The kernel looks a devmap's
-// ifindex up in the updating thread's namespace, so the updates are made
-// inside the pair's.
+// FillDevmap points the keys of a devmap or devmap_hash, 0 to
+// MaxEntries-1 and at most MaxDevmapFill of them, at xm0, so that a
+// redirect through any of them sends the frame out of xm0 to xm1
+// (Transmitted). The kernel looks a devmap's ifindex up in the updating
+// thread's namespace, so the updates are made inside the pair's.
 func (p *Pair) FillDevmap(m *ebpf.Map) error {
 	if t := m.Type(); t != ebpf.DevMap && t != ebpf.DevMapHash {
 		return fmt.Errorf("livenet: %w: %v is not a devmap", ErrMapType, t)
@@ -25,7 +25,7 @@ func (p *Pair) FillDevmap(m *ebpf.Map) error {
 		return err
 	}
 	return p.Inside(func() error {
-		for key := uint32(0); key < m.MaxEntries(); key++ {
+		for key := range min(m.MaxEntries(), MaxDevmapFill) {
 			if err := m.Update(key, value, ebpf.UpdateAny); err != nil {
 				return fmt.Errorf("livenet: devmap key %d: %w", key, err)
 			}
@@ -33,6 +33,13 @@ func (p *Pair) FillDevmap(m *ebpf.Map) error {
 		return nil
 	})
 }
+
+// MaxDevmapFill bounds the keys FillDevmap fills: a devmap takes no
+// batches, so each key is a system call (some 1.5 µs), and an entry some
+// 64 bytes of kernel memory; a devmap of 2^32-1 entries would take hours
+// and hundreds of GiB. Programs redirect through a key per port or per
+// CPU, far fewer; a map-init file fills any others.
+const MaxDevmapFill = 1 << 16
 
 // FillCpumap gives every key of a cpumap that is a possible CPU, 0 to
 // min(MaxEntries, possible CPUs)-1, a queue and no program, so that a
