@@ -11,6 +11,7 @@ import (
 	"regexp"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/jsonsize"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 )
 
@@ -23,9 +24,24 @@ var ErrBaselineName = badinput.New("bad baseline name")
 // ErrNoBaseline is returned when the named baseline was never saved.
 var ErrNoBaseline = badinput.New("no such baseline")
 
-// Read loads a result saved with --format json or as a baseline.
+// MaxSaved is the largest saved result Read reads, and with maxDecoded
+// what reading one may take: the largest real run measured here, the
+// most distinct packets of a capture (1,000) sampled for 60 s, saved
+// 72 MB, and a default run 2 MB. A file of 128 MiB took 0.55 GB at most
+// to read (docs/comparing.md); of 256 MiB, the bound before, 1.1 GB.
+const MaxSaved = 128 << 20
+
+// maxDecoded is the memory a saved result of n bytes may take decoded,
+// as internal/jsonsize bounds it: saved runs' bounds were 0.7 times
+// their size as written, 1.8 times compacted (jq -c), and small ones the
+// decoder's own 64 KiB more. A file past it is no saved run: 256 MiB of
+// empty cases ({}, {}, …) took more than 10 GB.
+func maxDecoded(n int) int64 { return int64(n)*5/2 + 1<<20 }
+
+// Read loads a result saved with --format json or as a baseline: at
+// most MaxSaved bytes, refused before decoding past maxDecoded.
 func Read(path string) (*Report, error) {
-	data, err := safefs.ReadFile(path, safefs.MaxInput)
+	data, err := safefs.ReadFile(path, MaxSaved)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
 	}
@@ -35,6 +51,9 @@ func Read(path string) (*Report, error) {
 // Parse reads a saved result from data; path names it in errors.
 func Parse(path string, data []byte) (*Report, error) {
 	var r Report
+	if err := jsonsize.Check(data, &r, maxDecoded(len(data))); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
 	}

@@ -97,3 +97,22 @@ func TestParseRefusesInconsistentNumbers(t *testing.T) {
 		}
 	}
 }
+
+// A saved result that would decode into far more memory than its size is
+// refused before it is decoded: 256 MiB of empty cases ({}, {}, …) took
+// more than 10 GB. A real run's file is read.
+func TestParseBoundsMemory(t *testing.T) {
+	empty := `{"schema": "` + Schema + `", "programs": [{"object": "x", "cases": [` + strings.Repeat("{},", 200000) + `{}]}]}`
+	if _, err := Parse("empty.json", []byte(empty)); !errors.Is(err, ErrBadResult) || !strings.Contains(err.Error(), "too large to decode") {
+		t.Errorf("200,001 empty cases: %v, want ErrBadResult, too large to decode", err)
+	}
+	for _, path := range []string{"../internal/analysis/testdata/default.json", "../cmd/xdpmicro/testdata/saved-2c8bdbc.json"} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Parse(path, data); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+}

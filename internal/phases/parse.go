@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/xdpmicro/xdpmicro/internal/jsonsize"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
@@ -23,6 +24,12 @@ const (
 func parse(path string, data []byte) (History, error) {
 	h := History{Version: version, Levels: map[string][]Level{}}
 	var read History
+	// What it may take decoded: a real history's bound is 4.5 times its
+	// size (internal/jsonsize counts each time generously), where 4 MiB
+	// of empty levels ({}, {}, …) would have taken 160 MB.
+	if err := jsonsize.Check(data, &read, 8*int64(len(data))+1<<20); err != nil {
+		return h, fmt.Errorf("%w: %s: %v", ErrHistory, path, err)
+	}
 	if err := json.Unmarshal(data, &read); err != nil {
 		return h, fmt.Errorf("%w: %s: %v", ErrHistory, path, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -218,5 +219,21 @@ func TestKeyFrames(t *testing.T) {
 	}
 	if ref, ok := h.Reference(a, now, 0.95); !ok || ref.Floor != 6.2 {
 		t.Errorf("reference %+v, %v; want 6.2", ref, ok)
+	}
+}
+
+// A history that would decode into far more than its size is refused
+// before it is decoded: 4 MiB of empty levels took 160 MB.
+func TestParseBoundsMemory(t *testing.T) {
+	empty := `{"version": 1, "levels": {"k": [` + strings.Repeat("{},", 1<<20) + `{}]}}`
+	if _, err := parse("phases.json", []byte(empty)); !errors.Is(err, ErrHistory) || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("a million empty levels: %v, want ErrHistory, too large", err)
+	}
+	real, err := os.ReadFile("testdata/phases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parse("phases.json", real); err != nil {
+		t.Errorf("a real history: %v", err)
 	}
 }
