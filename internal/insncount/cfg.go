@@ -124,6 +124,12 @@ func (p *program) findTargets(resolve func(i int, delta int64, symbolic bool) (i
 			continue
 		case asm.Ja:
 			if ins.OpCode.Class() == asm.Jump32Class { // gotol: the offset is the constant
+				if ins.OpCode.Source() != asm.ImmSource {
+					// The kernel refuses it ("BPF_JA uses reserved
+					// fields"), and cilium/ebpf would not encode the
+					// rewritten reference of one.
+					return nil, nil, fmt.Errorf("%w: instruction %d is a long jump with a register source", ErrUnsupported, i)
+				}
 				t, err := resolve(i, ins.Constant, ins.Constant == -1)
 				if err != nil {
 					return nil, nil, err
@@ -191,13 +197,72 @@ func (p *program) linkBlocks() error {
 			b.succ = append(b.succ, p.blockAt[t])
 		}
 		if fallthrough_ && b.end < len(insns) {
-			if slices.Contains(p.entries, b.end) {
+			if _, entry := slices.BinarySearch(p.entries, b.end); entry {
 				return fmt.Errorf("%w: instruction %d falls through into another function", ErrUnsupported, b.end-1)
 			}
 			b.succ = append(b.succ, p.blockAt[b.end])
 		}
 	}
 	return nil
+}
+
+// predecessors are, for each block, the blocks control may come from.
+func (p *program) predecessors() [][]int {
+	preds := make([][]int, len(p.blocks))
+	for n, b := range p.blocks {
+		for _, s := range b.succ {
+			preds[s] = append(preds[s], n)
+		}
+	}
+	return preds
+}
+
+// worklist holds the blocks whose value may change, each once: a
+// fixpoint revisits only what a change reaches. Passes over every block
+// until none changed took time quadratic in the blocks where the flow
+// runs against the order of the passes (a chain of backward jumps: 16,000
+// instructions took 9 s), and an object may hold a million.
+type worklist struct {
+	stack  []int
+	queued []bool
+}
+
+// newWorklist holds every block, to pop the first of order first.
+func newWorklist(order []int, n int) *worklist {
+	w := &worklist{queued: make([]bool, n)}
+	for i := len(order) - 1; i >= 0; i-- {
+		w.push(order[i])
+	}
+	return w
+}
+
+func (w *worklist) push(n int) {
+	if !w.queued[n] {
+		w.queued[n] = true
+		w.stack = append(w.stack, n)
+	}
+}
+
+func (w *worklist) pop() (int, bool) {
+	if len(w.stack) == 0 {
+		return 0, false
+	}
+	n := w.stack[len(w.stack)-1]
+	w.stack = w.stack[:len(w.stack)-1]
+	w.queued[n] = false
+	return n, true
+}
+
+// blockOrder is 0..n-1, or its reverse.
+func blockOrder(n int, reverse bool) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+		if reverse {
+			order[i] = n - 1 - i
+		}
+	}
+	return order
 }
 
 // liveness finds each block's liveIn by the usual backward fixpoint.
@@ -214,17 +279,18 @@ func (p *program) liveness() {
 		}
 		t[n] = transfer{use: live, kill: kill}
 	}
-	for changed := true; changed; {
-		changed = false
-		for n := len(p.blocks) - 1; n >= 0; n-- {
-			b := &p.blocks[n]
-			var out regs
-			for _, s := range b.succ {
-				out |= p.blocks[s].liveIn
-			}
-			in := out&^t[n].kill | t[n].use
-			if in != b.liveIn {
-				b.liveIn, changed = in, true
+	preds := p.predecessors()
+	w := newWorklist(blockOrder(len(p.blocks), true), len(p.blocks))
+	for n, ok := w.pop(); ok; n, ok = w.pop() {
+		b := &p.blocks[n]
+		var out regs
+		for _, s := range b.succ {
+			out |= p.blocks[s].liveIn
+		}
+		if in := out&^t[n].kill | t[n].use; in != b.liveIn {
+			b.liveIn = in
+			for _, q := range preds[n] {
+				w.push(q)
 			}
 		}
 	}
@@ -236,42 +302,46 @@ func (p *program) liveness() {
 // whatever its caller left in R1-R5, set or not.
 func (p *program) initialised() {
 	const all = regs(1<<10 - 1)
-	preds := make([][]int, len(p.blocks))
+	preds := p.predecessors()
+	// A block's effect: what it clobbers, then what it defines after.
+	type transfer struct{ clobber, def regs }
+	t := make([]transfer, len(p.blocks))
 	for n, b := range p.blocks {
-		for _, s := range b.succ {
-			preds[s] = append(preds[s], n)
-		}
-	}
-	out := make([]regs, len(p.blocks))
-	transfer := func(n int, in regs) regs {
-		b := p.blocks[n]
+		var tr transfer
 		for i := b.start; i < b.end; i++ {
 			e := effectOf(&p.insns[i])
-			in = in&^e.clobber | e.def
+			tr.clobber |= e.clobber
+			tr.def = tr.def&^e.clobber | e.def
 		}
-		return in
+		t[n] = tr
 	}
+	entry := make([]bool, len(p.blocks))
+	for _, e := range p.entries {
+		entry[p.blockAt[e]] = true
+	}
+	out := make([]regs, len(p.blocks))
 	for n := range p.blocks {
 		p.blocks[n].initIn = all
 		out[n] = all
 	}
-	for changed := true; changed; {
-		changed = false
-		for n := range p.blocks {
-			b := &p.blocks[n]
-			in := all
-			if slices.Contains(p.entries, b.start) {
-				in = 0
-				if b.start == 0 {
-					in = 1 << asm.R1
-				}
+	w := newWorklist(blockOrder(len(p.blocks), false), len(p.blocks))
+	for n, ok := w.pop(); ok; n, ok = w.pop() {
+		b := &p.blocks[n]
+		in := all
+		if entry[n] {
+			in = 0
+			if b.start == 0 {
+				in = 1 << asm.R1
 			}
-			for _, q := range preds[n] {
-				in &= out[q]
-			}
-			o := transfer(n, in)
-			if in != b.initIn || o != out[n] {
-				b.initIn, out[n], changed = in, o, true
+		}
+		for _, q := range preds[n] {
+			in &= out[q]
+		}
+		o := in&^t[n].clobber | t[n].def
+		if in != b.initIn || o != out[n] {
+			b.initIn, out[n] = in, o
+			for _, s := range b.succ {
+				w.push(s)
 			}
 		}
 	}
