@@ -25,6 +25,12 @@ type Observer interface {
 // whoever interrupted it wants the figures at once.
 const partialResamples = 1000
 
+// partialAnalysis bounds the time an interrupted run's report takes to
+// analyse: the stop must come within a second of the signal (issue 59),
+// and fifty cases of two builds took 3 s here, resamples cut or not. The
+// cases not begun by then show without figures.
+const partialAnalysis = 400 * time.Millisecond
+
 // runner is the engine of a run: completed options as the measuring
 // takes them (the sentinels turned into testrun's values, live frames
 // into their comparison), and what the run holds open.
@@ -96,29 +102,53 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 		return nil, runErr
 	}
 	m := schemaOf(res)
-	settings, opts := r.settings(), r.Stats
 	if m.Partial {
-		opts.Resamples = min(opts.Resamples, partialResamples)
-		settings.Resamples = opts.Resamples
+		return r.analysePartial(m, runErr)
 	}
-	rep, err := analysis.New(settings, m, opts)
+	rep, err := analysis.NewContext(ctx, r.settings(), m, r.Stats)
+	if err != nil && ctx.Err() != nil {
+		// Interrupted while analysing: what was measured, analysed at
+		// once, as an interrupted run's is.
+		m.Partial = true
+		return r.analysePartial(m, ctx.Err())
+	}
 	if err != nil {
 		return nil, err
-	}
-	if m.Partial {
-		return rep, runErr
 	}
 	if r.History != "" {
 		r.recall(rep, obs)
 	}
-	if rep, err = r.compare(rep); err != nil {
+	compared, err := r.compare(ctx, rep)
+	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}
+	if ctx.Err() != nil {
+		// Interrupted while comparing, or after: not a report to save.
+		rep.Partial = true
+		return rep, ctx.Err()
+	}
+	rep = compared
 	if r.Compared {
 		addLineChanges(rep.Comparison, res)
 	}
 	rep.Environment.Wall = time.Since(r.Started)
 	return rep, nil
+}
+
+// analysePartial is the report of an interrupted run, m, with the error
+// that interrupted it: fewer resamples, no comparison, and only the cases
+// analysed within partialAnalysis.
+func (o *runner) analysePartial(m results.Measured, runErr error) (*results.Report, error) {
+	settings, opts := o.settings(), o.Stats
+	opts.Resamples = min(opts.Resamples, partialResamples)
+	settings.Resamples = opts.Resamples
+	ctx, cancel := context.WithTimeout(context.Background(), partialAnalysis)
+	defer cancel()
+	rep, err := analysis.NewContext(ctx, settings, m, opts)
+	if err != nil {
+		return nil, err
+	}
+	return rep, runErr
 }
 
 // MeasureRaw measures as Run does, and returns what was measured, raw: for
@@ -238,17 +268,17 @@ func (o *runner) settings() results.Settings {
 
 // compare judges the change between the two programs, or from the
 // baseline, when there is one to judge.
-func (o *runner) compare(rep *results.Report) (*results.Report, error) {
+func (o *runner) compare(ctx context.Context, rep *results.Report) (*results.Report, error) {
 	switch {
 	case o.Compared:
-		if err := analysis.CompareInterleaved(rep, o.Compare, phases.Transfer(o.Live)); err != nil {
+		if err := analysis.CompareInterleavedContext(ctx, rep, o.Compare, phases.Transfer(o.Live)); err != nil {
 			return nil, err
 		}
 		if o.Live {
 			o.markLive(rep)
 		}
 	case o.Baseline != nil:
-		return analysis.Against(o.Baseline, rep, o.BaselineName, o.Compare)
+		return analysis.AgainstContext(ctx, o.Baseline, rep, o.BaselineName, o.Compare)
 	}
 	return rep, nil
 }

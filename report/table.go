@@ -16,6 +16,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // tableView is a report as a table shows it.
@@ -536,7 +537,11 @@ func (r tableView) caseRow(c results.Case, est, other results.Estimator, allSing
 		row = []string{c.Name, c.Source, c.Action, insns(c)}
 	}
 	if c.Stats == nil {
-		row = append(row, "too few samples")
+		why := "too few samples"
+		if len(c.Samples) >= stats.MinSamples {
+			why = "not analysed: interrupted" // the time a stop allows ran out (analysePartial)
+		}
+		row = append(row, why)
 		if r.Floor != nil {
 			row = append(row, "")
 		}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -22,6 +23,12 @@ var ErrNotComparable = badinput.New("results not comparable")
 // recalled fast phase holds each change there within the phase's spread,
 // transfer its exponent (phases.ChangeTransfer, LiveChangeTransfer).
 func CompareInterleaved(r *results.Report, opts stats.CompareOptions, transfer float64) error {
+	return CompareInterleavedContext(context.Background(), r, opts, transfer)
+}
+
+// CompareInterleavedContext is CompareInterleaved that stops between
+// cases once ctx is done, with ctx's error.
+func CompareInterleavedContext(ctx context.Context, r *results.Report, opts stats.CompareOptions, transfer float64) error {
 	if len(r.Programs) != 2 {
 		return fmt.Errorf("%w: a before/after run holds 2 programs, this one %d", ErrNotComparable, len(r.Programs))
 	}
@@ -29,7 +36,7 @@ func CompareInterleaved(r *results.Report, opts stats.CompareOptions, transfer f
 	if q := r.Environment.Resolution; q > 0 {
 		opts.Quantum = q // the timer's own quantum
 	}
-	c, err := compare(r.Programs[0], r.Programs[1], opts)
+	c, err := compare(ctx, r.Programs[0], r.Programs[1], opts)
 	if err != nil {
 		return err
 	}
@@ -49,6 +56,12 @@ func CompareInterleaved(r *results.Report, opts stats.CompareOptions, transfer f
 // paired, so the comparison uses the unpaired test, and warns when the two
 // were taken in different environments.
 func Against(base, current *results.Report, mode string, opts stats.CompareOptions) (*results.Report, error) {
+	return AgainstContext(context.Background(), base, current, mode, opts)
+}
+
+// AgainstContext is Against that stops between cases once ctx is done,
+// with ctx's error.
+func AgainstContext(ctx context.Context, base, current *results.Report, mode string, opts stats.CompareOptions) (*results.Report, error) {
 	if len(base.Programs) == 0 || len(current.Programs) == 0 {
 		return nil, fmt.Errorf("%w: a result holds no program", ErrNotComparable)
 	}
@@ -65,7 +78,7 @@ func Against(base, current *results.Report, mode string, opts stats.CompareOptio
 	if q := max(base.Environment.Resolution, current.Environment.Resolution); q > 0 {
 		opts.Quantum = q // the coarser of the two timers
 	}
-	c, err := compare(before, after, opts)
+	c, err := compare(ctx, before, after, opts)
 	if errors.Is(err, stats.ErrTimings) || errors.Is(err, stats.ErrTooFewSamples) || errors.Is(err, stats.ErrNonFinite) {
 		// The files' samples, not the machine: bad input.
 		return nil, fmt.Errorf("%w: %w", ErrNotComparable, err)
@@ -87,13 +100,16 @@ func Against(base, current *results.Report, mode string, opts stats.CompareOptio
 	return &out, nil
 }
 
-func compare(before, after results.Program, opts stats.CompareOptions) (*results.Comparison, error) {
+func compare(ctx context.Context, before, after results.Program, opts stats.CompareOptions) (*results.Comparison, error) {
 	c := &results.Comparison{
 		Before: describe(before), After: describe(after),
 		Significance: opts.Significance, NoiseThreshold: opts.NoiseThreshold, Quantum: opts.Quantum,
 		Estimator: string(opts.Estimator),
 	}
 	for _, b := range before.Results {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		i := slices.IndexFunc(after.Results, func(a results.Case) bool { return a.Name == b.Name })
 		if i < 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("case %s only measured before", b.Name))
