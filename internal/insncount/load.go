@@ -51,7 +51,13 @@ func load(spec *ebpf.CollectionSpec, program string, opt options) (*Program, err
 	if err != nil {
 		return nil, err
 	}
-	coll, err := ebpf.NewCollectionWithOptions(cs, ebpf.CollectionOptions{MapReplacements: opt.shared})
+	// At BPF_LOG_STATS, a refusal's log is its reason and statistics:
+	// cilium/ebpf's default would load again for the whole log, growing
+	// it up to 1 GiB.
+	coll, err := ebpf.NewCollectionWithOptions(cs, ebpf.CollectionOptions{
+		Programs:        ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats},
+		MapReplacements: opt.shared,
+	})
 	var ve *ebpf.VerifierError
 	switch {
 	case errors.As(err, &ve):

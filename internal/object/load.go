@@ -115,13 +115,18 @@ func (c Chosen) Load() (*Loaded, error) {
 	})
 	var ve *ebpf.VerifierError
 	if errors.As(err, &ve) {
-		// A log of statistics alone holds not why the verifier refused:
-		// load again as cilium/ebpf does by default, for the whole log.
-		again, errAgain := ebpf.NewCollection(spec)
-		if errAgain == nil {
-			again.Close()
-		} else {
-			err = errAgain
+		// A log of statistics alone holds not the path the verifier
+		// refused: load again for the whole log, where it is bounded
+		// (verifier.go).
+		if opts, ok := wholeLog(ve); ok {
+			again, errAgain := ebpf.NewCollectionWithOptions(spec, ebpf.CollectionOptions{
+				Programs: opts, MapReplacements: c.shared.replacements(),
+			})
+			if errAgain == nil {
+				again.Close()
+			} else {
+				err = errAgain
+			}
 		}
 	}
 	if err != nil {

@@ -104,7 +104,11 @@ func loadsReadOnly(spec *ebpf.CollectionSpec, names []string) (readOnly []string
 	for _, name := range names {
 		probe.Maps[name].Flags |= unix.BPF_F_RDONLY_PROG
 	}
-	coll, err := ebpf.NewCollection(probe)
+	// At BPF_LOG_STATS: the refusal alone is asked, not the log of its
+	// path, which cilium/ebpf would otherwise load again to grow.
+	coll, err := ebpf.NewCollectionWithOptions(probe, ebpf.CollectionOptions{
+		Programs: ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats},
+	})
 	if err == nil {
 		coll.Close()
 		return names, true

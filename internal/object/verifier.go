@@ -114,3 +114,33 @@ func verifierStats(p *ebpf.Program) (VerifierStats, bool) {
 	}
 	return s, true
 }
+
+// The whole log of a refused load. cilium/ebpf grows the log buffer of a
+// refused load until the log fits, up to 1 GiB, and a verifier that went
+// a million instructions deep writes some hundreds of MB at level 2.
+// At level 1 the log holds the path refused, each instruction of it a
+// line: at most one line an instruction processed. katran's load at level
+// 2, which prints that and every state besides, took 441 bytes an
+// instruction processed (39 MB for 88,879). So the whole log is read only
+// where the statistics' "processed N insns" bounds it by MaxVerifierLog at
+// logBytesPerInsn a line, in a buffer of that bound from the start (one
+// load, no growing); past it the refusal gives the verifier's reason and
+// statistics, the log at BPF_LOG_STATS.
+const (
+	MaxVerifierLog  = 32 << 20
+	logBytesPerInsn = 512
+)
+
+// wholeLog are the options of a load again for the whole log of ve's
+// refusal, and false where the log could pass MaxVerifierLog.
+func wholeLog(ve *ebpf.VerifierError) (ebpf.ProgramOptions, bool) {
+	s, err := parseVerifierLog(strings.Join(ve.Log, "\n"))
+	if err != nil {
+		s.Processed = 0 // refused before the walk began: a few lines
+	}
+	bound := max(s.Processed*logBytesPerInsn, 64<<10)
+	if bound > MaxVerifierLog {
+		return ebpf.ProgramOptions{}, false
+	}
+	return ebpf.ProgramOptions{LogLevel: ebpf.LogLevelBranch | ebpf.LogLevelStats, LogSizeStart: uint32(bound)}, true
+}
