@@ -275,9 +275,9 @@ func (t kernelsTable) title() string {
 			}
 			p := *rep.Measured()
 			if c := rep.Comparison; c != nil {
-				return fmt.Sprintf("before: %s\nafter:  %s\non %d kernels", c.Before, c.After, len(t.Kernels))
+				return fmt.Sprintf("before: %s\nafter:  %s\non %d kernels", printableLine(c.Before), printableLine(c.After), len(t.Kernels))
 			}
-			return fmt.Sprintf("%s, on %d kernels", Title(p), len(t.Kernels))
+			return fmt.Sprintf("%s, on %d kernels", printableLine(Title(p)), len(t.Kernels))
 		}
 	}
 	return ""
@@ -293,7 +293,7 @@ func (t kernelsTable) kernelHeader(k results.KernelRun, widths [2]int) string {
 		how += " (emulated)"
 	}
 	if len(k.Reports) == 0 {
-		return k.Name() + "\n" + how
+		return printableLine(k.Name()) + "\n" + how
 	}
 	rep := k.Reports[0]
 	what := fmt.Sprintf("time [%g%% CI]", 100*rep.Settings.Confidence)
@@ -303,7 +303,7 @@ func (t kernelsTable) kernelHeader(k results.KernelRun, widths [2]int) string {
 	if k.Emulated {
 		what = "" // its header says so, and the cells keep the table narrow
 	}
-	return strings.TrimRight(fmt.Sprintf("%s\n%s\n%-*s  %*s  %s", k.Name(), how, widths[0], "action", widths[1], "insns", what), " ")
+	return strings.TrimRight(fmt.Sprintf("%s\n%s\n%-*s  %*s  %s", printableLine(k.Name()), how, widths[0], "action", widths[1], "insns", what), " ")
 }
 
 // notes say how each kernel ran, why one has nothing, and where the
@@ -336,13 +336,13 @@ func (t kernelsTable) notes(w io.Writer) {
 func kernelLine(k results.KernelRun) string {
 	env := firstEnv(k)
 	if k.Accel == "host" {
-		s := fmt.Sprintf("%s: the running kernel, measured as without --kernel, in %s", k.Name(), k.Wall.Round(100*time.Millisecond))
+		s := fmt.Sprintf("%s: the running kernel, measured as without --kernel, in %s", printableLine(k.Name()), k.Wall.Round(100*time.Millisecond))
 		if env != nil {
-			s += fmt.Sprintf("; CPU %d of %d (%s)", env.CPU, env.CPUs, env.CPUModel)
+			s += fmt.Sprintf("; CPU %d of %d (%s)", env.CPU, env.CPUs, printableLine(env.CPUModel))
 		}
 		return s
 	}
-	s := fmt.Sprintf("%s: %s, %d vCPU, %d MiB", k.Name(), strings.ToUpper(k.Accel), k.VCPUs, k.MemoryMiB)
+	s := fmt.Sprintf("%s: %s, %d vCPU, %d MiB", printableLine(k.Name()), printableLine(strings.ToUpper(k.Accel)), k.VCPUs, k.MemoryMiB)
 	if k.Boot > 0 {
 		s += fmt.Sprintf(", booted in %s, done in %s", k.Boot.Round(100*time.Millisecond), k.Wall.Round(100*time.Millisecond))
 	}
@@ -399,7 +399,7 @@ func (t kernelsTable) insnsDiffer() []string {
 					by = append(by, fmt.Sprintf("%d on %s", n, k.Name()))
 				}
 			}
-			notes = append(notes, fmt.Sprintf("%s executes different instructions by kernel: %s", key, strings.Join(by, ", ")))
+			notes = append(notes, printableLine(fmt.Sprintf("%s executes different instructions by kernel: %s", key, strings.Join(by, ", "))))
 		}
 	}
 	return notes

@@ -103,7 +103,8 @@ func (l lines) note(indent string, n note) {
 	if l.verbose && n.long != "" {
 		text = n.long
 	}
-	for _, line := range wrap(text, indent, indent+"  ", maxColumns) {
+	// Names from files in it stay on its line, written as their escapes.
+	for _, line := range wrap(printableLine(text), indent, indent+"  ", maxColumns) {
 		fmt.Fprintln(l.w, line)
 	}
 }

@@ -10,7 +10,7 @@ import (
 // writeLive shows a live comparison: each case's test run, its live
 // frames, and the difference, what carrying out its action costs a frame.
 func (c comparison) writeLive(w io.Writer, l lines, confidence float64, outliers []*sides) error {
-	fmt.Fprintf(w, "program:     %s\nlive frames: batches of %d on a %s\n", c.Before, c.Live.Batch, c.Live.Target)
+	fmt.Fprintf(w, "program:     %s\nlive frames: batches of %d on a %s\n", printableLine(c.Before), c.Live.Batch, c.Live.Target)
 	table := newTable(w, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight)
 	table.Header("case", "action", "test run, ns", "live, ns", fmt.Sprintf("action costs, ns [%g%% CI]", 100*confidence), "outliers")
 	var all tally

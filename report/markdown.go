@@ -142,9 +142,41 @@ var markdownEscaper = strings.NewReplacer(
 	`<`, `&lt;`, `>`, `&gt;`, `&`, `&amp;`)
 
 // markdownText is s as one line of Markdown text: control characters
-// (tab and line feed too) written as their escapes (Printable), then
-// Markdown's characters escaped.
-func markdownText(s string) string { return markdownEscaper.Replace(printableLine(s)) }
+// (tab and line feed too) written as their escapes (Printable), what
+// GitHub would link or notify unlinked, then Markdown's characters
+// escaped.
+func markdownText(s string) string { return markdownEscaper.Replace(unlinked(printableLine(s))) }
+
+// wordJoiner (U+2060) shows as nothing and joins nothing: put inside a
+// mention or a link, it breaks the pattern GitHub finds them by.
+const wordJoiner = "\u2060"
+
+// unlinked is s with nothing GitHub turns into a notification or a link
+// in a comment or a job's summary: a case named "@octocat cc
+// @github/security" pinged them, and "https://evil.example/x" was a
+// link. A backslash escape does not stop either: GitHub finds mentions
+// and issue references in the rendered text, and bare links as it
+// parses. A word joiner goes after every '@' (a user, a team, an e-mail
+// address) and '#' (#123, another issue), after the ':' of "://" (any
+// scheme's link) and inside "www." (a link without one).
+func unlinked(s string) string {
+	if !strings.ContainsAny(s, "@#:wW") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		switch {
+		case s[i] == '@' || s[i] == '#':
+			b.WriteString(wordJoiner)
+		case s[i] == ':' && strings.HasPrefix(s[i+1:], "//"):
+			b.WriteString(wordJoiner)
+		case i >= 2 && strings.EqualFold(s[i-2:i+1], "www") && strings.HasPrefix(s[i+1:], "."):
+			b.WriteString(wordJoiner)
+		}
+	}
+	return b.String()
+}
 
 // writeFenced writes text in a fenced block, which Markdown shows as it
 // is: its fence longer than any run of backticks in it, and the text as

@@ -11,13 +11,18 @@ import (
 // written; internal/printable says what it escapes.
 func Printable(s string) string { return printable.String(s) }
 
-// PrintableCells is a table's row as Printable has it, for tablewriter's
-// row filter: escaped before the columns are measured, so that they line
-// up.
+// PrintableCells is a table's row as Printable has it, each cell on one
+// line (tab and line feed escaped too), for tablewriter's row filter:
+// escaped before the columns are measured, so that they line up.
 func PrintableCells(cells []string) []string { return printable.Cells(cells) }
 
-// printableLine is Printable that keeps the text on one line: tab and
-// line feed are escaped too.
+// PrintableLine is Printable that keeps the text on one line: tab and
+// line feed are escaped too, for a line that quotes names from files (an
+// error, a note, the progress bar's case), which a name holding a line
+// feed could otherwise forge a line after.
+func PrintableLine(s string) string { return printable.Line(s) }
+
+// printableLine is PrintableLine, as this package's renderers call it.
 func printableLine(s string) string { return printable.Line(s) }
 
 // WritePrintable writes data, text rendered for a terminal, to w as

@@ -431,7 +431,7 @@ func (r tableView) writeProgramTable(w io.Writer, l lines, p results.Program, al
 	if p.Label != "" {
 		title = p.Label + ": " + title
 	}
-	fmt.Fprintln(w, title)
+	fmt.Fprintln(w, printableLine(title)) // names from files, on their one line
 	est := r.Settings.ChosenEstimator()
 	other, otherName := otherEstimator(est)
 	tallies := make([]*tally, len(p.Results)) // nil: too few samples
@@ -644,7 +644,7 @@ func (c comparison) writeTable(w io.Writer, l lines, confidence float64, wide bo
 	if c.Live != nil {
 		return c.writeLive(w, l, confidence, outliers)
 	}
-	fmt.Fprintf(w, "before: %s\nafter:  %s\n", c.Before, c.After)
+	fmt.Fprintf(w, "before: %s\nafter:  %s\n", printableLine(c.Before), printableLine(c.After))
 	est := c.Estimator
 	if est == "" {
 		est = string(results.Mean)

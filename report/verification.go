@@ -22,7 +22,7 @@ func writeVerificationTable(w io.Writer, v *results.Verification) error {
 	if v.Before != "" {
 		return writeVerificationChange(w, v)
 	}
-	fmt.Fprintf(w, "%s, verified on kernel %s\n", v.Object, v.Kernel)
+	fmt.Fprintf(w, "%s, verified on kernel %s\n", printableLine(v.Object), printableLine(v.Kernel))
 	table := newTable(w, tw.AlignLeft)
 	table.Header("program", "processed", "states", "peak", "max", "xlated", "JIT B", "stack", fmt.Sprintf("time, %s", loadsText(v)))
 	var refused []string
@@ -58,7 +58,7 @@ func writeVerificationTable(w io.Writer, v *results.Verification) error {
 // writeVerificationChange writes a comparison: per program, each figure
 // before, after, and the difference.
 func writeVerificationChange(w io.Writer, v *results.Verification) error {
-	fmt.Fprintf(w, "before: %s\nafter:  %s\nverified on kernel %s, %s of each build\n", v.Before, v.Object, v.Kernel, loadsText(v))
+	fmt.Fprintf(w, "before: %s\nafter:  %s\nverified on kernel %s, %s of each build\n", printableLine(v.Before), printableLine(v.Object), printableLine(v.Kernel), loadsText(v))
 	table := newTable(w, tw.AlignLeft, tw.AlignLeft)
 	table.Header("program", "figure", "before", "after", "diff", "diff %", "verdict")
 	for _, p := range v.Programs {

@@ -40,7 +40,7 @@ func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]
 		return nil, usageError(errors.New("--report draws one program: choose it with --program"))
 	}
 	for _, p := range skipped {
-		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: note: %s (%s) is not measured: %s\n", report.Printable(p.Name), p.Type, notMeasured(p))
+		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: note: %s (%s) is not measured: %s\n", report.PrintableLine(p.Name), p.Type, report.PrintableLine(notMeasured(p)))
 	}
 	return names, nil
 }
@@ -73,7 +73,7 @@ func runEach(cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []st
 			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; nothing written")
 			return interrupted{signal: int(caught())}
 		case o.Err != nil:
-			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: program "+report.Printable(oneLine(f.load.hint(o.Err)))) // the object's names
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: program "+report.PrintableLine(oneLine(f.load.hint(o.Err)))) // the object's names
 			failed = append(failed, o.Program)
 		default:
 			reps = append(reps, o.Report)

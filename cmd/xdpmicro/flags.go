@@ -148,7 +148,7 @@ func (o *outputFlags) asides(cmd *cobra.Command, rep *results.Report) {
 	printNotes(cmd, rep.Environment.Notes)
 	if rep.Comparison != nil {
 		for _, w := range rep.Comparison.Warnings {
-			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.Printable(w)) // names from files
+			fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: warning: "+report.PrintableLine(w)) // names from files, each on its line
 		}
 	}
 }

@@ -115,11 +115,11 @@ func otherTypes(but string) []string {
 // noticeTo writes each notice to w as a line of text: notices name
 // cases and programs from files (report.Printable).
 func noticeTo(w io.Writer) func(string) {
-	return func(line string) { fmt.Fprintln(w, "xdpmicro: "+report.Printable(line)) }
+	return func(line string) { fmt.Fprintln(w, "xdpmicro: "+report.PrintableLine(line)) }
 }
 
 func printNotes(cmd *cobra.Command, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: note: "+report.Printable(n))
+		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: note: "+report.PrintableLine(n))
 	}
 }

@@ -79,12 +79,12 @@ func runFrom(start time.Time, args []string, stdout, stderr io.Writer) (code int
 		return exitInterrupt + sig.signal
 	}
 	if errors.Is(err, errRegression) || errors.Is(err, errGrew) {
-		fmt.Fprintln(stderr, "xdpmicro: "+report.Printable(err.Error()))
+		fmt.Fprintln(stderr, "xdpmicro: "+report.PrintableLine(err.Error()))
 		return exitRegression
 	}
 	// An error can quote what a file held (a name, a field): escaped, so
-	// that it reaches the terminal as text.
-	fmt.Fprintln(stderr, "xdpmicro: "+report.Printable(oneLine(err)))
+	// that it reaches the terminal as text, on its one line.
+	fmt.Fprintln(stderr, "xdpmicro: "+report.PrintableLine(oneLine(err)))
 	var ve *ebpf.VerifierError
 	if errors.As(err, &ve) {
 		fmt.Fprintln(stderr, "verifier log (tail):")

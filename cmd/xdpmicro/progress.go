@@ -71,7 +71,7 @@ func (p *progressBar) draw(bar *progressbar.ProgressBar) {
 // showProgress draws state on bar. measuring says whether the bar counts the
 // sampling yet, rather than the warm-up; it is returned for the next.
 func showProgress(bar *progressbar.ProgressBar, state *testrun.Progress, measuring bool) bool {
-	name := report.Printable(state.Case) // a name from a file, on the terminal
+	name := report.PrintableLine(state.Case) // a name from a file, on the terminal, on the bar's line
 	switch {
 	case state.Warmup:
 		bar.Describe("warming up " + name)

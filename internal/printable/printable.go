@@ -20,15 +20,19 @@ import (
 // named "\x1b]0;...\a" set the terminal's title through compare. Every
 // control character but tab and line feed (C0, DEL and C1, which some
 // terminals take as ESC [ and the like), every bidirectional override,
-// which reorders what follows, and every byte that is not UTF-8 is
-// written as a Go escape: \x1b, \u009b, \x9b. Text without them is s.
+// which reorders what follows, the line and paragraph separators U+2028
+// and U+2029, which an editor, a browser or a terminal may break a line
+// at, and every byte that is not UTF-8 is written as a Go escape: \x1b,
+// \u009b, \x9b, \u2028. Text without them is s.
 func String(s string) string { return escape(s, "\t\n") }
 
-// Cells is a table's row as String has it, for tablewriter's row filter:
-// escaped before the columns are measured, so that they line up.
+// Cells is a table's row as Line has it, for tablewriter's row filter:
+// escaped before the columns are measured, so that they line up, and
+// each cell on its one line: a case named "a\n│ fake │ row" printed a
+// row of its own.
 func Cells(cells []string) []string {
 	for i, c := range cells {
-		cells[i] = String(c)
+		cells[i] = Line(c)
 	}
 	return cells
 }
@@ -65,9 +69,10 @@ func escape(s, keep string) string {
 }
 
 // unsafeRune says whether a terminal could act on r: a control character
-// not in keep, a bidirectional override or isolate, or a byte that is not
-// UTF-8, which decodes as utf8.RuneError (escape tells it from a real
-// U+FFFD, which it writes as itself).
+// not in keep, a bidirectional override or isolate, a line or paragraph
+// separator (a name holding one could start a row of its own), or a
+// byte that is not UTF-8, which decodes as utf8.RuneError (escape tells
+// it from a real U+FFFD, which it writes as itself).
 func unsafeRune(r rune, keep string) bool {
 	switch {
 	case r == utf8.RuneError:
@@ -75,7 +80,7 @@ func unsafeRune(r rune, keep string) bool {
 	case unicode.IsControl(r):
 		return !strings.ContainsRune(keep, r)
 	}
-	return unicode.Is(unicode.Bidi_Control, r)
+	return unicode.In(r, unicode.Bidi_Control, unicode.Zl, unicode.Zp)
 }
 
 // Write writes data, text rendered for a terminal, to w as String has it.

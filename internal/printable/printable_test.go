@@ -3,6 +3,8 @@ package printable
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +55,26 @@ func TestJSONEscapesC1(t *testing.T) {
 		if back[i] != names[i] {
 			t.Errorf("read back %q as %q", names[i], back[i])
 		}
+	}
+}
+
+// A line or paragraph separator is written as its escape, as a line feed
+// is on a line: an editor or a browser breaks a line at it. A table's
+// cells keep to their one line.
+func TestSeparatorsEscaped(t *testing.T) {
+	if got := String("a\u2028b\u2029c"); got != `a\u2028b\u2029c` {
+		t.Errorf("String kept a separator: %q", got)
+	}
+	cells := Cells([]string{"a\n│ fake │ row", "tab\there", "ok"})
+	if want := []string{`a\x0a│ fake │ row`, `tab\x09here`, "ok"}; !slices.Equal(cells, want) {
+		t.Errorf("Cells = %q, want %q", cells, want)
+	}
+	var buf bytes.Buffer
+	table := Table(&buf)
+	table.Header("case")
+	_ = table.Append([]string{"a\nb"})
+	_ = table.Render()
+	if strings.Count(buf.String(), "\n") != 5 || !strings.Contains(buf.String(), `a\x0ab`) {
+		t.Errorf("a name's line feed made a row:\n%s", buf.String())
 	}
 }
