@@ -53,6 +53,7 @@ type cpuLock struct {
 	cpu  int
 	name string
 	held *socklock.Lock // nil while another run holds it
+	who  lockHolder     // who held it when this run found it held
 }
 
 // tryCPU takes cpu's lock if it is free; a lock held elsewhere is
@@ -63,6 +64,7 @@ func tryCPU(prefix string, cpu int) (*cpuLock, bool, error) {
 	held, err := socklock.Try(l.name)
 	switch {
 	case errors.Is(err, socklock.ErrHeld):
+		l.who = holderOf(l.name)
 		return l, false, nil
 	case err != nil:
 		return nil, false, err
@@ -70,9 +72,6 @@ func tryCPU(prefix string, cpu int) (*cpuLock, bool, error) {
 	l.held = held
 	return l, true, nil
 }
-
-// holder is the pid of the process holding the lock, or 0 when unknown.
-func (l *cpuLock) holder() int { return socklock.Holder(l.name) }
 
 // close gives the lock up, if held.
 func (l *cpuLock) close() {
@@ -128,7 +127,8 @@ func (c *Claim) Release() {
 // order is the policy's preference, why the reason for its first CPU;
 // the locks' names begin with prefix. When every one is held, it says so
 // through notice and waits for the first to come free, until ctx is
-// done. Where no lock can be had at all (a security module refusing the
+// done; a lock held by a process neither root's nor this user's, at most
+// squatWait (cpuholder.go). Where no lock can be had at all (a security module refusing the
 // socket: the first CPU's lock fails), the run measures on order[0]
 // without one, and the claim's note says so; a later CPU whose lock
 // fails is passed over.
@@ -142,29 +142,31 @@ func claimCPU(ctx context.Context, prefix string, order []int, why string, notic
 		case err != nil:
 			continue
 		case got:
-			return claimed(l, order, why, heldCPUs(held), 0), nil
+			return claimed(l, order, why, held, 0), nil
 		}
 		held = append(held, l)
 	}
 	if notice != nil {
-		notice(waitMessage(held))
+		for _, line := range waitMessages(held) {
+			notice(line)
+		}
 	}
-	taken := heldCPUs(held)
 	start := time.Now()
 	l, err := waitAny(ctx, held)
 	if err != nil {
-		return nil, fmt.Errorf("wait for CPU %s: %w", formatCPUList(sorted(taken)), err)
+		return nil, fmt.Errorf("wait for CPU %s: %w", formatCPUList(sorted(heldCPUs(held))), err)
 	}
 	// At least a microsecond: a wait, however short, is told as one.
-	return claimed(l, order, why, taken, max(time.Since(start), time.Microsecond)), nil
+	return claimed(l, order, why, held, max(time.Since(start), time.Microsecond)), nil
 }
 
-// claimed is the claim of a lock taken after the CPUs in taken were
-// found held by other runs, and waited for that long.
-func claimed(l *cpuLock, order []int, why string, taken []int, waited time.Duration) *Claim {
+// claimed is the claim of a lock taken after the locks in held were
+// found held by other processes, and waited for that long.
+func claimed(l *cpuLock, order []int, why string, held []*cpuLock, waited time.Duration) *Claim {
+	taken := heldCPUs(held)
 	return &Claim{
 		CPU: l.cpu, lock: l,
-		Why:  describeClaim(l.cpu, order[0], why, taken, waited),
+		Why:  describeClaim(l.cpu, order[0], why, held, waited),
 		Lock: results.CPULock{Path: socklock.Address(l.name), Preferred: order[0], HeldByOthers: taken, Waited: waited},
 		Note: netnsNote(),
 	}
@@ -177,12 +179,26 @@ func unlocked(cpu int, why string, err error) *Claim {
 }
 
 // describeClaim says why a run measures on cpu, in a few words: the
-// policy's reason, and a move or a wait when other runs held CPUs.
-func describeClaim(cpu, preferred int, why string, taken []int, waited time.Duration) string {
+// policy's reason, and a move or a wait when other processes held CPUs,
+// named where they are not runs of root's or this user's.
+func describeClaim(cpu, preferred int, why string, held []*cpuLock, waited time.Duration) string {
 	if cpu != preferred {
+		taken := heldCPUs(held)
 		by := ", which another xdpmicro run held"
 		if len(taken) > 1 {
 			by = ": other xdpmicro runs held CPUs " + formatCPUList(sorted(taken))
+		}
+		var others []string
+		for _, l := range held {
+			if !l.who.trusted() {
+				others = append(others, fmt.Sprintf("CPU %d's lock by %s", l.cpu, l.who))
+			}
+		}
+		if len(others) > 0 {
+			by = ": held were " + strings.Join(others, ", ")
+			if n := len(held) - len(others); n > 0 {
+				by += fmt.Sprintf(", and %d by other xdpmicro runs", n)
+			}
 		}
 		why = fmt.Sprintf("moved from CPU %d (%s)%s", preferred, why, by)
 	}
@@ -201,12 +217,33 @@ func roundWait(d time.Duration) time.Duration {
 	return max(d.Round(time.Millisecond), time.Millisecond)
 }
 
+// waitMessages tell which CPUs other runs hold and whose they are,
+// before a run waits for them: one line for those of root's and this
+// user's, and one for each lock held by another's, waited for at most
+// squatWait.
+func waitMessages(held []*cpuLock) []string {
+	var runs, lines []string
+	var trusted []*cpuLock
+	for _, l := range held {
+		if l.who.trusted() {
+			trusted = append(trusted, l)
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("CPU %d's lock %s is held by %s, neither root nor you: waiting at most %s for it",
+			l.cpu, socklock.Address(l.name), l.who, roundWait(squatWait)))
+	}
+	if len(trusted) > 0 {
+		runs = []string{waitMessage(trusted)}
+	}
+	return append(runs, lines...)
+}
+
 // waitMessage tells, in one line, which CPUs other runs hold and whose
 // they are, before a run waits for them.
 func waitMessage(held []*cpuLock) string {
 	var pids []string
 	for _, l := range held {
-		if pid := l.holder(); pid > 0 {
+		if pid := l.who.pid; pid > 0 {
 			pids = append(pids, strconv.Itoa(pid))
 		}
 	}
@@ -226,9 +263,11 @@ func waitMessage(held []*cpuLock) string {
 
 // waitAny waits for the first of the locks to come free and takes it.
 // Each is waited for on a goroutine of its own (socklock.Wait, a thread
-// blocked in poll(2) until the lock's holder lets go); when one is taken
-// or ctx is done, the others are called off, and any lock taken
-// meanwhile is given back before waitAny returns.
+// blocked in poll(2) until the lock's holder lets go), one held by a
+// process not trusted to end at most squatWait; when one is taken or ctx
+// is done, the others are called off, and any lock taken meanwhile is
+// given back before waitAny returns. When every wait was given up, the
+// error names each holder.
 func waitAny(parent context.Context, locks []*cpuLock) (*cpuLock, error) {
 	type outcome struct {
 		l   *cpuLock
@@ -237,16 +276,26 @@ func waitAny(parent context.Context, locks []*cpuLock) (*cpuLock, error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	done := make(chan outcome, len(locks)) // buffered: no waiter blocks on it
+	start := time.Now()
 	for _, l := range locks {
 		go func() {
 			defer crash.Guard()
+			wait, cancelWait := ctx, func() {}
+			if !l.who.trusted() {
+				wait, cancelWait = context.WithTimeout(ctx, squatWait)
+			}
+			defer cancelWait()
 			var err error
-			l.held, err = socklock.Wait(ctx, l.name)
+			l.held, err = socklock.Wait(wait, l.name)
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				err = errSquatted
+			}
 			done <- outcome{l, err}
 		}()
 	}
 	var won *cpuLock
 	var errs []error
+	squatted := squatError{waited: squatWait}
 	for range locks {
 		o := <-done
 		switch {
@@ -255,6 +304,9 @@ func waitAny(parent context.Context, locks []*cpuLock) (*cpuLock, error) {
 			cancel()
 		case o.err == nil:
 			o.l.close()
+		case errors.Is(o.err, errSquatted):
+			squatted.locks = append(squatted.locks, o.l)
+			squatted.waited = time.Since(start)
 		default:
 			errs = append(errs, o.err)
 		}
@@ -264,6 +316,10 @@ func waitAny(parent context.Context, locks []*cpuLock) (*cpuLock, error) {
 	}
 	if err := parent.Err(); err != nil {
 		return nil, err
+	}
+	if len(squatted.locks) > 0 {
+		slices.SortFunc(squatted.locks, func(a, b *cpuLock) int { return a.cpu - b.cpu })
+		errs = append(errs, squatted)
 	}
 	return nil, errors.Join(errs...)
 }

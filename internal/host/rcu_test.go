@@ -167,6 +167,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(rcuChild); mode != "" {
 		os.Exit(runRCUChild(mode, os.Getenv(rcuChildDir)))
 	}
+	if name := os.Getenv(squatName); name != "" {
+		os.Exit(squat(name, os.Getenv(squatListen) != ""))
+	}
 	os.Exit(m.Run())
 }
 

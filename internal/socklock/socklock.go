@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,6 +115,72 @@ func Holder(name string) int {
 		return 0
 	}
 	return int(cred.Pid)
+}
+
+// Peer is the process holding a lock: its pid (0 where not visible from
+// this pid namespace) and the uid it held it as.
+type Peer struct {
+	Pid, Uid int
+}
+
+// HolderOf returns who holds the lock of name: the kernel's record of
+// the process that took it (SO_PEERCRED) where it takes connections, as
+// every xdpmicro run does; else, for a socket bound and not listening,
+// the process with that socket open, found through /proc/net/unix and
+// /proc/PID/fd (every process's only as root). ok is false when the lock
+// is free or its holder cannot be found.
+func HolderOf(name string) (Peer, bool) {
+	if fd, err := connect(name); err == nil {
+		defer unix.Close(fd)
+		if cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
+			return Peer{Pid: int(cred.Pid), Uid: int(cred.Uid)}, true
+		}
+	}
+	return boundBy(Address(name))
+}
+
+// boundBy finds the process that has the unix socket bound at address
+// open: the socket's inode from /proc/net/unix, then the first process
+// with a descriptor of it.
+func boundBy(address string) (Peer, bool) {
+	table, err := os.ReadFile("/proc/net/unix")
+	if err != nil {
+		return Peer{}, false
+	}
+	var inodes []string
+	for _, line := range strings.Split(string(table), "\n")[1:] {
+		// Num RefCount Protocol Flags Type St Inode Path
+		if f := strings.Fields(line); len(f) == 8 && f[7] == address {
+			inodes = append(inodes, "socket:["+f[6]+"]")
+		}
+	}
+	if len(inodes) == 0 {
+		return Peer{}, false
+	}
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return Peer{}, false
+	}
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		fds, err := os.ReadDir("/proc/" + p.Name() + "/fd")
+		if err != nil {
+			continue // another user's, where this process is not root
+		}
+		for _, fd := range fds {
+			if link, err := os.Readlink("/proc/" + p.Name() + "/fd/" + fd.Name()); err == nil && slices.Contains(inodes, link) {
+				var st unix.Stat_t
+				if unix.Stat("/proc/"+p.Name(), &st) != nil {
+					return Peer{}, false
+				}
+				return Peer{Pid: pid, Uid: int(st.Uid)}, true
+			}
+		}
+	}
+	return Peer{}, false
 }
 
 // Wait takes the lock of name, waiting while another process holds it,

@@ -258,3 +258,34 @@ func TestOtherUser(t *testing.T) {
 		t.Errorf("user nobody, trying root's lock: %q, want %q", got, ErrHeld)
 	}
 }
+
+// HolderOf names the holder from the kernel where it listens, and from
+// /proc where it only binds the name: a squatter need not listen.
+func TestHolderOf(t *testing.T) {
+	name := testName(t)
+	if p, ok := HolderOf(name); ok {
+		t.Fatalf("a free lock's holder is %+v", p)
+	}
+	l, err := Try(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := Peer{Pid: os.Getpid(), Uid: os.Geteuid()}
+	if p, ok := HolderOf(name); !ok || p != me {
+		t.Errorf("holder %+v %v, want %+v", p, ok, me)
+	}
+	l.Release()
+
+	bound := name + "-bound"
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Bind(fd, &unix.SockaddrUnix{Name: Address(bound)}); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := HolderOf(bound); !ok || p != me {
+		t.Errorf("holder of a name bound, not listening: %+v %v, want %+v", p, ok, me)
+	}
+}
