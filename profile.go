@@ -2,10 +2,9 @@ package xdpmicro
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
+	"strings"
 
 	"github.com/xdpmicro/xdpmicro/internal/kernels"
 	"github.com/xdpmicro/xdpmicro/internal/profile"
@@ -108,15 +107,13 @@ type (
 func ProfileKernels(outcomes []KernelOutcome, args []string) KernelProfiles {
 	byKernel := map[string]*profile.Report{}
 	runs := kernels.Runs(outcomes, args, func(k *results.KernelRun, stdout []byte) error {
-		var rep profile.Report
-		if err := json.Unmarshal(stdout, &rep); err != nil {
-			return fmt.Errorf("unreadable profile: %w", err)
+		// A guest's output is no more trusted than a file: it passes a
+		// saved profile's checks before anything renders it.
+		rep, err := results.ParseProfile("profile's output", stdout)
+		if err != nil {
+			return errors.New("unreadable profile: " + strings.TrimPrefix(err.Error(), results.ErrBadResult.Error()+": "))
 		}
-		// A guest's output is not trusted: "{}" is no profile.
-		if len(rep.Profiles) == 0 || slices.Contains(rep.Profiles, nil) {
-			return errors.New("unreadable profile: profile's output holds no profile")
-		}
-		byKernel[k.Kernel] = &rep
+		byKernel[k.Kernel] = rep
 		return nil
 	})
 	kp := KernelProfiles{Schema: profile.KernelsSchema}

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -103,7 +105,7 @@ func (kp kernelProfiles) writeText(w *bufio.Writer, v ProfileOptions) error {
 	if v.Machine {
 		for _, k := range kp.Kernels {
 			if k.Profile != nil {
-				fmt.Fprintf(w, "\n═══ on %s ═══\n", k.Name())
+				fmt.Fprintf(w, "\n═══ on %s ═══\n", printable.Line(k.Name()))
 				if err := WriteProfileText(w, k.Profile, v); err != nil {
 					return err
 				}
@@ -139,7 +141,8 @@ func (kp kernelProfiles) writeTable(w io.Writer, b int) error {
 			if p.Label != "" {
 				label = p.Label + ": "
 			}
-			fmt.Fprintf(w, "%s%s in %s, %s, on %d kernels\n", label, p.Program, p.Object, p.Type, len(kp.Kernels))
+			title := fmt.Sprintf("%s%s in %s, %s", label, p.Program, p.Object, p.Type)
+			fmt.Fprintf(w, "%s, on %d kernels\n", printable.Line(title), len(kp.Kernels)) // a guest's names, on their line
 		}
 		for _, c := range p.Cases {
 			if !slices.Contains(names, c.Name) {
@@ -148,9 +151,10 @@ func (kp kernelProfiles) writeTable(w io.Writer, b int) error {
 		}
 	}
 	table := lightTable(w, tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}})
+	table.Options(tablewriter.WithRowFilter(tw.CellFilter{Global: printable.Cells})) // a guest's case names, on their line
 	header := []any{"case"}
 	for _, k := range kp.Kernels {
-		header = append(header, k.Name())
+		header = append(header, printable.Line(k.Name()))
 	}
 	table.Header(header...)
 	for _, name := range names {
@@ -224,7 +228,7 @@ func (kp kernelProfiles) codeDiffers(b int) []string {
 			texts[strings.Join(code, "\n")] = true
 		}
 		if len(texts) > 1 {
-			out = append(out, fmt.Sprintf("%-16s %-44s %s", lineKey(s), clip(strings.TrimSpace(s.Text), 44), strings.Join(counts, " · ")))
+			out = append(out, fmt.Sprintf("%-16s %-44s %s", printable.Line(lineKey(s)), sourceText(clip(strings.TrimSpace(s.Text), 44)), strings.Join(counts, " · ")))
 		}
 	}
 	if len(out) == 0 {
@@ -272,9 +276,9 @@ var kernelAddress = regexp.MustCompile(`0xffff[0-9a-f]{12}`)
 // writeKernelLines says how each kernel ran, and why one gave nothing.
 func (kp kernelProfiles) writeKernelLines(w io.Writer) {
 	for _, k := range kp.Kernels {
-		line := fmt.Sprintf("%s: the running kernel", k.Name())
+		line := fmt.Sprintf("%s: the running kernel", printable.Line(k.Name()))
 		if k.Accel != "host" {
-			line = fmt.Sprintf("%s: %s, %d vCPU, %d MiB, booted in %s, done in %s", k.Name(), strings.ToUpper(k.Accel),
+			line = fmt.Sprintf("%s: %s, %d vCPU, %d MiB, booted in %s, done in %s", printable.Line(k.Name()), printable.Line(strings.ToUpper(k.Accel)),
 				k.VCPUs, k.MemoryMiB, k.Boot.Round(100*time.Millisecond), k.Wall.Round(100*time.Millisecond))
 		}
 		fmt.Fprintf(w, "  %s\n", line)

@@ -10,6 +10,7 @@ import (
 
 	pprof "github.com/google/pprof/profile"
 
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -49,6 +50,9 @@ const sourceWidth = 52
 func WriteProfileText(w io.Writer, rep *results.ProfileReport, v ProfileOptions) error {
 	bw := bufio.NewWriter(w)
 	if rep.Diff != nil {
+		if len(rep.Profiles) != 2 { // results.ProfileReport.Check refuses it; never index past
+			return fmt.Errorf("a profile's difference of %d profile(s): want the two builds it compares", len(rep.Profiles))
+		}
 		writeProfileDiff(bw, rep)
 		return bw.Flush()
 	}
@@ -59,21 +63,21 @@ func WriteProfileText(w io.Writer, rep *results.ProfileReport, v ProfileOptions)
 }
 
 func writeProfile(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
-	fmt.Fprintf(w, "%s in %s, %s\n", p.Program, p.Object, p.Type)
+	fmt.Fprintf(w, "%s in %s, %s\n", printable.Line(p.Program), printable.Line(p.Object), printable.Line(p.Type))
 	if p.NoLines != "" {
-		fmt.Fprintf(w, "note: %s\n", p.NoLines)
+		fmt.Fprintf(w, "note: %s\n", printable.Line(p.NoLines))
 	}
 	if v.Machine && p.NoMachine != "" {
-		fmt.Fprintf(w, "note: no machine code by line: %s\n", p.NoMachine)
+		fmt.Fprintf(w, "note: no machine code by line: %s\n", printable.Line(p.NoMachine))
 	}
 	source := map[string]results.ProfileSource{}
 	for _, s := range p.Source {
 		source[lineKey(s)] = s
 	}
 	for _, c := range p.Cases {
-		fmt.Fprintf(w, "\n── case %s: %d instructions ──\n", c.Name, c.Total)
+		fmt.Fprintf(w, "\n── case %s: %d instructions ──\n", printable.Line(c.Name), c.Total)
 		for _, t := range c.TailCalls {
-			fmt.Fprintf(w, "note: %d tail call(s) at %s entered another program, whose instructions are not counted\n", t.Calls, t.Name)
+			fmt.Fprintf(w, "note: %d tail call(s) at %s entered another program, whose instructions are not counted\n", t.Calls, printable.Line(t.Name))
 		}
 		writeFunctions(w, c)
 		if v.SourceOrder {
@@ -93,14 +97,14 @@ func writeVerifierWalk(w *bufio.Writer, p *results.Profile, source map[string]re
 	c := p.Verifier
 	if c == nil {
 		if p.NoVerifier != "" {
-			fmt.Fprintf(w, "\nnote: where the verifier spent its effort is not given: %s\n", p.NoVerifier)
+			fmt.Fprintf(w, "\nnote: where the verifier spent its effort is not given: %s\n", printable.Line(p.NoVerifier))
 		}
 		return
 	}
 	fmt.Fprintf(w, "\n── the verifier: %d instructions processed ──\n", c.Total)
 	fmt.Fprintf(w, "  %10s %7s %10s %6s  %s\n", "self", "share", "inclusive", "entries", "function")
 	for _, f := range c.Functions {
-		fmt.Fprintf(w, "  %10d %6.1f%% %10d %6d  %s\n", f.Self, c.Share(f.Self), f.Inclusive, f.Calls, f.Name)
+		fmt.Fprintf(w, "  %10d %6.1f%% %10d %6d  %s\n", f.Self, c.Share(f.Self), f.Inclusive, f.Calls, printable.Line(f.Name))
 	}
 	lines := slices.Clone(c.Lines)
 	slices.SortStableFunc(lines, func(a, b results.LineCount) int { return cmp.Compare(b.Instructions, a.Instructions) })
@@ -113,7 +117,7 @@ func writeVerifierWalk(w *bufio.Writer, p *results.Profile, source map[string]re
 func writeFunctions(w *bufio.Writer, c results.ProfileCase) {
 	fmt.Fprintf(w, "  %10s %7s %10s %6s  %s\n", "self", "share", "inclusive", "calls", "function")
 	for _, f := range c.Functions {
-		fmt.Fprintf(w, "  %10d %6.1f%% %10d %6d  %s\n", f.Self, c.Share(f.Self), f.Inclusive, f.Calls, f.Name)
+		fmt.Fprintf(w, "  %10d %6.1f%% %10d %6d  %s\n", f.Self, c.Share(f.Self), f.Inclusive, f.Calls, printable.Line(f.Name))
 	}
 }
 
@@ -159,16 +163,17 @@ func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v Pr
 	if l.Instructions > 0 {
 		count, share = fmt.Sprint(l.Instructions), fmt.Sprintf("%.1f%%", c.Share(l.Instructions))
 	}
-	text := clip(l.Text, sourceWidth)
+	text := sourceText(clip(l.Text, sourceWidth))
 	if len(l.Helpers) > 0 {
 		var calls []string
 		for _, h := range l.Helpers {
-			calls = append(calls, fmt.Sprintf("%s ×%d", h.Name, h.Calls))
+			calls = append(calls, fmt.Sprintf("%s ×%d", printable.Line(h.Name), h.Calls))
 		}
 		text += "  → " + strings.Join(calls, ", ")
 	}
+	place := printable.Line(l.String())
 	if !v.Machine || !machine {
-		fmt.Fprintf(w, "  %10s %7s  %-24s %s\n", count, share, l.String(), text)
+		fmt.Fprintf(w, "  %10s %7s  %-24s %s\n", count, share, place, text)
 		return
 	}
 	executed := "."
@@ -178,12 +183,12 @@ func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v Pr
 	case l.Instructions > 0:
 		executed = "~"
 	}
-	fmt.Fprintf(w, "  %10s %7s %8s  %-24s %s\n", count, share, executed, l.String(), text)
+	fmt.Fprintf(w, "  %10s %7s %8s  %-24s %s\n", count, share, executed, place, text)
 	if l.NotExact != "" {
-		fmt.Fprintf(w, "  %27s  (~: not exact: %s)\n", "", l.NotExact)
+		fmt.Fprintf(w, "  %27s  (~: not exact: %s)\n", "", printable.Line(l.NotExact))
 	}
 	for _, m := range s.Code {
-		fmt.Fprintf(w, "  %27s    %4x: %s\n", "", m.Offset, m.Text)
+		fmt.Fprintf(w, "  %27s    %4x: %s\n", "", m.Offset, sourceText(m.Text))
 	}
 }
 
@@ -205,9 +210,10 @@ func writeLegend(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
 // the largest change first.
 func writeProfileDiff(w *bufio.Writer, rep *results.ProfileReport) {
 	d := rep.Diff
-	fmt.Fprintf(w, "before: %s in %s\nafter:  %s in %s\n", rep.Profiles[0].Program, d.Before, rep.Profiles[1].Program, d.After)
+	fmt.Fprintf(w, "before: %s in %s\nafter:  %s in %s\n", printable.Line(rep.Profiles[0].Program), printable.Line(d.Before),
+		printable.Line(rep.Profiles[1].Program), printable.Line(d.After))
 	for _, c := range d.Cases {
-		fmt.Fprintf(w, "\n── case %s: %d → %d instructions (%+d) ──\n", c.Name, c.Before, c.After, int64(c.After)-int64(c.Before))
+		fmt.Fprintf(w, "\n── case %s: %d → %d instructions (%+d) ──\n", printable.Line(c.Name), c.Before, c.After, int64(c.After)-int64(c.Before))
 		if len(c.Lines) == 0 && len(c.Functions) == 0 {
 			fmt.Fprintln(w, "  no line or function changed")
 			continue
@@ -226,11 +232,11 @@ func writeProfileDiff(w *bufio.Writer, rep *results.ProfileReport) {
 func writeChanges(w *bufio.Writer, c results.ProfileCaseDiff) {
 	fmt.Fprintf(w, "  %8s %8s %8s  %s\n", "before", "after", "change", "function")
 	for _, f := range c.Functions {
-		fmt.Fprintf(w, "  %8d %8d %+8d  %s\n", f.Before, f.After, f.Delta(), f.Name)
+		fmt.Fprintf(w, "  %8d %8d %+8d  %s\n", f.Before, f.After, f.Delta(), printable.Line(f.Name))
 	}
 	fmt.Fprintf(w, "  %8s %8s %8s  %-24s %s\n", "before", "after", "change", "line", "source")
 	for _, l := range c.Lines {
-		fmt.Fprintf(w, "  %8d %8d %+8d  %-24s %s\n", l.Before, l.After, l.Delta(), l.Name, clip(l.Source, sourceWidth))
+		fmt.Fprintf(w, "  %8d %8d %+8d  %-24s %s\n", l.Before, l.After, l.Delta(), printable.Line(l.Name), sourceText(clip(l.Source, sourceWidth)))
 	}
 }
 
@@ -280,7 +286,7 @@ func (cw *callgrindWriter) name(table map[string]int, s string) string {
 		return fmt.Sprintf("(%d)", id)
 	}
 	table[s] = len(table) + 1
-	return fmt.Sprintf("(%d) %s", table[s], s)
+	return fmt.Sprintf("(%d) %s", table[s], printable.Line(s)) // a name's line feed would start a line of the format
 }
 
 // profile writes one program's functions: their lines' counts, then their

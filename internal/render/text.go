@@ -8,6 +8,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 )
 
 // What the renderings share: their tables' style, their JSON, and how
@@ -40,6 +42,12 @@ func clip(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// sourceText is a line of source or machine code from a file or a guest,
+// on its one line: a tab as a space, every other control or separator as
+// its escape (printable.Line), so that none can forge a line of the
+// profile.
+func sourceText(s string) string { return printable.Line(strings.ReplaceAll(s, "\t", " ")) }
 
 // oneLine is s with each run of white space, line breaks too, one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
