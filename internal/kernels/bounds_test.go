@@ -180,3 +180,12 @@ func TestMemFile(t *testing.T) {
 		t.Error("a sealed MemFile was written")
 	}
 }
+
+// bench's reply as an array is bounded before it is decoded: each item
+// is a copy, and 16 MiB of "1," would have made 8 M of them.
+func TestDecodeReportsBounds(t *testing.T) {
+	data := []byte("[" + strings.Repeat("1,", 4<<20) + "1]")
+	if _, err := decodeReports(data); err == nil || !strings.Contains(err.Error(), "too large to decode") {
+		t.Errorf("4 M items: %v, want too large to decode", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/internal/jsonsize"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -85,6 +86,11 @@ func decodeReports(data []byte) ([]results.Report, error) {
 	data = bytes.TrimSpace(data)
 	items := []json.RawMessage{data}
 	if bytes.HasPrefix(data, []byte("[")) {
+		// Each item is a copy: bounded as a saved result is, where 16 MiB
+		// of "1," would have made 8 M of them.
+		if err := jsonsize.Check(data, &items, 2*int64(len(data))+1<<20); err != nil {
+			return nil, unreadable(err)
+		}
 		if err := json.Unmarshal(data, &items); err != nil {
 			return nil, unreadable(err)
 		}
