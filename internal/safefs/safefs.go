@@ -56,7 +56,14 @@ const (
 	// walkWrite: the last component may be missing, or a symlink another
 	// user owns, which is returned as it is, to be replaced.
 	walkWrite
+	// walkDir: every component must exist, and the path is a directory
+	// to write in.
+	walkDir
 )
+
+// writes says whether a walk is for writing, where root follows fewer
+// symlinks (followable).
+func (m walkMode) writes() bool { return m != walkRead }
 
 // trusted says whether a symlink owned by uid may be followed: root's,
 // this process's user's, and, for a process sudo started as root, the
@@ -177,10 +184,17 @@ func resolve(op, path string, mode walkMode) (*node, error) {
 		here := join(walked, c)
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
+			if last && mode == walkWrite && os.Geteuid() == 0 {
+				// Whoever owns it: under sudo, a checkout's out.json ->
+				// /etc/passwd made root replace what it named.
+				unix.Close(fd)
+				unix.Close(dir)
+				return nil, fail(fmt.Errorf("%w: %s is a symlink: as root, xdpmicro writes no file through one, whoever owns it: name the file itself", ErrUnsafe, here))
+			}
 			if last && mode == walkWrite && !trusted(st.Uid) {
 				return &node{parent: dir, fd: fd, name: c, st: st}, nil
 			}
-			target, err := followable(fd, st.Uid, here, links)
+			target, err := followable(fd, st.Uid, here, links, mode.writes(), dir)
 			if err != nil {
 				unix.Close(dir)
 				return nil, fail(err)
@@ -258,15 +272,25 @@ func openComponent(dir int, c string, last bool, mode walkMode) (fd int, missing
 }
 
 // followable reads the symlink fd (and closes it), which uid owns and
-// here names, the links-th followed so far, and returns its target if it
-// may be followed: a link another user owns could have been planted.
-func followable(fd int, uid uint32, here string, links int) (string, error) {
+// here names in the directory holder, the links-th followed so far, and
+// returns its target if it may be followed: a link another user owns
+// could have been planted. On a path root writes to, root follows only
+// its own, in a directory no one else can change (rootsOnly): the sudo
+// user's could name any of root's files.
+func followable(fd int, uid uint32, here string, links int, write bool, holder int) (string, error) {
 	target, err := readlink(fd)
 	unix.Close(fd)
 	switch {
 	case err != nil:
 	case !trusted(uid):
 		err = fmt.Errorf("%w: %s is a symlink that uid %d owns, who could have planted it: xdpmicro follows only root's, yours and your sudo user's", ErrUnsafe, here, uid)
+	case write && os.Geteuid() == 0:
+		if why := rootsOnly(uid, holder); why != "" {
+			err = fmt.Errorf("%w: %s is a symlink %s: as root, xdpmicro writes through root's symlinks alone, in directories only root can change: name the directory it points to, %q", ErrUnsafe, here, why, target)
+		}
+	}
+	switch {
+	case err != nil:
 	case links >= maxSymlinks:
 		err = unix.ELOOP
 	case !strings.HasPrefix(target, "/") && strings.Contains(target, ":["):
@@ -275,6 +299,29 @@ func followable(fd int, uid uint32, here string, links int) (string, error) {
 		err = ErrNotRegular
 	}
 	return target, err
+}
+
+// rootsOnly says why root may not write through a symlink that uid owns
+// in the directory holder, "" where it may: root's own, in a directory of
+// root's that no one else can write, or sticky (/tmp), where no one else
+// can remove or replace root's link. Another user could replace a link
+// of root's in a directory they can write with one of their own that
+// root had made (a root-owned link is not theirs to make). Directories
+// that are not symlinks are not held to this: root makes its files in
+// them new (O_EXCL) and renames them there, through the directory it
+// holds open, so whoever can write one could have written the file.
+func rootsOnly(uid uint32, holder int) string {
+	if uid != 0 {
+		return fmt.Sprintf("that uid %d owns", uid)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(holder, &st); err != nil {
+		return "in a directory that cannot be read: " + err.Error()
+	}
+	if st.Uid != 0 || st.Mode&0o022 != 0 && st.Mode&unix.S_ISVTX == 0 {
+		return fmt.Sprintf("in a directory that others can change (uid %d's, mode %#o)", st.Uid, st.Mode&0o7777)
+	}
+	return ""
 }
 
 func join(dir, name string) string {
@@ -383,7 +430,7 @@ type Dir struct {
 // OpenDir opens the directory at path to write files into, as resolve
 // walks it; with mkdir, it and its missing parents are created (0755).
 func OpenDir(path string, mkdir bool) (*Dir, error) {
-	mode := walkRead
+	mode := walkDir
 	if mkdir {
 		mode = walkMkdir
 	}

@@ -96,18 +96,19 @@ func TestWriteFile(t *testing.T) {
 func TestWriteFileReplacesPlanted(t *testing.T) {
 	v := newVictim(t)
 	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o1777); err != nil { // as /tmp
+	if err := os.Chmod(dir, os.ModeSticky|0o777); err != nil { // as /tmp
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "out.json")
 	symlink(t, v.path, link)
 	asNobody(t, link)
-	if err := WriteFile(link, []byte("report\n")); err != nil {
-		t.Fatal(err)
+	// As root, a symlink at the name is refused, whoever owns it.
+	if err := WriteFile(link, []byte("report\n")); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("through nobody's symlink: %v, want %v", err, ErrUnsafe)
 	}
 	v.untouched(t)
-	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {
-		t.Errorf("the symlink was not replaced by the report: %v %v", fi.Mode(), err)
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced: %v %v", fi.Mode(), err)
 	}
 
 	theirs := filepath.Join(dir, "theirs.json")
@@ -136,11 +137,12 @@ func TestWriteFileReplacesPlanted(t *testing.T) {
 
 // A directory reached through a symlink another user owns is refused,
 // and nothing is written where it points; root's symlinks, this user's
-// and the sudo user's are followed.
+// and the sudo user's are followed, but for root's writes, which follow
+// root's own alone (TestRootWritesThroughRootsOnly).
 func TestSymlinkOwners(t *testing.T) {
 	target := t.TempDir()
 	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o1777); err != nil {
+	if err := os.Chmod(dir, os.ModeSticky|0o777); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "report")
@@ -168,8 +170,8 @@ func TestSymlinkOwners(t *testing.T) {
 		t.Errorf("a directory was made through nobody's symlink: %v", err)
 	}
 	t.Setenv("SUDO_UID", "65534")
-	if err := WriteFile(filepath.Join(link, "index.html"), []byte("page")); err != nil {
-		t.Errorf("through the sudo user's symlink: %v", err)
+	if _, err := ReadFile(filepath.Join(link, "index.html"), MaxInput); err != nil {
+		t.Errorf("reading through the sudo user's symlink: %v", err)
 	}
 }
 
@@ -262,10 +264,11 @@ func TestOpenRefuses(t *testing.T) {
 	}
 }
 
-// A symlink of this user's at the name is followed: the file it names is
-// replaced, and the symlink stays. One to anything but a regular file
-// (/dev/stdout to a terminal, a FIFO) is refused, and stays too: renamed
-// over, /dev/stdout would be a file for every program after.
+// A symlink of this user's at the name is followed, but by root: the
+// file it names is replaced, and the symlink stays. One to anything but
+// a regular file (/dev/stdout to a terminal, a FIFO) is refused, and
+// stays too: renamed over, /dev/stdout would be a file for every program
+// after. As root, a symlink at the name is refused, whoever owns it.
 func TestWriteFileThroughOwnSymlink(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "results", "out.json")
@@ -274,7 +277,24 @@ func TestWriteFileThroughOwnSymlink(t *testing.T) {
 	}
 	link := filepath.Join(dir, "out.json")
 	symlink(t, "results/out.json", link)
+	// notRegular is what a write to a link to anything but a regular
+	// file is refused as: root refuses the link itself.
+	notRegular := ErrNotRegular
+	if os.Geteuid() == 0 {
+		notRegular = ErrUnsafe
+		for _, err := range []error{CheckWrite(link), WriteFile(link, []byte("x"))} {
+			if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), link+" is a symlink: as root, xdpmicro writes no file through one") {
+				t.Errorf("as root, through root's own symlink: %v, want %v", err, ErrUnsafe)
+			}
+		}
+		if _, err := os.Stat(real); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("as root, a file was written through the symlink: %v", err)
+		}
+	}
 	for _, data := range []string{"first\n", "second\n"} { // missing, then there
+		if os.Geteuid() == 0 {
+			break
+		}
 		if err := CheckWrite(link); err != nil {
 			t.Fatal(err)
 		}
@@ -303,13 +323,13 @@ func TestWriteFileThroughOwnSymlink(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	pipe := "/proc/self/fd/" + strconv.Itoa(int(w.Fd()))
-	for _, path := range []string{stdout, fifo, dir, pipe} {
+	for path, want := range map[string]error{stdout: notRegular, fifo: ErrNotRegular, dir: ErrNotRegular, pipe: notRegular} {
 		for name, write := range map[string]func(string) error{
 			"CheckWrite": CheckWrite,
 			"WriteFile":  func(p string) error { return WriteFile(p, []byte("x")) },
 		} {
-			if err := write(path); !errors.Is(err, ErrNotRegular) {
-				t.Errorf("%s %s: %v, want %v", name, path, err, ErrNotRegular)
+			if err := write(path); !errors.Is(err, want) {
+				t.Errorf("%s %s: %v, want %v", name, path, err, want)
 			}
 		}
 	}
@@ -400,4 +420,67 @@ func TestSudoUserOwnsWhatRootMakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ownedBy(rootsOld, 0, 0o600)
+}
+
+// As root, under sudo, no output goes through a symlink but root's own,
+// in a directory only root can change: a checkout's out.json -> a file
+// of root's made root replace that file, and a --report directory that
+// was the sudo user's symlink was written through. A symlink at the name
+// itself is refused whoever owns it. Each is one line, bad input.
+func TestRootWritesThroughRootsOnly(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("root's writes need root (sudo go test ...)")
+	}
+	t.Setenv("SUDO_UID", strconv.Itoa(nobody))
+	t.Setenv("SUDO_GID", strconv.Itoa(nobody))
+	v := newVictim(t)
+	roots := t.TempDir() // root's, 0700: where root's own links may be followed
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(home, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(home, "out.json")
+	symlink(t, v.path, out)
+	asNobody(t, out)
+	report := filepath.Join(home, "report")
+	symlink(t, roots, report)
+	asNobody(t, report)
+	rootsInHome := filepath.Join(home, "roots-link") // root's own link, in a directory the user can change
+	symlink(t, roots, rootsInHome)
+	for name, err := range map[string]error{
+		"-o, the sudo user's symlink":               WriteFile(out, []byte("report\n")),
+		"-o checked":                                CheckWrite(out),
+		"--report, the sudo user's symlink":         func() error { _, err := OpenDir(report, true); return err }(),
+		"--report checked":                          func() error { _, err := OpenDir(report, false); return err }(),
+		"a file in the sudo user's symlinked dir":   WriteFile(filepath.Join(report, "index.html"), []byte("page")),
+		"root's symlink in the user's directory":    WriteFile(filepath.Join(rootsInHome, "out.json"), []byte("x")),
+		"root's symlink at the name, in root's dir": WriteFile(func() string { l := filepath.Join(roots, "latest.json"); symlink(t, "out.json", l); return l }(), []byte("x")),
+	} {
+		if !errors.Is(err, ErrUnsafe) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line of %v", name, err, ErrUnsafe)
+		}
+	}
+	v.untouched(t)
+	if entries, _ := os.ReadDir(roots); len(entries) != 1 { // latest.json alone
+		t.Errorf("root's directory holds %d entries: something was written through a link", len(entries))
+	}
+	// Root's own link in root's directory, or in a sticky one (/tmp), is
+	// followed; the sudo user's is still read through.
+	sticky := t.TempDir()
+	if err := os.Chmod(sticky, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{roots, sticky} {
+		link := filepath.Join(dir, "results")
+		symlink(t, t.TempDir(), link)
+		if err := WriteFile(filepath.Join(link, "out.json"), []byte("x")); err != nil {
+			t.Errorf("root's link in %s: %v", dir, err)
+		}
+	}
+	if _, err := ReadFile(out, MaxInput); err != nil {
+		t.Errorf("reading through the sudo user's symlink: %v", err)
+	}
 }
