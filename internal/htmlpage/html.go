@@ -160,7 +160,7 @@ func (r doc) summaryRows() []summaryRow {
 	var rows []summaryRow
 	if c := r.Comparison; c != nil {
 		for _, cc := range c.Cases {
-			rows = append(rows, summaryRow{name: cc.Name, change: cc.Change, diff: cc.Difference, verdict: cc.Verdict, actionChanged: cc.ActionChanged()})
+			rows = append(rows, summaryRow{name: printable.Line(cc.Name), change: cc.Change, diff: cc.Difference, verdict: cc.Verdict, actionChanged: cc.ActionChanged()})
 		}
 		return rows
 	}
@@ -169,7 +169,7 @@ func (r doc) summaryRows() []summaryRow {
 		if c.Stats == nil {
 			continue
 		}
-		row := summaryRow{name: c.Name, est: r.estimateOf(c), net: c.Net}
+		row := summaryRow{name: printable.Line(c.Name), est: r.estimateOf(c), net: c.Net}
 		if f := r.floorOf(c.Name); f != nil && f.Stats != nil {
 			e := r.estimateOf(*f)
 			row.floor = &e
@@ -348,7 +348,7 @@ type quantity struct {
 
 // caseFigures is what a case's figures draw.
 type caseFigures struct {
-	name     string
+	name     string // escaped to one line, as summaryRow's
 	sides    []side
 	floor    *side // the floor's fit, drawn in the regression figure
 	quantity quantity
@@ -364,7 +364,7 @@ type caseFigures struct {
 // ok is false when none has statistics.
 func (r doc) caseFigures(i int) (caseFigures, bool) {
 	name := r.Measured().Results[i].Name
-	cf := caseFigures{name: name}
+	cf := caseFigures{name: printable.Line(name)}
 	linear, loads := false, 1
 	for pi, p := range r.Programs {
 		j := slices.IndexFunc(p.Results, func(c results.Case) bool { return c.Name == name })
@@ -372,7 +372,7 @@ func (r doc) caseFigures(i int) (caseFigures, bool) {
 			continue
 		}
 		c := p.Results[j]
-		s := side{name: strings.TrimSpace(name + " " + r.sideName(pi)), what: r.caseEstimator(),
+		s := side{name: printable.Line(strings.TrimSpace(name + " " + r.sideName(pi))), what: r.caseEstimator(),
 			color: sideColors[pi%len(sideColors)], runs: c.Runs, wall: c.Wall, fit: c.Stats.Fit}
 		if cc := r.comparedCase(name); cc != nil && cc.Estimator != "" {
 			s.what = cc.Estimator

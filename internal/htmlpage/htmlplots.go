@@ -416,6 +416,9 @@ func regressionFigure(c caseFigures) *figure {
 
 // summaryRow is one row of a summary figure.
 type summaryRow struct {
+	// name is the case's, escaped to one line (printable.Line): gonum
+	// draws a newline as a line of its own, which a name could use to
+	// put a label of its making beside the figures'.
 	name string
 	// A comparison's row: the relative change and its verdict.
 	change        results.Estimate
@@ -569,7 +572,7 @@ func seriesFigure(programs []seriesSide, what results.Estimator) *figure {
 			}
 			line := addLine(p, xys, col, vg.Points(1.2), false)
 			marks := addMarks(p, xys, col, draw.CircleGlyph{}, vg.Points(2.5))
-			f.add(strings.TrimSpace(s.Case+" "+ps.side), line, marks)
+			f.add(printable.Line(strings.TrimSpace(s.Case+" "+ps.side)), line, marks)
 		}
 	}
 	p.Y.Min = 0
