@@ -158,9 +158,10 @@ const wordJoiner = "\u2060"
 // and issue references in the rendered text, and bare links as it
 // parses. A word joiner goes after every '@' (a user, a team, an e-mail
 // address) and '#' (#123, another issue), after the ':' of "://" (any
-// scheme's link) and inside "www." (a link without one).
+// scheme's link), inside "www." (a link without one) and inside "GH-"
+// before a digit (GH-123, another issue).
 func unlinked(s string) string {
-	if !strings.ContainsAny(s, "@#:wW") {
+	if !strings.ContainsAny(s, "@#:wWhH") {
 		return s
 	}
 	var b strings.Builder
@@ -172,6 +173,8 @@ func unlinked(s string) string {
 		case s[i] == ':' && strings.HasPrefix(s[i+1:], "//"):
 			b.WriteString(wordJoiner)
 		case i >= 2 && strings.EqualFold(s[i-2:i+1], "www") && strings.HasPrefix(s[i+1:], "."):
+			b.WriteString(wordJoiner)
+		case i >= 1 && strings.EqualFold(s[i-1:i+1], "gh") && len(s) > i+2 && s[i+1] == '-' && s[i+2] >= '0' && s[i+2] <= '9':
 			b.WriteString(wordJoiner)
 		}
 	}

@@ -28,10 +28,10 @@ func hostileComparison(t *testing.T, names ...string) *results.Report {
 // What GitHub turns into a mention, a link or a reference in a comment
 // or a job's summary: @user and @org/team after a non-word character,
 // a scheme's "://" and "www." (cmark-gfm's extended autolinks), an
-// e-mail address, #123.
+// e-mail address, #123 and GH-123.
 var (
 	mention   = regexp.MustCompile(`(^|[^A-Za-z0-9_` + "`" + `])@[A-Za-z0-9]`)
-	autolinks = regexp.MustCompile(`(?i)([a-z]://|(^|[\s*_~(])www\.|[A-Za-z0-9._+-]@[A-Za-z0-9]|#[0-9])`)
+	autolinks = regexp.MustCompile(`(?i)([a-z]://|(^|[\s*_~(])www\.|[A-Za-z0-9._+-]@[A-Za-z0-9]|#[0-9]|\bGH-[0-9])`)
 )
 
 // A case named "@octocat cc @github/security" or "https://evil.example/x"
@@ -39,7 +39,7 @@ var (
 // every mention and link in a name is broken by a word joiner, which
 // shows as nothing.
 func TestMarkdownNoMentionsOrLinks(t *testing.T) {
-	r := hostileComparison(t, "@octocat cc @github/security", "https://evil.example/x www.evil.example me@evil.example #1 FTP://x")
+	r := hostileComparison(t, "@octocat cc @github/security", "https://evil.example/x www.evil.example me@evil.example #1 FTP://x GH-2")
 	r.Comparison.Warnings = append(r.Comparison.Warnings, "see @octocat at https://evil.example")
 	md := rendered(t, r, Markdown)
 	// The fold's block is code, in which GitHub links nothing.
@@ -51,7 +51,7 @@ func TestMarkdownNoMentionsOrLinks(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| @\u2060octocat cc @\u2060github/security |",
-		"| https:\u2060//evil.example/x www\u2060.evil.example me@\u2060evil.example \\#\u20601 FTP:\u2060//x |",
+		"| https:\u2060//evil.example/x www\u2060.evil.example me@\u2060evil.example \\#\u20601 FTP:\u2060//x GH\u2060-2 |",
 		"### prog @\u2060octocat https:\u2060//evil.example/p in obj\\\\x0abefore: forged",
 		"> **warning**: see @\u2060octocat at https:\u2060//evil.example",
 	} {
