@@ -33,8 +33,9 @@ const plantedHelper = "XDPMICRO_TEST_PLANTED_BINARY"
 // use as root: a symlink of another user's to a file only root may read,
 // a dangling one to a file that must not come to exist, and, in a second
 // round, another user's own file. Then the CPU lock as the library takes
-// it, the kernel tests' lock, and real runs: one measuring, its output
-// into the world-writable /tmp where a symlink waits, and one refusing a
+// it, the kernel tests' lock, and real runs: one refusing its output
+// where a symlink waits in the world-writable /tmp (issue 59), or
+// measuring into it where another user's file does, and one refusing a
 // --report through a planted symlink. The victims keep their content and
 // mode, nothing is created, and the planted files stay as they were.
 //
@@ -168,7 +169,11 @@ func plantedRounds(t *testing.T, bin string) {
 
 			claimEveryCPU(t)
 			kernelTestsLockHeldElsewhere(t)
-			measureInto(t, bin, plantedOutput)
+			if round == "symlinks" {
+				refuseOutput(t, bin, plantedOutput)
+			} else {
+				measureInto(t, bin, plantedOutput)
+			}
 			refuseReport(t, bin, private)
 
 			checkVictim()
@@ -239,8 +244,8 @@ func checkPlanted(t *testing.T, p plantedFile) {
 			t.Errorf("NOBODY'S FILE CHANGED at %s: %q, mode %v, %v", p.path, data, fi.Mode(), err)
 		}
 	}
-	if p.path == plantedOutput {
-		return // replaced by the run's output, checked there
+	if p.path == plantedOutput && p.target == "" {
+		return // nobody's file, replaced by the run's output, checked there
 	}
 	fi, err := os.Lstat(p.path)
 	if err != nil || fi.Sys().(*syscall.Stat_t).Ino != p.ino {
@@ -327,6 +332,22 @@ func measureInto(t *testing.T, bin, output string) {
 	data, _ := io.ReadAll(f)
 	if err := json.Unmarshal(data, &saved); err != nil || saved.Environment.CPULock.Path != "@xdpmicro-cpu"+cpu {
 		t.Errorf("the report's cpu_lock: %+v, %v", saved.Environment.CPULock, err)
+	}
+}
+
+// refuseOutput asks for an --output where nobody planted a symlink in
+// /tmp: one line, exit 2, before anything is measured; the symlink stays.
+func refuseOutput(t *testing.T, bin, output string) {
+	t.Helper()
+	cmd := exec.Command(bin, "bench", "../../bpf/testdata/multi.o", "--program", "xdp_pass",
+		"--samples", "10", "--quiet", "--format", "json", "--output", output)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	want := "xdpmicro: --output " + output + ": refused: " + output + " is a symlink: as root, xdpmicro writes no file through one"
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("--output at nobody's symlink: %v\n%s\nwant exit 2 and one line beginning %q", err, stderr.Bytes(), want)
 	}
 }
 
