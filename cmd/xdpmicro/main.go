@@ -155,9 +155,9 @@ Exit codes:
   2    bad usage or input
   3    a case regressed and --fail-on-regression (or --fail-on) was given
   70   an internal error (a panic): a bug in xdpmicro; please report it
-  130  interrupted by SIGINT (143: SIGTERM); partial results are printed,
-       nothing is written to --output, --report or a baseline; a second
-       signal ends it at once
+  130  interrupted by SIGINT (143: SIGTERM, 129: SIGHUP, 131: SIGQUIT);
+       partial results are printed, nothing is written to --output,
+       --report or a baseline; a second signal ends it at once
 
 Nothing is pinned, attached or left loaded when xdpmicro exits.`,
 		Example: `  sudo xdpmicro bench                              # the bundled v4, every class

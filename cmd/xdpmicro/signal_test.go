@@ -26,14 +26,15 @@ const stopBound = 10 * time.Second
 // sampling is what bench's progress bar shows once it has samples.
 var sampling = regexp.MustCompile(`sampling \S+ +[1-9][0-9]* of [0-9]+ samples`)
 
-// SIGINT or SIGTERM in the middle of a run: out at once, what was
-// measured printed and marked partial, the exit code 128 + signal, the
-// output file as it was, and nothing left in the kernel.
+// SIGINT, SIGTERM, SIGHUP (a closed terminal or ssh session) or SIGQUIT
+// in the middle of a run: out at once, what was measured printed and
+// marked partial, the exit code 128 + signal, the output file as it was,
+// and nothing left in the kernel.
 func TestInterrupt(t *testing.T) {
 	kerneltest.RequireBPFAlone(t)
 	bin := buildBinary(t)
 	const program = "xdp_pass" // no other test measures it
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		out := filepath.Join(t.TempDir(), "good.json")
 		if err := os.WriteFile(out, []byte("a good old report"), 0o644); err != nil {
 			t.Fatal(err)
