@@ -117,3 +117,19 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// FuzzBytes: any data that encoding/json takes as JSON, the scanner
+// reads too (else Check would refuse a file json.Unmarshal reads), into
+// a saved result's types, and nothing panics.
+func FuzzBytes(f *testing.F) {
+	for _, seed := range []string{`{"programs":[{"cases":[{"name":"a","samples_ns":[1,2.5e3,-0]}]}]}`, `{"ProGrams":null}`,
+		`{"a\u0062":"\"\\"}`, `[{}]`, ` 1 `, `"x"`, `{"programs":[{"placements":[{"placements":[]}]}]}`, `{"environment":{"cpu":1e400}}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := Bytes(data, reflect.TypeFor[*results.Report](), 1<<40)
+		if err != nil && json.Valid(data) {
+			t.Errorf("valid JSON refused: %v", err)
+		}
+	})
+}
