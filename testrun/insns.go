@@ -127,7 +127,9 @@ func (p *plan) count(ctx context.Context, l *program, updates []object.Update, c
 		return pathCounts{}, insncount.Rewrite{}, errors.New("not counted: a program its caller loaded has no instructions to instrument; give its CollectionSpec")
 	}
 	// The maps no program can write the copy shares, filled already.
-	counted, err := loadCounted(l.Spec, l.Info.Name, l.SharedMaps())
+	counted, err := orAbandon(ctx, func() (*insncount.Program, error) {
+		return loadCounted(l.Spec, l.Info.Name, l.SharedMaps())
+	}, (*insncount.Program).Close)
 	if err != nil {
 		return pathCounts{}, insncount.Rewrite{}, fmt.Errorf("not counted: %w", err)
 	}

@@ -60,15 +60,17 @@ func loadCandidates(ctx context.Context, chosen []object.Chosen, want []int, per
 				continue
 			}
 			began := time.Now()
-			l, err := c.Load()
+			l, err := orAbandon(ctx, c.Load, (*object.Loaded).Close)
 			if needed {
 				neededTime += time.Since(began)
 			} else {
 				extraTime += time.Since(began)
 			}
-			if err == nil && ctx.Err() != nil {
+			if ctx.Err() != nil {
 				// Cancelled meanwhile: no load more, needed or not.
-				l.Close()
+				if err == nil {
+					l.Close()
+				}
 				err, needed = ctx.Err(), true
 			}
 			if err != nil && needed {
