@@ -232,10 +232,11 @@ func (k *rcuKnob) tryLock() (int, error) {
 	return fd, nil
 }
 
-// ownDirectory makes dir (0755) if it is missing, and checks that it is
-// a directory, not a symlink, of this user's, that no other may write.
+// ownDirectory makes dir (0755) if it is missing, its parents too (a
+// --kernel guest's initramfs has no /run), and checks that it is a
+// directory, not a symlink, of this user's, that no other may write.
 func ownDirectory(dir string) error {
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	var st unix.Stat_t
