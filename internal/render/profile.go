@@ -264,7 +264,9 @@ func WriteCallgrind(w io.Writer, rep *results.ProfileReport) error {
 		cmd = append(cmd, fmt.Sprintf("%s in %s, cases %s", prof.Program, prof.Object, strings.Join(names, ", ")))
 	}
 	fmt.Fprintf(bw, "# callgrind format\nversion: 1\ncreator: xdpmicro\n")
-	fmt.Fprintf(bw, "cmd: xdpmicro profile: %s\n", strings.Join(cmd, "; "))
+	// Names from files on one line: a case named "a\nfl=..." started lines
+	// of the format's own.
+	fmt.Fprintf(bw, "cmd: xdpmicro profile: %s\n", printable.Line(strings.Join(cmd, "; ")))
 	fmt.Fprintf(bw, "positions: line\nevents: Ir\nsummary: %d\n", total)
 	for _, prof := range rep.Profiles {
 		cw.profile(prof)
