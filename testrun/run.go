@@ -548,6 +548,12 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 		if p.isFloor(i) {
 			continue
 		}
+		if j := slices.Index(p.programOf, p.programOf[i]); j < i {
+			// Every load of a program takes the same entries, resolved
+			// once: a million of them take a second.
+			p.updates[i], p.others[i] = p.updates[j], p.others[j]
+			continue
+		}
 		if p.updates[i], p.others[i], err = resolveMapInit(cfg.MapInit.internal(), c, settings); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue/btfcraft"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/packets"
@@ -64,7 +65,17 @@ func FuzzParseMapInit(f *testing.F) {
 			// A range fits its map: no more keys than it holds, an
 			// array's below its size, each of the key's size.
 			n := u.entries()
-			if n > uint64(ms.MaxEntries) || isArray(ms.Type) && u.first+n > uint64(ms.MaxEntries) || u.key != nil && uint32(len(u.key)) != ms.KeySize {
+			if u.block != nil {
+				// A block's entries are each a key and a value of the
+				// map's sizes, an array's index below its size.
+				key := make([]byte, ms.KeySize)
+				for i := range n {
+					u.putKey(key, i)
+					if idx, _ := btfvalue.Uint(key, 4); len(u.block.keys) != int(n)*len(key) || uint32(len(u.valueAt(i))) != ms.ValueSize || isArray(ms.Type) && idx >= uint64(ms.MaxEntries) {
+						t.Fatalf("map %s: block entry %d of %d: key %x, value %x", u.mapName, i, n, key, u.valueAt(i))
+					}
+				}
+			} else if n > uint64(ms.MaxEntries) || isArray(ms.Type) && u.first+n > uint64(ms.MaxEntries) || u.key != nil && uint32(len(u.key)) != ms.KeySize {
 				t.Fatalf("map %s: %d entries from key %d (%x) in a map of %d", u.mapName, n, u.first, u.key, ms.MaxEntries)
 			}
 			total += n

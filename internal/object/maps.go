@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -73,13 +74,50 @@ type MapInit struct {
 }
 
 type mapEntries struct {
-	name    string
-	line    int
+	name  string
+	line  int
+	parts []entryPart
+}
+
+// entryPart is a stretch of a map's entries, in the file's order: entries
+// yaml.v3 parsed, or a stream read entry by entry each time the entries
+// are resolved, of which nothing is held but the file's bytes (or, for
+// another file, its name): a map of millions of entries (mapinit*.go).
+type entryPart struct {
 	entries []mapEntry
+	stream  entryStream
+}
+
+// entryStream yields a stretch of entries in order, each valid until the
+// next; an error of yield's ends it, and is returned.
+type entryStream interface {
+	each(yield func(mapEntry) error) error
+}
+
+// each calls yield on every entry of me, in order.
+func (me mapEntries) each(yield func(mapEntry) error) error {
+	for _, p := range me.parts {
+		if p.stream != nil {
+			if err := p.stream.each(yield); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, e := range p.entries {
+			if err := yield(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 type mapEntry struct {
-	line       int
+	line int
+	// src is the file the entry is in, when not the map-init file's own
+	// line (a bpftool dump, a file of entries): its line is then the
+	// entry's number there.
+	src        *entrySource
 	key, value *yaml.Node
 	keyHex     []byte
 	valueHex   [][]byte // one, or one per CPU
@@ -93,9 +131,18 @@ type mapEntry struct {
 	repeat uint64
 }
 
+// entrySource is another file a map's entries are read from.
+type entrySource struct {
+	file string
+}
+
 // MaxMapInitNodes bounds a --map-init file's YAML nodes, counted before
-// yaml.v3 builds them (about 300 bytes each: 300 MB at most): katran's
-// 65537 ring entries of a key and a value are about 330,000.
+// yaml.v3 builds them (about 800 bytes an entry of a key and a value:
+// some 160 MB at most), against documents that would take gigabytes
+// (aliases, deep nesting). Entries a line each in flow style ({key: 7,
+// value: 1}) or in block style of scalars are read past yaml.v3 and
+// count for nothing here (mapinit_lines.go), as are JSON files and
+// bpftool's dumps (mapinit_json.go).
 const MaxMapInitNodes = 1_000_000
 
 // ReadMapInit reads and checks the syntax of a --map-init file; whether
@@ -108,26 +155,40 @@ func ReadMapInit(path string) (*MapInit, error) {
 	return ParseMapInit(path, data)
 }
 
-// ParseMapInit parses the content of a --map-init file named name.
+// ParseMapInit parses the content of a --map-init file named name: JSON
+// (its first character "{") is read as a stream, YAML with yaml.v3,
+// but for runs of entries of a line each, read as a stream too.
 func ParseMapInit(name string, data []byte) (*MapInit, error) {
+	if isJSON(data) {
+		return parseJSONMapInit(name, data)
+	}
+	return parseYAMLMapInit(name, data)
+}
+
+func parseYAMLMapInit(name string, data []byte) (*MapInit, error) {
 	fail := func(line int, format string, args ...any) error {
 		return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, name, line, fmt.Sprintf(format, args...))
 	}
-	if n := yamlsize.Nodes(data); n > MaxMapInitNodes {
-		return nil, fmt.Errorf("%w: %s: more than %d YAML nodes (collections, entries, aliases): split it, or write runs of keys that share a value as keys: {from: N, to: M}", ErrMapInit, name, MaxMapInitNodes)
+	doc, runs, err := splitLineRuns(name, data)
+	if err != nil {
+		return nil, err
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if n := yamlsize.Nodes(doc.text); n > MaxMapInitNodes {
+		return nil, fmt.Errorf("%w: %s: more than %d YAML nodes (collections, entries, aliases): write entries a line each ({key: K, value: V}), "+
+			"or as JSON, or write runs of keys that share a value as keys: {from: N, to: M}", ErrMapInit, name, MaxMapInitNodes)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(doc.text, &root); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMapInit, name, err)
 	}
 	const sections = `"maps", "variables" and "max_entries"`
-	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode || len(doc.Content[0].Content) == 0 {
+	if len(root.Content) != 1 || root.Content[0].Kind != yaml.MappingNode || len(root.Content[0].Content) == 0 {
 		return nil, fail(1, "want a mapping with the keys %s", sections)
 	}
 	init := &MapInit{file: name}
-	root := doc.Content[0]
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		key, section := root.Content[i], root.Content[i+1]
+	top := root.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		key, section := top.Content[i], top.Content[i+1]
 		if key.Value != "maps" && key.Value != "variables" && key.Value != "max_entries" {
 			return nil, fail(key.Line, "unknown key %q: want %s", key.Value, sections)
 		}
@@ -137,7 +198,7 @@ func ParseMapInit(name string, data []byte) (*MapInit, error) {
 		var err error
 		switch key.Value {
 		case "maps":
-			err = init.parseMaps(section, fail)
+			err = init.parseMaps(section, doc.placeholder, runs, fail)
 		case "variables":
 			for j := 0; j+1 < len(section.Content); j += 2 {
 				name, value := section.Content[j], section.Content[j+1]
@@ -145,17 +206,7 @@ func ParseMapInit(name string, data []byte) (*MapInit, error) {
 					name: name.Value, value: value, where: fmt.Sprintf("%s:%d", init.file, name.Line), file: true})
 			}
 		case "max_entries":
-			for j := 0; j+1 < len(section.Content); j += 2 {
-				name, value := section.Content[j], section.Content[j+1]
-				n, err := strconv.ParseUint(value.Value, 0, 32)
-				if value.Kind != yaml.ScalarNode || err != nil || n == 0 {
-					return nil, fail(value.Line, "max_entries.%s: %q is not a size from 1 to 4294967295", name.Value, value.Value)
-				}
-				init.sizes = append(init.sizes, sizing{
-					name: name.Value, n: uint32(n), where: fmt.Sprintf("%s:%d", init.file, name.Line), file: true})
-			}
-		default:
-			return nil, fail(key.Line, "unknown key %q: want %s", key.Value, sections)
+			err = init.parseSizes(section, fail)
 		}
 		if err != nil {
 			return nil, err
@@ -164,78 +215,150 @@ func ParseMapInit(name string, data []byte) (*MapInit, error) {
 	return init, nil
 }
 
-func (mi *MapInit) parseMaps(maps *yaml.Node, fail func(int, string, ...any) error) error {
+// parseSizes reads the max_entries section: map names and sizes.
+func (mi *MapInit) parseSizes(section *yaml.Node, fail func(int, string, ...any) error) error {
+	for j := 0; j+1 < len(section.Content); j += 2 {
+		name, value := section.Content[j], section.Content[j+1]
+		n, err := strconv.ParseUint(value.Value, 0, 32)
+		if value.Kind != yaml.ScalarNode || err != nil || n == 0 {
+			return fail(value.Line, "max_entries.%s: %q is not a size from 1 to 4294967295", name.Value, value.Value)
+		}
+		mi.sizes = append(mi.sizes, sizing{
+			name: name.Value, n: uint32(n), where: fmt.Sprintf("%s:%d", mi.file, name.Line), file: true})
+	}
+	return nil
+}
+
+// parseMaps reads the maps section: a list of entries for each map, where
+// an item {placeholder: N} stands for runs[N], read past yaml.v3; or
+// another file of them, {bpftool: FILE} or {entries: FILE}.
+func (mi *MapInit) parseMaps(maps *yaml.Node, placeholder string, runs []*lineRun, fail func(int, string, ...any) error) error {
 	for i := 0; i+1 < len(maps.Content); i += 2 {
 		mapName, list := maps.Content[i], maps.Content[i+1]
-		if list.Kind != yaml.SequenceNode {
-			return fail(list.Line, "maps.%s: want a list of entries", mapName.Value)
-		}
 		me := mapEntries{name: mapName.Value, line: mapName.Line}
-		for j, item := range list.Content {
-			where := fmt.Sprintf("maps.%s[%d]", mapName.Value, j)
-			if item.Kind != yaml.MappingNode {
-				return fail(item.Line, "%s: want a mapping with key/key_hex/keys and value/value_hex", where)
+		if src, ok := fileSourceNode(list); ok {
+			stream, err := mi.fileStream(mapName.Value, src, list.Line)
+			if err != nil {
+				return err
 			}
-			e := mapEntry{line: item.Line}
-			for k := 0; k+1 < len(item.Content); k += 2 {
-				field, v := item.Content[k], item.Content[k+1]
-				switch field.Value {
-				case "key":
-					e.key = v
-				case "value":
-					e.value = v
-				case "key_hex":
-					b, ok := hexBytes(v)
-					if !ok {
-						return fail(v.Line, "%s.key_hex: %q is not hex", where, v.Value)
-					}
-					e.keyHex, e.hasKeyHex = b, true
-				case "value_hex":
-					values := []*yaml.Node{v}
-					if v.Kind == yaml.SequenceNode {
-						values = v.Content
-					}
-					for _, v := range values {
-						b, ok := hexBytes(v)
-						if !ok {
-							return fail(v.Line, "%s.value_hex: %q is not hex (give one string, or a list of one per CPU)", where, v.Value)
-						}
-						e.valueHex = append(e.valueHex, b)
-					}
-				case "keys":
-					if err := parseKeyRange(v, where, &e, fail); err != nil {
-						return err
-					}
-				case "repeat":
-					n, err := strconv.ParseUint(v.Value, 0, 64)
-					if v.Kind != yaml.ScalarNode || err != nil || n == 0 {
-						return fail(v.Line, "%s.repeat: %q is not a count from 1", where, v.Value)
-					}
-					e.repeat = n
-				default:
-					return fail(field.Line, "%s: unknown field %q (key, key_hex, keys, value, value_hex, repeat)", where, field.Value)
+			me.parts = []entryPart{{stream: stream}}
+			mi.maps = append(mi.maps, me)
+			continue
+		}
+		if list.Kind != yaml.SequenceNode {
+			return fail(list.Line, "maps.%s: want a list of entries, or {bpftool: FILE} or {entries: FILE}", mapName.Value)
+		}
+		var entries []mapEntry
+		index := 0 // the item's index in the map's list, runs counted
+		for _, item := range list.Content {
+			if run := runOf(item, placeholder, runs); run != nil {
+				if len(entries) > 0 {
+					me.parts = append(me.parts, entryPart{entries: entries})
+					entries = nil
 				}
+				run.mapName, run.first = mapName.Value, index
+				me.parts = append(me.parts, entryPart{stream: run})
+				index += run.count
+				continue
 			}
-			keys := 0
-			for _, given := range []bool{e.key != nil, e.hasKeyHex, e.hasRange} {
-				if given {
-					keys++
-				}
+			e, err := entryFromNode(item, fmt.Sprintf("maps.%s[%d]", mapName.Value, index), fail)
+			if err != nil {
+				return err
 			}
-			if keys > 1 || e.value != nil && e.valueHex != nil {
-				return fail(item.Line, "%s: give a key (key, key_hex, or keys: {from, to}) and a value each once, as YAML or as hex", where)
-			}
-			if e.repeat != 0 && keys != 0 {
-				return fail(item.Line, "%s: repeat pushes a queue's or stack's value, which has no key; a range of keys is keys: {from: N, to: M}", where)
-			}
-			if e.value == nil && e.valueHex == nil {
-				return fail(item.Line, "%s: no value", where)
-			}
-			me.entries = append(me.entries, e)
+			entries = append(entries, e)
+			index++
+		}
+		if len(entries) > 0 {
+			me.parts = append(me.parts, entryPart{entries: entries})
 		}
 		mi.maps = append(mi.maps, me)
 	}
 	return nil
+}
+
+// entryFromNode reads one entry of a map's list, a mapping of its fields.
+func entryFromNode(item *yaml.Node, where string, fail func(int, string, ...any) error) (mapEntry, error) {
+	e, err := entryFields(item, where, fail)
+	if err != nil {
+		return e, err
+	}
+	return e, checkEntry(e, where, fail)
+}
+
+// entryFields reads the fields of an entry, each checked alone.
+func entryFields(item *yaml.Node, where string, fail func(int, string, ...any) error) (mapEntry, error) {
+	if item.Kind != yaml.MappingNode {
+		return mapEntry{}, fail(item.Line, "%s: want a mapping with key/key_hex/keys and value/value_hex", where)
+	}
+	e := mapEntry{line: item.Line}
+	for k := 0; k+1 < len(item.Content); k += 2 {
+		field, v := item.Content[k], item.Content[k+1]
+		switch field.Value {
+		case "key":
+			e.key = v
+		case "value":
+			e.value = v
+		case "key_hex":
+			b, ok := hexBytes(v)
+			if !ok {
+				return e, fail(v.Line, "%s.key_hex: %q is not hex", where, v.Value)
+			}
+			e.keyHex, e.hasKeyHex = b, true
+		case "value_hex":
+			values := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				values = v.Content
+			}
+			for _, v := range values {
+				b, ok := hexBytes(v)
+				if !ok {
+					return e, fail(v.Line, "%s.value_hex: %q is not hex (give one string, or a list of one per CPU)", where, v.Value)
+				}
+				e.valueHex = append(e.valueHex, b)
+			}
+		case "keys":
+			if err := parseKeyRange(v, where, &e, fail); err != nil {
+				return e, err
+			}
+		case "repeat":
+			n, err := strconv.ParseUint(v.Value, 0, 64)
+			if v.Kind != yaml.ScalarNode || err != nil || n == 0 {
+				return e, fail(v.Line, "%s.repeat: %q is not a count from 1", where, v.Value)
+			}
+			e.repeat = n
+		default:
+			return e, fail(field.Line, "%s: unknown field %q (key, key_hex, keys, value, value_hex, repeat)", where, field.Value)
+		}
+	}
+	return e, nil
+}
+
+// checkEntry holds an entry's fields to one key and one value.
+func checkEntry(e mapEntry, where string, fail func(int, string, ...any) error) error {
+	if problem := entryProblem(e); problem != "" {
+		return fail(e.line, "%s: %s", where, problem)
+	}
+	return nil
+}
+
+// entryProblem is what is wrong with an entry's fields taken together, or
+// "".
+func entryProblem(e mapEntry) string {
+	keys := 0
+	for _, given := range []bool{e.key != nil, e.hasKeyHex, e.hasRange} {
+		if given {
+			keys++
+		}
+	}
+	switch {
+	case keys > 1 || e.value != nil && e.valueHex != nil:
+		return "give a key (key, key_hex, or keys: {from, to}) and a value each once, as YAML or as hex"
+	case e.repeat != 0 && keys != 0:
+		return "repeat pushes a queue's or stack's value, which has no key; a range of keys is keys: {from: N, to: M}"
+	case e.value == nil && e.valueHex == nil:
+		return "no value"
+	}
+	return ""
 }
 
 // parseKeyRange reads keys: {from: N, to: M} (inclusive) or {from: N,
@@ -300,13 +423,19 @@ func hexBytes(n *yaml.Node) ([]byte, bool) {
 }
 
 // Update is one resolved entry, or a range of keys holding one value, or
-// a value a queue or stack takes several times.
+// a value a queue or stack takes several times, or a block of plain
+// entries of one map, resolved together.
 type Update struct {
 	mapName string
 	mapType ebpf.MapType
-	where   string // file:line
-	key     []byte // nil for queues, stacks and bloom filters; a range's first
-	value   []byte
+	// file and line are where the entry is (a block's first); src says
+	// line is the entry's number in another file.
+	file string
+	line int
+	src  *entrySource
+	key  []byte // nil for queues, stacks and bloom filters; a range's first
+	// value is the entry's value (a block's first).
+	value []byte
 	// perCPU is a per-CPU map's value, one per possible CPU.
 	perCPU [][]byte
 	// program is the program a program array's entry holds; inner the
@@ -320,13 +449,32 @@ type Update struct {
 	// bigEndianKey: a range's keys are in network byte order (a __be32
 	// key), else the host's.
 	bigEndianKey bool
+	// block holds the keys and values of a run of plain entries of the
+	// map, back to back: a million entries take their bytes and a line
+	// number each, not an Update each.
+	block *entryBlock
+}
+
+// entryBlock is consecutive plain entries of one map (blockOf).
+type entryBlock struct {
+	keys, values []byte
+	lines        []int32
 }
 
 // entries is how many entries the update puts.
-func (u Update) entries() uint64 { return max(u.count, 1) }
+func (u Update) entries() uint64 {
+	if u.block != nil {
+		return uint64(len(u.block.lines))
+	}
+	return max(u.count, 1)
+}
 
 // putKey writes the update's i-th key into dst, of the key's size.
 func (u Update) putKey(dst []byte, i uint64) {
+	if u.block != nil {
+		copy(dst, u.block.keys[int(i)*len(dst):])
+		return
+	}
 	if u.count <= 1 || u.key == nil {
 		copy(dst, u.key)
 		return
@@ -336,6 +484,46 @@ func (u Update) putKey(dst []byte, i uint64) {
 		order = binary.BigEndian
 	}
 	putKeyNumber(dst, order, u.first+i)
+}
+
+// valueAt is the update's i-th value.
+func (u Update) valueAt(i uint64) []byte {
+	if u.block == nil {
+		return u.value
+	}
+	n := uint64(len(u.value))
+	return u.block.values[i*n : (i+1)*n]
+}
+
+// whereAt is the place of the update's i-th entry.
+func (u Update) whereAt(i uint64) string {
+	line := u.line
+	if u.block != nil {
+		line = int(u.block.lines[i])
+	}
+	if u.src != nil {
+		return fmt.Sprintf("%s: entry %d", u.src.file, line)
+	}
+	return fmt.Sprintf("%s:%d", u.file, line)
+}
+
+// blockOf adds u, resolved from one entry, to the block last, where it
+// continues one, and says whether it did: a plain entry (a key and one
+// value) of the same map and source.
+func blockOf(last *Update, u Update) bool {
+	plain := func(u Update) bool {
+		return u.key != nil && u.count <= 1 && u.perCPU == nil && u.program == "" && u.inner == "" && u.line <= math.MaxInt32
+	}
+	if !plain(u) || last.mapName != u.mapName || last.src != u.src || last.file != u.file ||
+		!plain(*last) && last.block == nil || len(last.key) != len(u.key) || len(last.value) != len(u.value) {
+		return false
+	}
+	if last.block == nil {
+		last.block = &entryBlock{keys: slices.Clone(last.key), values: slices.Clone(last.value), lines: []int32{int32(last.line)}}
+	}
+	b := last.block
+	b.keys, b.values, b.lines = append(b.keys, u.key...), append(b.values, u.value...), append(b.lines, int32(u.line))
+	return true
 }
 
 // putKeyNumber writes v into dst, an integer key of 1, 2, 4 or 8 bytes.
@@ -358,15 +546,16 @@ func (u Update) Map() string { return u.mapName }
 // MapType is the type of the map the update fills.
 func (u Update) MapType() ebpf.MapType { return u.mapType }
 
-// Where is the entry's place in the map-init file, FILE:LINE.
-func (u Update) Where() string { return u.where }
+// Where is the entry's place in the map-init file, FILE:LINE (a block's
+// first entry's), or FILE: entry N in a file of entries.
+func (u Update) Where() string { return u.whereAt(0) }
 
-// Key is the entry's key as the map takes it, a range's first; nil for
-// queues, stacks and bloom filters.
+// Key is the entry's key as the map takes it, a range's or a block's
+// first; nil for queues, stacks and bloom filters.
 func (u Update) Key() []byte { return u.key }
 
-// Value is the entry's value as the map takes it; nil for a per-CPU map's
-// entry, a program array's and a map of maps'.
+// Value is the entry's value as the map takes it (a block's first); nil
+// for a per-CPU map's entry, a program array's and a map of maps'.
 func (u Update) Value() []byte { return u.value }
 
 // perCPUValues gives a per-CPU map's entry one value per possible CPU: a
@@ -385,18 +574,18 @@ func (mi *MapInit) perCPUValues(name string, ms *ebpf.MapSpec, e mapEntry) ([][]
 		for i, n := range nodes {
 			b, err := btfvalue.EncodeSized(ms.Value, int(ms.ValueSize), n, "value_hex")
 			if err != nil {
-				return nil, mi.fail(e.line, "map %s value (CPU %d): %v", name, i, err)
+				return nil, mi.failEntry(e, "map %s value (CPU %d): %v", name, i, err)
 			}
 			values = append(values, b)
 		}
 	}
 	for i, v := range values {
 		if uint32(len(v)) != ms.ValueSize {
-			return nil, mi.fail(e.line, "map %s: value (CPU %d) of %d bytes, the map's are %d", name, i, len(v), ms.ValueSize)
+			return nil, mi.failEntry(e, "map %s: value (CPU %d) of %d bytes, the map's are %d", name, i, len(v), ms.ValueSize)
 		}
 	}
 	if len(values) > cpus {
-		return nil, mi.fail(e.line, "map %s is per-CPU: %d values for %d possible CPUs", name, len(values), cpus)
+		return nil, mi.failEntry(e, "map %s is per-CPU: %d values for %d possible CPUs", name, len(values), cpus)
 	}
 	fill := make([]byte, ms.ValueSize)
 	if !list {
@@ -564,7 +753,7 @@ func putBatch(ctx context.Context, m *ebpf.Map, updates []Update) error {
 				}
 				copy(perCPU[n*cpus:], u.perCPU)
 			} else {
-				copy(valueBytes[n*valueSize:(n+1)*valueSize], u.value)
+				copy(valueBytes[n*valueSize:(n+1)*valueSize], u.valueAt(i))
 			}
 			if n++; n == rows {
 				if err := flush(); err != nil {
@@ -602,6 +791,9 @@ func (l *Loaded) put(ctx context.Context, maps map[string]*ebpf.Map, u Update) e
 			}
 		}
 		var err error
+		if u.block != nil {
+			value = u.valueAt(i)
+		}
 		if key == nil {
 			err = m.Update(nil, value, ebpf.UpdateAny)
 		} else {
@@ -611,15 +803,15 @@ func (l *Loaded) put(ctx context.Context, maps map[string]*ebpf.Map, u Update) e
 		if err == nil {
 			continue
 		}
-		entry := "value " + btfvalue.Format(spec.Value, u.value)
+		entry := "value " + btfvalue.Format(spec.Value, u.valueAt(i))
 		if key != nil {
 			entry = "key " + formatKey(m.Type(), spec.Key, key)
 		}
 		if errors.Is(err, unix.E2BIG) && !isArray(m.Type()) {
 			// cilium/ebpf says "key too big for map", which it is not.
-			return fmt.Errorf("%s: map %s, %s: the map is full (max_entries %d; E2BIG)", u.where, u.mapName, entry, m.MaxEntries())
+			return fmt.Errorf("%s: map %s, %s: the map is full (max_entries %d; E2BIG)", u.whereAt(i), u.mapName, entry, m.MaxEntries())
 		}
-		return fmt.Errorf("%s: map %s, %s: the kernel refused the entry: %w", u.where, u.mapName, entry, err)
+		return fmt.Errorf("%s: map %s, %s: the kernel refused the entry: %w", u.whereAt(i), u.mapName, entry, err)
 	}
 	return nil
 }

@@ -183,7 +183,7 @@ func TestParseKeyRange(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", doc, err)
 		}
-		if e := init.maps[0].entries[0]; !e.hasRange || e.from != 3 || e.to != 6 {
+		if e := init.maps[0].parts[0].entries[0]; !e.hasRange || e.from != 3 || e.to != 6 {
 			t.Errorf("%q: range %v %d..%d, want 3..6", doc, e.hasRange, e.from, e.to)
 		}
 	}

@@ -142,5 +142,6 @@ func wholeLog(ve *ebpf.VerifierError) (ebpf.ProgramOptions, bool) {
 	if bound > MaxVerifierLog {
 		return ebpf.ProgramOptions{}, false
 	}
-	return ebpf.ProgramOptions{LogLevel: ebpf.LogLevelBranch | ebpf.LogLevelStats, LogSizeStart: uint32(bound)}, true
+	// Level 1 alone: its last line is then the reason, which errors show.
+	return ebpf.ProgramOptions{LogLevel: ebpf.LogLevelBranch, LogSizeStart: uint32(bound)}, true
 }
