@@ -105,10 +105,11 @@ func (r *jsonReader) fail(format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrMapInit, r.place(), fmt.Sprintf(format, args...))
 }
 
-// failAt is a fail of the form entryFields takes, where the entry is.
+// failAt is a fail of the form entryFields takes, whose message names
+// the entry.
 func (r *jsonReader) failAt(line int, format string, args ...any) error {
 	if r.entryNo != nil {
-		return r.fail(format, args...)
+		return fmt.Errorf("%w: %s: %s", ErrMapInit, r.file, fmt.Sprintf(format, args...))
 	}
 	return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, r.file, line, fmt.Sprintf(format, args...))
 }
@@ -619,7 +620,7 @@ func (s *entryFile) hexArray() ([]byte, error) {
 		str, _ := t.(string)
 		x, herr := hex.DecodeString(strings.TrimPrefix(str, "0x"))
 		if herr != nil || len(x) != 1 {
-			return nil, s.fail("%v is not a byte in hex (\"0x05\")", t)
+			return nil, s.fail("%q is not a byte in hex (\"0x05\")", str)
 		}
 		b = append(b, x[0])
 	}
