@@ -166,7 +166,7 @@ func runCounted(ctx context.Context, l *program, counted *insncount.Program, upd
 			return fail(err)
 		}
 		// As before each checking run: queues and stacks emptied.
-		before, err := twin.Snapshot()
+		before, err := twin.SnapshotContext(ctx)
 		if err != nil {
 			return fail(err)
 		}

@@ -656,7 +656,7 @@ func (p *plan) check(ctx context.Context, progs []*program) (Result, error) {
 			if err := ctx.Err(); err != nil {
 				return Result{}, err
 			}
-			cr, err := p.checkCase(l, c, p.isFloor(i))
+			cr, err := p.checkCase(ctx, l, c, p.isFloor(i))
 			if err != nil {
 				return Result{}, err
 			}
@@ -700,8 +700,8 @@ func (p *plan) check(ctx context.Context, progs []*program) (Result, error) {
 	return res, nil
 }
 
-func (p *plan) checkCase(l *program, c packets.Case, floor bool) (CaseResult, error) {
-	before, err := l.Snapshot()
+func (p *plan) checkCase(ctx context.Context, l *program, c packets.Case, floor bool) (CaseResult, error) {
+	before, err := l.SnapshotContext(ctx)
 	if err != nil {
 		return CaseResult{}, fmt.Errorf("case %s: %w", c.Name, err)
 	}

@@ -1,6 +1,7 @@
 package object
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestUnreadableMapNoted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	_, err = snapshotOne(m, maxInspectedBytes)
+	_, err = snapshotOne(context.Background(), m, maxInspectedBytes)
 	if err == nil {
 		t.Fatal("an XSKMAP was read from user space")
 	}
