@@ -135,9 +135,43 @@ func TestCPULockCapableUser(t *testing.T) {
 			claim.Release()
 			t.Fatalf("root took CPU %d from nobody's run: %v", cpu, err)
 		}
-		want := fmt.Sprintf("CPU %d is measuring another xdpmicro run (pid %d); waiting for it", cpu, cmd.Process.Pid)
+		// Another user's process, of another executable than the test's:
+		// maybe no run at all (issue 59), waited for at most 10 s.
+		want := fmt.Sprintf("CPU %d's lock @xdpmicro-cpu%d is held by pid %d (xdpmicro) of user nobody (uid 65534), neither root nor you: waiting at most 10s for it",
+			cpu, cpu, cmd.Process.Pid)
 		if len(notices) != 1 || notices[0] != want {
 			t.Errorf("root's notices %q, want %q", notices, want)
+		}
+
+		// Root running the same executable as nobody's run: a capable
+		// user's run of the copy root runs too, waited for as any run.
+		root := exec.Command(capBin, "bench", object, "--program", "xdp_pass", "--cpu", strconv.Itoa(cpu),
+			"--samples", "10", "--repeat", "1000", "--warmup", "0", "--quiet")
+		rootErr, err := root.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := root.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			_ = root.Process.Kill()
+			_ = root.Wait()
+		}()
+		lines := bufio.NewScanner(rootErr)
+		line := make(chan string, 1)
+		go func() {
+			lines.Scan()
+			line <- lines.Text()
+		}()
+		want = fmt.Sprintf("xdpmicro: CPU %d is measuring another xdpmicro run (pid %d); waiting for it", cpu, cmd.Process.Pid)
+		select {
+		case got := <-line:
+			if got != want {
+				t.Errorf("root's run of the same executable said %q, want %q", got, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("root's run of the same executable did not say that it waits")
 		}
 	})
 }

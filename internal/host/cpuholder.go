@@ -17,8 +17,9 @@ import (
 // something that is no run at all, forever (issue 59). A run waits as
 // long as it takes only for a holder it can trust to be a run that ends:
 // root's, or its own user's. Another user's process, or one it cannot
-// name, it waits for at most squatWait, having said whose it is; then the
-// run goes on as the policy allows: on another CPU whose lock is free or
+// name, it waits for at most squatWait, having said whose it is (but for
+// a process of this very executable: a capable user's run of the copy
+// root runs too); then the run goes on as the policy allows: on another CPU whose lock is free or
 // comes free, else it fails (exit 1) naming the process. It never
 // measures on a CPU whose lock another process holds.
 
@@ -32,6 +33,9 @@ type lockHolder struct {
 	pid   int // 0 where not visible from this pid namespace
 	uid   int
 	comm  string // the process's name, "" where unknown
+	// sameExe: the process runs this process's executable file, as
+	// far as this process may look (root may).
+	sameExe bool
 }
 
 // holderOf finds who holds the lock of name.
@@ -42,17 +46,21 @@ func holderOf(name string) lockHolder {
 	}
 	h := lockHolder{known: true, pid: p.Pid, uid: p.Uid}
 	if p.Pid > 0 {
-		if comm, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid) + "/comm"); err == nil {
+		proc := "/proc/" + strconv.Itoa(p.Pid)
+		if comm, err := os.ReadFile(proc + "/comm"); err == nil {
 			h.comm = printableComm(strings.TrimSuffix(string(comm), "\n"))
 		}
+		theirs, err1 := os.Stat(proc + "/exe")
+		ours, err2 := os.Stat("/proc/self/exe")
+		h.sameExe = err1 == nil && err2 == nil && os.SameFile(theirs, ours)
 	}
 	return h
 }
 
 // trusted says whether the holder is a process a run waits for without
-// limit: root's, or this user's.
+// limit: root's, this user's, or one of this executable.
 func (h lockHolder) trusted() bool {
-	return h.known && (h.uid == 0 || h.uid == os.Geteuid())
+	return h.known && (h.uid == 0 || h.uid == os.Geteuid() || h.sameExe)
 }
 
 // String names the holder for a message: its pid, name and user, as
