@@ -4,14 +4,24 @@ import (
 	"context"
 
 	"github.com/xdpmicro/xdpmicro/internal/crash"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 )
 
-// orAbandon runs load, a load into the kernel, and returns its result;
-// once ctx is done first it returns ctx's error at once, and what load
-// then makes is closed when it ends. The verifier can take seconds on a
-// large program, and on a signal cilium/ebpf starts it over (EAGAIN), so
-// no look at ctx between loads stops that one: Ctrl-C must not wait for
-// it (issue 59). A process that exits meanwhile takes the load with it.
+// resolved is a program's map-init entries, and the objects loaded
+// beside it, as resolved for its loads.
+type resolved struct {
+	updates []object.Update
+	others  []object.Other
+}
+
+// orAbandon runs load, a load into the kernel or as long a step that
+// looks at no context, and returns its result; once ctx is done first it
+// returns ctx's error at once, and what load then makes is closed when it
+// ends. The verifier can take seconds on a large program, and on a
+// signal cilium/ebpf starts it over (EAGAIN), so no look at ctx between
+// loads stops that one; nor one between programs the resolving of 16 M
+// map-init entries: Ctrl-C must not wait for them (issue 59). A process
+// that exits meanwhile takes the load with it.
 func orAbandon[T any](ctx context.Context, load func() (T, error), closeIt func(T)) (T, error) {
 	var zero T
 	if err := ctx.Err(); err != nil {

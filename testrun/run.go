@@ -554,9 +554,15 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 			p.updates[i], p.others[i] = p.updates[j], p.others[j]
 			continue
 		}
-		if p.updates[i], p.others[i], err = resolveMapInit(cfg.MapInit.internal(), c, settings); err != nil {
+		// Not waited for once ctx is done: 16 M entries take seconds.
+		r, err := orAbandon(ctx, func() (resolved, error) {
+			u, o, err := resolveMapInit(cfg.MapInit.internal(), c, settings)
+			return resolved{u, o}, err
+		}, func(resolved) {})
+		if err != nil {
 			return nil, err
 		}
+		p.updates[i], p.others[i] = r.updates, r.others
 		if cfg.Live != nil {
 			if err := checkLiveMapInit(cfg.Live.Net.pair, p.updates[i]); err != nil {
 				return nil, err
