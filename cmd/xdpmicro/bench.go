@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -316,6 +317,62 @@ func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
 // every goroutine and leave what the kernel keeps, the RCU knob, set).
 var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
+// handled are the stopSignals not ignored when the process started, as
+// nohup ignores SIGHUP and a shell script SIGINT for a job it runs in the
+// background: catching one would undo that (signal.Notify), so those
+// stay ignored. Found once, before any is caught.
+var handled = sync.OnceValue(func() []os.Signal {
+	var not []os.Signal
+	for _, s := range stopSignals {
+		if !signal.Ignored(s) {
+			not = append(not, s)
+		}
+	}
+	return not
+})
+
+// early is the channel of catchEarly, until signalContext takes the
+// signals over.
+var early struct {
+	sync.Mutex
+	signals chan os.Signal
+}
+
+// catchEarly ends the process at once on the first of stopSignals, with
+// one line on w and 128 + the signal, as an interrupted run does, until a
+// command's run takes them (signalContext): reading its inputs (a map-init
+// file of millions of entries takes seconds) loads nothing to put back,
+// and SIGQUIT's default would dump every goroutine and exit 2.
+func catchEarly(w io.Writer) {
+	if len(handled()) == 0 {
+		return // Notify with none would catch every signal
+	}
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, handled()...)
+	early.Lock()
+	early.signals = signals
+	early.Unlock()
+	go func() {
+		defer crash.Guard()
+		if s, ok := <-signals; ok {
+			fmt.Fprintf(w, "xdpmicro: interrupted (%v) before the run began; nothing written\n", s)
+			crash.Exit(exitInterrupt + int(s.(syscall.Signal)))
+		}
+	}()
+}
+
+// endEarly hands the signals from catchEarly to a run's own handling,
+// registered before: no signal meets the default action between.
+func endEarly() {
+	early.Lock()
+	defer early.Unlock()
+	if early.signals != nil {
+		signal.Stop(early.signals)
+		close(early.signals)
+		early.signals = nil
+	}
+}
+
 // signalContext is cancelled by the first of stopSignals; caught tells
 // which. The run then ends within a second, with its partial results; a
 // second signal ends the process at once, as a user pressing Ctrl-C
@@ -325,7 +382,10 @@ var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, s
 func signalContext(w io.Writer) (ctx context.Context, stop func(), caught func() syscall.Signal) {
 	ctx, cancel := context.WithCancel(context.Background())
 	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, stopSignals...)
+	if len(handled()) > 0 { // with none, Notify would catch every signal
+		signal.Notify(signals, handled()...)
+	}
+	endEarly()
 	var got atomic.Int32 // written by the goroutine, read by the caller
 	done := make(chan struct{})
 	go func() {

@@ -47,6 +47,7 @@ func main() {
 	if xdpmicro.IsGuest() { // /init of a VM that --kernel booted
 		os.Exit(xdpmicro.Guest(run))
 	}
+	catchEarly(os.Stderr)
 	os.Exit(runFrom(host.ProcessStarted(), os.Args[1:], os.Stdout, os.Stderr))
 }
 

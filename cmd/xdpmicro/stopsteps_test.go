@@ -253,3 +253,57 @@ func TestSignalsPutRCUBack(t *testing.T) {
 	}
 	knobPutBack(t, "SIGKILL, then another run", cmd.Process.Pid)
 }
+
+// SIGQUIT while the command line's inputs are read (a map-init file of a
+// million entries, a second or so), before the run takes the signals:
+// exit 131 and one line, not Go's goroutine dump and exit 2.
+func TestQuitBeforeTheRun(t *testing.T) {
+	kerneltest.RequireBPF(t)
+	bin := buildBinary(t)
+	path := filepath.Join(t.TempDir(), "million.yaml")
+	var b strings.Builder
+	b.WriteString("max_entries:\n  lengths: 1000000\nmaps:\n  lengths:\n")
+	for i := range 1000000 {
+		fmt.Fprintf(&b, "    - {key: %d, value: 1}\n", i)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "bench", "../../bpf/testdata/maps.o", "--map-init", path, "--class", "fizz", "--time", "1s", "--history", "", "--quiet")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	err := signalAndWait(t, cmd, syscall.SIGQUIT)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 128+int(syscall.SIGQUIT) {
+		t.Errorf("%v, want exit %d; stderr:\n%s", err, 128+int(syscall.SIGQUIT), stderr.String())
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "xdpmicro: interrupted") {
+		t.Errorf("stderr, want one line:\n%s", stderr.String())
+	}
+}
+
+// A signal ignored when xdpmicro starts stays ignored, as nohup and a
+// script's background jobs want: a run under nohup goes on through a
+// SIGHUP, to its end.
+func TestIgnoredSignalStaysIgnored(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	bin := buildBinary(t)
+	cmd := exec.Command("sh", "-c", `trap "" HUP; exec "$0" "$@"`, bin, "bench", "../../bpf/testdata/multi.o", "--program", "xdp_pass",
+		"--time", "2s", "--history", "", "--quiet", "--format", "json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil || strings.Contains(stdout.String(), `"partial"`) || strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("a run with SIGHUP ignored, sent one: %v\n%s", err, stderr.String())
+	}
+}
