@@ -2,11 +2,15 @@ package object
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
@@ -33,6 +37,12 @@ func FuzzParseMapInit(f *testing.F) {
 		"maps:\n  lengths:\n    - {keys: {from: 0, to: 3, count: 4}, value: 1}\n",
 		"maps:\n  lengths:\n    - {value: 1, repeat: 3}\n",
 		"maps:\n  lengths:\n    - {key: 1, keys: {from: 0, to: 1}, value: 1}\n",
+		// Entries a line each (mapinit_lines.go), and JSON (jsonscan.go).
+		"maps:\n  lengths:\n    - {key: 1, value: 2}\n    - {key_hex: \"02000000\", value: 0x3}\n  config:\n  - key: 0\n    value_hex: \"35000100dc050000\"\n",
+		"maps:\n  lengths:\r\n    - {key: 1, value: 2} # c\n\n    - {key: 2,\n       value: 3}\n",
+		`{"max_entries": {"lengths": 4}, "maps": {"lengths": [{"key": 1, "value": 2}, {"keys": {"from": 2, "count": 2}, "value": "0x7"}],` +
+			` "config": [{"key": 0, "value": {"port": 53, "enabled": true}}]}, "variables": {"action": "XDP_TX"}}`,
+		`{"maps": {"lengths": [{"key": 1, "value": 2}` + "\n" + `,{"key": "a\u0041", "value": 1e3}]}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -194,4 +204,75 @@ func FuzzContext(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzLineRuns: any map-init file gives, with entries a line each read
+// past yaml.v3 (mapinit_lines.go), the very entries and error yaml.v3
+// alone gives.
+func FuzzLineRuns(f *testing.F) {
+	for _, seed := range []string{
+		"maps:\n  ring:\n    - {key: 0, value: 7}\n    - {key: 1, value: 0x10}\n",
+		"maps:\n  ring:\n  - key: 0\n    value: 7\n\n  # c\n  - key: 2\n    value: 9\n  flows:\n  - {key: 5, value: -3}\n",
+		"maps:\n  vips:\n    - {key: {addr: 198.51.100.1, port: htons(80), proto: 6}, value: 1}\n  ports:\n    - {key: htons(443), value: 1}\n",
+		"maps:\n  names:\n    - {key: 1, value: \"eth0\"}\n  addrs:\n    - {key: 1, value: 10.0.0.2}\n",
+		"maps:\n  ring:\n    - {keys: {from: 0, to: 9}, value: 1}\n    - {key: 3, value: 2}\n    - {key: 4,\n       value: 3}\n",
+		"variables:\n  x: |\n    - {key: 0, value: 1}\nmaps:\n  ring:\n    - {key: 7, value: 1}\n",
+		"maps:\n  ring:\r\n    - {key: 0, value: 1}\r\n    - {key_hex: \"01000000\", value_hex: \"02000000\"}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		lines, yamlOnly, linesErr, yamlErr := resolveBoth(t, string(doc))
+		if fmt.Sprint(linesErr) != fmt.Sprint(yamlErr) || strings.Join(lines, "\n") != strings.Join(yamlOnly, "\n") {
+			t.Fatalf("read a line each: %q, %v\nby yaml.v3:       %q, %v", lines, linesErr, yamlOnly, yamlErr)
+		}
+	})
+}
+
+// FuzzJSONScanner: any text gives jsonScanner's tokens as
+// encoding/json's Decoder gives them, and an error where it errs, read
+// whole and through a reader a byte at a time.
+func FuzzJSONScanner(f *testing.F) {
+	for _, seed := range []string{
+		`{"maps": {"ring": [{"key": 0, "value": 1.5e3}, {"key": "a\u0041\"", "value": [true, false, null]}]}}`,
+		`[{"key":["0x05","0x00"],"value":["0x4d"],"formatted":{"key":5,"value":77}}]`,
+		"{\"key\": 1}\n{\"key\": 2}\n", `{"a": 01}`, `[1,]`, `{"a" 1}`, `[-0.5e+2, -, 1e]`, `"x`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, wantErr := jsonTokens(json.NewDecoder(bytes.NewReader(data)))
+		for _, s := range []*jsonScanner{newJSONScanner(data), newJSONStream(iotest.OneByteReader(bytes.NewReader(data)))} {
+			got, err := jsonTokens(s)
+			var syntax *jsonSyntaxError
+			if wantErr == nil && errors.As(err, &syntax) && syntax.msg == "the JSON ends early" {
+				// encoding/json's Token takes a text cut short for
+				// its end: the scanner refuses it.
+				err = nil
+			}
+			// Where both err, one may read a token more before it.
+			n := min(len(got), len(want))
+			if (err != nil) != (wantErr != nil) || fmt.Sprint(got[:n]) != fmt.Sprint(want[:n]) || err == nil && len(got) != len(want) {
+				t.Fatalf("scanner: %v, %v\nencoding/json: %v, %v", got, err, want, wantErr)
+			}
+		}
+	})
+}
+
+// jsonTokens reads every token, numbers as json.Number.
+func jsonTokens(dec interface{ Token() (json.Token, error) }) ([]string, error) {
+	if d, ok := dec.(*json.Decoder); ok {
+		d.UseNumber()
+	}
+	var out []string
+	for {
+		t, err := dec.Token()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, fmt.Sprintf("%T %v", t, t))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // jsonScanner reads JSON tokens as encoding/json's Decoder.Token does
@@ -93,19 +94,22 @@ func (s *jsonScanner) fill() bool {
 	return n > 0 || !s.eof
 }
 
-// peek is the next byte that is not white space, or 0 at the end.
-func (s *jsonScanner) peek() byte {
+// endOfInput is what peek gives at the end.
+const endOfInput = -1
+
+// peek is the next byte that is not white space, or endOfInput.
+func (s *jsonScanner) peek() int {
 	for {
 		for s.pos < len(s.buf) {
 			switch c := s.buf[s.pos]; c {
 			case ' ', '\t', '\n', '\r':
 				s.pos++
 			default:
-				return c
+				return int(c)
 			}
 		}
 		if !s.fill() {
-			return 0
+			return endOfInput
 		}
 	}
 }
@@ -116,7 +120,7 @@ func (s *jsonScanner) More() bool {
 	if c == ',' && s.state == scanCommaOrEnd {
 		return true
 	}
-	return c != 0 && c != ']' && c != '}' && s.err == nil
+	return c != endOfInput && c != ']' && c != '}' && s.err == nil
 }
 
 // Token reads the next token.
@@ -146,6 +150,12 @@ func (s *jsonScanner) next() (byte, []byte, error) {
 		return 0, nil, s.err
 	}
 	c := s.peek()
+	if c == endOfInput && s.state != scanDone && (len(s.stack) > 0 || s.state != scanValue) {
+		if s.err != nil {
+			return 0, nil, s.err
+		}
+		return 0, nil, s.syntax("the JSON ends early")
+	}
 	switch s.state {
 	case scanColon:
 		if c != ':' {
@@ -162,16 +172,16 @@ func (s *jsonScanner) next() (byte, []byte, error) {
 				s.state = scanKey
 			}
 		case c != '}' && c != ']':
-			return 0, nil, s.syntax("want ',' or the end of the container, not %q", c)
+			return 0, nil, s.syntax("want ',' or the end of the container, not %q", rune(c))
 		}
 	case scanDone:
-		if c == 0 && s.err == nil {
+		if c == endOfInput && s.err == nil {
 			return 0, nil, io.EOF
 		}
 		// JSON lines: one value after another.
 		s.state = scanValue
 	}
-	if c == 0 {
+	if c == endOfInput {
 		if s.err != nil {
 			return 0, nil, s.err
 		}
@@ -183,15 +193,15 @@ func (s *jsonScanner) next() (byte, []byte, error) {
 	switch c {
 	case '{', '[':
 		if s.state != scanValue && s.state != scanValueOrEnd {
-			return 0, nil, s.syntax("want a key, not %q", c)
+			return 0, nil, s.syntax("want a key, not %q", rune(c))
 		}
 		s.pos++
-		s.stack = append(s.stack, c)
+		s.stack = append(s.stack, byte(c))
 		s.state = scanValueOrEnd
 		if c == '{' {
 			s.state = scanKeyOrEnd
 		}
-		return c, nil, nil
+		return byte(c), nil, nil
 	case '}', ']':
 		open := byte('{')
 		if c == ']' {
@@ -199,12 +209,12 @@ func (s *jsonScanner) next() (byte, []byte, error) {
 		}
 		if len(s.stack) == 0 || s.stack[len(s.stack)-1] != open ||
 			s.state != scanCommaOrEnd && s.state != scanKeyOrEnd && s.state != scanValueOrEnd {
-			return 0, nil, s.syntax("unexpected %q", c)
+			return 0, nil, s.syntax("unexpected %q", rune(c))
 		}
 		s.pos++
 		s.stack = s.stack[:len(s.stack)-1]
 		s.afterValue()
-		return c, nil, nil
+		return byte(c), nil, nil
 	case '"':
 		text, err := s.str()
 		if err != nil {
@@ -218,7 +228,7 @@ func (s *jsonScanner) next() (byte, []byte, error) {
 		return '"', text, nil
 	}
 	if s.state != scanValue && s.state != scanValueOrEnd {
-		return 0, nil, s.syntax("want a key, not %q", c)
+		return 0, nil, s.syntax("want a key, not %q", rune(c))
 	}
 	kind, text, err := s.scalar()
 	if err != nil {
@@ -242,10 +252,11 @@ func (s *jsonScanner) afterValue() {
 func (s *jsonScanner) more(i *int) bool {
 	for *i >= len(s.buf) {
 		start := s.pos
-		if !s.fill() {
+		ok := s.fill()
+		*i -= start - s.pos // fill keeps buf[pos:], at the start, even at the end
+		if !ok {
 			return false
 		}
-		*i -= start - s.pos
 	}
 	return true
 }
@@ -259,6 +270,9 @@ func (s *jsonScanner) str() ([]byte, error) {
 		switch c := s.buf[i]; {
 		case c == '"':
 			text := s.buf[s.pos+1 : i]
+			if !utf8.Valid(text) {
+				return s.escaped() // as encoding/json: U+FFFD for each bad byte
+			}
 			s.pos = i + 1
 			return text, nil
 		case c == '\\':
@@ -291,60 +305,61 @@ func (s *jsonScanner) escaped() ([]byte, error) {
 	}
 }
 
-// scalar reads a number, true, false or null at pos.
+// scalar reads a number, true, false or null at pos: a number as far as
+// JSON's grammar takes it, as encoding/json does ("00" is two).
 func (s *jsonScanner) scalar() (byte, []byte, error) {
 	i := s.pos
-	for s.more(&i) {
-		c := s.buf[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c == '-' || c == '+' || c == '.' || c == 'E') {
-			break
+	at := func() int { // the byte at i, or endOfInput
+		if !s.more(&i) {
+			return endOfInput
 		}
-		i++
+		return int(s.buf[i])
 	}
-	word := s.buf[s.pos:i]
-	switch string(word) {
-	case "true", "false", "null":
-		s.pos = i
-		return word[0], nil, nil
-	}
-	if !validNumber(word) {
-		return 0, nil, s.syntax("%q is not a value", word)
-	}
-	s.pos = i
-	return '0', word, nil
-}
-
-// validNumber says whether w is a JSON number.
-func validNumber(w []byte) bool {
-	i := 0
-	if i < len(w) && w[i] == '-' {
-		i++
-	}
+	digit := func(c int) bool { return c >= '0' && c <= '9' }
 	digits := func() int {
 		n := 0
-		for i < len(w) && w[i] >= '0' && w[i] <= '9' {
+		for digit(at()) {
 			i, n = i+1, n+1
 		}
 		return n
 	}
-	start := i
-	if n := digits(); n == 0 || n > 1 && w[start] == '0' {
-		return false
+	c := at()
+	if c >= 'a' && c <= 'z' {
+		for c := at(); c >= 'a' && c <= 'z'; c = at() {
+			i++
+		}
+		word := s.buf[s.pos:i]
+		switch string(word) {
+		case "true", "false", "null":
+			s.pos = i
+			return word[0], nil, nil
+		}
+		return 0, nil, s.syntax("%q is not a value", word)
 	}
-	if i < len(w) && w[i] == '.' {
+	if c == '-' {
+		i++
+	}
+	if c := at(); c == '0' {
+		i++
+	} else if digits() == 0 {
+		return 0, nil, s.syntax("%q is not a value", s.buf[s.pos:min(i+1, len(s.buf))])
+	}
+	if at() == '.' {
 		i++
 		if digits() == 0 {
-			return false
+			return 0, nil, s.syntax("a number's fraction has no digits")
 		}
 	}
-	if i < len(w) && (w[i] == 'e' || w[i] == 'E') {
+	if c := at(); c == 'e' || c == 'E' {
 		i++
-		if i < len(w) && (w[i] == '+' || w[i] == '-') {
+		if c := at(); c == '+' || c == '-' {
 			i++
 		}
 		if digits() == 0 {
-			return false
+			return 0, nil, s.syntax("a number's exponent has no digits")
 		}
 	}
-	return i == len(w)
+	text := s.buf[s.pos:i]
+	s.pos = i
+	return '0', text, nil
 }

@@ -88,6 +88,8 @@ func splitLineRuns(name string, data []byte) (yamlDoc, []*lineRun, error) {
 		lineNo++
 		indent, rest := indentOf(line)
 		switch {
+		case !asciiLine(line):
+			endRun(off) // yaml.v3's to judge
 		case len(rest) == 0 || rest[0] == '#':
 			// Blank lines and comments go with a run.
 		case indent < 0:
@@ -221,7 +223,7 @@ func lineFields(data []byte, off, indent int) ([4]lineField, int) {
 	var fields [4]lineField
 	line, next := lineAt(data, off)
 	rest := line[indent:]
-	if !isItem(rest) {
+	if !isItem(rest) || !asciiLine(line) {
 		return fields, 0
 	}
 	body := bytes.TrimLeft(rest[1:], " ")
@@ -241,19 +243,25 @@ func lineFields(data []byte, off, indent int) ([4]lineField, int) {
 			}
 			fields[n], n = f, n+1
 			l, after := lineAt(data, next)
-			if i, _ := indentOf(l); next >= len(data) || i != col {
+			if i, _ := indentOf(l); next >= len(data) || i != col || !asciiLine(l) {
 				break
 			}
 			body, next, lines = l[col:], after, lines+1
 		}
 	}
-	// A line after it indented deeper than its dash would be part of
-	// it (a scalar going on, say): yaml.v3's to read.
-	if next < len(data) {
-		l, _ := lineAt(data, next)
-		if i, rest := indentOf(l); len(rest) > 0 && rest[0] != '#' && (i < 0 || i > indent) {
-			return fields, 0
+	// A line after it, blank lines and comments aside, indented deeper
+	// than its dash would be part of it (a scalar going on, say):
+	// yaml.v3's to read.
+	for after := next; after < len(data); {
+		l, following := lineAt(data, after)
+		i, rest := indentOf(l)
+		if len(rest) > 0 && rest[0] != '#' {
+			if i < 0 || i > indent {
+				return fields, 0
+			}
+			break
 		}
+		after = following
 	}
 	if !validFields(fields[:n]) {
 		return fields, 0
@@ -336,6 +344,9 @@ func scalarText(b []byte, flow bool) (text []byte, quoted bool, rest []byte, ok 
 	}
 	if i == 0 || i < len(b) && b[i] != ' ' && !(flow && (b[i] == ',' || b[i] == '}')) {
 		return nil, false, nil, false
+	}
+	if b[0] == '-' && i == 1 {
+		return nil, false, nil, false // "-" alone: a list's item
 	}
 	return b[:i], false, b[i:], true
 }
@@ -481,4 +492,16 @@ func isDecimal[T string | []byte](b T) bool {
 		}
 	}
 	return len(b) > 0
+}
+
+// asciiLine says whether a line is printable ASCII and tabs: what a run
+// takes, leaving anything YAML might refuse (control characters, broken
+// UTF-8) to yaml.v3.
+func asciiLine(line []byte) bool {
+	for _, c := range line {
+		if (c < 0x20 || c > 0x7e) && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
