@@ -61,7 +61,8 @@ type jsonReader struct {
 	// key and value hold an entry's scalar key and value, valid until
 	// the next entry: a million entries make no nodes.
 	key, value yaml.Node
-	nodes      int // of the value being read
+	nodes      int  // of the value being read
+	owned      bool // data may be kept, not copied
 }
 
 // entryPlace names an entry in messages: maps.NAME[I], or entry N of
@@ -154,19 +155,20 @@ func (r *jsonReader) delim(d json.Delim, want string) error {
 // parseJSONMapInit reads a JSON map-init file as a stream. A file that is
 // not JSON after all (a YAML flow mapping of quoted keys, say) is read as
 // YAML, where it is that.
-func parseJSONMapInit(name string, data []byte) (*MapInit, error) {
-	mi, err := jsonMapInit(name, data)
+func parseJSONMapInit(name string, data []byte, owned bool) (*MapInit, error) {
+	mi, err := jsonMapInit(name, data, owned)
 	var syntax *jsonSyntaxError
 	if err != nil && (errors.As(err, &syntax) || errors.Is(err, errNotJSON)) {
-		if y, yerr := parseYAMLMapInit(name, data); yerr == nil {
+		if y, yerr := parseYAMLMapInit(name, data, owned); yerr == nil {
 			return y, nil
 		}
 	}
 	return mi, err
 }
 
-func jsonMapInit(name string, data []byte) (*MapInit, error) {
+func jsonMapInit(name string, data []byte, owned bool) (*MapInit, error) {
 	r := newJSONReader(name, data, 1)
+	r.owned = owned
 	mi := &MapInit{file: name}
 	if err := r.delim('{', "a JSON object"); err != nil {
 		return nil, err
@@ -265,7 +267,10 @@ func (r *jsonReader) maps(mi *MapInit) error {
 			if _, err := r.token(); err != nil { // "]"
 				return err
 			}
-			run.text = bytes.Clone(r.data[start:r.dec.InputOffset()])
+			run.text = r.data[start:r.dec.InputOffset()]
+			if !r.owned {
+				run.text = bytes.Clone(run.text)
+			}
 			me.parts = []entryPart{{stream: run}}
 		default:
 			return r.fail("%s", want)

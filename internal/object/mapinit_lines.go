@@ -29,7 +29,7 @@ import (
 // style), under one map's name.
 type lineRun struct {
 	file  string
-	text  []byte // the run's lines, a copy of the file's
+	text  []byte // the run's lines, as in the file
 	line  int    // the first line's number
 	count int    // entries
 	// mapName and first are the map and the index in its list of the
@@ -50,7 +50,7 @@ type yamlDoc struct {
 var readLineRuns = true
 
 // splitLineRuns takes the runs of entries a line each out of data.
-func splitLineRuns(name string, data []byte) (yamlDoc, []*lineRun, error) {
+func splitLineRuns(name string, data []byte, owned bool) (yamlDoc, []*lineRun, error) {
 	if !readLineRuns {
 		return yamlDoc{text: data}, nil, nil
 	}
@@ -72,7 +72,10 @@ func splitLineRuns(name string, data []byte) (yamlDoc, []*lineRun, error) {
 		if run == nil {
 			return
 		}
-		run.text = bytes.Clone(data[runStart:end])
+		run.text = data[runStart:end]
+		if !owned {
+			run.text = bytes.Clone(run.text)
+		}
 		item := fmt.Sprintf("%*s- {%s: %d}", runDash, "", doc.placeholder, len(runs))
 		// The placeholder in place of the first line, every line after
 		// it blank: yaml.v3's line numbers stay the file's.
@@ -107,7 +110,7 @@ func splitLineRuns(name string, data []byte) (yamlDoc, []*lineRun, error) {
 			}
 			if run == nil {
 				if out == nil {
-					out = append(make([]byte, 0, len(data)), data[:off]...)
+					out = bytes.Clone(data[:off]) // the rest but for runs: small
 				}
 				run = &lineRun{file: name, line: lineNo}
 				runStart, runDash, runOut = off, indent, len(out)

@@ -101,7 +101,7 @@ func TestLineRunsReadAsYAML(t *testing.T) {
 		"maps:\n  ring: [{key: 0, value: 1},\n    {key: 1, value: 2}]\n",
 		"maps:\n  nosuch:\n    - {key: 0, value: 1}\n",
 	} {
-		if _, runs, err := splitLineRuns("init.yaml", []byte(doc)); err != nil || strings.Contains(doc, "{key: 0, value: 7}") && len(runs) == 0 {
+		if _, runs, err := splitLineRuns("init.yaml", []byte(doc), false); err != nil || strings.Contains(doc, "{key: 0, value: 7}") && len(runs) == 0 {
 			t.Errorf("%q: no run of entries a line each, %v", doc, err)
 		}
 		lines, yamlOnly, linesErr, yamlErr := resolveBoth(t, doc)
@@ -123,7 +123,7 @@ func TestLineRunsFound(t *testing.T) {
 		"other:\n  ring:\n    - {key: 0, value: 1}\n":                                                             0,
 		"maps:\n  ring:\n    - key: 0\n      value: 1\n      more\n":                                              0,
 	} {
-		_, runs, err := splitLineRuns("init.yaml", []byte(doc))
+		_, runs, err := splitLineRuns("init.yaml", []byte(doc), false)
 		got := 0
 		for _, r := range runs {
 			got += r.count

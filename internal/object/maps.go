@@ -50,6 +50,12 @@ var ErrMapInit = badinput.New("bad map-init file")
 // below it). Entries are put in the file's order, so where a range and
 // another entry give one key, the later wins.
 //
+// A map's list may instead be another file: {bpftool: FILE}, `bpftool
+// map dump -j`'s output, or {entries: FILE}, a JSON list or JSON lines of
+// entries. Large maps are read as streams (mapinit_lines.go,
+// mapinit_json.go): entries a line each in YAML and JSON files are kept
+// as text, other files read when the entries are resolved.
+//
 //	variables:
 //	  action: XDP_TX
 //	max_entries:
@@ -152,24 +158,31 @@ func ReadMapInit(path string) (*MapInit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMapInit, err)
 	}
-	return ParseMapInit(path, data)
+	return parseMapInit(path, data, true)
 }
 
 // ParseMapInit parses the content of a --map-init file named name: JSON
 // (its first character "{") is read as a stream, YAML with yaml.v3,
 // but for runs of entries of a line each, read as a stream too.
 func ParseMapInit(name string, data []byte) (*MapInit, error) {
-	if isJSON(data) {
-		return parseJSONMapInit(name, data)
-	}
-	return parseYAMLMapInit(name, data)
+	return parseMapInit(name, data, false)
 }
 
-func parseYAMLMapInit(name string, data []byte) (*MapInit, error) {
+// parseMapInit parses data, which it keeps parts of where owned (the
+// text of a million entries, read again as they are resolved), else
+// copies.
+func parseMapInit(name string, data []byte, owned bool) (*MapInit, error) {
+	if isJSON(data) {
+		return parseJSONMapInit(name, data, owned)
+	}
+	return parseYAMLMapInit(name, data, owned)
+}
+
+func parseYAMLMapInit(name string, data []byte, owned bool) (*MapInit, error) {
 	fail := func(line int, format string, args ...any) error {
 		return fmt.Errorf("%w: %s:%d: %s", ErrMapInit, name, line, fmt.Sprintf(format, args...))
 	}
-	doc, runs, err := splitLineRuns(name, data)
+	doc, runs, err := splitLineRuns(name, data, owned)
 	if err != nil {
 		return nil, err
 	}
