@@ -9,6 +9,7 @@ import (
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
+	"github.com/xdpmicro/xdpmicro/internal/kmem"
 	"github.com/xdpmicro/xdpmicro/internal/yamlsize"
 	"gopkg.in/yaml.v3"
 )
@@ -40,7 +41,7 @@ type LoadOptions struct {
 	// KernelMemory is the budget of kernel memory for everything a run
 	// creates in the kernel at once (maps, times the loads that hold
 	// them, and programs): a size such as 2G or 512M (ParseSize); ""
-	// for DefaultKernelMemory.
+	// for kmem.Default.
 	KernelMemory string
 }
 
@@ -105,7 +106,7 @@ type Settings struct {
 // KernelMemory is the budget of kernel memory of a run, in bytes.
 func (s Settings) KernelMemory() uint64 {
 	if s.kernelMemory == 0 {
-		return DefaultKernelMemory()
+		return kmem.Default()
 	}
 	return s.kernelMemory
 }
@@ -141,9 +142,9 @@ func NewSettings(opts LoadOptions, mi *MapInit) (Settings, error) {
 			ErrConfig, opts.AttachType, strings.Join(AttachTypeNames, ", "))
 	}
 	if opts.KernelMemory != "" {
-		n, err := ParseSize(opts.KernelMemory)
+		n, err := kmem.ParseSize(opts.KernelMemory)
 		if err != nil {
-			return s, fmt.Errorf("%w: %s: %w", ErrConfig, KernelMemoryFlag, err)
+			return s, fmt.Errorf("%w: %s: %w", ErrConfig, kmem.Flag, err)
 		}
 		s.kernelMemory = n
 	}
