@@ -2,15 +2,12 @@ package object
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/cilium/ebpf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
@@ -68,25 +65,25 @@ func FuzzParseMapInit(f *testing.F) {
 		}
 		var total uint64
 		for _, u := range updates {
-			ms := spec.Maps[u.mapName]
-			if uint32(len(u.value)) != ms.ValueSize {
-				t.Fatalf("map %s: resolved a value of %d bytes, the map's are %d", u.mapName, len(u.value), ms.ValueSize)
+			ms := spec.Maps[u.MapName]
+			if uint32(len(u.ValueBytes)) != ms.ValueSize {
+				t.Fatalf("map %s: resolved a value of %d bytes, the map's are %d", u.MapName, len(u.ValueBytes), ms.ValueSize)
 			}
 			// A range fits its map: no more keys than it holds, an
 			// array's below its size, each of the key's size.
-			n := u.entries()
-			if u.block != nil {
+			n := u.Entries()
+			if u.Block != nil {
 				// A block's entries are each a key and a value of the
 				// map's sizes, an array's index below its size.
 				key := make([]byte, ms.KeySize)
 				for i := range n {
-					u.putKey(key, i)
-					if idx, _ := btfvalue.Uint(key, 4); len(u.block.keys) != int(n)*len(key) || uint32(len(u.valueAt(i))) != ms.ValueSize || isArray(ms.Type) && idx >= uint64(ms.MaxEntries) {
-						t.Fatalf("map %s: block entry %d of %d: key %x, value %x", u.mapName, i, n, key, u.valueAt(i))
+					u.PutKey(key, i)
+					if idx, _ := btfvalue.Uint(key, 4); len(u.Block.Keys) != int(n)*len(key) || uint32(len(u.ValueAt(i))) != ms.ValueSize || isArray(ms.Type) && idx >= uint64(ms.MaxEntries) {
+						t.Fatalf("map %s: block entry %d of %d: key %x, value %x", u.MapName, i, n, key, u.ValueAt(i))
 					}
 				}
-			} else if n > uint64(ms.MaxEntries) || isArray(ms.Type) && u.first+n > uint64(ms.MaxEntries) || u.key != nil && uint32(len(u.key)) != ms.KeySize {
-				t.Fatalf("map %s: %d entries from key %d (%x) in a map of %d", u.mapName, n, u.first, u.key, ms.MaxEntries)
+			} else if n > uint64(ms.MaxEntries) || isArray(ms.Type) && u.First+n > uint64(ms.MaxEntries) || u.KeyBytes != nil && uint32(len(u.KeyBytes)) != ms.KeySize {
+				t.Fatalf("map %s: %d entries from key %d (%x) in a map of %d", u.MapName, n, u.First, u.KeyBytes, ms.MaxEntries)
 			}
 			total += n
 		}
@@ -227,52 +224,4 @@ func FuzzLineRuns(f *testing.F) {
 			t.Fatalf("read a line each: %q, %v\nby yaml.v3:       %q, %v", lines, linesErr, yamlOnly, yamlErr)
 		}
 	})
-}
-
-// FuzzJSONScanner: any text gives jsonScanner's tokens as
-// encoding/json's Decoder gives them, and an error where it errs, read
-// whole and through a reader a byte at a time.
-func FuzzJSONScanner(f *testing.F) {
-	for _, seed := range []string{
-		`{"maps": {"ring": [{"key": 0, "value": 1.5e3}, {"key": "a\u0041\"", "value": [true, false, null]}]}}`,
-		`[{"key":["0x05","0x00"],"value":["0x4d"],"formatted":{"key":5,"value":77}}]`,
-		"{\"key\": 1}\n{\"key\": 2}\n", `{"a": 01}`, `[1,]`, `{"a" 1}`, `[-0.5e+2, -, 1e]`, `"x`,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		want, wantErr := jsonTokens(json.NewDecoder(bytes.NewReader(data)))
-		for _, s := range []*jsonScanner{newJSONScanner(data), newJSONStream(iotest.OneByteReader(bytes.NewReader(data)))} {
-			got, err := jsonTokens(s)
-			var syntax *jsonSyntaxError
-			if wantErr == nil && errors.As(err, &syntax) && syntax.msg == "the JSON ends early" {
-				// encoding/json's Token takes a text cut short for
-				// its end: the scanner refuses it.
-				err = nil
-			}
-			// Where both err, one may read a token more before it.
-			n := min(len(got), len(want))
-			if (err != nil) != (wantErr != nil) || fmt.Sprint(got[:n]) != fmt.Sprint(want[:n]) || err == nil && len(got) != len(want) {
-				t.Fatalf("scanner: %v, %v\nencoding/json: %v, %v", got, err, want, wantErr)
-			}
-		}
-	})
-}
-
-// jsonTokens reads every token, numbers as json.Number.
-func jsonTokens(dec interface{ Token() (json.Token, error) }) ([]string, error) {
-	if d, ok := dec.(*json.Decoder); ok {
-		d.UseNumber()
-	}
-	var out []string
-	for {
-		t, err := dec.Token()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, fmt.Sprintf("%T %v", t, t))
-	}
 }

@@ -90,7 +90,7 @@ func FuzzMapInitObject(f *testing.F) {
 			if k := u.Key(); k != nil && uint32(len(k)) != ms.KeySize {
 				t.Fatalf("map %s: a key of %d bytes, the map's are %d", u.Map(), len(k), ms.KeySize)
 			}
-			total += u.entries()
+			total += u.Entries()
 		}
 		if total > MaxMapInitEntries {
 			t.Fatalf("%d entries in all", total)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/internal/mapinit"
 )
 
 // entryMaps are maps of every kind of key and value the entries a line
@@ -48,10 +49,10 @@ func listEntries(t *testing.T, updates []Update) []string {
 	t.Helper()
 	var out []string
 	for _, u := range updates {
-		key := make([]byte, len(u.key))
-		for i := range u.entries() {
-			u.putKey(key, i)
-			out = append(out, fmt.Sprintf("%s %s %x %x %x %s %s", u.whereAt(i), u.mapName, key, u.valueAt(i), u.perCPU, u.program, u.inner))
+		key := make([]byte, len(u.KeyBytes))
+		for i := range u.Entries() {
+			u.PutKey(key, i)
+			out = append(out, fmt.Sprintf("%s %s %x %x %x %s %s", u.WhereAt(i), u.MapName, key, u.ValueAt(i), u.PerCPU, u.Program, u.Inner))
 		}
 	}
 	return out
@@ -70,8 +71,8 @@ func resolveBoth(t *testing.T, doc string) (lines, yamlOnly []string, linesErr, 
 		return listEntries(t, updates), err
 	}
 	lines, linesErr = resolve()
-	readLineRuns = false
-	defer func() { readLineRuns = true }()
+	mapinit.ReadLineRuns = false
+	defer func() { mapinit.ReadLineRuns = true }()
 	yamlOnly, yamlErr = resolve()
 	return
 }
@@ -101,35 +102,9 @@ func TestLineRunsReadAsYAML(t *testing.T) {
 		"maps:\n  ring: [{key: 0, value: 1},\n    {key: 1, value: 2}]\n",
 		"maps:\n  nosuch:\n    - {key: 0, value: 1}\n",
 	} {
-		if _, runs, err := splitLineRuns("init.yaml", []byte(doc), false); err != nil || strings.Contains(doc, "{key: 0, value: 7}") && len(runs) == 0 {
-			t.Errorf("%q: no run of entries a line each, %v", doc, err)
-		}
 		lines, yamlOnly, linesErr, yamlErr := resolveBoth(t, doc)
 		if fmt.Sprint(linesErr) != fmt.Sprint(yamlErr) || strings.Join(lines, "\n") != strings.Join(yamlOnly, "\n") {
 			t.Errorf("%q:\nread a line each: %q, %v\nby yaml.v3:       %q, %v", doc, lines, linesErr, yamlOnly, yamlErr)
-		}
-	}
-}
-
-// Runs are taken where entries are a line each, under a map's name, and
-// nowhere else.
-func TestLineRunsFound(t *testing.T) {
-	for doc, want := range map[string]int{
-		"maps:\n  ring:\n    - {key: 0, value: 7}\n    - {key: 1, value: 0x10}\n":                                 2,
-		"maps:\n  ring:\n  - key: 0\n    value: 7\n  - key: 1\n    value: 8\n  flows:\n  - {key: 5, value: -3}\n": 3,
-		"maps:\n  ring:\n    - {keys: {from: 0, to: 9}, value: 1}\n    - {key: 3, value: 2}\n":                    1,
-		"maps:\n  ring:\n    - {key: 0, value: &a 1}\n    - {key: 1, value: *a}\n":                                0,
-		"variables:\n  x: |\n    - {key: 0, value: 1}\nmaps:\n  ring:\n    - {key: 7, value: 1}\n":                1,
-		"other:\n  ring:\n    - {key: 0, value: 1}\n":                                                             0,
-		"maps:\n  ring:\n    - key: 0\n      value: 1\n      more\n":                                              0,
-	} {
-		_, runs, err := splitLineRuns("init.yaml", []byte(doc), false)
-		got := 0
-		for _, r := range runs {
-			got += r.count
-		}
-		if err != nil || got != want {
-			t.Errorf("%q: %d entries read a line each, %v; want %d", doc, got, err, want)
 		}
 	}
 }
@@ -177,13 +152,13 @@ func TestLargeMapInitMemory(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		resolved := heap()
-		if len(updates) != 1 || updates[0].entries() != n {
+		if len(updates) != 1 || updates[0].Entries() != n {
 			t.Fatalf("%s: %d updates, want one block of %d entries", name, len(updates), n)
 		}
 		var k [8]byte
-		updates[0].putKey(k[:], n-1)
-		if binary.NativeEndian.Uint64(k[:]) != n-1 || binary.NativeEndian.Uint32(updates[0].valueAt(n-1)) != (n-1)%1000 || updates[0].whereAt(n-1) == "" {
-			t.Errorf("%s: last entry %x %x", name, k, updates[0].valueAt(n-1))
+		updates[0].PutKey(k[:], n-1)
+		if binary.NativeEndian.Uint64(k[:]) != n-1 || binary.NativeEndian.Uint32(updates[0].ValueAt(n-1)) != (n-1)%1000 || updates[0].WhereAt(n-1) == "" {
+			t.Errorf("%s: last entry %x %x", name, k, updates[0].ValueAt(n-1))
 		}
 		t.Logf("%s, %d MB: parsed %d MB, resolved %d MB more", name, len(doc)>>20, (parsed-before)>>20, (resolved-parsed)>>20)
 		if grew := parsed - before; grew > 2*uint64(len(doc)) {

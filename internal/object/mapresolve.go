@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
+	"github.com/xdpmicro/xdpmicro/internal/mapinit"
 	"gopkg.in/yaml.v3"
 )
 
@@ -57,12 +57,12 @@ func (mi *MapInit) Resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.
 	targets := []*target{{spec: spec, programs: programs}}
 	// The other objects first, so that their maps can be found by name.
 	for _, me := range mi.maps {
-		ms := spec.Maps[me.name]
+		ms := spec.Maps[me.Name]
 		if ms == nil || ms.Type != ebpf.ProgramArray {
 			continue
 		}
-		if err := me.each(func(e mapEntry) error {
-			if e.value == nil || e.value.Kind != yaml.MappingNode {
+		if err := me.Each(func(e mapEntry) error {
+			if e.Value == nil || e.Value.Kind != yaml.MappingNode {
 				return nil
 			}
 			_, err := mi.otherObject(e, &targets, s)
@@ -90,18 +90,18 @@ func (mi *MapInit) Resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.
 				continue
 			}
 			if strings.HasPrefix(name, ".rodata") {
-				return nil, nil, mi.fail(me.line, "map %s holds constants, frozen when the program is loaded: set them by name under variables:", me.name)
+				return nil, nil, mi.fail(me.Line, "map %s holds constants, frozen when the program is loaded: set them by name under variables:", me.Name)
 			}
-			if err := me.each(func(e mapEntry) error {
+			if err := me.Each(func(e mapEntry) error {
 				u, err := mi.resolveEntry(t, targets, name, ms, e)
 				if err != nil {
 					return err
 				}
-				if total += u.entries(); total > MaxMapInitEntries {
+				if total += u.Entries(); total > MaxMapInitEntries {
 					return mi.failEntry(e, "more than %d entries in all, ranges and repeats counted by the entries they fill: each load would spend seconds filling maps", MaxMapInitEntries)
 				}
 				// Plain entries of one map in a row make one block.
-				if len(updates) == 0 || !blockOf(&updates[len(updates)-1], u) {
+				if len(updates) == 0 || !mapinit.AddToBlock(&updates[len(updates)-1], u) {
 					updates = append(updates, u)
 				}
 				return nil
@@ -121,14 +121,14 @@ func (mi *MapInit) Resolve(spec *ebpf.CollectionSpec, programs map[string]*ebpf.
 // find is the object holding the map an entry list names, and the map's
 // name there: the measured object's maps first, then the others' by their
 // own name (if only one has it) or as FILE:NAME.
-func (mi *MapInit) find(targets []*target, me mapEntries) (*target, string, error) {
-	if targets[0].spec.Maps[me.name] != nil {
-		return targets[0], me.name, nil
+func (mi *MapInit) find(targets []*target, me mapinit.Map) (*target, string, error) {
+	if targets[0].spec.Maps[me.Name] != nil {
+		return targets[0], me.Name, nil
 	}
 	var found []*target
 	var name string
 	for _, t := range targets[1:] {
-		n := strings.TrimPrefix(me.name, t.prefix)
+		n := strings.TrimPrefix(me.Name, t.prefix)
 		if t.spec.Maps[n] != nil {
 			found, name = append(found, t), n
 		}
@@ -143,17 +143,17 @@ func (mi *MapInit) find(targets []*target, me mapEntries) (*target, string, erro
 				maps = append(maps, t.prefix+n)
 			}
 		}
-		return nil, "", mi.fail(me.line, "the object has no map %q (maps: %s)", me.name, strings.Join(maps, ", "))
+		return nil, "", mi.fail(me.Line, "the object has no map %q (maps: %s)", me.Name, strings.Join(maps, ", "))
 	}
-	return nil, "", mi.fail(me.line, "map %q is in more than one object: name it FILE:NAME", me.name)
+	return nil, "", mi.fail(me.Line, "map %q is in more than one object: name it FILE:NAME", me.Name)
 }
 
 // otherObject reads the object a program array's entry names, {object:
 // FILE, program: NAME}, FILE relative to the map-init file, once.
 func (mi *MapInit) otherObject(e mapEntry, targets *[]*target, s Settings) (*target, error) {
 	var file, program string
-	for i := 0; i+1 < len(e.value.Content); i += 2 {
-		switch k, v := e.value.Content[i], e.value.Content[i+1]; k.Value {
+	for i := 0; i+1 < len(e.Value.Content); i += 2 {
+		switch k, v := e.Value.Content[i], e.Value.Content[i+1]; k.Value {
 		case "object":
 			file = v.Value
 		case "program":
@@ -204,77 +204,77 @@ func (mi *MapInit) fail(line int, format string, args ...any) error {
 // failEntry refuses an entry, where it is: its line in the map-init
 // file, or its number in another file of entries.
 func (mi *MapInit) failEntry(e mapEntry, format string, args ...any) error {
-	if e.src != nil {
-		return fmt.Errorf("%w: %s: entry %d: %s", ErrMapInit, e.src.file, e.line, fmt.Sprintf(format, args...))
+	if e.Src != nil {
+		return fmt.Errorf("%w: %s: entry %d: %s", ErrMapInit, e.Src.File, e.Line, fmt.Sprintf(format, args...))
 	}
-	return mi.fail(e.line, format, args...)
+	return mi.fail(e.Line, format, args...)
 }
 
 func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *ebpf.MapSpec, e mapEntry) (Update, error) {
-	u := Update{mapName: t.prefix + name, mapType: ms.Type, file: mi.file, line: e.line, src: e.src}
+	u := Update{MapName: t.prefix + name, Type: ms.Type, File: mi.file, Line: e.Line, Src: e.Src}
 	name = t.prefix + name // as the user reads it in messages
 	keyless := ms.Type == ebpf.Queue || ms.Type == ebpf.Stack || ms.Type == ebpf.BloomFilter
 	var err error
 	switch {
-	case keyless && (e.key != nil || e.hasKeyHex || e.hasRange):
+	case keyless && (e.Key != nil || e.HasKeyHex || e.HasRange):
 		return u, mi.failEntry(e, "map %s is a %s: give values only", name, ms.Type)
-	case e.repeat != 0 && ms.Type != ebpf.Queue && ms.Type != ebpf.Stack:
+	case e.Repeat != 0 && ms.Type != ebpf.Queue && ms.Type != ebpf.Stack:
 		return u, mi.failEntry(e, "map %s is a %s: repeat is for queues and stacks; a range of keys is keys: {from: N, to: M}", name, ms.Type)
-	case e.repeat > uint64(ms.MaxEntries):
-		return u, mi.failEntry(e, "map %s: repeat %d is more than the %d values it holds (max_entries)", name, e.repeat, ms.MaxEntries)
+	case e.Repeat > uint64(ms.MaxEntries):
+		return u, mi.failEntry(e, "map %s: repeat %d is more than the %d values it holds (max_entries)", name, e.Repeat, ms.MaxEntries)
 	case keyless:
-		u.count = max(e.repeat, 1)
-	case e.hasRange:
+		u.Count = max(e.Repeat, 1)
+	case e.HasRange:
 		if err := mi.resolveKeyRange(name, ms, e, &u); err != nil {
 			return u, err
 		}
-	case e.hasKeyHex:
-		u.key = e.keyHex
-	case e.key == nil:
+	case e.HasKeyHex:
+		u.KeyBytes = e.KeyHex
+	case e.Key == nil:
 		return u, mi.failEntry(e, "map %s: no key", name)
 	default:
 		var ok bool
-		if u.key, ok = encodeNumber(ms.Key, int(ms.KeySize), e.key); ok {
+		if u.KeyBytes, ok = mapinit.EncodeNumber(ms.Key, int(ms.KeySize), e.Key); ok {
 			break
 		}
-		if u.key, err = btfvalue.EncodeSized(ms.Key, int(ms.KeySize), e.key, "key_hex"); err != nil {
+		if u.KeyBytes, err = btfvalue.EncodeSized(ms.Key, int(ms.KeySize), e.Key, "key_hex"); err != nil {
 			return u, mi.failEntry(e, "map %s key: %v", name, err)
 		}
 	}
-	if !keyless && uint32(len(u.key)) != ms.KeySize {
-		return u, mi.failEntry(e, "map %s: key of %d bytes, the map's are %d", name, len(u.key), ms.KeySize)
+	if !keyless && uint32(len(u.KeyBytes)) != ms.KeySize {
+		return u, mi.failEntry(e, "map %s: key of %d bytes, the map's are %d", name, len(u.KeyBytes), ms.KeySize)
 	}
 	if isArray(ms.Type) {
-		if i, ok := btfvalue.Uint(u.key, 4); ok && i >= uint64(ms.MaxEntries) {
+		if i, ok := btfvalue.Uint(u.KeyBytes, 4); ok && i >= uint64(ms.MaxEntries) {
 			return u, mi.failEntry(e, "map %s: index %d is beyond its %d entries", name, i, ms.MaxEntries)
 		}
 	}
 
 	switch {
-	case ms.Type == ebpf.ProgramArray && e.value != nil:
+	case ms.Type == ebpf.ProgramArray && e.Value != nil:
 		return u, mi.resolveProgram(t, targets, name, e, &u)
-	case isMapOfMaps(ms.Type) && e.value != nil:
+	case isMapOfMaps(ms.Type) && e.Value != nil:
 		return u, mi.resolveInner(t, name, ms, e, &u)
 	case ms.Type == ebpf.ProgramArray || isMapOfMaps(ms.Type):
 		return u, mi.failEntry(e, "map %s is a %s: give its value by name, not in hex", name, ms.Type)
 	case isPerCPU(ms.Type):
-		u.perCPU, err = mi.perCPUValues(name, ms, e)
+		u.PerCPU, err = mi.perCPUValues(name, ms, e)
 		return u, err
-	case len(e.valueHex) > 1:
+	case len(e.ValueHex) > 1:
 		return u, mi.failEntry(e, "map %s is not per-CPU: give one value_hex", name)
-	case e.valueHex != nil:
-		u.value = e.valueHex[0]
+	case e.ValueHex != nil:
+		u.ValueBytes = e.ValueHex[0]
 	default:
 		var ok bool
-		if u.value, ok = encodeNumber(ms.Value, int(ms.ValueSize), e.value); ok {
+		if u.ValueBytes, ok = mapinit.EncodeNumber(ms.Value, int(ms.ValueSize), e.Value); ok {
 			break
 		}
-		if u.value, err = btfvalue.EncodeSized(ms.Value, int(ms.ValueSize), e.value, "value_hex"); err != nil {
+		if u.ValueBytes, err = btfvalue.EncodeSized(ms.Value, int(ms.ValueSize), e.Value, "value_hex"); err != nil {
 			return u, mi.failEntry(e, "map %s value: %v", name, err)
 		}
 	}
-	if uint32(len(u.value)) != ms.ValueSize {
-		return u, mi.failEntry(e, "map %s: value of %d bytes, the map's are %d", name, len(u.value), ms.ValueSize)
+	if uint32(len(u.ValueBytes)) != ms.ValueSize {
+		return u, mi.failEntry(e, "map %s: value of %d bytes, the map's are %d", name, len(u.ValueBytes), ms.ValueSize)
 	}
 	return u, nil
 }
@@ -283,13 +283,13 @@ func (mi *MapInit) resolveEntry(t *target, targets []*target, name string, ms *e
 // loaded: a program of the same object, by name, or of another, {object:
 // FILE, program: NAME}.
 func (mi *MapInit) resolveProgram(t *target, targets []*target, name string, e mapEntry, u *Update) error {
-	if e.value.Kind == yaml.MappingNode {
+	if e.Value.Kind == yaml.MappingNode {
 		var file, program string
-		for i := 0; i+1 < len(e.value.Content); i += 2 {
-			if e.value.Content[i].Value == "program" {
-				program = e.value.Content[i+1].Value
+		for i := 0; i+1 < len(e.Value.Content); i += 2 {
+			if e.Value.Content[i].Value == "program" {
+				program = e.Value.Content[i+1].Value
 			} else {
-				file = e.value.Content[i+1].Value
+				file = e.Value.Content[i+1].Value
 			}
 		}
 		i := slices.IndexFunc(targets[1:], func(o *target) bool {
@@ -298,35 +298,35 @@ func (mi *MapInit) resolveProgram(t *target, targets []*target, name string, e m
 		if i < 0 || t != targets[0] {
 			return mi.failEntry(e, "map %s: only the measured object's program arrays take programs of other objects", name)
 		}
-		u.program = targets[1+i].prefix + program
+		u.Program = targets[1+i].prefix + program
 		return nil
 	}
-	prog := t.programs[e.value.Value]
+	prog := t.programs[e.Value.Value]
 	switch {
-	case e.value.Kind != yaml.ScalarNode:
+	case e.Value.Kind != yaml.ScalarNode:
 		return mi.failEntry(e, "map %s is a program array: its value is a program's name, or {object: FILE, program: NAME}", name)
 	case prog == nil:
-		return mi.failEntry(e, "map %s: the object has no program %q (programs: %s)", name, e.value.Value, strings.Join(sortedKeys(t.programs), ", "))
+		return mi.failEntry(e, "map %s: the object has no program %q (programs: %s)", name, e.Value.Value, strings.Join(sortedKeys(t.programs), ", "))
 	case prog.Type == ebpf.UnspecifiedProgram:
-		return mi.failEntry(e, "map %s: program %s is in section %q, which names no type: give the program type", name, e.value.Value, prog.SectionName)
+		return mi.failEntry(e, "map %s: program %s is in section %q, which names no type: give the program type", name, e.Value.Value, prog.SectionName)
 	}
-	t.spec.Programs[e.value.Value] = prog
-	u.program = t.prefix + e.value.Value
+	t.spec.Programs[e.Value.Value] = prog
+	u.Program = t.prefix + e.Value.Value
 	return nil
 }
 
 func (mi *MapInit) resolveInner(t *target, name string, ms *ebpf.MapSpec, e mapEntry, u *Update) error {
-	value := e.value.Value
-	if e.value.Kind != yaml.ScalarNode {
+	value := e.Value.Value
+	if e.Value.Kind != yaml.ScalarNode {
 		return mi.failEntry(e, "map %s is a map of maps: its value is a map's name, or %q for a new map of its inner type", name, innerKeyword)
 	}
-	if value == innerKeyword && u.entries() > 1 {
+	if value == innerKeyword && u.Entries() > 1 {
 		// A new inner map is named by its key (lru_mapping/0).
 		return mi.failEntry(e, "map %s: a range of keys cannot each have a new inner map: give each key its own entry", name)
 	}
 	own := strings.TrimPrefix(value, t.prefix)
 	if t.spec.Maps[own] != nil && t.prefix+own != name {
-		u.inner = t.prefix + own
+		u.Inner = t.prefix + own
 		return nil
 	}
 	if value != innerKeyword {
@@ -336,13 +336,13 @@ func (mi *MapInit) resolveInner(t *target, name string, ms *ebpf.MapSpec, e mapE
 	if ms.InnerMap == nil {
 		return mi.failEntry(e, "map %s declares no inner map type", name)
 	}
-	own = fmt.Sprintf("%s/%s", strings.TrimPrefix(name, t.prefix), formatKey(ms.Type, ms.Key, u.key))
+	own = fmt.Sprintf("%s/%s", strings.TrimPrefix(name, t.prefix), formatKey(ms.Type, ms.Key, u.KeyBytes))
 	if t.spec.Maps[own] == nil {
 		inner := ms.InnerMap.Copy()
 		inner.Name = own
 		t.spec.Maps[own] = inner
 	}
-	u.inner = t.prefix + own
+	u.Inner = t.prefix + own
 	return nil
 }
 
@@ -367,33 +367,33 @@ func (mi *MapInit) resolveKeyRange(name string, ms *ebpf.MapSpec, e mapEntry, u 
 	}
 	if !btfvalue.IsVoid(ms.Key) {
 		// The encoding of 1 says the byte order the type's numbers take.
-		one, err := btfvalue.EncodeSized(ms.Key, int(size), &yaml.Node{Kind: yaml.ScalarNode, Value: "1", Line: e.line}, "key_hex")
+		one, err := btfvalue.EncodeSized(ms.Key, int(size), &yaml.Node{Kind: yaml.ScalarNode, Value: "1", Line: e.Line}, "key_hex")
 		if err != nil {
 			return mi.failEntry(e, "map %s key: %v", name, err)
 		}
 		host, network := make([]byte, size), make([]byte, size)
-		putKeyNumber(host, binary.NativeEndian, 1)
-		putKeyNumber(network, binary.BigEndian, 1)
+		mapinit.PutKeyNumber(host, binary.NativeEndian, 1)
+		mapinit.PutKeyNumber(network, binary.BigEndian, 1)
 		switch {
 		case bytes.Equal(one, host):
 		case bytes.Equal(one, network):
-			u.bigEndianKey = true
+			u.BigEndianKey = true
 		default:
 			return mi.failEntry(e, "map %s: keys: {from, to} counts integer keys; the map's key %v does not take 1 as the number 1: give each key its own entry", name, ms.Key)
 		}
 	}
-	if bits := 8 * size; bits < 64 && e.to >= 1<<bits {
-		return mi.failEntry(e, "map %s: key %d does not fit its keys of %d bytes", name, e.to, size)
+	if bits := 8 * size; bits < 64 && e.To >= 1<<bits {
+		return mi.failEntry(e, "map %s: key %d does not fit its keys of %d bytes", name, e.To, size)
 	}
-	if e.to-e.from >= uint64(ms.MaxEntries) {
-		return mi.failEntry(e, "map %s: keys %d to %d are %d, more than its max_entries %d", name, e.from, e.to, e.to-e.from+1, ms.MaxEntries)
+	if e.To-e.From >= uint64(ms.MaxEntries) {
+		return mi.failEntry(e, "map %s: keys %d to %d are %d, more than its max_entries %d", name, e.From, e.To, e.To-e.From+1, ms.MaxEntries)
 	}
-	if isArray(ms.Type) && e.to >= uint64(ms.MaxEntries) {
-		return mi.failEntry(e, "map %s: keys %d to %d go past its %d entries (indexes 0 to %d)", name, e.from, e.to, ms.MaxEntries, ms.MaxEntries-1)
+	if isArray(ms.Type) && e.To >= uint64(ms.MaxEntries) {
+		return mi.failEntry(e, "map %s: keys %d to %d go past its %d entries (indexes 0 to %d)", name, e.From, e.To, ms.MaxEntries, ms.MaxEntries-1)
 	}
-	u.first, u.count = e.from, e.to-e.from+1
-	u.key = make([]byte, size)
-	u.putKey(u.key, 0)
+	u.First, u.Count = e.From, e.To-e.From+1
+	u.KeyBytes = make([]byte, size)
+	u.PutKey(u.KeyBytes, 0)
 	return nil
 }
 
@@ -410,55 +410,4 @@ func typeKind(t btf.Type) string {
 		return "a pointer"
 	}
 	return fmt.Sprintf("%v", t)
-}
-
-// encodeNumber is the bytes of a key or value written as a decimal number
-// for an integer of the host's byte order (or of a map without BTF), the
-// bulk of a large map's entries, without btfvalue's general path (names,
-// addresses, htons(N)): the same bytes, a fraction of the time. false for
-// anything else, which btfvalue encodes.
-func encodeNumber(t btf.Type, size int, n *yaml.Node) ([]byte, bool) {
-	if n == nil || n.Kind != yaml.ScalarNode || !isDecimal(n.Value) || size != 1 && size != 2 && size != 4 && size != 8 {
-		return nil, false
-	}
-	signed := false
-	if !btfvalue.IsVoid(t) {
-		for range 16 {
-			switch tt := t.(type) {
-			case *btf.Typedef:
-				if strings.HasPrefix(tt.Name, "__be") {
-					return nil, false // network byte order
-				}
-				t = tt.Type
-				continue
-			case *btf.Const:
-				t = tt.Type
-				continue
-			case *btf.Volatile:
-				t = tt.Type
-				continue
-			}
-			break
-		}
-		i, ok := t.(*btf.Int)
-		if !ok || int(i.Size) != size || i.Encoding&btf.Bool != 0 {
-			return nil, false
-		}
-		signed = i.Encoding&btf.Signed != 0
-	}
-	var v uint64
-	var err error
-	if signed {
-		var x int64
-		x, err = strconv.ParseInt(n.Value, 0, 8*size)
-		v = uint64(x)
-	} else {
-		v, err = strconv.ParseUint(n.Value, 0, 8*size)
-	}
-	if err != nil {
-		return nil, false
-	}
-	out := make([]byte, size)
-	putKeyNumber(out, binary.NativeEndian, v)
-	return out, true
 }

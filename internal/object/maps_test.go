@@ -56,10 +56,10 @@ func TestResolveMapInit(t *testing.T) {
 	}
 	// struct config {u16 port; u8 enabled; u8 pad; u32 limit}, little-endian.
 	want := []byte{53, 0, 1, 0, 59, 0, 0, 0}
-	if len(updates) != 1 || string(updates[0].value) != string(want) || len(updates[0].key) != 4 {
+	if len(updates) != 1 || string(updates[0].ValueBytes) != string(want) || len(updates[0].KeyBytes) != 4 {
 		t.Fatalf("updates %+v, want value %v", updates, want)
 	}
-	if got := btfvalue.Format(spec.Maps["config"].Value, updates[0].value); got != "{port: 53, enabled: 1, pad: 0, limit: 59}" {
+	if got := btfvalue.Format(spec.Maps["config"].Value, updates[0].ValueBytes); got != "{port: 53, enabled: 1, pad: 0, limit: 59}" {
 		t.Errorf("formatted %q", got)
 	}
 	for doc, msg := range map[string]string{
@@ -183,8 +183,10 @@ func TestParseKeyRange(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", doc, err)
 		}
-		if e := init.maps[0].parts[0].entries[0]; !e.hasRange || e.from != 3 || e.to != 6 {
-			t.Errorf("%q: range %v %d..%d, want 3..6", doc, e.hasRange, e.from, e.to)
+		var e mapEntry
+		_ = init.maps[0].Each(func(first mapEntry) error { e = first; return errors.New("the first is enough") })
+		if !e.HasRange || e.From != 3 || e.To != 6 {
+			t.Errorf("%q: range %v %d..%d, want 3..6", doc, e.HasRange, e.From, e.To)
 		}
 	}
 	for _, tt := range []struct{ entry, want string }{
@@ -225,21 +227,21 @@ func TestResolveKeyRange(t *testing.T) {
 	}
 	for i, want := range []struct{ first, count, value uint64 }{{0, 64, 7}, {1000, 64, 8}} {
 		u := updates[i]
-		key, _ := btfvalue.Uint(u.key, 4)
-		value, _ := btfvalue.Uint(u.value, 8)
-		if key != want.first || u.count != want.count || value != want.value || u.Where() != fmt.Sprintf("init.yaml:%d", 3+i) {
-			t.Errorf("update %d: key %d, count %d, value %d at %s; want %+v", i, key, u.count, value, u.Where(), want)
+		key, _ := btfvalue.Uint(u.KeyBytes, 4)
+		value, _ := btfvalue.Uint(u.ValueBytes, 8)
+		if key != want.first || u.Count != want.count || value != want.value || u.Where() != fmt.Sprintf("init.yaml:%d", 3+i) {
+			t.Errorf("update %d: key %d, count %d, value %d at %s; want %+v", i, key, u.Count, value, u.Where(), want)
 		}
 	}
 	last := make([]byte, 4)
-	updates[1].putKey(last, 63)
+	updates[1].PutKey(last, 63)
 	if k, _ := btfvalue.Uint(last, 4); k != 1063 {
 		t.Errorf("the range's last key %d, want 1063", k)
 	}
 
 	// The file's max_entries sizes the map before its range is checked.
 	updates, _, err = resolveDoc(t, "maps.o", "", LoadOptions{}, "max_entries:\n  config: 65537\nmaps:\n  config:\n    - {keys: {from: 0, to: 65536}, value: {port: 1}}\n")
-	if err != nil || len(updates) != 1 || updates[0].entries() != 65537 {
+	if err != nil || len(updates) != 1 || updates[0].Entries() != 65537 {
 		t.Fatalf("a ring of 65537: %v, %+v", err, updates)
 	}
 
@@ -309,8 +311,8 @@ func TestResolveKeyRangeByteOrder(t *testing.T) {
 			t.Fatalf("%q: %v", tt.doc, err)
 		}
 		u := updates[0]
-		last := make([]byte, len(u.key))
-		u.putKey(last, u.entries()-1)
+		last := make([]byte, len(u.KeyBytes))
+		u.PutKey(last, u.Entries()-1)
 		if !bytes.Equal(last, tt.last) {
 			t.Errorf("%q: last key %x, want %x", tt.doc, last, tt.last)
 		}
@@ -351,7 +353,7 @@ func fill(t *testing.T, object, doc string, apply bool) *Loaded {
 		if n == 0 || entriesOf(updates[:n]) < minBatch {
 			t.Fatalf("%s: not a batch", updates[0].Where())
 		}
-		if err := putBatch(context.Background(), l.Maps()[updates[0].mapName], updates[:n]); err != nil {
+		if err := putBatch(context.Background(), l.Maps()[updates[0].MapName], updates[:n]); err != nil {
 			t.Fatalf("%s: %v", updates[0].Where(), err)
 		}
 		updates = updates[n:]

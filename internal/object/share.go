@@ -106,9 +106,9 @@ func (s *sharedMaps) unfilled(updates []Update) ([]Update, func()) {
 	filling := map[string]bool{}
 	for _, u := range updates {
 		switch {
-		case s.filled[u.mapName]:
-		case s.maps[u.mapName] != nil:
-			filling[u.mapName] = true
+		case s.filled[u.MapName]:
+		case s.maps[u.MapName] != nil:
+			filling[u.MapName] = true
 			keep = append(keep, u)
 		default:
 			keep = append(keep, u)
@@ -144,5 +144,5 @@ func (l *Loaded) WithoutShared(updates []Update) []Update {
 	if len(shared) == 0 {
 		return updates
 	}
-	return slices.DeleteFunc(slices.Clone(updates), func(u Update) bool { return shared[u.mapName] != nil })
+	return slices.DeleteFunc(slices.Clone(updates), func(u Update) bool { return shared[u.MapName] != nil })
 }

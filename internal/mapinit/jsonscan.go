@@ -1,4 +1,4 @@
-package object
+package mapinit
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package object
+package mapinit
 
 import (
 	"bytes"
@@ -155,7 +155,7 @@ func (r *jsonReader) delim(d json.Delim, want string) error {
 // parseJSONMapInit reads a JSON map-init file as a stream. A file that is
 // not JSON after all (a YAML flow mapping of quoted keys, say) is read as
 // YAML, where it is that.
-func parseJSONMapInit(name string, data []byte, owned bool) (*MapInit, error) {
+func parseJSONMapInit(name string, data []byte, owned bool) (*File, error) {
 	mi, err := jsonMapInit(name, data, owned)
 	var syntax *jsonSyntaxError
 	if err != nil && (errors.As(err, &syntax) || errors.Is(err, errNotJSON)) {
@@ -166,10 +166,10 @@ func parseJSONMapInit(name string, data []byte, owned bool) (*MapInit, error) {
 	return mi, err
 }
 
-func jsonMapInit(name string, data []byte, owned bool) (*MapInit, error) {
+func jsonMapInit(name string, data []byte, owned bool) (*File, error) {
 	r := newJSONReader(name, data, 1)
 	r.owned = owned
-	mi := &MapInit{file: name}
+	mi := &File{Name: name}
 	if err := r.delim('{', "a JSON object"); err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func jsonMapInit(name string, data []byte, owned bool) (*MapInit, error) {
 }
 
 // section reads variables or max_entries, as YAML's are.
-func (r *jsonReader) section(mi *MapInit, key string) error {
+func (r *jsonReader) section(mi *File, key string) error {
 	section, err := r.valueNode()
 	if err != nil {
 		return err
@@ -213,14 +213,14 @@ func (r *jsonReader) section(mi *MapInit, key string) error {
 	}
 	for j := 0; j+1 < len(section.Content); j += 2 {
 		name, value := section.Content[j], section.Content[j+1]
-		mi.variables = append(mi.variables, assignment{name: name.Value, value: value, where: fmt.Sprintf("%s:%d", mi.file, name.Line), file: true})
+		mi.Variables = append(mi.Variables, Variable{Name: name.Value, Value: value, Line: name.Line})
 	}
 	return nil
 }
 
 // maps reads the maps section: a list of entries for each map, checked
 // and kept as text; or another file of them.
-func (r *jsonReader) maps(mi *MapInit) error {
+func (r *jsonReader) maps(mi *File) error {
 	if err := r.delim('{', "maps: a mapping by name"); err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (r *jsonReader) maps(mi *MapInit) error {
 			return err
 		}
 		name, _ := t.(string)
-		me := mapEntries{name: name, line: r.lineNow()}
+		me := Map{Name: name, Line: r.lineNow()}
 		// The list's text begins at its "[", past the name's colon.
 		start := int(r.dec.InputOffset())
 		for start < len(r.data) && strings.IndexByte(" \t\r\n:", r.data[start]) >= 0 {
@@ -252,13 +252,13 @@ func (r *jsonReader) maps(mi *MapInit) error {
 			if !ok {
 				return r.fail("%s", want)
 			}
-			stream, err := mi.fileStream(name, src, me.line)
+			stream, err := mi.fileStream(name, src, me.Line)
 			if err != nil {
 				return err
 			}
 			me.parts = []entryPart{{stream: stream}}
 		case json.Delim('['):
-			run := &jsonRun{file: mi.file, mapName: name, line: startLine}
+			run := &jsonRun{file: mi.Name, mapName: name, line: startLine}
 			for ; r.dec.More(); run.count++ {
 				if _, err := r.entry(entryPlace{mapName: name, index: run.count}); err != nil {
 					return err
@@ -275,28 +275,28 @@ func (r *jsonReader) maps(mi *MapInit) error {
 		default:
 			return r.fail("%s", want)
 		}
-		mi.maps = append(mi.maps, me)
+		mi.Maps = append(mi.Maps, me)
 	}
 	_, err := r.token() // "}"
 	return err
 }
 
 // entry reads one entry, a JSON object of the fields a YAML one has.
-func (r *jsonReader) entry(place entryPlace) (mapEntry, error) {
+func (r *jsonReader) entry(place entryPlace) (Entry, error) {
 	kind, _, err := r.next()
 	if err != nil {
-		return mapEntry{}, err
+		return Entry{}, err
 	}
 	if kind != '{' {
-		return mapEntry{}, r.fail("%s: want a mapping with key/key_hex/keys and value/value_hex", place)
+		return Entry{}, r.fail("%s: want a mapping with key/key_hex/keys and value/value_hex", place)
 	}
 	return r.entryFields(place)
 }
 
 // entryFields reads an entry's fields, its "{" read, and checks them
 // together.
-func (r *jsonReader) entryFields(place entryPlace) (mapEntry, error) {
-	e := mapEntry{line: r.lineNow()}
+func (r *jsonReader) entryFields(place entryPlace) (Entry, error) {
+	e := Entry{Line: r.lineNow()}
 	for r.dec.More() {
 		_, text, err := r.next()
 		if err != nil {
@@ -318,9 +318,9 @@ func (r *jsonReader) entryFields(place entryPlace) (mapEntry, error) {
 				return e, err
 			}
 			if into == &r.key {
-				e.key = v
+				e.Key = v
 			} else {
-				e.value = v
+				e.Value = v
 			}
 		default:
 			// The other fields as YAML's, one at a time.
@@ -341,22 +341,22 @@ func (r *jsonReader) entryFields(place entryPlace) (mapEntry, error) {
 		return e, err
 	}
 	if problem := entryProblem(e); problem != "" {
-		return e, r.failAt(e.line, "%s: %s", place, problem)
+		return e, r.failAt(e.Line, "%s: %s", place, problem)
 	}
 	return e, nil
 }
 
 // mergeEntry adds to e the one field one was read with.
-func mergeEntry(e, one mapEntry) mapEntry {
+func mergeEntry(e, one Entry) Entry {
 	switch {
-	case one.hasKeyHex:
-		e.keyHex, e.hasKeyHex = one.keyHex, true
-	case one.valueHex != nil:
-		e.valueHex = one.valueHex
-	case one.hasRange:
-		e.hasRange, e.from, e.to = true, one.from, one.to
-	case one.repeat != 0:
-		e.repeat = one.repeat
+	case one.HasKeyHex:
+		e.KeyHex, e.HasKeyHex = one.KeyHex, true
+	case one.ValueHex != nil:
+		e.ValueHex = one.ValueHex
+	case one.HasRange:
+		e.HasRange, e.From, e.To = true, one.From, one.To
+	case one.Repeat != 0:
+		e.Repeat = one.Repeat
 	}
 	return e
 }
@@ -436,7 +436,7 @@ type jsonRun struct {
 	count         int
 }
 
-func (j *jsonRun) each(yield func(mapEntry) error) error {
+func (j *jsonRun) each(yield func(Entry) error) error {
 	r := newJSONReader(j.file, j.text, j.line)
 	if _, err := r.token(); err != nil {
 		return err
@@ -471,10 +471,10 @@ func fileSourceNode(n *yaml.Node) (fileSource, bool) {
 
 // fileStream is the stream of src's entries, FILE relative to the
 // map-init file, which must be a file xdpmicro may read.
-func (mi *MapInit) fileStream(mapName string, src fileSource, line int) (entryStream, error) {
+func (mi *File) fileStream(mapName string, src fileSource, line int) (entryStream, error) {
 	path := src.path
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(mi.file), path)
+		path = filepath.Join(filepath.Dir(mi.Name), path)
 	}
 	f, err := safefs.Open(path)
 	if err != nil {
@@ -489,13 +489,13 @@ type fileEntries struct {
 	kind, path, mapName string
 }
 
-func (fe *fileEntries) each(yield func(mapEntry) error) error {
+func (fe *fileEntries) each(yield func(Entry) error) error {
 	f, err := safefs.Open(fe.path)
 	if err != nil {
 		return fmt.Errorf("%w: maps.%s: %w", ErrMapInit, fe.mapName, err)
 	}
 	defer f.Close()
-	s := &entryFile{jsonReader{file: fe.path, dec: newJSONStream(f)}, &entrySource{file: fe.path}, 0}
+	s := &entryFile{jsonReader{file: fe.path, dec: newJSONStream(f)}, &Source{File: fe.path}, 0}
 	s.entryNo = &s.n
 	if fe.kind == "bpftool" {
 		return s.bpftool(yield)
@@ -506,12 +506,12 @@ func (fe *fileEntries) each(yield func(mapEntry) error) error {
 // entryFile is another file of entries being read.
 type entryFile struct {
 	jsonReader
-	src *entrySource
+	src *Source
 	n   int // the entry being read, from 1
 }
 
 // entries reads a JSON list of entries, or JSON lines of them.
-func (s *entryFile) entries(yield func(mapEntry) error) error {
+func (s *entryFile) entries(yield func(Entry) error) error {
 	t, err := s.dec.Token()
 	if err == io.EOF {
 		return nil
@@ -528,7 +528,7 @@ func (s *entryFile) entries(yield func(mapEntry) error) error {
 		if err != nil {
 			return err
 		}
-		e.line, e.src = s.n, s.src
+		e.Line, e.Src = s.n, s.src
 		return yield(e)
 	}
 	if t == json.Delim('[') {
@@ -560,7 +560,7 @@ func (s *entryFile) entries(yield func(mapEntry) error) error {
 // "value": [...]}, or "values": [{"cpu": 0, "value": [...]}, ...] for a
 // per-CPU map; with BTF, "formatted" besides, left aside: the bytes say
 // the entry exactly, whatever the BTF of the map dumped.
-func (s *entryFile) bpftool(yield func(mapEntry) error) error {
+func (s *entryFile) bpftool(yield func(Entry) error) error {
 	if err := s.delim('[', "bpftool map dump's JSON (-j): a list of entries"); err != nil {
 		return err
 	}
@@ -569,7 +569,7 @@ func (s *entryFile) bpftool(yield func(mapEntry) error) error {
 		if err := s.delim('{', `an entry, {"key": [...], "value": [...]}`); err != nil {
 			return err
 		}
-		e := mapEntry{line: s.n, src: s.src}
+		e := Entry{Line: s.n, Src: s.src}
 		for s.dec.More() {
 			t, err := s.token()
 			if err != nil {
@@ -577,18 +577,18 @@ func (s *entryFile) bpftool(yield func(mapEntry) error) error {
 			}
 			switch field, _ := t.(string); field {
 			case "key":
-				if e.keyHex, err = s.hexArray(); err != nil {
+				if e.KeyHex, err = s.hexArray(); err != nil {
 					return err
 				}
-				e.hasKeyHex = true
+				e.HasKeyHex = true
 			case "value":
 				b, err := s.hexArray()
 				if err != nil {
 					return err
 				}
-				e.valueHex = [][]byte{b}
+				e.ValueHex = [][]byte{b}
 			case "values":
-				if e.valueHex, err = s.perCPU(); err != nil {
+				if e.ValueHex, err = s.perCPU(); err != nil {
 					return err
 				}
 			default:
@@ -600,7 +600,7 @@ func (s *entryFile) bpftool(yield func(mapEntry) error) error {
 		if _, err := s.token(); err != nil {
 			return err
 		}
-		if e.valueHex == nil {
+		if e.ValueHex == nil {
 			return s.fail(`no "value" or "values"`)
 		}
 		if err := yield(e); err != nil {

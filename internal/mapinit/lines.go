@@ -1,4 +1,4 @@
-package object
+package mapinit
 
 import (
 	"bytes"
@@ -46,12 +46,13 @@ type yamlDoc struct {
 	placeholder string
 }
 
-// readLineRuns, false in tests, leaves every entry to yaml.v3.
-var readLineRuns = true
+// ReadLineRuns, false in tests (internal/object's too), leaves every entry
+// to yaml.v3.
+var ReadLineRuns = true
 
 // splitLineRuns takes the runs of entries a line each out of data.
 func splitLineRuns(name string, data []byte, owned bool) (yamlDoc, []*lineRun, error) {
-	if !readLineRuns {
+	if !ReadLineRuns {
 		return yamlDoc{text: data}, nil, nil
 	}
 	nonce := make([]byte, 8)
@@ -410,7 +411,7 @@ func hexDigits(b []byte) string {
 }
 
 // each reads the run's entries again, in order.
-func (r *lineRun) each(yield func(mapEntry) error) error {
+func (r *lineRun) each(yield func(Entry) error) error {
 	var keyNode, valueNode yaml.Node
 	data := r.text
 	lineNo := r.line
@@ -425,7 +426,7 @@ func (r *lineRun) each(yield func(mapEntry) error) error {
 		if lines == 0 {
 			return fmt.Errorf("%w: %s:%d: maps.%s[%d]: the entry read differently the second time", ErrMapInit, r.file, lineNo, r.mapName, index)
 		}
-		e := mapEntry{line: lineNo}
+		e := Entry{Line: lineNo}
 		for _, f := range fields[:] {
 			switch f.name {
 			case "key", "value":
@@ -435,16 +436,16 @@ func (r *lineRun) each(yield func(mapEntry) error) error {
 				}
 				*n = yaml.Node{Kind: yaml.ScalarNode, Tag: plainTag(f.text, f.quoted), Value: unsafe.String(unsafe.SliceData(f.text), len(f.text)), Line: lineNo}
 				if f.name == "key" {
-					e.key = n
+					e.Key = n
 				} else {
-					e.value = n
+					e.Value = n
 				}
 			case "key_hex":
-				e.keyHex, _ = hex.DecodeString(hexDigits(f.text))
-				e.hasKeyHex = true
+				e.KeyHex, _ = hex.DecodeString(hexDigits(f.text))
+				e.HasKeyHex = true
 			case "value_hex":
 				b, _ := hex.DecodeString(hexDigits(f.text))
-				e.valueHex = [][]byte{b}
+				e.ValueHex = [][]byte{b}
 			}
 		}
 		if err := yield(e); err != nil {
