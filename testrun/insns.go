@@ -284,7 +284,7 @@ func countedOf(l *program, rw insncount.Rewrite) *Counted {
 	c := &Counted{Instructions: l.Spec.Programs[l.Info.Name].Instructions, Blocks: blocksOf(rw.Blocks)}
 	if v := l.Verifier; v != nil && v.Processed > object.MaxWalkProcessed {
 		c.VerifiedNote = fmt.Sprintf("the verifier processed %d instructions, past the %d whose log at level 2 is read (tens of MB)", v.Processed, object.MaxWalkProcessed)
-	} else if walked, err := object.VerifierWalk(l.Spec, l.Info.Name); err != nil {
+	} else if walked, err := l.VerifierWalk(); err != nil {
 		c.VerifiedNote = err.Error()
 	} else {
 		c.Verified = walked

@@ -153,3 +153,33 @@ func TestLoadsShareReadOnlyMaps(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A load waits until the large maps of the loads closed before it are
+// freed, which the kernel does only after an RCU grace period: else a
+// comparison's next loads were created beside the last ones' maps, past
+// the budget the run was fitted to.
+func TestLoadAwaitsClosedMaps(t *testing.T) {
+	kerneltest.RequireBPF(t)
+	c, err := Choose(Object{Name: "big.o", Spec: bigArraySpec(1 << 22)}, "", Settings{}) // 32 MiB
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := first.Maps()["big"].Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := info.ID()
+	first.Close()
+	second, err := c.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if next, err := ebpf.MapGetNextID(id - 1); err == nil && next == id {
+		t.Errorf("map %d of the closed load still there when the next was loaded", id)
+	}
+}

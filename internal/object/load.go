@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/xdpmicro/xdpmicro/internal/host"
+	"github.com/xdpmicro/xdpmicro/internal/kmem"
 )
 
 // Loaded is a program in the kernel, with the maps it uses.
@@ -107,6 +108,7 @@ func (c Chosen) Load() (*Loaded, error) {
 	if err := rlimit.RemoveMemlock(); err != nil && !errors.Is(err, unix.EPERM) {
 		return nil, fmt.Errorf("remove memlock limit: %w", err)
 	}
+	kmem.AwaitFreed() // the maps of loads closed before (internal/kmem)
 	// The verifier's statistics come with the very load that is
 	// measured: they cost a log buffer, and no second load.
 	coll, err := ebpf.NewCollectionWithOptions(spec, ebpf.CollectionOptions{
@@ -176,6 +178,7 @@ func readsEgressAsPlainXDP(info ProgramInfo, spec *ebpf.CollectionSpec, ve *ebpf
 // Close frees the program, its maps and the objects loaded beside it.
 func (l *Loaded) Close() {
 	l.FreeCopies()
+	kmem.Linger(l.shared.own(l.coll.Maps)) // the shared, as the last load closes (share.go)
 	l.coll.Close()
 	l.shared.release()
 	l.shared = nil // a second Close releases nothing

@@ -10,6 +10,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/internal/kmem"
 )
 
 // Large arrays (a load balancer's consistent-hash ring: 33 million
@@ -104,12 +106,14 @@ func loadsReadOnly(spec *ebpf.CollectionSpec, names []string) (readOnly []string
 	for _, name := range names {
 		probe.Maps[name].Flags |= unix.BPF_F_RDONLY_PROG
 	}
+	kmem.AwaitFreed()
 	// At BPF_LOG_STATS: the refusal alone is asked, not the log of its
 	// path, which cilium/ebpf would otherwise load again to grow.
 	coll, err := ebpf.NewCollectionWithOptions(probe, ebpf.CollectionOptions{
 		Programs: ebpf.ProgramOptions{LogLevel: ebpf.LogLevelStats},
 	})
 	if err == nil {
+		kmem.Linger(coll.Maps)
 		coll.Close()
 		return names, true
 	}

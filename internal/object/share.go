@@ -8,6 +8,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/xdpmicro/xdpmicro/internal/kmem"
 )
 
 // Loads of one chosen program share the maps no program may write: those
@@ -88,10 +90,28 @@ func (s *sharedMaps) release() {
 	if s.refs--; s.refs > 0 {
 		return
 	}
+	kmem.Linger(s.maps)
 	for _, m := range s.maps {
 		m.Close()
 	}
 	s.maps, s.filled, s.refs = nil, nil, 0
+}
+
+// own are the maps of a load's but those it shares (which the holder
+// closes last).
+func (s *sharedMaps) own(all map[string]*ebpf.Map) map[string]*ebpf.Map {
+	if s == nil {
+		return all
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	own := map[string]*ebpf.Map{}
+	for name, m := range all {
+		if s.maps[name] == nil {
+			own[name] = m
+		}
+	}
+	return own
 }
 
 // unfilled drops the updates of shared maps an earlier load filled, and

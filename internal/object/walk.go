@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/cilium/ebpf"
+
+	"github.com/xdpmicro/xdpmicro/internal/kmem"
 )
 
 // MaxWalkProcessed bounds VerifierWalk: the verifier's log at level 2
@@ -29,8 +31,22 @@ var (
 // instructions processed, or an error says they do not. Nothing stays
 // loaded.
 func VerifierWalk(spec *ebpf.CollectionSpec, program string) (map[int]uint64, error) {
+	return verifierWalk(spec, program, nil)
+}
+
+// VerifierWalk is VerifierWalk of l's program, its load taking the maps
+// l shares with other loads of it (share.go) rather than copies: a
+// comparison's walk of katran made a third 256 MiB ring beside the two
+// builds', past the kernel memory budget.
+func (l *Loaded) VerifierWalk() (map[int]uint64, error) {
+	return verifierWalk(l.Spec, l.Info.Name, l.SharedMaps())
+}
+
+func verifierWalk(spec *ebpf.CollectionSpec, program string, shared map[string]*ebpf.Map) (map[int]uint64, error) {
+	kmem.AwaitFreed()
 	coll, err := ebpf.NewCollectionWithOptions(spec, ebpf.CollectionOptions{
-		Programs: ebpf.ProgramOptions{LogLevel: ebpf.LogLevelInstruction | ebpf.LogLevelStats},
+		Programs:        ebpf.ProgramOptions{LogLevel: ebpf.LogLevelInstruction | ebpf.LogLevelStats},
+		MapReplacements: shared,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load with the verifier's log at level 2: %w", err)
