@@ -24,7 +24,8 @@
 // exact: the run prints benchfmt's unit line for them).
 //
 // Outside tests, Measure and Compare return a results.Report, which
-// package report writes as a table, BMF, JSON or Go benchmark lines.
+// package report writes as a table, Markdown, BMF, JSON or Go benchmark
+// lines (and internal/htmlpage as the --report page).
 //
 // This package is also the one orchestrator of the command: Run measures
 // (package testrun), analyses (internal/analysis, with package stats) and

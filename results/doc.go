@@ -1,5 +1,5 @@
 // Package results is the saved schema of a run, defined once: where and
-// how it measured (the environment, filled by packages measure and host),
+// how it measured (the environment, filled by packages testrun and host),
 // what it measured (Measured, handed over by the root package), and what was
 // found (Report: summaries, nets, comparisons, filled by package
 // analysis, rendered by package report). Every other saved document is
