@@ -47,7 +47,7 @@ interval cannot hold half its steps' fitted cost); the net cost is linear
 in the steps (R² at least 0.99); each estimate is within 3 % from run to
 run, or twice its runs' widest interval on a noisier machine; every fine
 rung is slower than the one before, and within 30 % of its fine steps'
-cost at the fitted cost per fine step. It prints the figures: ns per step
+cost on the fitted line, where the line's offset is less than half of it. It prints the figures: ns per step
 and per fine step, the fit, the resolution reached and the spread.
 
 Exit code 1 if a check fails.`,

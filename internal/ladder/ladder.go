@@ -328,7 +328,8 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report
 // to what its fine steps should cost: each is one one-cycle instruction
 // on the chain, so the cost per fine step fitted over all rungs stands
 // for a cycle. A rung fails when its difference's whole interval lies
-// outside the band.
+// outside the band; a rung the fitted line's offset is more than half of
+// is judged on its order alone.
 const MaxFineError = 0.3
 
 // failures are fine rungs that do not climb, out of order, or off their
@@ -362,6 +363,14 @@ func fineFailures(f *results.FineValidation) []string {
 			switch {
 			case n.Point <= 0 && n.Upper < neighbour/2:
 				out = append(out, fmt.Sprintf("%s: %s is not slower than the rung below (%+.2f [%+.2f %+.2f] ns)", who, f.Names[i], n.Point, n.Lower, n.Upper))
+			case math.Abs(f.Intercept) > expected/2:
+				// The line's offset is most of what it says this rung
+				// costs: a chain this short hides partly behind the
+				// test-run loop's own work, or pays a first step's extra,
+				// and the hardware keeps no proportion there (DESIGN.md,
+				// fact 9). An AMD EPYC guest read fine_4 +0.62 [+0.43
+				// +0.81] ns against a line of 0.456 ns a step and -0.64 ns,
+				// and failed validate. Its order is still judged, above.
 			case d.Lower > (1+MaxFineError)*expected || d.Upper < (1-MaxFineError)*expected:
 				// Off by more than the band with the interval's confidence:
 				// a point estimate alone fails on a noisy moment.

@@ -128,7 +128,7 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 		fmt.Fprintln(w, "fine steps are below the kernel timer's 1 ns quantum, and its runs overlap: "+
 			"their order is not checked; linear sampling resolves them")
 	} else {
-		fmt.Fprintf(w, "each fine rung must be slower than the one before and within %g %% of its fine steps' cost, where its interval resolves them\n", 100*f.MaxError)
+		fmt.Fprintf(w, "each fine rung must be slower than the one before and within %g %% of its fine steps' cost, where its interval resolves them and the line's offset is less than half of it\n", 100*f.MaxError)
 	}
 	if len(f.Unresolved) > 0 {
 		fmt.Fprintf(w, "not resolved here, shown but not judged: %s (their differences' intervals, which hold the loads' placement, are wider than what their fine steps cost)\n",
