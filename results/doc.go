@@ -6,7 +6,12 @@
 // defined here too: the ladder's Validation (filled by internal/ladder),
 // profiles (ProfileReport, internal/profile), worst packets (Worst,
 // internal/worst) and runs on other kernels (KernelRun). Their JSON keys
-// are the schema's, here only: package stats computes the statistics
-// with no JSON keys of its own (statistics.go holds their saved form). It
-// reads saved results and baselines and writes them atomically.
+// are the schema's, here, except for the statistics of a case
+// (statistics.go): Summary, Estimate, Estimates, Outliers, Regimes, Fit,
+// Level, Loads and Phase are package stats' types, which produces them,
+// named here by alias, their keys on stats' fields. One twin stays two
+// types: CaseComparison saves stats.Comparison's test in words
+// (TestSentence), the sentences saved files hold, where stats names it by
+// a code; analysis converts stats' to it, one way, once. It reads saved
+// results and baselines and writes them atomically.
 package results

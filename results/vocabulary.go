@@ -24,7 +24,7 @@ const (
 // Settled says whether the case's change settles its verdict at the
 // comparison's noise threshold (stats.Decided).
 func (c *Comparison) Settled(cc ComparedCase) bool {
-	return stats.Decided(stats.Estimate(cc.Change), c.NoiseThreshold)
+	return stats.Decided(cc.Change, c.NoiseThreshold)
 }
 
 // VerdictSentence says the verdict as Criterion.rs does.

@@ -157,7 +157,7 @@ func Compare(before, after []float64, opts CompareOptions) (Comparison, error) {
 		c.P = benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(before), &thresholds), benchmath.NewSample(slices.Clone(after), &thresholds)).P
 		c.Test = UnpairedTest
 	}
-	c.Verdict = Judge(c, opts)
+	c.Verdict = Judge(c.P, c.Change, c.Difference, opts)
 	return c, nil
 }
 
@@ -178,14 +178,15 @@ func bootstrapP(dist []float64) float64 {
 	return min(p, 1)
 }
 
-// Judge is c's verdict by its p, change and difference under opts.
-func Judge(c Comparison, opts CompareOptions) Verdict {
+// Judge is the verdict on a comparison's p, relative change and
+// difference under opts.
+func Judge(p float64, change, difference Estimate, opts CompareOptions) Verdict {
 	switch {
-	case c.P >= opts.Significance:
+	case p >= opts.Significance:
 		return NoChange
-	case c.Change.Lower > opts.NoiseThreshold && c.Difference.Lower > opts.Quantum:
+	case change.Lower > opts.NoiseThreshold && difference.Lower > opts.Quantum:
 		return Regressed
-	case c.Change.Upper < -opts.NoiseThreshold && c.Difference.Upper < -opts.Quantum:
+	case change.Upper < -opts.NoiseThreshold && difference.Upper < -opts.Quantum:
 		return Improved
 	}
 	return WithinNoise

@@ -8,10 +8,13 @@
 // kernel reports whole nanoseconds, so samples often tie, and a bootstrap
 // of tied samples resamples their tally (tally.go, resample.go). Every
 // function here is pure: it takes slices, never modifies them, and returns
-// values. The package knows nothing of BPF, I/O or presentation: its
-// types carry no JSON keys (package results holds the saved schema, and
-// internal/analysis copies these values into it), and what it names, a
-// test or a verdict, it names by a code, which results says in words.
+// values. The package knows nothing of BPF, I/O or presentation. Its
+// statistics of a case (Summary and what it holds: Estimate, Estimates,
+// Outliers, Regimes, Fit, Level, Loads, Phase) are also the saved
+// schema's: package results names them, and their JSON keys, here, are
+// those saved files have always had, so that a change to a key is a
+// change to the schema. What it names, a test or a verdict, it names by
+// a code, which results says in words.
 //
 // Quantiles, quartiles and medians all use one definition, [Quantile]
 // (R type 7, numpy's default), which is also Criterion's.

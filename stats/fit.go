@@ -35,18 +35,18 @@ type Timings struct {
 // Fit is the estimate of the time per run from timings.
 type Fit struct {
 	// Slope is the robust fit's slope, ns per run.
-	Slope Estimate
+	Slope Estimate `json:"slope"`
 	// Intercept is the robust fit's intercept: what a call costs beyond
 	// its runs, ns.
-	Intercept Estimate
+	Intercept Estimate `json:"intercept"`
 	// OLS and OLSIntercept are least squares through every sample; R2 is
 	// its coefficient of determination, 1 - SSres/SStot around the mean.
-	OLS          Estimate
-	OLSIntercept Estimate
-	R2           float64
+	OLS          Estimate `json:"ols_slope"`
+	OLSIntercept Estimate `json:"ols_intercept"`
+	R2           float64  `json:"r2"`
 	// Levels are the points the robust fit goes through.
-	Levels        []Level
-	LevelQuantile float64
+	Levels        []Level `json:"levels"`
+	LevelQuantile float64 `json:"level_quantile"`
 
 	// The slopes of every resample, in the order drawn, and what decides
 	// the draws: fits of timings taken in the same rounds, with the same
@@ -59,9 +59,9 @@ type Fit struct {
 // Level is one repeat level: its repeat, how many calls it has, and the
 // low quantile of their totals.
 type Level struct {
-	Runs  float64
-	N     int
-	Total float64
+	Runs  float64 `json:"runs"`
+	N     int     `json:"n"`
+	Total float64 `json:"low_total_ns"`
 }
 
 // FitOptions are the options of a fit.
@@ -670,7 +670,7 @@ func linearComparison(fc FitChange, beforeRuns, afterRuns []float64, opts Compar
 	if fc.Placed {
 		c.Test = PlacedTest
 	}
-	c.Verdict = Judge(c, opts)
+	c.Verdict = Judge(c.P, c.Change, c.Difference, opts)
 	return c, nil
 }
 

@@ -26,26 +26,26 @@ const MinGroups = 3
 // Loads is a case's estimate over several loads of its program.
 type Loads struct {
 	// Estimator is what each load's Points stand for.
-	Estimator Estimator
+	Estimator Estimator `json:"estimator"`
 	// Estimate is the mean of Points with Student's t interval over them.
-	Estimate Estimate
+	Estimate Estimate `json:"estimate"`
 	// Points are each load's own estimate, in the order loaded.
-	Points []float64
+	Points []float64 `json:"points"`
 	// StdDev is the standard deviation of Points.
-	StdDev float64
+	StdDev float64 `json:"std_dev"`
 	// Spread is max/min - 1 of Points.
-	Spread float64
+	Spread float64 `json:"spread"`
 	// PerGroup is how many loads were measured together in each group,
 	// in the order of Points; 0 when all were measured together.
-	PerGroup int
+	PerGroup int `json:"per_group,omitempty"`
 	// Within is the median relative half-width of one load's own
 	// interval; 0 when unknown. Set apart from StdDev it says what
 	// dominates: the loads' own noise (more time narrows it), or their
 	// placement (only more loads do).
-	Within float64
+	Within float64 `json:"within,omitempty"`
 	// Phase, where set, says that the machine's speed changed between the
 	// groups and that Points were scaled to its fastest phase (AtPhase).
-	Phase *Phase
+	Phase *Phase `json:"phase,omitempty"`
 }
 
 // PhaseTolerance is how far above the fastest group's floor another
@@ -68,30 +68,30 @@ const PriorDrift = 0.02 * 0.02
 type Phase struct {
 	// Slowest is the slowest group's speed factor: ×1.33 for a group that
 	// ran 33 % slower than the fast phase.
-	Slowest float64
+	Slowest float64 `json:"slowest"`
 	// Fast is how many of the Groups read the fast phase.
-	Fast   int
-	Groups int
+	Fast   int `json:"fast_groups"`
+	Groups int `json:"groups"`
 	// RefHalf is the relative half-width the fast phase's own uncertainty
 	// added to the interval.
-	RefHalf float64
+	RefHalf float64 `json:"ref_half,omitempty"`
 	// Recalled, where set, is the fast phase's floor as earlier runs on
 	// this machine read it, and every figure was scaled to it from this
 	// run's own fast floor, RunFloor.
-	Recalled     float64
-	RecalledRuns int
-	RunFloor     float64
+	Recalled     float64 `json:"recalled_floor,omitempty"`
+	RecalledRuns int     `json:"recalled_runs,omitempty"`
+	RunFloor     float64 `json:"run_floor,omitempty"`
 	// Share is how much of the scaling to Recalled the figures took: 1
 	// across phases, within one what the history's drift says, or, with
 	// DriftAssumed, a prior drift where the history was too short to say.
-	Share        float64
-	DriftAssumed bool
+	Share        float64 `json:"recall_share,omitempty"`
+	DriftAssumed bool    `json:"drift_assumed,omitempty"`
 	// LeftOut is how many loads AtPhase left out: measured in the slow
 	// groups of a run with MinGroups fast ones or more, else, AtSlow, in
 	// the too few fast ones of a run with MinGroups slow ones or more,
 	// which then stands at its slow phases for the recalled floor to scale.
-	LeftOut int
-	AtSlow  bool
+	LeftOut int  `json:"left_out_loads,omitempty"`
+	AtSlow  bool `json:"at_slow_phase,omitempty"`
 }
 
 // PhaseFactors is each group's speed against the machine's fast phase,
@@ -469,7 +469,7 @@ func CompareLoads(before, after Loads, opts CompareOptions) (Comparison, error) 
 	// The kernel's figures of the two runs are not at hand: the change of
 	// the mean and median stand for the estimator's.
 	c.Mean, c.Median = c.Change, c.Change
-	c.Verdict = Judge(c, opts)
+	c.Verdict = Judge(c.P, c.Change, c.Difference, opts)
 	return c, nil
 }
 
@@ -516,7 +516,7 @@ func CompareBlocked(before, after Loads, perGroup int, beforeRuns, afterRuns []f
 		return Comparison{}, err
 	}
 	c.Mean, c.Median = kernel.Mean, kernel.Median
-	c.Verdict = Judge(c, opts)
+	c.Verdict = Judge(c.P, c.Change, c.Difference, opts)
 	return c, nil
 }
 

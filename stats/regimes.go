@@ -15,19 +15,19 @@ type Regimes struct {
 	// above MinSeparation, and a valley between them: see MaxValley),
 	// each holds at least MinRegimeShare of the samples, and the slow one
 	// is at least MinRegimeRatio slower.
-	Bimodal bool
+	Bimodal bool `json:"bimodal"`
 	// Fast and Slow are the medians of the lower and upper group.
-	Fast float64
-	Slow float64
+	Fast float64 `json:"fast"`
+	Slow float64 `json:"slow"`
 	// FastShare is the share of samples in the lower group.
-	FastShare float64
+	FastShare float64 `json:"fast_share"`
 	// Separation is Ashman's D of the two groups: the distance of their
 	// means in units of their pooled standard deviation, times √2; capped
 	// at MaxSeparation, which two groups of constant samples reach.
-	Separation float64
+	Separation float64 `json:"separation"`
 	// Switches counts consecutive samples, in the order taken, that fall
 	// in different groups: how fast the phases alternate.
-	Switches int
+	Switches int `json:"switches"`
 }
 
 // Thresholds of Bimodal.

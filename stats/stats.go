@@ -49,9 +49,9 @@ var (
 
 // Estimate is a point estimate with a confidence interval.
 type Estimate struct {
-	Point float64
-	Lower float64
-	Upper float64
+	Point float64 `json:"point"`
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
 }
 
 // RelativeHalfWidth returns the interval's half-width as a fraction of
@@ -115,21 +115,21 @@ func (o Options) Validate() error {
 // is the statistic of the sample itself; Lower and Upper are percentiles
 // of its bootstrap distribution, as in Criterion.rs.
 type Estimates struct {
-	Mean   Estimate
-	Median Estimate
+	Mean   Estimate `json:"mean"`
+	Median Estimate `json:"median"`
 	// StdDev is the sample standard deviation (n-1 denominator).
-	StdDev Estimate
+	StdDev Estimate `json:"std_dev"`
 	// MAD is the median absolute deviation from the median, scaled by
 	// 1.4826 so that it estimates the standard deviation of normal data.
-	MAD Estimate
+	MAD Estimate `json:"mad"`
 	// Low is the Harrell–Davis estimate of the LowQuantile-quantile.
-	Low Estimate
+	Low Estimate `json:"low"`
 	// Min is the smallest sample. Its interval is that of the bootstrap's
 	// minima, whose lower end is the minimum itself: it says how often the
 	// smallest values recur, not where a true minimum lies.
-	Min Estimate
+	Min Estimate `json:"min"`
 	// LowQuantile is the quantile Low stands for.
-	LowQuantile float64
+	LowQuantile float64 `json:"low_quantile"`
 }
 
 // Bootstrap estimates the mean, median, standard deviation and MAD of
@@ -297,22 +297,22 @@ func percentileInterval(point float64, dist []float64, confidence float64) Estim
 
 // Summary bundles a sample's size, range, bootstrap estimates and outliers.
 type Summary struct {
-	N         int
-	Estimates Estimates
-	Outliers  Outliers
-	Min       float64
-	Max       float64
-	Regimes   Regimes
+	N         int       `json:"n"`
+	Estimates Estimates `json:"estimates"`
+	Outliers  Outliers  `json:"outliers"`
+	Min       float64   `json:"min"`
+	Max       float64   `json:"max"`
+	Regimes   Regimes   `json:"regimes"`
 	// Fit is linear sampling's slope, when the samples were taken so.
-	Fit *Fit
+	Fit *Fit `json:"fit,omitempty"`
 	// Loads, when the program was loaded several times, is the case's
 	// estimate over every load: what Of gives for its estimator. The
 	// rest of the Summary is the first load's.
-	Loads *Loads
+	Loads *Loads `json:"loads,omitempty"`
 	// OverFloor is the estimate over the loads of each load's time over
 	// the floor's measured with it: the machine's speed divided out. Runs
 	// at different times are compared by it.
-	OverFloor *Loads
+	OverFloor *Loads `json:"over_floor,omitempty"`
 }
 
 // Summarize returns the Summary of samples. It fails as Bootstrap does.

@@ -7,13 +7,13 @@ import "slices"
 // outer (3 IQR) fences, severe ones beyond the outer fences; a sample
 // exactly on a fence belongs to the less extreme side.
 type Outliers struct {
-	LowSevere  int
-	LowMild    int
-	HighMild   int
-	HighSevere int
+	LowSevere  int `json:"low_severe"`
+	LowMild    int `json:"low_mild"`
+	HighMild   int `json:"high_mild"`
+	HighSevere int `json:"high_severe"`
 	// Fences are Q1-3IQR, Q1-1.5IQR, Q3+1.5IQR and Q3+3IQR: the low
 	// severe, low mild, high mild and high severe fences, ascending.
-	Fences [4]float64
+	Fences [4]float64 `json:"fences"`
 }
 
 // Total returns the number of outliers of any kind.

@@ -126,7 +126,7 @@ func overLoads(p *results.Program, est stats.Estimator, perGroup int, confidence
 		}
 		slices.Sort(within)
 		l.Within = stats.Quantile(within, 0.5)
-		c.Stats.Loads = Loads(&l)
+		c.Stats.Loads = &l
 	}
 }
 
@@ -156,7 +156,7 @@ func overFloor(p *results.Program, floor results.Program, confidence float64) {
 		}
 		var l stats.Loads
 		var err error
-		refHalf := StatsEstimate(fl.Estimate).RelativeHalfWidth()
+		refHalf := fl.Estimate.RelativeHalfWidth()
 		if ratios, ok := stats.GroupRatios(c.Stats.Loads.Points, c.Stats.Loads.PerGroup, fl.Points, fl.PerGroup); ok {
 			l, err = stats.OverLoads(ratios, c.Stats.Loads.Estimator, confidence)
 			refHalf = 0 // the floor's own noise is in the ratios
@@ -168,7 +168,7 @@ func overFloor(p *results.Program, floor results.Program, confidence float64) {
 			continue
 		}
 		l.Phase = &stats.Phase{Slowest: 1, RunFloor: level, RefHalf: refHalf}
-		c.Stats.OverFloor = Loads(&l)
+		c.Stats.OverFloor = &l
 	}
 }
 
@@ -220,7 +220,7 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 			}
 			l.Within = c.Stats.Loads.Within
 			if judged && l.Phase.LeftOut == 0 && !l.Phase.AtSlow && l.Estimate.RelativeHalfWidth() > c.Stats.Loads.Estimate.RelativeHalfWidth() {
-				l = atMeanPhase(StatsLoads(*c.Stats.Loads), factors, phase, per)
+				l = atMeanPhase(*c.Stats.Loads, factors, phase, per)
 			}
 			changes = append(changes, change{c, l})
 		}
@@ -234,8 +234,8 @@ func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence floa
 	if !scale(r.Floor, floorPerGroup, false) {
 		return
 	}
-	for _, ch := range changes {
-		ch.c.Stats.Loads = Loads(&ch.l)
+	for i := range changes {
+		changes[i].c.Stats.Loads = &changes[i].l
 	}
 }
 
@@ -323,7 +323,7 @@ func summarize(ctx context.Context, programs []results.Program, other []bool, pa
 					}
 					s.Fit = &fit
 				}
-				c.Stats = Summary(s)
+				c.Stats = &s
 				return nil
 			})
 		}
@@ -353,8 +353,8 @@ func subtractFloor(ctx context.Context, programs []results.Program, floor result
 				continue
 			}
 			if c.Stats.Loads != nil && f.Stats != nil {
-				net := netOverLoads(StatsLoads(*c.Stats.Loads), *f.Stats, opts.Confidence)
-				c.Net = EstimatePtr(&net)
+				net := netOverLoads(*c.Stats.Loads, *f.Stats, opts.Confidence)
+				c.Net = &net
 				continue
 			}
 			g.Go(func() error {
@@ -371,7 +371,7 @@ func subtractFloor(ctx context.Context, programs []results.Program, floor result
 				if err != nil {
 					return fmt.Errorf("case %q net of the floor: %w", c.Name, err)
 				}
-				c.Net = EstimatePtr(&net)
+				c.Net = &net
 				return nil
 			})
 		}
@@ -384,9 +384,9 @@ func subtractFloor(ctx context.Context, programs []results.Program, floor result
 // its one load, whose own interval widens the case's.
 func netOverLoads(c stats.Loads, floor results.Summary, confidence float64) stats.Estimate {
 	if floor.Loads != nil && floor.Loads.Estimator == c.Estimator {
-		return c.Minus(StatsLoads(*floor.Loads), confidence)
+		return c.Minus(*floor.Loads, confidence)
 	}
-	f, e := StatsEstimate(floor.Own(c.Estimator)), c.Estimate
+	f, e := floor.Own(c.Estimator), c.Estimate
 	d := e.Point - f.Point
 	half := math.Hypot((e.Upper-e.Lower)/2, (f.Upper-f.Lower)/2)
 	return stats.Estimate{Point: d, Lower: d - half, Upper: d + half}
@@ -408,7 +408,7 @@ func netOf(c, f results.Case, n int, est stats.Estimator, opts stats.Options) (s
 // PairedDifference.
 func Difference(before, after results.Case, est stats.Estimator, opts stats.Options) (results.Estimate, error) {
 	if b, a := loadsOf(before, est), loadsOf(after, est); b != nil && a != nil {
-		return Estimate(a.Minus(*b, opts.Confidence)), nil
+		return a.Minus(*b, opts.Confidence), nil
 	}
 	return PairedDifference(before, after, est, opts)
 }
@@ -418,7 +418,7 @@ func Difference(before, after results.Case, est stats.Estimator, opts stats.Opti
 func PairedDifference(before, after results.Case, est stats.Estimator, opts stats.Options) (results.Estimate, error) {
 	n := min(len(before.Samples), len(after.Samples))
 	d, err := est.Method().Difference(sideOf([]results.Case{before}, n), sideOf([]results.Case{after}, n), opts)
-	return Estimate(d), err
+	return d, err
 }
 
 // sideOf is a case's placements as stats judges them: the first's
@@ -433,7 +433,7 @@ func sideOf(placements []results.Case, n int) stats.Side {
 			s.Timings = append(s.Timings, caseTimings(c, min(n, len(c.Runs))))
 		}
 		if c.Stats != nil && c.Stats.Fit != nil {
-			s.Fits = append(s.Fits, StatsFit(c.Stats.Fit))
+			s.Fits = append(s.Fits, c.Stats.Fit)
 		} else {
 			fitted = false
 		}

@@ -195,7 +195,7 @@ func compareCase(c *results.Comparison, before, after results.Program, b, a resu
 		} else {
 			sc, _, err = stats.CompareOverLoads(*bl, *al, b.Samples, a.Samples, caseOpts)
 		}
-		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = Estimate(bl.Estimate), Estimate(al.Estimate), min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
 	case bl != nil && al != nil:
 		if caseOpts.ThresholdChosen {
 			caseOpts.NoiseThreshold = stats.AcrossLoadsNoiseThreshold
@@ -205,14 +205,13 @@ func compareCase(c *results.Comparison, before, after results.Program, b, a resu
 		// machine's speed, which differs between runs, divides out.
 		byb, bya := bl, al
 		if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil {
-			ob, oa := StatsLoads(*b.Stats.OverFloor), StatsLoads(*a.Stats.OverFloor)
-			byb, bya = &ob, &oa
+			byb, bya = b.Stats.OverFloor, a.Stats.OverFloor
 		}
 		sc, err = stats.CompareLoads(*byb, *bya, caseOpts)
 		if byb != bl {
 			sc.Test = stats.FloorLoadsTest
 		}
-		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = Estimate(bl.Estimate), Estimate(al.Estimate), min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = bl.Estimate, al.Estimate, min(len(bl.Points), len(al.Points)), max(bl.Spread, al.Spread)
 	case caseOpts.Estimator.Fitted():
 		sc, err = compareSlopes(&cc, before, after, b, a, opts.Paired, caseOpts)
 	default:
@@ -237,7 +236,7 @@ func compareSlopes(cc *results.ComparedCase, before, after results.Program, b, a
 	}
 	sc, fc, err := compareLinear(bs, as, opts)
 	if len(bs) > 1 || len(as) > 1 {
-		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = Estimate(fc.Before), Estimate(fc.After), min(len(bs), len(as)), fc.Spread
+		cc.Before, cc.After, cc.Placements, cc.PlacementSpread = fc.Before, fc.After, min(len(bs), len(as)), fc.Spread
 	}
 	return sc, err
 }
@@ -271,8 +270,7 @@ func loadsOf(c results.Case, e stats.Estimator) *stats.Loads {
 	if c.Stats == nil || c.Stats.Loads == nil || c.Stats.Loads.Estimator != e {
 		return nil
 	}
-	l := StatsLoads(*c.Stats.Loads)
-	return &l
+	return c.Stats.Loads
 }
 
 func bothLinear(b, a results.Case) bool { return len(b.Runs) > 0 && len(a.Runs) > 0 }
@@ -346,8 +344,8 @@ func holdAtRecalled(c *results.Comparison, before results.Program, transfer floa
 		ph := before.Results[j].Stats.Loads.Phase
 		spread := phases.ChangeSpread(ph.RunFloor, ph.Recalled, transfer)
 		if spread > 1 && cc.Test == results.BlockedTest {
-			cc.Change, cc.Difference = Estimate(phases.Widen(StatsEstimate(cc.Change), spread)), Estimate(phases.Widen(StatsEstimate(cc.Difference), spread))
-			cc.Verdict = stats.Judge(StatsComparison(cc.CaseComparison), opts)
+			cc.Change, cc.Difference = phases.Widen(cc.Change, spread), phases.Widen(cc.Difference, spread)
+			cc.Verdict = stats.Judge(cc.P, cc.Change, cc.Difference, opts)
 		}
 	}
 }
@@ -389,7 +387,7 @@ func widenByFloorGap(c *results.Comparison, base, current *results.Report, opts 
 		if half > 0 {
 			cc.P = 2 * distuv.UnitNormal.CDF(-math.Abs(d)/(half/z))
 		}
-		cc.Verdict = stats.Judge(StatsComparison(cc.CaseComparison), opts)
+		cc.Verdict = stats.Judge(cc.P, cc.Change, cc.Difference, opts)
 	}
 }
 
@@ -439,4 +437,12 @@ func checkFinite(c *results.Comparison) error {
 		}
 	}
 	return nil
+}
+
+// CaseComparison is stats' comparison of a case as results saves it, its
+// test said in words: the one conversion between stats and the schema
+// (results' doc says why the two types stay apart).
+func CaseComparison(c stats.Comparison) results.CaseComparison {
+	return results.CaseComparison{Mean: c.Mean, Median: c.Median, Estimator: c.Estimator, Change: c.Change,
+		Difference: c.Difference, P: c.P, Test: results.TestSentence(c.Test), Verdict: c.Verdict}
 }

@@ -145,7 +145,7 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 			if c.Stats == nil || c.Stats.Loads == nil {
 				continue
 			}
-			l := StatsLoads(*c.Stats.Loads)
+			l := *c.Stats.Loads
 			if half, ok := floorScaledHalf(l, floorCase, share, confidence); ok && !isFloor {
 				// The program's loads and the floor's, group by group:
 				// what they shared divides out of the scaled figure.
@@ -158,10 +158,10 @@ func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
 			}
 			l.Phase.Recalled, l.Phase.RecalledRuns, l.Phase.RunFloor, l.Phase.Share = rec.Floor, rec.Runs, level, share
 			l.Phase.DriftAssumed = !rec.DriftKnown && share > 0 && share < 1
-			c.Stats.Loads = Loads(&l)
+			c.Stats.Loads = &l
 			if c.Net != nil {
-				n := StatsEstimate(*c.Net).Scaled(factor, relHalf)
-				c.Net = EstimatePtr(&n)
+				n := c.Net.Scaled(factor, relHalf)
+				c.Net = &n
 			}
 			scaled = true
 		}

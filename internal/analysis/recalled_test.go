@@ -226,14 +226,14 @@ func TestAtRecalledOverGroups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &results.Summary{Loads: Loads(&l)}
+		return &results.Summary{Loads: &l}
 	}
 	r := &results.Report{
 		Settings: results.Settings{Estimator: stats.Slope},
 		Floor:    &results.Program{Results: []results.Case{{Name: "fizz", Stats: grouped(floor, 1)}}},
 		Programs: []results.Program{{Results: []results.Case{{Name: "fizz", Stats: grouped(program, 2)}}}},
 	}
-	apart := StatsLoads(*r.Programs[0].Results[0].Stats.Loads).Estimate.RelativeHalfWidth()
+	apart := r.Programs[0].Results[0].Stats.Loads.Estimate.RelativeHalfWidth()
 	level, levelHalf, _ := FloorLevel(r)
 	rec := Recalled{Floor: 0.97 * level, RelHalf: 0.01, Runs: 20, Drift: 1e9, DriftKnown: true}
 	factor, carried, rest, share, ok := recallScaling(level, levelHalf, rec, 0.95)

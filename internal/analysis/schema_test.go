@@ -45,9 +45,11 @@ func TestSavedRunsRoundTrip(t *testing.T) {
 	}
 }
 
-// A summary stats computed, copied into results, is saved under the keys
-// saved files hold, and its fit keeps what pairs it with another fit.
-func TestSummaryCopied(t *testing.T) {
+// A summary as stats computed it is saved under the keys saved files
+// hold, its fit's resamples left out: read back, the fit no longer pairs
+// with the one it was (stats.Fit.Minus), and Of and Own read it as stats
+// does.
+func TestSummarySaved(t *testing.T) {
 	samples := make([]float64, 40)
 	runs, wall := make([]uint32, 40), make([]float64, 40)
 	for i := range samples {
@@ -71,16 +73,7 @@ func TestSummaryCopied(t *testing.T) {
 	}
 	l.Phase = &stats.Phase{Slowest: 1.2, Fast: 1, Groups: 2}
 	s.Loads = &l
-	r := Summary(s)
-	if r.Fit.Computed != &fit || StatsFit(r.Fit) != &fit {
-		t.Error("the copied fit lost the fit stats made")
-	}
-	if r.Of(stats.Low) != Estimate(l.Estimate) || r.Own(stats.Mean) != Estimate(s.Estimates.Mean) || r.Own(stats.Slope) != Estimate(fit.Slope) {
-		t.Errorf("Of and Own differ from stats': %+v", r)
-	}
-	if back := StatsLoads(*r.Loads); !reflect.DeepEqual(back, l) {
-		t.Errorf("loads there and back: %+v, want %+v", back, l)
-	}
+	r := &s
 	data, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -103,13 +96,29 @@ func TestSummaryCopied(t *testing.T) {
 			t.Errorf("no key %q in the fit", k)
 		}
 	}
-	if _, ok := fitKeys["Computed"]; ok {
-		t.Error("the fit stats made is saved")
+	if len(fitKeys) != 7 {
+		t.Errorf("the fit saves %d keys, want 7: %s", len(fitKeys), keys["fit"])
 	}
 	for _, k := range []string{"estimator", "estimate", "points", "std_dev", "spread", "per_group", "phase"} {
 		if _, ok := loadKeys[k]; !ok {
 			t.Errorf("no key %q in the loads", k)
 		}
+	}
+	var back results.Summary
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fit.Minus(&fit, stats.Slope, 0.95); !ok {
+		t.Error("the fit stats made does not pair with itself")
+	}
+	if _, ok := fit.Minus(back.Fit, stats.Slope, 0.95); ok {
+		t.Error("a fit read back pairs with the fit it was")
+	}
+	if back.Of(stats.Low) != l.Estimate || back.Own(stats.Mean) != s.Estimates.Mean || back.Own(stats.Slope) != fit.Slope {
+		t.Errorf("Of and Own of the summary read back: %+v", back)
+	}
+	if !reflect.DeepEqual(*back.Loads, l) {
+		t.Errorf("loads there and back: %+v, want %+v", *back.Loads, l)
 	}
 }
 
