@@ -42,25 +42,9 @@ func Assemble(s Selection) ([]Case, error) {
 	if err := checkSizes(s.Sizes); err != nil {
 		return nil, err
 	}
-	var cases []Case
-	if s.Builtin {
-		names := s.Names
-		if len(names) == 0 {
-			names = Mix()
-			if s.Classes {
-				names = Classes()
-			}
-		}
-		builtin, err := Select(names)
-		if err != nil {
-			return nil, err
-		}
-		for i := range builtin {
-			if s.BundledExpect {
-				builtin[i].Expect = BundledExpect(builtin[i])
-			}
-		}
-		cases = append(cases, builtin...)
+	cases, err := s.builtin()
+	if err != nil {
+		return nil, err
 	}
 	if len(s.Files) > 0 {
 		fromFile, err := ReadFiles(s.Files)
@@ -74,52 +58,102 @@ func Assemble(s Selection) ([]Case, error) {
 		return nil, err
 	}
 	if s.Pcap != "" {
-		captured, cut, err := readPcap(s.Pcap, s.PcapLimit, kept)
+		captured, err := s.captured(kept)
 		if err != nil {
 			return nil, err
 		}
-		if cut && s.Notice != nil {
-			why := fmt.Sprintf("the limit of %d (--pcap-limit, at most %d)", cmp.Or(s.PcapLimit, DefaultPcapLimit), MaxCases)
-			if len(captured) < cmp.Or(s.PcapLimit, DefaultPcapLimit) {
-				why = fmt.Sprintf("all the cases may hold (%d, with %d MiB of frames)", MaxCases, MaxFrameBytes>>20)
-			}
-			s.Notice(fmt.Sprintf("capture %s: the first %d distinct packets kept, of more: %s", s.Pcap, len(captured), why))
-		}
-		_ = kept.add(captured...)
 		cases = append(cases, captured...)
 	}
 	if len(s.Context) > 0 {
 		cases = WithContext(cases, s.Context)
 	}
-	seen := map[string]bool{}
-	for i := range cases {
-		if seen[cases[i].Name] {
-			return nil, fmt.Errorf("%w: %q is defined twice", ErrDuplicateCase, cases[i].Name)
-		}
-		seen[cases[i].Name] = true
-		if s.Expect != "" {
+	if err := checkNames(cases); err != nil {
+		return nil, err
+	}
+	if s.Expect != "" {
+		for i := range cases {
 			cases[i].Expect = strings.ToUpper(s.Expect)
 		}
 	}
 	if len(s.Sizes) == 0 {
 		return cases, nil
 	}
-	// Padded, every case is one per size: count them before they are made.
-	padded := tally{cases: len(cases) * len(s.Sizes)}
-	for _, size := range s.Sizes {
+	return padToSizes(cases, s.Sizes)
+}
+
+// builtin is the selected built-in cases: those named, or by default the
+// source-address classes or the protocol mix; none without Builtin.
+func (s Selection) builtin() ([]Case, error) {
+	if !s.Builtin {
+		return nil, nil
+	}
+	names := s.Names
+	if len(names) == 0 {
+		names = Mix()
+		if s.Classes {
+			names = Classes()
+		}
+	}
+	cases, err := Select(names)
+	if err != nil {
+		return nil, err
+	}
+	if s.BundledExpect {
+		for i := range cases {
+			cases[i].Expect = BundledExpect(cases[i])
+		}
+	}
+	return cases, nil
+}
+
+// captured is the capture's cases that fit beside those kept, at most
+// the pcap limit; Notice hears of packets left out, and why.
+func (s Selection) captured(kept tally) ([]Case, error) {
+	captured, cut, err := readPcap(s.Pcap, s.PcapLimit, kept)
+	if err != nil {
+		return nil, err
+	}
+	if cut && s.Notice != nil {
+		limit := cmp.Or(s.PcapLimit, DefaultPcapLimit)
+		why := fmt.Sprintf("the limit of %d (--pcap-limit, at most %d)", limit, MaxCases)
+		if len(captured) < limit {
+			why = fmt.Sprintf("all the cases may hold (%d, with %d MiB of frames)", MaxCases, MaxFrameBytes>>20)
+		}
+		s.Notice(fmt.Sprintf("capture %s: the first %d distinct packets kept, of more: %s", s.Pcap, len(captured), why))
+	}
+	return captured, nil
+}
+
+// checkNames refuses a name defined twice.
+func checkNames(cases []Case) error {
+	seen := map[string]bool{}
+	for _, c := range cases {
+		if seen[c.Name] {
+			return fmt.Errorf("%w: %q is defined twice", ErrDuplicateCase, c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return nil
+}
+
+// padToSizes pads every case to each size, in turn, the cases so made
+// counted against the limits before any is made.
+func padToSizes(cases []Case, sizes []int) ([]Case, error) {
+	padded := tally{cases: len(cases) * len(sizes)}
+	for _, size := range sizes {
 		padded.bytes += len(cases) * size
 	}
 	if err := padded.add(); err != nil {
-		return nil, fmt.Errorf("%w, padded to %d sizes", err, len(s.Sizes))
+		return nil, fmt.Errorf("%w, padded to %d sizes", err, len(sizes))
 	}
 	var sized []Case
 	for _, c := range cases {
-		for _, size := range s.Sizes {
-			padded, err := Pad(c, size)
+		for _, size := range sizes {
+			p, err := Pad(c, size)
 			if err != nil {
 				return nil, fmt.Errorf("case %q padded to %d bytes: %w", c.Name, size, err)
 			}
-			sized = append(sized, padded)
+			sized = append(sized, p)
 		}
 	}
 	return sized, nil

@@ -1,16 +1,15 @@
-// Package report renders every output of every command, and writes it:
-// a run's findings (results.Report) as a table for the terminal, as wide
-// and verbose as its View asks, Bencher Metric Format for CI dashboards,
-// the saved schema's JSON and Go benchmark lines for benchstat; a run
-// across kernels; a profile (text, JSON, pprof, callgrind) and one across
-// kernels; the costliest packets (a table, JSON, a packet file); the
-// ladder's validation; the listings of the programs and packets
-// commands, and the pcap and packet files.
-// The HTML page with plots is internal/htmlpage's. A run's renderings
-// are this package's; the others' (a profile, the costliest packets, the
-// listings, the validation) are internal/render's, which the registry's
-// rows call, and what both share, text safe on a terminal, JSON and
-// tables, is internal/printable's.
+// Package report renders every output of every command but the HTML
+// page, and writes it: a run's findings (results.Report) as a table for
+// the terminal, as wide and verbose as its View asks, Bencher Metric
+// Format for CI dashboards, the saved schema's JSON, Go benchmark lines
+// for benchstat and Markdown; a run across kernels; a profile (text,
+// JSON, pprof, Callgrind) and one across kernels; the costliest packets
+// (a table, JSON, a packet file); the ladder's validation; the
+// verifier's statistics; the listings of the programs and packets
+// commands (Build, ObjectListing, CaseListing), and the pcap and packet
+// files. The HTML page with plots (--report DIR) is internal/htmlpage's,
+// which embeds this package's wide table; what the two share, text safe
+// on a terminal, JSON and tables, is internal/printable's.
 //
 // One registry (output.go) says which formats render which kind of
 // content; the commands ask it for their formats, for help and checking,

@@ -16,28 +16,35 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// WriteKernels renders a run across kernels: one table, a row per case
-// and a column per kernel, for people; the saved schema, every kernel's
-// whole reports in it, as JSON; or Bencher's format, each benchmark's
-// name ending in @ and its kernel; or Markdown, the table in a block
-// that keeps its columns (its cells hold several lines).
+// WriteKernels renders a run across kernels in the format, as its row of
+// the registry does (output.go): one table, a row per case and a column
+// per kernel, for people; the saved schema, every kernel's whole reports
+// in it, as JSON; or Bencher's format, each benchmark's name ending in @
+// and its kernel; or Markdown, the table in a block that keeps its
+// columns (its cells hold several lines).
 func WriteKernels(w io.Writer, runs results.KernelRuns, f Format, v View) error {
-	switch f {
-	case Table:
-		return kernelsTable{runs, v}.write(w)
-	case Markdown:
-		var table bytes.Buffer
-		if err := (kernelsTable{runs, v}).write(&table); err != nil {
-			return err
-		}
-		writeFenced(w, table.String())
-		return nil
-	case JSON:
-		return writeJSON(w, runs)
-	case BMF:
-		return writeJSON(w, kernelsBMF(runs))
+	r, ok := lookup(KindKernels, f)
+	if !ok {
+		_, err := KindKernels.Parse(string(f))
+		return err
 	}
-	return fmt.Errorf("%w %q: a run across kernels is written as %s", ErrFormat, f, orList(KindKernels.Formats()))
+	return r.render(w, runs, v)
+}
+
+// kernels adapts a renderer of a run across kernels to the registry.
+func kernels(render func(t kernelsTable, w io.Writer) error) func(io.Writer, any, View) error {
+	return func(w io.Writer, x any, v View) error { return render(kernelsTable{x.(results.KernelRuns), v}, w) }
+}
+
+// writeMarkdown fences the table: its cells hold several lines, which
+// a Markdown table cannot.
+func (t kernelsTable) writeMarkdown(w io.Writer) error {
+	var table bytes.Buffer
+	if err := t.write(&table); err != nil {
+		return err
+	}
+	writeFenced(w, table.String())
+	return nil
 }
 
 // kernelsBMF names each kernel's benchmarks program/case@release. An

@@ -6,18 +6,23 @@ import (
 	"io"
 	"strings"
 
-	"github.com/xdpmicro/xdpmicro/internal/render"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// Every output of every command goes through this file: the registry of
-// formats says, for each kind of content, which formats render it and
-// how; Output.Write puts the rendering on standard output or, atomically,
-// in a file. A new format is a row of the registry: the commands' flag
-// help, checking and completion read it from here.
+// Every output of every command goes through this file, but for the HTML
+// page: the registry of formats says, for each kind of content, which
+// formats render it and how (one row decides each kind and format);
+// Output.Write puts the rendering on standard output or, atomically, in
+// a file. A new format is a row of the registry: the commands' flag help,
+// checking and completion read it from here.
+//
+// The HTML page (--report DIR) is a directory of a page and its figures,
+// not one rendering to one file, and it embeds this package's wide
+// table, so it is internal/htmlpage's own: it writes each of its files
+// atomically through internal/safefs, as WriteFile does.
 
 // Kind is what a command writes: each kind has its own formats.
 type Kind string
@@ -86,36 +91,36 @@ func renderings() []rendering {
 		{kind: KindRun, format: GoBench, note: "for benchstat", render: run(func(r doc, w io.Writer, _ View) error { return r.writeGoBench(w) })},
 		{kind: KindRun, format: Markdown, note: "for a GitHub comment or job summary", apart: true, render: run(doc.writeMarkdown)},
 
-		{kind: KindKernels, format: Table, forPeople: true, render: kernelsIn(Table)},
-		{kind: KindKernels, format: JSON, render: kernelsIn(JSON)},
-		{kind: KindKernels, format: BMF, render: kernelsIn(BMF)},
-		{kind: KindKernels, format: Markdown, render: kernelsIn(Markdown)},
+		{kind: KindKernels, format: Table, forPeople: true, render: kernels(kernelsTable.write)},
+		{kind: KindKernels, format: JSON, render: kernels(func(t kernelsTable, w io.Writer) error { return writeJSON(w, t.KernelRuns) })},
+		{kind: KindKernels, format: BMF, render: kernels(func(t kernelsTable, w io.Writer) error { return writeJSON(w, kernelsBMF(t.KernelRuns)) })},
+		{kind: KindKernels, format: Markdown, render: kernels(kernelsTable.writeMarkdown)},
 
 		{kind: KindProfile, format: Text, text: true, forPeople: true, render: func(w io.Writer, x any, v View) error {
-			return render.WriteProfileText(w, x.(*results.ProfileReport), profileOptions(v))
+			return writeProfileText(w, x.(*results.ProfileReport), v)
 		}},
 		{kind: KindProfile, format: Pprof, note: "for go tool pprof", render: func(w io.Writer, x any, _ View) error {
-			return render.WritePprof(w, x.(*results.ProfileReport))
+			return writePprof(w, x.(*results.ProfileReport))
 		}},
 		{kind: KindProfile, format: Callgrind, note: "for callgrind_annotate, KCachegrind", render: func(w io.Writer, x any, _ View) error {
-			return render.WriteCallgrind(w, x.(*results.ProfileReport))
+			return writeCallgrind(w, x.(*results.ProfileReport))
 		}},
-		{kind: KindProfile, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteProfileJSON(w, x) }},
+		{kind: KindProfile, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeProfileJSON(w, x) }},
 
 		{kind: KindKernelProfiles, format: Text, text: true, forPeople: true, render: func(w io.Writer, x any, v View) error {
-			return render.WriteKernelProfiles(w, x.(results.KernelProfiles), profileOptions(v))
+			return writeKernelProfiles(w, x.(results.KernelProfiles), v)
 		}},
-		{kind: KindKernelProfiles, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteProfileJSON(w, x) }},
+		{kind: KindKernelProfiles, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeProfileJSON(w, x) }},
 
-		{kind: KindWorst, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return render.WriteWorstTable(w, x.(*results.Worst)) }},
-		{kind: KindWorst, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteWorstJSON(w, x.(*results.Worst)) }},
+		{kind: KindWorst, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return writeWorstTable(w, x.(*results.Worst)) }},
+		{kind: KindWorst, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeWorstJSON(w, x.(*results.Worst)) }},
 		{kind: KindWorstPackets, format: PacketFile, render: func(w io.Writer, x any, _ View) error {
 			p := x.(worstPackets)
-			return render.WriteWorstPackets(w, p.report, p.cases)
+			return writeWorstPackets(w, p.report, p.cases)
 		}},
 
 		{kind: KindValidation, format: Text, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(validation).writeText(w) }},
-		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return render.WriteValidationJSON(w, x.(validation).v) }},
+		{kind: KindValidation, format: JSON, render: func(w io.Writer, x any, _ View) error { return writeValidationJSON(w, x.(validation).v) }},
 
 		{kind: KindVerification, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error {
 			return writeVerificationTable(w, x.(*results.Verification))
@@ -126,7 +131,7 @@ func renderings() []rendering {
 		}},
 
 		{kind: KindBuilds, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error {
-			return render.WriteBuilds(w, x.(builds).list, x.(builds).def)
+			return writeBuilds(w, x.(builds).list, x.(builds).def)
 		}},
 		{kind: KindObject, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(ObjectListing).Write(w) }},
 		{kind: KindCases, format: Table, text: true, forPeople: true, render: func(w io.Writer, x any, _ View) error { return x.(CaseListing).Write(w) }},
@@ -137,15 +142,6 @@ func renderings() []rendering {
 // run adapts a renderer of one report to the registry.
 func run(render func(r doc, w io.Writer, v View) error) func(io.Writer, any, View) error {
 	return func(w io.Writer, x any, v View) error { return render(doc{x.(*results.Report)}, w, v) }
-}
-
-func kernelsIn(f Format) func(io.Writer, any, View) error {
-	return func(w io.Writer, x any, v View) error { return WriteKernels(w, x.(results.KernelRuns), f, v) }
-}
-
-// profileOptions is what a profile's text shows, as the view asks.
-func profileOptions(v View) render.ProfileOptions {
-	return render.ProfileOptions{SourceOrder: v.SourceOrder, Machine: v.Machine}
 }
 
 // Formats lists the formats of the kind, in the order help lists them.
@@ -331,7 +327,7 @@ type validation struct {
 }
 
 func (x validation) writeText(w io.Writer) error {
-	err := render.WriteValidationText(w, x.v)
+	err := writeValidationText(w, x.v)
 	fmt.Fprintf(w, "estimator %s · timer %s · CPU %d · repeat %d · %s\n", x.est, x.env.Timer, x.env.CPU, x.env.Repeat, x.env.Kernel)
 	return err
 }

@@ -220,8 +220,32 @@ func (p *plan) restore(progs []*program, res *Result) error {
 	if p.cfg.SingleRun {
 		return nil
 	}
-	var candidates []int
-	move, write := make([]bool, len(p.cfg.Cases)), make([]bool, len(p.cfg.Cases))
+	candidates, move, write := p.restoreCandidates(res)
+	if len(candidates) == 0 || !p.loadRestorers(progs, move, write, res) {
+		return nil
+	}
+	for _, ci := range candidates {
+		why, err := p.probeRestorers(progs, ci, res)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			res.Environment.Notes = append(res.Environment.Notes,
+				fmt.Sprintf("case %s is sampled one run a call: the restorer does not reproduce its runs (%s)", p.cfg.Cases[ci].Name, why))
+			continue
+		}
+		for i := range res.Programs {
+			res.Programs[i].Cases[ci].Single, res.Programs[i].Cases[ci].Restored = false, true
+		}
+	}
+	return nil
+}
+
+// restoreCandidates are the cases that may run through restorers, by the
+// checking runs in res, and for each case whether a restorer must move
+// the frame's ends back and write its bytes back.
+func (p *plan) restoreCandidates(res *Result) (candidates []int, move, write []bool) {
+	move, write = make([]bool, len(p.cfg.Cases)), make([]bool, len(p.cfg.Cases))
 	for ci := range p.cfg.Cases {
 		changed, ctxChanged := false, false
 		for i, pr := range res.Programs {
@@ -243,12 +267,16 @@ func (p *plan) restore(progs []*program, res *Result) error {
 		}
 		write[ci] = changed
 	}
-	if len(candidates) == 0 {
-		return nil
-	}
+	return candidates, move, write
+}
+
+// loadRestorers loads a restorer for every program into p.restorers. It
+// says false where none is to be used: a program is not XDP, or a
+// restorer did not load (a note in res says why).
+func (p *plan) loadRestorers(progs []*program, move, write []bool, res *Result) bool {
 	for _, l := range progs {
 		if l.Info.Type != ebpf.XDP {
-			return nil // Config.Restore was refused in prepare
+			return false // Config.Restore was refused in prepare
 		}
 	}
 	p.restorers = make([]*restorer, len(progs))
@@ -264,50 +292,45 @@ func (p *plan) restore(progs []*program, res *Result) error {
 			res.Environment.Notes = append(res.Environment.Notes,
 				fmt.Sprintf("no restorer for %s (%v): cases it changes the frame of are sampled one run a call", l.Info.Name, err))
 			p.releaseRestorers()
-			return nil
+			return false
 		}
 		p.restorers[i] = r
 		r.live, r.batch, r.drain = l.live, l.batch, l.drain
 	}
-	for _, ci := range candidates {
-		why := ""
-		for i, l := range progs {
-			c := res.Programs[i].Cases[ci]
-			out := c.Output
-			if out == nil {
-				out = c.Case.Frame
-			}
-			// The probe's runs change the maps: put them back, so that
-			// sampling starts from the maps as loaded.
-			before, err := l.Snapshot()
-			if err != nil {
-				return fmt.Errorf("case %s: %w", c.Case.Name, err)
-			}
-			if c.flows != nil {
-				out = nil // each run another flow, another frame
-			}
-			w, err := p.restorers[i].reproduces(ci, c.Case.Frame, c.ctxIn, c.Return, out)
-			if err != nil {
-				return fmt.Errorf("case %s: %w", c.Case.Name, err)
-			}
-			if err := l.PutBack(before); err != nil {
-				return fmt.Errorf("case %s: %w", c.Case.Name, err)
-			}
-			if w != "" {
-				why = fmt.Sprintf("%s: %s", l.Info.Name, w)
-				break
-			}
+	return true
+}
+
+// probeRestorers runs case ci through each program's restorer, and says
+// why the first that does not reproduce its program's checking run does
+// not; "" where all do.
+func (p *plan) probeRestorers(progs []*program, ci int, res *Result) (string, error) {
+	for i, l := range progs {
+		c := res.Programs[i].Cases[ci]
+		out := c.Output
+		if out == nil {
+			out = c.Case.Frame
+		}
+		// The probe's runs change the maps: put them back, so that
+		// sampling starts from the maps as loaded.
+		before, err := l.Snapshot()
+		if err != nil {
+			return "", fmt.Errorf("case %s: %w", c.Case.Name, err)
+		}
+		if c.flows != nil {
+			out = nil // each run another flow, another frame
+		}
+		why, err := p.restorers[i].reproduces(ci, c.Case.Frame, c.ctxIn, c.Return, out)
+		if err != nil {
+			return "", fmt.Errorf("case %s: %w", c.Case.Name, err)
+		}
+		if err := l.PutBack(before); err != nil {
+			return "", fmt.Errorf("case %s: %w", c.Case.Name, err)
 		}
 		if why != "" {
-			res.Environment.Notes = append(res.Environment.Notes,
-				fmt.Sprintf("case %s is sampled one run a call: the restorer does not reproduce its runs (%s)", p.cfg.Cases[ci].Name, why))
-			continue
-		}
-		for i := range res.Programs {
-			res.Programs[i].Cases[ci].Single, res.Programs[i].Cases[ci].Restored = false, true
+			return fmt.Sprintf("%s: %s", l.Info.Name, why), nil
 		}
 	}
-	return nil
+	return "", nil
 }
 
 // releaseRestorers closes every restorer.

@@ -503,71 +503,11 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if settings.LinkLayer() {
 		p.cfg.Cases, p.linkLayer = object.BehindLinkHeader(cfg.Cases), true
 	}
-	var chosen []object.Chosen
-	for _, prog := range cfg.Programs {
-		c, err := object.Choose(object.Object(prog.Object), prog.Program, settings)
-		if err != nil {
-			return nil, err
-		}
-		chosen = append(chosen, c)
+	if err := p.pick(settings); err != nil {
+		return nil, err
 	}
-	// The placements are loaded in turns, one of each program a turn:
-	// loads that follow each other land near each Other, and loading one
-	// build's all before the other's measured here as a difference of the
-	// builds.
-	for range max(cfg.Placements, 1) {
-		for i, c := range chosen {
-			p.picked, p.programOf = append(p.picked, c), append(p.programOf, i)
-		}
-	}
-	for _, c := range p.picked {
-		if cfg.Restore && c.Info.Type != ebpf.XDP {
-			return nil, fmt.Errorf("%w: restored frames are for XDP programs; %s is %s program", ErrConfig, c.Info.Name, object.WithArticle(c.Info.Type))
-		}
-		for _, k := range cfg.Cases {
-			if k.Expect == "" {
-				continue
-			}
-			if _, err := object.ParseExpect(c.Info.Type, k.Expect); err != nil {
-				return nil, fmt.Errorf("case %s: %w", k.Name, err)
-			}
-		}
-	}
-	if cfg.Floor != nil {
-		c, err := object.ChooseByType(object.Object(*cfg.Floor), p.picked[0].Info.Type)
-		if err != nil {
-			return nil, err
-		}
-		p.floor = len(p.picked)
-		for range max(cfg.FloorPlacements, 1) {
-			p.picked, p.programOf = append(p.picked, c), append(p.programOf, -1)
-		}
-	}
-	p.updates, p.others = make([][]object.Update, len(p.picked)), make([][]object.Other, len(p.picked))
-	for i, c := range p.picked {
-		if p.isFloor(i) {
-			continue
-		}
-		if j := slices.Index(p.programOf, p.programOf[i]); j < i {
-			// Every load of a program takes the same entries, resolved
-			// once: a million of them take a second.
-			p.updates[i], p.others[i] = p.updates[j], p.others[j]
-			continue
-		}
-		// Not waited for once ctx is done: 16 M entries take seconds.
-		r, err := orAbandon(ctx, func() (resolved, error) {
-			u, o, err := resolveMapInit(cfg.MapInit.internal(), c, settings)
-			return resolved{u, o}, err
-		}, func(resolved) {})
-		if err != nil {
-			return nil, err
-		}
-		p.updates[i], p.others[i] = r.updates, r.others
-		if cfg.Live != nil {
-			if err := checkLiveMapInit(cfg.Live.Net.pair, p.updates[i]); err != nil {
-				return nil, err
-			}
-		}
+	if err := p.resolveMapInits(ctx, settings); err != nil {
+		return nil, err
 	}
 	if err := p.fitKernelMemory(settings.KernelMemory()); err != nil {
 		return nil, err
@@ -575,13 +515,8 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	if err := p.checkContexts(); err != nil {
 		return nil, err
 	}
-	p.flows = make([][][]byte, len(p.cfg.Cases))
-	for ci, k := range p.cfg.Cases {
-		if n := packets.FlowsOf(k.State); n > 0 {
-			if p.flows[ci], err = packets.Flows(k, n); err != nil {
-				return nil, err
-			}
-		}
+	if err := p.makeFlows(); err != nil {
+		return nil, err
 	}
 	if err := host.CheckPrivileges(); err != nil {
 		return nil, err
@@ -596,6 +531,101 @@ func prepare(ctx context.Context, cfg Config) (*plan, error) {
 	}
 	p.cpu = p.claim.CPU
 	return p, nil
+}
+
+// pick chooses every program in its object and lays out the loads in
+// p.picked: each program's placements, then the floor's. Each program's
+// type is checked against restored frames and the cases' expectations.
+func (p *plan) pick(settings object.Settings) error {
+	var chosen []object.Chosen
+	for _, prog := range p.cfg.Programs {
+		c, err := object.Choose(object.Object(prog.Object), prog.Program, settings)
+		if err != nil {
+			return err
+		}
+		chosen = append(chosen, c)
+	}
+	// The placements are loaded in turns, one of each program a turn:
+	// loads that follow each other land near each Other, and loading one
+	// build's all before the other's measured here as a difference of the
+	// builds.
+	for range max(p.cfg.Placements, 1) {
+		for i, c := range chosen {
+			p.picked, p.programOf = append(p.picked, c), append(p.programOf, i)
+		}
+	}
+	for _, c := range p.picked {
+		if p.cfg.Restore && c.Info.Type != ebpf.XDP {
+			return fmt.Errorf("%w: restored frames are for XDP programs; %s is %s program", ErrConfig, c.Info.Name, object.WithArticle(c.Info.Type))
+		}
+		for _, k := range p.cfg.Cases {
+			if k.Expect == "" {
+				continue
+			}
+			if _, err := object.ParseExpect(c.Info.Type, k.Expect); err != nil {
+				return fmt.Errorf("case %s: %w", k.Name, err)
+			}
+		}
+	}
+	if p.cfg.Floor == nil {
+		return nil
+	}
+	c, err := object.ChooseByType(object.Object(*p.cfg.Floor), p.picked[0].Info.Type)
+	if err != nil {
+		return err
+	}
+	p.floor = len(p.picked)
+	for range max(p.cfg.FloorPlacements, 1) {
+		p.picked, p.programOf = append(p.picked, c), append(p.programOf, -1)
+	}
+	return nil
+}
+
+// resolveMapInits resolves the map-init entries of every program's loads
+// against its object into p.updates and p.others (the floor takes none),
+// and checks them against live frames' network.
+func (p *plan) resolveMapInits(ctx context.Context, settings object.Settings) error {
+	p.updates, p.others = make([][]object.Update, len(p.picked)), make([][]object.Other, len(p.picked))
+	for i, c := range p.picked {
+		if p.isFloor(i) {
+			continue
+		}
+		if j := slices.Index(p.programOf, p.programOf[i]); j < i {
+			// Every load of a program takes the same entries, resolved
+			// once: a million of them take a second.
+			p.updates[i], p.others[i] = p.updates[j], p.others[j]
+			continue
+		}
+		// Not waited for once ctx is done: 16 M entries take seconds.
+		r, err := orAbandon(ctx, func() (resolved, error) {
+			u, o, err := resolveMapInit(p.cfg.MapInit.internal(), c, settings)
+			return resolved{u, o}, err
+		}, func(resolved) {})
+		if err != nil {
+			return err
+		}
+		p.updates[i], p.others[i] = r.updates, r.others
+		if p.cfg.Live != nil {
+			if err := checkLiveMapInit(p.cfg.Live.Net.pair, p.updates[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// makeFlows makes the frames of every flows=N case into p.flows.
+func (p *plan) makeFlows() error {
+	p.flows = make([][][]byte, len(p.cfg.Cases))
+	for ci, k := range p.cfg.Cases {
+		if n := packets.FlowsOf(k.State); n > 0 {
+			var err error
+			if p.flows[ci], err = packets.Flows(k, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // isFloor says whether picked[i] is a load of the floor.

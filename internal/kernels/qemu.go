@@ -162,115 +162,168 @@ func (m Machine) Start(ctx context.Context) BootOutcome {
 	// takes QEMU with it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	consoleR, consoleW, err := os.Pipe()
+	q, err := m.startQEMU()
 	if err != nil {
-		return BootOutcome{Err: fmt.Errorf("the console's pipe: %w", err)}
+		return BootOutcome{Err: err}
 	}
-	defer consoleR.Close()
-	portR, portW, err := os.Pipe()
-	if err != nil {
-		consoleW.Close()
-		return BootOutcome{Err: fmt.Errorf("the port's pipe: %w", err)}
-	}
-	defer portR.Close()
-	cmd := exec.Command(m.QEMU, m.Args(HasSandbox(m.QEMU))...)
-	cmd.Dir = "/" // none of xdpmicro's: QEMU needs no directory
-	cmd.ExtraFiles = []*os.File{consoleW, portW, m.Kernel, m.Initrd}
-	var stderr lockedBuffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	// Its own process group: a Ctrl-C reaches xdpmicro, which stops QEMU
-	// itself; the kernel kills it should xdpmicro die first.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: credential(m.Accel)}
-	start := time.Now()
-	err = cmd.Start()
-	consoleW.Close() // QEMU's copies are the pipes' only writers: their end is QEMU's
-	portW.Close()
-	if err != nil {
-		return BootOutcome{Err: fmt.Errorf("start %s: %w", m.QEMU, err)}
-	}
-	con := newConsole(start)
-	port := &portBuffer{max: len(ResultPrefix) + MaxResult + len("\r\n")}
-	var readers sync.WaitGroup
-	readers.Add(2)
-	go func() {
-		defer crash.Guard()
-		defer readers.Done()
-		_, _ = io.Copy(con, consoleR)
-		con.close()
-	}()
-	go func() {
-		defer crash.Guard()
-		defer readers.Done()
-		_, _ = io.Copy(port, portR)
-	}()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-
+	defer q.consoleR.Close()
+	defer q.portR.Close()
 	out := BootOutcome{}
-	var waitErr error
-	done := false
-	tick := time.NewTicker(poll)
-	defer tick.Stop()
-	for !done {
-		select {
-		case waitErr = <-exited:
-			done = true
-			continue
-		case <-ctx.Done():
-			out.Err = ctx.Err()
-		case <-tick.C:
-		}
-		up := con.Up()
-		switch since := time.Since(start); {
-		case out.Err != nil:
-		case kvmFailure.MatchString(stderr.String()):
-			out.Err = fmt.Errorf("%w: %s", ErrKVM, firstMatch(stderr.String()))
-		case up == 0 && since > m.Boot:
-			out.Err = fmt.Errorf("%w within %s", ErrNoBoot, m.Boot)
-			if m.Accel == KVM {
-				out.Err = fmt.Errorf("%w: %w", ErrKVM, out.Err)
-			}
-		case up > 0 && since > up+m.Run:
-			out.Err = fmt.Errorf("%w: no result %s after boot", ErrTimeout, m.Run)
-		}
-		if out.Err != nil {
-			_ = cmd.Process.Kill()
-			waitErr = <-exited
-			done = true
-		}
-	}
-	out.Wall = time.Since(start)
-	// QEMU is gone, and with it the pipes' writers: the readers end at
-	// once, unless a process QEMU left holds them (it may start none).
-	drained := make(chan struct{})
-	go func() { readers.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(drain):
-		consoleR.Close()
-		portR.Close()
-		<-drained
-	}
-	out.Up, out.Console = con.Up(), con.Tail()
+	var exit error
+	out.Err, exit = q.watch(ctx, m)
+	out.Wall = time.Since(q.start)
+	q.drain()
+	out.Up, out.Console = q.con.Up(), q.con.Tail()
 	if out.Err != nil {
 		return out
 	}
-	res, err := DecodeResult(port.Bytes())
-	if err == nil {
-		out.Result = res
-		return out
-	}
-	switch panicked := con.Panic(); {
-	case !errors.Is(err, errNoResultLine):
-		out.Err = fmt.Errorf("%w: %w", ErrBadResult, err)
-	case panicked != "":
-		out.Err = fmt.Errorf("%w: %s", ErrPanic, panicked)
-	case out.Up == 0:
-		out.Err = fmt.Errorf("%w: %s", ErrNoBoot, qemuSays(stderr.String(), waitErr))
-	default:
-		out.Err = fmt.Errorf("%w: %s", ErrNoData, qemuSays(stderr.String(), waitErr))
-	}
+	out.Result, out.Err = q.result(out.Up, exit)
 	return out
+}
+
+// qemuRun is a QEMU started on a machine: the read ends of its console's
+// and port's pipes and what was read from them, its stderr, its exit.
+type qemuRun struct {
+	cmd             *exec.Cmd
+	start           time.Time
+	consoleR, portR *os.File
+	con             *console
+	port            *portBuffer
+	stderr          lockedBuffer
+	readers         sync.WaitGroup
+	exited          chan error
+}
+
+// startQEMU starts QEMU on the machine, its console and result port each
+// into a pipe read here: the pipes' write ends are QEMU's alone once it
+// runs, so that they end with it.
+func (m Machine) startQEMU() (*qemuRun, error) {
+	consoleR, consoleW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("the console's pipe: %w", err)
+	}
+	portR, portW, err := os.Pipe()
+	if err != nil {
+		consoleR.Close()
+		consoleW.Close()
+		return nil, fmt.Errorf("the port's pipe: %w", err)
+	}
+	q := &qemuRun{consoleR: consoleR, portR: portR, exited: make(chan error, 1)}
+	q.cmd = exec.Command(m.QEMU, m.Args(HasSandbox(m.QEMU))...)
+	q.cmd.Dir = "/" // none of xdpmicro's: QEMU needs no directory
+	q.cmd.ExtraFiles = []*os.File{consoleW, portW, m.Kernel, m.Initrd}
+	q.cmd.Stdout, q.cmd.Stderr = &q.stderr, &q.stderr
+	// Its own process group: a Ctrl-C reaches xdpmicro, which stops QEMU
+	// itself; the kernel kills it should xdpmicro die first.
+	q.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: credential(m.Accel)}
+	q.start = time.Now()
+	err = q.cmd.Start()
+	consoleW.Close() // QEMU's copies are the pipes' only writers: their end is QEMU's
+	portW.Close()
+	if err != nil {
+		consoleR.Close()
+		portR.Close()
+		return nil, fmt.Errorf("start %s: %w", m.QEMU, err)
+	}
+	q.con = newConsole(q.start)
+	q.port = &portBuffer{max: len(ResultPrefix) + MaxResult + len("\r\n")}
+	q.read()
+	go func() { q.exited <- q.cmd.Wait() }()
+	return q, nil
+}
+
+// read copies the console and the port from their pipes, each in its
+// own goroutine, until QEMU's ends close.
+func (q *qemuRun) read() {
+	q.readers.Add(2)
+	go func() {
+		defer crash.Guard()
+		defer q.readers.Done()
+		_, _ = io.Copy(q.con, q.consoleR)
+		q.con.close()
+	}()
+	go func() {
+		defer crash.Guard()
+		defer q.readers.Done()
+		_, _ = io.Copy(q.port, q.portR)
+	}()
+}
+
+// watch waits for QEMU to exit and returns how it exited; on the first
+// failure seen before (ctx done, or failure's), it kills QEMU and
+// returns that failure too.
+func (q *qemuRun) watch(ctx context.Context, m Machine) (failed, exit error) {
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		select {
+		case exit = <-q.exited:
+			return nil, exit
+		case <-ctx.Done():
+			failed = ctx.Err()
+		case <-tick.C:
+			failed = q.failure(m)
+		}
+		if failed != nil {
+			_ = q.cmd.Process.Kill()
+			return failed, <-q.exited
+		}
+	}
+}
+
+// failure is why the guest has failed so far, or nil: KVM cannot run it
+// (QEMU pauses the guest then, and waits), it did not reach /init within
+// m.Boot, or it sent no result m.Run after.
+func (q *qemuRun) failure(m Machine) error {
+	up := q.con.Up()
+	switch since := time.Since(q.start); {
+	case kvmFailure.MatchString(q.stderr.String()):
+		return fmt.Errorf("%w: %s", ErrKVM, firstMatch(q.stderr.String()))
+	case up == 0 && since > m.Boot:
+		err := fmt.Errorf("%w within %s", ErrNoBoot, m.Boot)
+		if m.Accel == KVM {
+			return fmt.Errorf("%w: %w", ErrKVM, err)
+		}
+		return err
+	case up > 0 && since > up+m.Run:
+		return fmt.Errorf("%w: no result %s after boot", ErrTimeout, m.Run)
+	}
+	return nil
+}
+
+// drain waits for the readers once QEMU is gone, and with it the pipes'
+// writers: they end at once, unless a process QEMU left holds the pipes
+// (it may start none); then, after drain, the pipes are closed under them.
+func (q *qemuRun) drain() {
+	drained := make(chan struct{})
+	go func() { q.readers.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(drain):
+		q.consoleR.Close()
+		q.portR.Close()
+		<-drained
+	}
+}
+
+// result is the command's result from the port, or why there is none: a
+// line that is not a result, the kernel's panic, no boot (up is zero), or
+// no result where QEMU exited of itself.
+func (q *qemuRun) result(up time.Duration, exit error) (*Result, error) {
+	res, err := DecodeResult(q.port.Bytes())
+	if err == nil {
+		return res, nil
+	}
+	switch panicked := q.con.Panic(); {
+	case !errors.Is(err, errNoResultLine):
+		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+	case panicked != "":
+		return nil, fmt.Errorf("%w: %s", ErrPanic, panicked)
+	case up == 0:
+		return nil, fmt.Errorf("%w: %s", ErrNoBoot, qemuSays(q.stderr.String(), exit))
+	default:
+		return nil, fmt.Errorf("%w: %s", ErrNoData, qemuSays(q.stderr.String(), exit))
+	}
 }
 
 // portBuffer keeps what the guest sends on the result port, up to max

@@ -149,72 +149,15 @@ func (s *jsonScanner) next() (byte, []byte, error) {
 	if s.err != nil {
 		return 0, nil, s.err
 	}
-	c := s.peek()
-	if c == endOfInput && s.state != scanDone && (len(s.stack) > 0 || s.state != scanValue) {
-		if s.err != nil {
-			return 0, nil, s.err
-		}
-		return 0, nil, s.syntax("the JSON ends early")
-	}
-	switch s.state {
-	case scanColon:
-		if c != ':' {
-			return 0, nil, s.syntax("want ':' after a key")
-		}
-		s.pos++
-		s.state, c = scanValue, s.peek()
-	case scanCommaOrEnd:
-		switch {
-		case c == ',':
-			s.pos++
-			s.state, c = scanValue, s.peek()
-			if s.stack[len(s.stack)-1] == '{' {
-				s.state = scanKey
-			}
-		case c != '}' && c != ']':
-			return 0, nil, s.syntax("want ',' or the end of the container, not %q", rune(c))
-		}
-	case scanDone:
-		if c == endOfInput && s.err == nil {
-			return 0, nil, io.EOF
-		}
-		// JSON lines: one value after another.
-		s.state = scanValue
-	}
-	if c == endOfInput {
-		if s.err != nil {
-			return 0, nil, s.err
-		}
-		if len(s.stack) == 0 && s.state == scanValue {
-			return 0, nil, io.EOF
-		}
-		return 0, nil, s.syntax("the JSON ends early")
+	c, err := s.tokenStart()
+	if err != nil {
+		return 0, nil, err
 	}
 	switch c {
 	case '{', '[':
-		if s.state != scanValue && s.state != scanValueOrEnd {
-			return 0, nil, s.syntax("want a key, not %q", rune(c))
-		}
-		s.pos++
-		s.stack = append(s.stack, byte(c))
-		s.state = scanValueOrEnd
-		if c == '{' {
-			s.state = scanKeyOrEnd
-		}
-		return byte(c), nil, nil
+		return s.open(byte(c))
 	case '}', ']':
-		open := byte('{')
-		if c == ']' {
-			open = '['
-		}
-		if len(s.stack) == 0 || s.stack[len(s.stack)-1] != open ||
-			s.state != scanCommaOrEnd && s.state != scanKeyOrEnd && s.state != scanValueOrEnd {
-			return 0, nil, s.syntax("unexpected %q", rune(c))
-		}
-		s.pos++
-		s.stack = s.stack[:len(s.stack)-1]
-		s.afterValue()
-		return byte(c), nil, nil
+		return s.close(byte(c))
 	case '"':
 		text, err := s.str()
 		if err != nil {
@@ -236,6 +179,86 @@ func (s *jsonScanner) next() (byte, []byte, error) {
 	}
 	s.afterValue()
 	return kind, text, nil
+}
+
+// tokenStart reads past the separator the state expects before the next
+// token (':' after a key, ',' between elements) and gives the token's
+// first byte; io.EOF where the input ends after a whole value, a syntax
+// error where it ends inside one.
+func (s *jsonScanner) tokenStart() (int, error) {
+	c := s.peek()
+	if c == endOfInput && s.state != scanDone && (len(s.stack) > 0 || s.state != scanValue) {
+		if s.err != nil {
+			return 0, s.err
+		}
+		return 0, s.syntax("the JSON ends early")
+	}
+	switch s.state {
+	case scanColon:
+		if c != ':' {
+			return 0, s.syntax("want ':' after a key")
+		}
+		s.pos++
+		s.state, c = scanValue, s.peek()
+	case scanCommaOrEnd:
+		switch {
+		case c == ',':
+			s.pos++
+			s.state, c = scanValue, s.peek()
+			if s.stack[len(s.stack)-1] == '{' {
+				s.state = scanKey
+			}
+		case c != '}' && c != ']':
+			return 0, s.syntax("want ',' or the end of the container, not %q", rune(c))
+		}
+	case scanDone:
+		if c == endOfInput && s.err == nil {
+			return 0, io.EOF
+		}
+		// JSON lines: one value after another.
+		s.state = scanValue
+	}
+	if c == endOfInput {
+		if s.err != nil {
+			return 0, s.err
+		}
+		if len(s.stack) == 0 && s.state == scanValue {
+			return 0, io.EOF
+		}
+		return 0, s.syntax("the JSON ends early")
+	}
+	return c, nil
+}
+
+// open reads a container's opening '{' or '[', where a value may be.
+func (s *jsonScanner) open(c byte) (byte, []byte, error) {
+	if s.state != scanValue && s.state != scanValueOrEnd {
+		return 0, nil, s.syntax("want a key, not %q", rune(c))
+	}
+	s.pos++
+	s.stack = append(s.stack, c)
+	s.state = scanValueOrEnd
+	if c == '{' {
+		s.state = scanKeyOrEnd
+	}
+	return c, nil, nil
+}
+
+// close reads a container's closing '}' or ']', which must match the
+// innermost open one and end it where it may end.
+func (s *jsonScanner) close(c byte) (byte, []byte, error) {
+	open := byte('{')
+	if c == ']' {
+		open = '['
+	}
+	if len(s.stack) == 0 || s.stack[len(s.stack)-1] != open ||
+		s.state != scanCommaOrEnd && s.state != scanKeyOrEnd && s.state != scanValueOrEnd {
+		return 0, nil, s.syntax("unexpected %q", rune(c))
+	}
+	s.pos++
+	s.stack = s.stack[:len(s.stack)-1]
+	s.afterValue()
+	return c, nil, nil
 }
 
 // afterValue sets what follows a value: ',' or the end of its container,

@@ -57,90 +57,114 @@ func splitLineRuns(name string, data []byte, owned bool) (yamlDoc, []*lineRun, e
 	}
 	nonce := make([]byte, 8)
 	_, _ = rand.Read(nonce)
-	doc := yamlDoc{placeholder: "xdpmicro-run-" + hex.EncodeToString(nonce)}
-	var runs []*lineRun
-	var out []byte // nil until the first run: a file without one is read as it is
-	var (
-		inMaps     bool
-		mapsIndent = -1
-		nameIndent = -1 // the indentation of the map name the lines follow; -1: none
-		run        *lineRun
-		runStart   int // offset in data of the run's first line
-		runDash    int // the indentation of its items' dashes
-		runOut     int // offset in out of the run's placeholder
-	)
-	endRun := func(end int) {
-		if run == nil {
-			return
-		}
-		run.text = data[runStart:end]
-		if !owned {
-			run.text = bytes.Clone(run.text)
-		}
-		item := fmt.Sprintf("%*s- {%s: %d}", runDash, "", doc.placeholder, len(runs))
-		// The placeholder in place of the first line, every line after
-		// it blank: yaml.v3's line numbers stay the file's.
-		lines := bytes.Count(run.text, []byte("\n"))
-		out = append(out[:runOut], item...)
-		out = append(out, bytes.Repeat([]byte("\n"), lines)...)
-		runs = append(runs, run)
-		run, nameIndent = nil, -1
-	}
-	lineNo := 0
+	sp := &runSplitter{name: name, data: data, owned: owned, mapsIndent: -1, nameIndent: -1,
+		doc: yamlDoc{placeholder: "xdpmicro-run-" + hex.EncodeToString(nonce)}}
 	for off := 0; off < len(data); {
-		line, next := lineAt(data, off)
-		lineNo++
-		indent, rest := indentOf(line)
-		switch {
-		case !asciiLine(line):
-			endRun(off) // yaml.v3's to judge
-		case len(rest) == 0 || rest[0] == '#':
-			// Blank lines and comments go with a run.
-		case indent < 0:
-			endRun(off) // a tab in the indentation: yaml.v3's to refuse
-			nameIndent = -1
-		case indent == 0:
-			endRun(off)
-			inMaps, nameIndent = isKeyLine(rest) == "maps", -1
-		case !inMaps:
-		case nameIndent >= 0 && isItem(rest) && (run == nil && indent >= nameIndent || run != nil && indent == runDash):
-			lines := lineItem(data, off, indent)
-			if lines == 0 {
-				endRun(off)
-				break
-			}
-			if run == nil {
-				if out == nil {
-					out = bytes.Clone(data[:off]) // the rest but for runs: small
-				}
-				run = &lineRun{file: name, line: lineNo}
-				runStart, runDash, runOut = off, indent, len(out)
-			}
-			run.count++
-			for range lines - 1 {
-				_, next = lineAt(data, next)
-				lineNo++
-			}
-			out = append(out, data[off:next]...)
-			off = next
-			continue
-		default:
-			endRun(off)
-			if key := isKeyLine(rest); key != "" && (mapsIndent < 0 || indent == mapsIndent) {
-				mapsIndent, nameIndent = indent, indent
-			}
-		}
-		if out != nil {
-			out = append(out, data[off:next]...)
-		}
-		off = next
+		off = sp.line(off)
 	}
-	endRun(len(data))
-	doc.text = out
-	if out == nil {
-		doc.text = data
+	sp.endRun(len(data))
+	sp.doc.text = sp.out
+	if sp.out == nil {
+		sp.doc.text = data
 	}
-	return doc, runs, nil
+	return sp.doc, sp.runs, nil
+}
+
+// runSplitter is splitLineRuns' walk through a file, a line at a time:
+// where it is (under maps:, under a map's name, in a run) and the
+// document it writes for yaml.v3.
+type runSplitter struct {
+	name  string
+	data  []byte
+	owned bool // data is the splitter's to keep: runs' text need no copy
+	doc   yamlDoc
+	runs  []*lineRun
+	out   []byte // nil until the first run: a file without one is read as it is
+
+	lineNo     int
+	inMaps     bool
+	mapsIndent int
+	nameIndent int // the indentation of the map name the lines follow; -1: none
+	run        *lineRun
+	runStart   int // offset in data of the run's first line
+	runDash    int // the indentation of its items' dashes
+	runOut     int // offset in out of the run's placeholder
+}
+
+// line reads the line at off: an entry of a run, with the lines of its
+// entry, or a line that ends the run and is yaml.v3's. It returns the
+// offset of the line after.
+func (sp *runSplitter) line(off int) int {
+	line, next := lineAt(sp.data, off)
+	sp.lineNo++
+	indent, rest := indentOf(line)
+	switch {
+	case !asciiLine(line):
+		sp.endRun(off) // yaml.v3's to judge
+	case len(rest) == 0 || rest[0] == '#':
+		// Blank lines and comments go with a run.
+	case indent < 0:
+		sp.endRun(off) // a tab in the indentation: yaml.v3's to refuse
+		sp.nameIndent = -1
+	case indent == 0:
+		sp.endRun(off)
+		sp.inMaps, sp.nameIndent = isKeyLine(rest) == "maps", -1
+	case !sp.inMaps:
+	case sp.nameIndent >= 0 && isItem(rest) && (sp.run == nil && indent >= sp.nameIndent || sp.run != nil && indent == sp.runDash):
+		if lines := lineItem(sp.data, off, indent); lines > 0 {
+			return sp.entry(off, next, indent, lines)
+		}
+		sp.endRun(off)
+	default:
+		sp.endRun(off)
+		if key := isKeyLine(rest); key != "" && (sp.mapsIndent < 0 || indent == sp.mapsIndent) {
+			sp.mapsIndent, sp.nameIndent = indent, indent
+		}
+	}
+	if sp.out != nil {
+		sp.out = append(sp.out, sp.data[off:next]...)
+	}
+	return next
+}
+
+// entry adds the entry at off, of lines lines (next the offset of the
+// second), to the run, or starts one with it; it returns the offset of
+// the line after the entry.
+func (sp *runSplitter) entry(off, next, indent, lines int) int {
+	if sp.run == nil {
+		if sp.out == nil {
+			sp.out = bytes.Clone(sp.data[:off]) // the rest but for runs: small
+		}
+		sp.run = &lineRun{file: sp.name, line: sp.lineNo}
+		sp.runStart, sp.runDash, sp.runOut = off, indent, len(sp.out)
+	}
+	sp.run.count++
+	for range lines - 1 {
+		_, next = lineAt(sp.data, next)
+		sp.lineNo++
+	}
+	sp.out = append(sp.out, sp.data[off:next]...)
+	return next
+}
+
+// endRun ends the run, if one is open, at end: its lines are kept as text
+// and stand in the document as one item.
+func (sp *runSplitter) endRun(end int) {
+	if sp.run == nil {
+		return
+	}
+	sp.run.text = sp.data[sp.runStart:end]
+	if !sp.owned {
+		sp.run.text = bytes.Clone(sp.run.text)
+	}
+	item := fmt.Sprintf("%*s- {%s: %d}", sp.runDash, "", sp.doc.placeholder, len(sp.runs))
+	// The placeholder in place of the first line, every line after
+	// it blank: yaml.v3's line numbers stay the file's.
+	lines := bytes.Count(sp.run.text, []byte("\n"))
+	sp.out = append(sp.out[:sp.runOut], item...)
+	sp.out = append(sp.out, bytes.Repeat([]byte("\n"), lines)...)
+	sp.runs = append(sp.runs, sp.run)
+	sp.run, sp.nameIndent = nil, -1
 }
 
 // runOf is the run an item {placeholder: N} stands for, or nil.

@@ -146,90 +146,121 @@ func openStart(absolute bool) (int, error) {
 // read as the os package's.
 func resolve(op, path string, mode walkMode) (*node, error) {
 	fail := func(err error) error { return &os.PathError{Op: op, Path: path, Err: err} }
-	dir, err := openStart(strings.HasPrefix(path, "/"))
+	absolute := strings.HasPrefix(path, "/")
+	dir, err := openStart(absolute)
 	if err != nil {
 		return nil, fail(err)
 	}
-	// walked is the path as followed so far, for messages.
-	walked := "."
-	if strings.HasPrefix(path, "/") {
-		walked = "/"
+	w := &walker{dir: dir, walked: ".", comps: components(path), mode: mode}
+	if absolute {
+		w.walked = "/"
 	}
-	comps, links := components(path), 0
-	for len(comps) > 0 {
-		c := comps[0]
-		comps = comps[1:]
-		if c == ".." {
-			if dir, err = parent(dir); err != nil {
-				return nil, fail(err)
-			}
-			walked = join(walked, c)
-			continue
-		}
-		last := len(comps) == 0
-		fd, missing, err := openComponent(dir, c, last, mode)
-		if missing {
-			return &node{parent: dir, fd: -1, name: c}, nil
-		}
+	for len(w.comps) > 0 {
+		n, err := w.step()
 		if err != nil {
-			unix.Close(dir)
 			return nil, fail(err)
 		}
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			unix.Close(fd)
-			unix.Close(dir)
-			return nil, fail(err)
+		if n != nil {
+			return n, nil
 		}
-		here := join(walked, c)
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
-			if last && mode == walkWrite && os.Geteuid() == 0 {
-				// Whoever owns it: under sudo, a checkout's out.json ->
-				// /etc/passwd made root replace what it named.
-				unix.Close(fd)
-				unix.Close(dir)
-				return nil, fail(fmt.Errorf("%w: %s is a symlink: as root, xdpmicro writes no file through one, whoever owns it: name the file itself", ErrUnsafe, here))
-			}
-			if last && mode == walkWrite && !trusted(st.Uid) {
-				return &node{parent: dir, fd: fd, name: c, st: st}, nil
-			}
-			target, err := followable(fd, st.Uid, here, links, mode.writes(), dir)
-			if err != nil {
-				unix.Close(dir)
-				return nil, fail(err)
-			}
-			links++
-			if strings.HasPrefix(target, "/") {
-				unix.Close(dir)
-				if dir, err = openStart(true); err != nil {
-					return nil, fail(err)
-				}
-				walked = "/"
-			}
-			comps = append(components(target), comps...)
-			continue
-		case unix.S_IFDIR:
-			if len(comps) > 0 {
-				unix.Close(dir)
-				dir, walked = fd, here
-				continue
-			}
-		default:
-			if len(comps) > 0 {
-				unix.Close(fd)
-				unix.Close(dir)
-				return nil, fail(unix.ENOTDIR)
-			}
-		}
-		return &node{parent: dir, fd: fd, name: c, st: st}, nil
 	}
 	// The path names the directory reached: /, ., or one ending in "..".
-	n, err := dirNode(dir)
+	n, err := dirNode(w.dir)
 	if err != nil {
 		return nil, fail(err)
 	}
 	return n, nil
+}
+
+// walker is resolve's walk: the directory reached, open, and the
+// components still to walk from it.
+type walker struct {
+	dir    int
+	walked string // the path as followed so far, for messages
+	comps  []string
+	links  int // symlinks followed
+	mode   walkMode
+}
+
+// step walks the next component. It gives the node where the walk ends
+// there, nil where it goes on; on an error, nothing it opened is left
+// open.
+func (w *walker) step() (*node, error) {
+	c := w.comps[0]
+	w.comps = w.comps[1:]
+	if c == ".." {
+		var err error
+		if w.dir, err = parent(w.dir); err != nil {
+			return nil, err
+		}
+		w.walked = join(w.walked, c)
+		return nil, nil
+	}
+	last := len(w.comps) == 0
+	fd, missing, err := openComponent(w.dir, c, last, w.mode)
+	if missing {
+		return &node{parent: w.dir, fd: -1, name: c}, nil
+	}
+	if err != nil {
+		unix.Close(w.dir)
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		unix.Close(w.dir)
+		return nil, err
+	}
+	here := join(w.walked, c)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return w.symlink(fd, st, c, here, last)
+	case unix.S_IFDIR:
+		if !last {
+			unix.Close(w.dir)
+			w.dir, w.walked = fd, here
+			return nil, nil
+		}
+	default:
+		if !last {
+			unix.Close(fd)
+			unix.Close(w.dir)
+			return nil, unix.ENOTDIR
+		}
+	}
+	return &node{parent: w.dir, fd: fd, name: c, st: st}, nil
+}
+
+// symlink is the walk at the symlink fd, c in the directory reached: as a
+// write's last component, refused as root and kept as the node where its
+// owner is not trusted (the write replaces the link, not what it names);
+// otherwise followed if followable, its target's components walked next.
+func (w *walker) symlink(fd int, st unix.Stat_t, c, here string, last bool) (*node, error) {
+	if last && w.mode == walkWrite && os.Geteuid() == 0 {
+		// Whoever owns it: under sudo, a checkout's out.json ->
+		// /etc/passwd made root replace what it named.
+		unix.Close(fd)
+		unix.Close(w.dir)
+		return nil, fmt.Errorf("%w: %s is a symlink: as root, xdpmicro writes no file through one, whoever owns it: name the file itself", ErrUnsafe, here)
+	}
+	if last && w.mode == walkWrite && !trusted(st.Uid) {
+		return &node{parent: w.dir, fd: fd, name: c, st: st}, nil
+	}
+	target, err := followable(fd, st.Uid, here, w.links, w.mode.writes(), w.dir)
+	if err != nil {
+		unix.Close(w.dir)
+		return nil, err
+	}
+	w.links++
+	if strings.HasPrefix(target, "/") {
+		unix.Close(w.dir)
+		if w.dir, err = openStart(true); err != nil {
+			return nil, err
+		}
+		w.walked = "/"
+	}
+	w.comps = append(components(target), w.comps...)
+	return nil, nil
 }
 
 // parent opens dir's parent and closes dir.

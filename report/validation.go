@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"fmt"
@@ -12,8 +12,8 @@ import (
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
-// WriteValidationText shows the ladder as a table and the checks' figures.
-func WriteValidationText(w io.Writer, v *results.Validation) error {
+// writeValidationText shows the ladder as a table and the checks' figures.
+func writeValidationText(w io.Writer, v *results.Validation) error {
 	table := printable.FigureTable(w, tw.AlignLeft)
 	header := []any{"program", "steps"}
 	for i := range v.Runs {
@@ -137,9 +137,9 @@ func writeFineValidation(w io.Writer, f *results.FineValidation, runs []results.
 	return nil
 }
 
-// WriteValidationJSON writes the validation's figures as JSON, escaped as
+// writeValidationJSON writes the validation's figures as JSON, escaped as
 // internal/printable escapes JSON.
-func WriteValidationJSON(w io.Writer, v *results.Validation) error { return printable.JSON(w, v) }
+func writeValidationJSON(w io.Writer, v *results.Validation) error { return printable.JSON(w, v) }
 
 // runsNamed is "the 3 runs", or "the run".
 func runsNamed(n int) string {

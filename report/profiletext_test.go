@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"bytes"
@@ -19,12 +19,12 @@ func TestProfileTextChecked(t *testing.T) {
 	}}}
 	diff := &results.ProfileDiff{Before: "v3", After: "v4", Cases: []results.ProfileCaseDiff{{Name: "a\nb", Functions: []results.ProfileChange{{Name: "fn\nforged", Before: 1, After: 2}}}}}
 	var out bytes.Buffer
-	if err := WriteProfileText(&out, &results.ProfileReport{Profiles: []*results.Profile{p}, Diff: diff}, ProfileOptions{}); err == nil {
+	if err := writeProfileText(&out, &results.ProfileReport{Profiles: []*results.Profile{p}, Diff: diff}, View{}); err == nil {
 		t.Errorf("a difference of one profile rendered:\n%s", out.String())
 	}
 	for _, rep := range []*results.ProfileReport{{Profiles: []*results.Profile{p}}, {Profiles: []*results.Profile{p, p}, Diff: diff}} {
 		out.Reset()
-		if err := WriteProfileText(&out, rep, ProfileOptions{Machine: true}); err != nil {
+		if err := writeProfileText(&out, rep, View{Machine: true}); err != nil {
 			t.Fatal(err)
 		}
 		for _, bad := range []string{"\n── case forged", "\nb", "\nforged", "\nx", "\nk", "\u2028", "\t"} {

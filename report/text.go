@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"encoding/json"
@@ -12,8 +12,10 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/printable"
 )
 
-// What the renderings share: their tables' style, their JSON, and how
-// they fit text into a cell.
+// What the renderings of a profile and of the costliest packets share:
+// their tables' light style, their JSON as encoding/json writes it (a
+// run's, writeJSON, escapes more: printable.JSON), and how they fit text
+// into a cell.
 
 // lightTable is a table in light lines, its header as given and left,
 // its rows aligned as rows says: the profile across kernels' and the

@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"bytes"
@@ -30,8 +30,8 @@ func TestReasonText(t *testing.T) {
 func TestWritePacketsCountsCases(t *testing.T) {
 	r := &results.Worst{Packets: []results.WorstPacket{{Name: "p1"}}}
 	var out bytes.Buffer
-	if err := WriteWorstPackets(&out, r, nil); err == nil || !strings.Contains(err.Error(), "1 packets given 0 cases") {
-		t.Fatalf("WriteWorstPackets with no cases: %v", err)
+	if err := writeWorstPackets(&out, r, nil); err == nil || !strings.Contains(err.Error(), "1 packets given 0 cases") {
+		t.Fatalf("writeWorstPackets with no cases: %v", err)
 	}
 	if out.Len() > 0 {
 		t.Errorf("wrote %q", out.String())

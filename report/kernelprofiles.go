@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"bufio"
@@ -27,10 +27,10 @@ import (
 // kernelProfiles is a profile across kernels as this package writes it.
 type kernelProfiles results.KernelProfiles
 
-// WriteKernelProfiles writes a profile across kernels as a table for
+// writeKernelProfiles writes a profile across kernels as a table for
 // people (with v.Machine, each kernel's profile with its machine code
-// after it); WriteProfileJSON writes it as JSON.
-func WriteKernelProfiles(w io.Writer, kp results.KernelProfiles, v ProfileOptions) error {
+// after it); writeProfileJSON writes it as JSON.
+func writeKernelProfiles(w io.Writer, kp results.KernelProfiles, v View) error {
 	bw := bufio.NewWriter(w)
 	if err := kernelProfiles(kp).writeText(bw, v); err != nil {
 		return err
@@ -84,7 +84,7 @@ func imageSize(p *results.Profile) int {
 	return n
 }
 
-func (kp kernelProfiles) writeText(w *bufio.Writer, v ProfileOptions) error {
+func (kp kernelProfiles) writeText(w *bufio.Writer, v View) error {
 	builds := 0
 	for _, k := range kp.Kernels {
 		if k.Profile != nil {
@@ -106,7 +106,7 @@ func (kp kernelProfiles) writeText(w *bufio.Writer, v ProfileOptions) error {
 		for _, k := range kp.Kernels {
 			if k.Profile != nil {
 				fmt.Fprintf(w, "\n═══ on %s ═══\n", printable.Line(k.Name()))
-				if err := WriteProfileText(w, k.Profile, v); err != nil {
+				if err := writeProfileText(w, k.Profile, v); err != nil {
 					return err
 				}
 			}

@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func TestKernelsCodeDiffers(t *testing.T) {
 	refused := results.KernelProfile{KernelRun: results.KernelRun{Kernel: "5.15", Status: results.KernelRefused, Error: "kfunc missing"}}
 	render := func(kp results.KernelProfiles) string {
 		var out bytes.Buffer
-		if err := WriteKernelProfiles(&out, kp, ProfileOptions{}); err != nil {
+		if err := writeKernelProfiles(&out, kp, View{}); err != nil {
 			t.Fatal(err)
 		}
 		return out.String()

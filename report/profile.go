@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"bufio"
@@ -16,16 +16,8 @@ import (
 
 // The formats of a profile: text (for people), pprof, callgrind, JSON.
 
-// ProfileOptions is what the text shows beyond the hottest lines.
-type ProfileOptions struct {
-	// SourceOrder lists every line in source order, unexecuted ones too.
-	SourceOrder bool
-	// Machine shows each line's machine code.
-	Machine bool
-}
-
-// WriteProfileJSON writes v, a profile or one across kernels, as indented JSON.
-func WriteProfileJSON(w io.Writer, v any) error {
+// writeProfileJSON writes v, a profile or one across kernels, as indented JSON.
+func writeProfileJSON(w io.Writer, v any) error {
 	if err := indentedJSON(w, v); err != nil {
 		return fmt.Errorf("write the profile as JSON: %w", err)
 	}
@@ -44,10 +36,10 @@ func compareLines(a, b results.Line) int {
 // sourceWidth bounds a line's text in the table, to keep it in 100 columns.
 const sourceWidth = 52
 
-// WriteProfileText writes the report as a person reads it: per case, its total,
+// writeProfileText writes the report as a person reads it: per case, its total,
 // its functions, and its lines with their counts and shares, as
 // cg_annotate annotates source; for two builds, their difference.
-func WriteProfileText(w io.Writer, rep *results.ProfileReport, v ProfileOptions) error {
+func writeProfileText(w io.Writer, rep *results.ProfileReport, v View) error {
 	bw := bufio.NewWriter(w)
 	if rep.Diff != nil {
 		if len(rep.Profiles) != 2 { // results.ProfileReport.Check refuses it; never index past
@@ -62,7 +54,7 @@ func WriteProfileText(w io.Writer, rep *results.ProfileReport, v ProfileOptions)
 	return bw.Flush()
 }
 
-func writeProfile(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
+func writeProfile(w *bufio.Writer, p *results.Profile, v View) {
 	fmt.Fprintf(w, "%s in %s, %s\n", printable.Line(p.Program), printable.Line(p.Object), printable.Line(p.Type))
 	if p.NoLines != "" {
 		fmt.Fprintf(w, "note: %s\n", printable.Line(p.NoLines))
@@ -110,7 +102,7 @@ func writeVerifierWalk(w *bufio.Writer, p *results.Profile, source map[string]re
 	slices.SortStableFunc(lines, func(a, b results.LineCount) int { return cmp.Compare(b.Instructions, a.Instructions) })
 	fmt.Fprintf(w, "  %10s %7s  %-24s %s\n", "processed", "share", "line", "source")
 	for _, l := range lines {
-		writeLine(w, *c, l, ProfileOptions{}, source[lineKey(l)], false)
+		writeLine(w, *c, l, View{}, source[lineKey(l)], false)
 	}
 }
 
@@ -122,7 +114,7 @@ func writeFunctions(w *bufio.Writer, c results.ProfileCase) {
 }
 
 // writeHottest lists the executed lines, the most instructions first.
-func writeHottest(w *bufio.Writer, c results.ProfileCase, v ProfileOptions, source map[string]results.ProfileSource, machine bool) {
+func writeHottest(w *bufio.Writer, c results.ProfileCase, v View, source map[string]results.ProfileSource, machine bool) {
 	lines := slices.Clone(c.Lines)
 	slices.SortStableFunc(lines, func(a, b results.LineCount) int { return cmp.Compare(b.Instructions, a.Instructions) })
 	writeLineHeader(w, v, machine)
@@ -133,7 +125,7 @@ func writeHottest(w *bufio.Writer, c results.ProfileCase, v ProfileOptions, sour
 
 // writeSourceOrder lists every line of the program in source order, a dot
 // for those the case did not execute.
-func writeSourceOrder(w *bufio.Writer, p *results.Profile, c results.ProfileCase, v ProfileOptions, source map[string]results.ProfileSource) {
+func writeSourceOrder(w *bufio.Writer, p *results.Profile, c results.ProfileCase, v View, source map[string]results.ProfileSource) {
 	counts := map[string]results.LineCount{}
 	for _, l := range c.Lines {
 		counts[lineKey(l)] = l
@@ -148,7 +140,7 @@ func writeSourceOrder(w *bufio.Writer, p *results.Profile, c results.ProfileCase
 	}
 }
 
-func writeLineHeader(w *bufio.Writer, v ProfileOptions, machine bool) {
+func writeLineHeader(w *bufio.Writer, v View, machine bool) {
 	if v.Machine && machine {
 		fmt.Fprintf(w, "  %10s %7s %8s  %-24s %s\n", "Ir", "share", "machine", "line", "source")
 		return
@@ -157,8 +149,8 @@ func writeLineHeader(w *bufio.Writer, v ProfileOptions, machine bool) {
 }
 
 // writeLine is one line of the annotated source: its count, share, place
-// and text, the helpers it called, and with ProfileOptions.Machine its machine code.
-func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v ProfileOptions, s results.ProfileSource, machine bool) {
+// and text, the helpers it called, and with View.Machine its machine code.
+func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v View, s results.ProfileSource, machine bool) {
 	count, share := ".", ""
 	if l.Instructions > 0 {
 		count, share = fmt.Sprint(l.Instructions), fmt.Sprintf("%.1f%%", c.Share(l.Instructions))
@@ -193,7 +185,7 @@ func writeLine(w *bufio.Writer, c results.ProfileCase, l results.LineCount, v Pr
 }
 
 // writeLegend says what the counts are, once under the cases.
-func writeLegend(w *bufio.Writer, p *results.Profile, v ProfileOptions) {
+func writeLegend(w *bufio.Writer, p *results.Profile, v View) {
 	fmt.Fprintln(w, "Ir: BPF instructions executed (a helper call counts one; what a tail call enters is not counted);")
 	fmt.Fprintln(w, "inclusive: with the callees and callbacks called from this function alone; → helper calls")
 	if p.Verifier != nil {
@@ -240,14 +232,14 @@ func writeChanges(w *bufio.Writer, c results.ProfileCaseDiff) {
 	}
 }
 
-// WriteCallgrind writes the report in Callgrind's format (events: Ir), as
+// writeCallgrind writes the report in Callgrind's format (events: Ir), as
 // callgrind_annotate and KCachegrind read it: each function's lines with
 // the instructions they executed, summed over the cases (select one case
 // with the case flags to see it alone), and the calls of each callee or
 // callback that has a single call site, with its inclusive cost. A callee
 // with several call sites has its own cost but no call record: its cost
 // per site is not known.
-func WriteCallgrind(w io.Writer, rep *results.ProfileReport) error {
+func writeCallgrind(w io.Writer, rep *results.ProfileReport) error {
 	bw := bufio.NewWriter(w)
 	cw := &callgrindWriter{w: bw, files: map[string]int{}, fns: map[string]int{}}
 	var cmd []string
@@ -369,13 +361,13 @@ func (cw *callgrindWriter) calls(prof *results.Profile, f int, perInsn, inclusiv
 // pprof profile's address space: pprof takes address 0 for none.
 const mappingBase = 0x10000
 
-// WritePprof writes the report as a gzipped profile.proto, as pprof reads
+// writePprof writes the report as a gzipped profile.proto, as pprof reads
 // it: sample type instructions/count; a location per executed BPF
 // instruction, at its byte offset, with its line and function; a sample
 // per case and instruction, labelled with the case (and the build, when
 // there are two), whose stack holds the call sites of its function's
 // chain of single callers, so that the flame graph nests callees.
-func WritePprof(w io.Writer, rep *results.ProfileReport) error {
+func writePprof(w io.Writer, rep *results.ProfileReport) error {
 	b := &pprofBuilder{
 		p: &pprof.Profile{
 			SampleType:        []*pprof.ValueType{{Type: "instructions", Unit: "count"}},

@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"fmt"
@@ -15,8 +15,8 @@ import (
 // The report of `xdpmicro worst`: a table, JSON, and the packets as a
 // packet file.
 
-// WriteWorstJSON writes the report as indented JSON.
-func WriteWorstJSON(w io.Writer, r *results.Worst) error { return indentedJSON(w, r) }
+// writeWorstJSON writes the report as indented JSON.
+func writeWorstJSON(w io.Writer, r *results.Worst) error { return indentedJSON(w, r) }
 
 // tableReasons are the reasons a row shows; the JSON has them all.
 const tableReasons = 2
@@ -28,9 +28,9 @@ const (
 	reasonsWidth = 36
 )
 
-// WriteWorstTable writes the report as a table, with how the search went
+// writeWorstTable writes the report as a table, with how the search went
 // under it.
-func WriteWorstTable(w io.Writer, r *results.Worst) error {
+func writeWorstTable(w io.Writer, r *results.Worst) error {
 	// As report.Title names a program.
 	fmt.Fprintf(w, "the costliest packets for %s in %s, %s\n", r.Program, r.Object, r.Type)
 	table := lightTable(w, tw.CellAlignment{Global: tw.AlignLeft,
@@ -116,11 +116,11 @@ func writeWorstFooter(w io.Writer, r *results.Worst) error {
 	return nil
 }
 
-// WriteWorstPackets writes the packets as a packet file that bench
+// writeWorstPackets writes the packets as a packet file that bench
 // --packets takes: each by its name, expecting the action it returned.
 // cases are the packets as cases, in the order of r.Packets: the frames
 // and contexts the search found.
-func WriteWorstPackets(w io.Writer, r *results.Worst, cases []packets.Case) error {
+func writeWorstPackets(w io.Writer, r *results.Worst, cases []packets.Case) error {
 	if len(cases) != len(r.Packets) {
 		return fmt.Errorf("a packet file of %d packets given %d cases", len(r.Packets), len(cases))
 	}

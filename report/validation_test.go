@@ -1,4 +1,4 @@
-package render
+package report
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestWriteValidation(t *testing.T) {
 			Failures: []string{"ladder_8 is not slower than ladder_0"},
 		}
 		var buf bytes.Buffer
-		if err := WriteValidationText(&buf, v); err != nil {
+		if err := writeValidationText(&buf, v); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
@@ -30,7 +30,7 @@ func TestWriteValidation(t *testing.T) {
 			t.Errorf("checked %v:\n%s", checked, out)
 		}
 		buf.Reset()
-		if err := WriteValidationJSON(&buf, v); err != nil || !strings.Contains(buf.String(), `"ns_per_fine_step"`) {
+		if err := writeValidationJSON(&buf, v); err != nil || !strings.Contains(buf.String(), `"ns_per_fine_step"`) {
 			t.Errorf("JSON: %v\n%s", err, buf.String())
 		}
 	}
@@ -49,7 +49,7 @@ func TestWriteValidationRuns(t *testing.T) {
 			v.RunShifts, v.RunFactors = append(v.RunShifts, 0), append(v.RunFactors, 1)
 		}
 		var buf bytes.Buffer
-		if err := WriteValidationText(&buf, v); err != nil {
+		if err := writeValidationText(&buf, v); err != nil {
 			t.Fatal(err)
 		}
 		out := buf.String()
