@@ -36,10 +36,7 @@ func apiOptions(t *testing.T) (xdpmicro.Options, xdpmicro.WorstSearch) {
 	}
 	load := xdpmicro.LoadOptions{Set: []string{"hit_action=3"}} // XDP_TX
 	prog := xdpmicro.File(portsObject, "")
-	programs, err := xdpmicro.Targets(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
+	programs := []xdpmicro.Program{prog}
 	opts := xdpmicro.Options{Programs: programs, Cases: xdpmicro.Mix(), MapInit: mapInit, Load: load,
 		Budget: time.Second, Placements: 2, NoFloor: true}
 	search := xdpmicro.WorstSearch{Program: prog, MapInit: mapInit, Load: load, Seeds: xdpmicro.Mix(),

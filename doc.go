@@ -27,16 +27,13 @@
 // package report writes as a table, Markdown, BMF, JSON or Go benchmark
 // lines (and internal/htmlpage as the --report page).
 //
-// This package is also the one orchestrator of the command: Run measures
-// (package testrun), analyses (internal/analysis, with package stats) and
-// compares, with everything it chooses on the way (the estimator for the
-// sampling mode, the loads and their groups, when adaptive sampling has
-// enough); RunEach, Profile, Worst and Validate are the other subcommands'
-// runs, and Find turns a name on the command line into a Program.
-// Options is the one options type, of the command and of a benchmark
-// alike, and plain data: its zero value is the defaults, which
-// Options.Complete fills and checks, every one of them, before anything
-// is loaded; an unexported runner built from completed options measures.
+// This package is the API and only the API: Run measures, analyses and
+// compares, the engine (internal/engine) doing the work; Profile, Verify,
+// Worst and Validate are the other subcommands' runs, and Find turns a
+// name on the command line into a Program. Options is the one options
+// type, of the command and of a benchmark alike, and plain data: its
+// zero value is the defaults, which Options.Complete fills and checks,
+// every one of them, before anything is loaded.
 // Every error that is the caller's input being wrong wraps ErrBadInput.
 //
 // Loading and running BPF needs root, or CAP_BPF and CAP_NET_ADMIN (and

@@ -16,10 +16,7 @@ import (
 // liveOptions measures prog with live frames beside its test run, briefly.
 func liveOptions(t *testing.T, prog xdpmicro.Program) xdpmicro.Options {
 	t.Helper()
-	programs, err := xdpmicro.Targets(prog)
-	if err != nil {
-		t.Fatal(err)
-	}
+	programs := []xdpmicro.Program{prog}
 	o := xdpmicro.Options{Programs: programs, Cases: xdpmicro.Mix(), Live: true, Budget: 2 * time.Second, Placements: 2}
 	return o
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -28,7 +29,7 @@ type LoadOptions = testrun.LoadOptions
 
 // ProgramInfo is a program of an object: its name, type and section, and
 // whether xdpmicro can measure it.
-type ProgramInfo = object.ProgramInfo
+type ProgramInfo = testrun.ProgramInfo
 
 // MapInfo is a map of an object, as `xdpmicro programs` lists it.
 type MapInfo = object.MapInfo
@@ -87,16 +88,16 @@ func bundled(b bpf.Build, program string) Program {
 	return Program{object: object.Object{Name: b.Name + " (bundled)", ELF: b.Object}, program: program, bundled: true, rung: b.Rung}
 }
 
-// Targets are progs as Options.Programs holds them: one program, or two
-// to compare, labelled before and after. A program that cannot be
-// measured (a missing file, an unknown build) is its error.
-func Targets(progs ...Program) ([]testrun.Program, error) {
+// targets are progs as testrun measures them, two labelled before and
+// after. A program that cannot be measured (a missing file, an
+// unknown build) is its error.
+func targets(progs []Program) ([]testrun.Program, error) {
 	var out []testrun.Program
 	for i, p := range progs {
 		if p.err != nil {
 			return nil, p.err
 		}
-		label := ""
+		label := p.label
 		if len(progs) == 2 {
 			label = [...]string{"before", "after"}[i]
 		}
@@ -123,19 +124,26 @@ func CaseDefaults(progs ...Program) (classes, expect bool) {
 // go test -bench takes one) or no name, every measurable one it matches,
 // and those passed over.
 func Choose(o Options) (names []string, skipped []ProgramInfo, err error) {
-	last := measuredProgram(o.Programs)
-	if last == nil {
+	if len(o.Programs) == 0 {
 		return nil, nil, fmt.Errorf("%w: no program to measure", ErrOptions)
 	}
-	if last.Program != "" && !object.IsPattern(last.Program) {
-		return []string{last.Program}, nil, nil
+	last := o.Programs[len(o.Programs)-1]
+	if last.err != nil {
+		return nil, nil, last.err
 	}
-	names, passed, err := testrun.Select(last.Object, last.Program, o.Load, o.MapInit)
-	for _, p := range passed {
-		skipped = append(skipped, ProgramInfo(p))
-	}
-	return names, skipped, err
+	return engine.Choose(testrun.Object(last.object), last.program, o.Load, o.MapInit)
 }
+
+// Named is p with the program of its object that program names: what
+// Choose chose, measured on its own.
+func (p Program) Named(program string) Program {
+	p.program = program
+	return p
+}
+
+// Name is the program of p's object that p names; empty for the only
+// one it can measure, or a bundled build's own.
+func (p Program) Name() string { return p.program }
 
 // Err is why p cannot be measured (a missing file, an unknown build), nil
 // when it can be tried.
@@ -149,7 +157,12 @@ func (p Program) Programs() ([]ProgramInfo, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	return p.object.Programs()
+	progs, err := p.object.Programs()
+	out := make([]ProgramInfo, len(progs))
+	for i, info := range progs {
+		out[i] = ProgramInfo(info)
+	}
+	return out, err
 }
 
 // Maps are the maps of p's object.
@@ -177,8 +190,12 @@ func badInput(err error) error { return badinput.Wrap(err) }
 // the action each case takes, its instructions and the maps it changed,
 // without sampling. notice, if not nil, hears what the run notices, and
 // its notes (the maps whose changes are not shown, and why).
-func Check(ctx context.Context, prog testrun.Program, cases []packets.Case, mapInit *MapInit, notice func(string)) ([]testrun.CaseResult, error) {
-	res, err := testrun.Check(ctx, testrun.Config{Programs: []testrun.Program{prog}, Cases: cases, MapInit: mapInit, CPU: -1, Notice: notice})
+func Check(ctx context.Context, p Program, cases []packets.Case, mapInit *MapInit, notice func(string)) ([]testrun.CaseResult, error) {
+	progs, err := targets([]Program{p})
+	if err != nil {
+		return nil, err
+	}
+	res, err := testrun.Check(ctx, testrun.Config{Programs: progs, Cases: cases, MapInit: mapInit, CPU: testrun.AnyCPU, Notice: notice})
 	if err != nil {
 		return nil, err
 	}

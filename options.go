@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/host"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -57,6 +58,11 @@ const (
 	MinSamples = testrun.MinSamples
 	// MaxLiveBatch bounds LiveBatch, as the kernel does.
 	MaxLiveBatch = testrun.MaxBatch
+	// MaxSampleTime bounds SampleTime: a sample is one call.
+	MaxSampleTime = time.Second
+	// MaxPlacements bounds Placements and GroupLoads: every load is a
+	// program JIT-compiled and held in the kernel for the run.
+	MaxPlacements = engine.MaxPlacements
 	// MinResamples and MaxResamples bound Stats.Resamples.
 	MinResamples = stats.MinResamples
 	MaxResamples = stats.MaxResamples
@@ -70,7 +76,7 @@ type Options struct {
 	// Programs are what to measure, in the same rounds; with Compared,
 	// two: before, then after, whose change is judged. Measure and
 	// Compare set them from their arguments.
-	Programs []testrun.Program
+	Programs []Program
 	Compared bool
 	// Live measures the one program twice in the same rounds, as a plain
 	// test run and with live frames (live.go), and compares the two: the
@@ -105,7 +111,8 @@ type Options struct {
 	// zero is stats.DefaultPrecision; FixedSamples takes Samples rounds.
 	Precision float64
 	// Budget bounds calibration, warm-up and sampling: zero is
-	// testrun.DefaultBenchBudget, or testrun.DefaultBudget comparing.
+	// testrun.DefaultBenchBudget for one program, testrun.DefaultBudget
+	// comparing or measuring several side by side.
 	// Benchmark takes -test.benchtime when it is a duration other than 1s.
 	Budget time.Duration
 	// Repeat, when set, is the top level of runs a call: the most a call
@@ -118,8 +125,15 @@ type Options struct {
 	// DefaultLoads. Each case stands for the mean over its loads.
 	Placements int
 	// GroupLoads is how many loads of each program are measured together,
-	// in one group (groups.go): 0 chooses.
+	// in one group, loaded, anchored, sampled and closed on its own: zero
+	// is DefaultGroupLoads for a program measured alone, every load in one
+	// group comparing, and LongRepeatLoads for calls of at least
+	// engine.LongRepeat runs.
 	GroupLoads int
+	// SampleTime is how long a sample lasts, linear sampling's top level
+	// chosen for it: zero is testrun.TargetSample for one program,
+	// CompareSample where several are measured side by side.
+	SampleTime time.Duration
 	SingleRun  bool
 	Restore    bool
 	// NoFloor leaves out the empty program of the measured type.
@@ -157,6 +171,28 @@ type Options struct {
 	// rest from the options and what it chose.
 	Settings results.Settings
 }
+
+// Defaults of what Options leave zero, where no other package's constant
+// is the default.
+const (
+	// DefaultGroupLoads is how many loads of a program measured alone one
+	// group holds: what a group shares moves a program about as much as
+	// its loads differ, so many small groups narrow the interval most for
+	// the time (docs/measurement-notes.md).
+	DefaultGroupLoads = 2
+	// LongRepeatLoads is the group of a repeat of engine.LongRepeat or
+	// more: calls of tens of milliseconds, the budget holds one group at
+	// most, and its loads are all the interval has; four give Student's t
+	// three degrees of freedom.
+	LongRepeatLoads = 4
+)
+
+// CompareSample is how long a sample lasts where several programs are
+// measured side by side (two builds compared, validate's ladder), not
+// testrun.TargetSample: their differences are judged over loads measured
+// side by side, and a load's slope reads truer from more, shorter calls
+// (docs/measurement-notes.md, "Shorter samples for comparisons").
+const CompareSample = 60 * time.Microsecond
 
 // Defaults are the zero Options of a program measured alone, every
 // default filled as Complete fills it (Programs aside): what the
@@ -206,8 +242,8 @@ func withDefaults(o Options) Options {
 	}
 	if o.Precision != FixedSamples && o.Budget == 0 {
 		o.Budget = testrun.DefaultBenchBudget
-		if compared {
-			o.Budget = testrun.DefaultBudget // time to settle the verdicts
+		if compared || len(o.Programs) > 1 {
+			o.Budget = testrun.DefaultBudget // time to settle the verdicts, or the ladder's rungs
 		}
 	}
 	if o.Sampling == "" {
@@ -220,6 +256,22 @@ func withDefaults(o Options) Options {
 		o.Placements = testrun.DefaultLoads
 		if compared {
 			o.Placements = testrun.DefaultPlacements
+		}
+	}
+	if o.GroupLoads == 0 {
+		switch {
+		case compared:
+			o.GroupLoads = o.Placements
+		case o.Repeat >= engine.LongRepeat:
+			o.GroupLoads = min(o.Placements, LongRepeatLoads)
+		default:
+			o.GroupLoads = min(o.Placements, DefaultGroupLoads)
+		}
+	}
+	if o.SampleTime == 0 {
+		o.SampleTime = testrun.TargetSample
+		if compared || len(o.Programs) > 1 {
+			o.SampleTime = CompareSample
 		}
 	}
 	o.Stats = withStatsDefaults(o.Stats, stats.DefaultOptions())
@@ -314,6 +366,8 @@ func checkOptions(o Options) error {
 		return fmt.Errorf("%w: live frames measure one program against its own test run: no second build or baseline", ErrOptions)
 	case o.LiveBatch < 0 || o.LiveBatch > MaxLiveBatch:
 		return fmt.Errorf("%w: a batch of %d live frames: want 1 to %d, or 0 for the kernel's %d", ErrOptions, o.LiveBatch, MaxLiveBatch, testrun.DefaultBatch)
+	case o.SampleTime < 0 || o.SampleTime > MaxSampleTime:
+		return fmt.Errorf("%w: samples of %s: want up to %s, or 0 for the default", ErrOptions, o.SampleTime, MaxSampleTime)
 	case o.GroupLoads < 0 || o.GroupLoads > MaxPlacements:
 		return fmt.Errorf("%w: %d loads a group: want 1 to %d, or 0 for the default", ErrOptions, o.GroupLoads, MaxPlacements)
 	case o.Sampling != "" && o.Sampling != testrun.SamplingLinear && o.Sampling != testrun.SamplingFlat:
@@ -370,20 +424,36 @@ func checkCompleted(o Options) error {
 	return nil
 }
 
-// measuredProgram is the program options are about, as
-// results.Report.Measured is a report's: the only one, or the after build
-// of a comparison, the last. Nil when there is none.
-func measuredProgram(progs []testrun.Program) *testrun.Program {
-	if len(progs) == 0 {
-		return nil
+// config completes o and turns it into the engine's run: the programs
+// resolved (labelled before and after when compared), the map states
+// applied to the cases, and each sentinel turned into testrun's value.
+func (o Options) config() (engine.Config, error) {
+	o, err := o.Complete()
+	if err != nil {
+		return engine.Config{}, err
 	}
-	return &progs[len(progs)-1]
-}
-
-// cpuOf is the CPU o measures on, or testrun.AnyCPU.
-func cpuOf(o Options) int {
-	if o.CPU == nil {
-		return testrun.AnyCPU
+	progs, err := targets(o.Programs)
+	if err != nil {
+		return engine.Config{}, err
 	}
-	return *o.CPU
+	c := engine.Config{
+		Programs: progs, Compared: o.Compared, Live: o.Live, LiveBatch: o.LiveBatch,
+		Cases: packets.InStates(o.Cases, o.States), MapInit: o.MapInit, Load: o.Load, CPU: testrun.AnyCPU,
+		Warmup: o.Warmup, Samples: o.Samples, Precision: o.Precision, Budget: o.Budget, Repeat: o.Repeat,
+		Sampling: o.Sampling, Timer: o.Timer, SampleTime: o.SampleTime, Placements: o.Placements, GroupLoads: o.GroupLoads,
+		SingleRun: o.SingleRun, Restore: o.Restore, NoFloor: o.NoFloor, NoAnchor: o.NoAnchor,
+		Estimator: o.Estimator, Stats: o.Stats, Compare: o.Compare, Baseline: o.Baseline, BaselineName: o.BaselineName,
+		History: o.History, Started: o.Started, Settings: o.Settings,
+	}
+	if o.CPU != nil {
+		c.CPU = *o.CPU
+	}
+	if c.Warmup == NoWarmup {
+		c.Warmup = 0 // one round, as testrun takes a zero warm-up
+	}
+	if c.Precision == FixedSamples {
+		c.Precision = 0 // exactly Samples rounds, no budget
+	}
+	c.Compare.NoiseThreshold = noiseThreshold(c.Compare)
+	return c, nil
 }

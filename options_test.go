@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -14,7 +15,7 @@ import (
 // completed options changes nothing: Run completes what a caller may
 // have completed already.
 func TestCompleteDefaults(t *testing.T) {
-	one := []testrun.Program{{}}
+	one := []Program{{}}
 	o, err := Options{Programs: one}.Complete()
 	if err != nil {
 		t.Fatal(err)
@@ -51,9 +52,9 @@ func TestCompleteDefaults(t *testing.T) {
 	if fixed.Precision != FixedSamples || fixed.Warmup != NoWarmup || fixed.Budget != 0 || !reflect.DeepEqual(again, fixed) {
 		t.Errorf("fixed rounds completed to precision %g, warm-up %s, budget %s", fixed.Precision, fixed.Warmup, fixed.Budget)
 	}
-	r := newRunner(fixed)
-	if r.Precision != 0 || r.Warmup != 0 || r.Compare.NoiseThreshold != 0 {
-		t.Errorf("the runner took precision %g, warm-up %s, threshold %g; want testrun's zeros", r.Precision, r.Warmup, r.Compare.NoiseThreshold)
+	c, err := fixed.config()
+	if err != nil || c.Precision != 0 || c.Warmup != 0 || c.Compare.NoiseThreshold != 0 {
+		t.Errorf("the engine took precision %g, warm-up %s, threshold %g (%v); want testrun's zeros", c.Precision, c.Warmup, c.Compare.NoiseThreshold, err)
 	}
 
 	// The comparison's statistics are the run's, each field the caller
@@ -65,7 +66,7 @@ func TestCompleteDefaults(t *testing.T) {
 
 	// Flat sampling, a comparison and live frames take their own defaults.
 	flat, _ := Options{Programs: one, Sampling: testrun.SamplingFlat}.Complete()
-	cmp, _ := Options{Programs: []testrun.Program{{}, {}}, Compared: true}.Complete()
+	cmp, _ := Options{Programs: []Program{{}, {}}, Compared: true}.Complete()
 	live, _ := Options{Programs: one, Live: true}.Complete()
 	switch {
 	case flat.Estimator != stats.Low:
@@ -80,7 +81,7 @@ func TestCompleteDefaults(t *testing.T) {
 // Complete checks the nested options too, each field the caller set,
 // before anything is loaded.
 func TestCompleteChecks(t *testing.T) {
-	one := []testrun.Program{{}}
+	one := []Program{{}}
 	for name, o := range map[string]Options{
 		"confidence":       {Stats: stats.Options{Confidence: 1.5}},
 		"resamples":        {Stats: stats.Options{Resamples: 1}},
@@ -98,6 +99,30 @@ func TestCompleteChecks(t *testing.T) {
 		o.Programs = one
 		if _, err := o.Complete(); !errors.Is(err, ErrOptions) || !errors.Is(err, ErrBadInput) {
 			t.Errorf("%s: %v, want ErrOptions", name, err)
+		}
+	}
+}
+
+// Complete decides how many loads a group holds: two of a program alone,
+// every load at once comparing, four for calls of a long repeat, and
+// never more than the loads.
+func TestCompleteGroupLoads(t *testing.T) {
+	one, two := []Program{{}}, []Program{{}, {}}
+	for _, tt := range []struct {
+		name string
+		o    Options
+		want int
+	}{
+		{"alone", Options{Programs: one}, DefaultGroupLoads},
+		{"compared", Options{Programs: two, Compared: true}, testrun.DefaultPlacements},
+		{"live frames", Options{Programs: one, Live: true}, testrun.DefaultPlacements},
+		{"long calls", Options{Programs: one, Placements: 16, Repeat: engine.LongRepeat}, LongRepeatLoads},
+		{"one load", Options{Programs: one, Placements: 1}, 1},
+		{"asked for", Options{Programs: one, Placements: 12, GroupLoads: 6}, 6},
+	} {
+		o, err := tt.o.Complete()
+		if err != nil || o.GroupLoads != tt.want {
+			t.Errorf("%s: %d loads a group (%v), want %d", tt.name, o.GroupLoads, err, tt.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/report"
@@ -55,7 +56,7 @@ func runProfile(t *testing.T, s subject) (*profile.Profile, []uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Programs: []testrun.Program{s.prog}, Cases: cases}
+	o := Options{Programs: []Program{programOf(s.prog)}, Cases: cases}
 	if s.mapInit != "" {
 		if o.MapInit, err = testrun.ParseMapInit("init.yaml", []byte(s.mapInit)); err != nil {
 			t.Fatal(err)
@@ -65,7 +66,7 @@ func runProfile(t *testing.T, s subject) (*profile.Profile, []uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked, err := testrun.Check(context.Background(), testrun.Config{Programs: o.Programs, Cases: cases, MapInit: o.MapInit, CPU: testrun.AnyCPU})
+	checked, err := testrun.Check(context.Background(), testrun.Config{Programs: []testrun.Program{s.prog}, Cases: cases, MapInit: o.MapInit, CPU: testrun.AnyCPU})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func TestProfileVerifierWalk(t *testing.T) {
 		{Label: "before", Object: testrun.Object{Name: "v3", ELF: v3.Object}, Program: v3.Program},
 		{Label: "after", Object: testrun.Object{Name: "v4", ELF: v4.Object}, Program: v4.Program},
 	}
-	rep, err := Profile(context.Background(), Options{Programs: progs, Cases: cases}, nil)
+	rep, err := Profile(context.Background(), Options{Programs: []Program{programOf(progs[0]), programOf(progs[1])}, Cases: cases}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,4 +285,9 @@ func TestProfileVerifierWalk(t *testing.T) {
 	if d == nil || d.Before != processed(progs[0]) || d.After != processed(progs[1]) || len(d.Lines) == 0 {
 		t.Fatalf("verifier diff %+v", d)
 	}
+}
+
+// programOf is a program testrun names, as Options hold it.
+func programOf(p testrun.Program) Program {
+	return Program{object: object.Object(p.Object), program: p.Program, label: p.Label}
 }

@@ -31,10 +31,7 @@ func TestStatesAgainstInBPFReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	progs, err := xdpmicro.Targets(xdpmicro.File("bpf/testdata/flowtable.o", "flowtable"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	progs := []xdpmicro.Program{xdpmicro.File("bpf/testdata/flowtable.o", "flowtable")}
 	ref := &interleaved{ref: kerneltest.NewFlowtableReference(t), frame: cases[0].Frame}
 	rep, err := xdpmicro.Run(context.Background(), xdpmicro.Options{
 		Programs: progs, Cases: cases, States: []string{packets.StateFirst, packets.StateSteady},

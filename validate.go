@@ -6,33 +6,31 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/ladder"
+	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
-// DefaultLadderBudget is the time budget of each of Validate's runs when
-// o sets none: thirteen programs take longer than one to settle.
-const DefaultLadderBudget = testrun.DefaultBudget
-
 // Ladder is o measuring the bundled ladder and its fine rungs, as each of
 // Validate's runs does: their one case, by linear sampling, every rung over
 // as many loads as the XDP dispatcher holds at once (a load's placement
-// moves a rung by more than a fine step), within DefaultLadderBudget
-// unless o says otherwise; Complete fills the rest.
+// moves a rung by more than a fine step); Complete fills the rest, the
+// budget of several programs among them.
 func Ladder(o Options) (Options, error) {
 	cases, err := ladder.Cases()
 	if err != nil {
 		return Options{}, err
 	}
-	o.Programs, o.Compared, o.Baseline, o.Cases = ladder.Programs(), false, nil, cases
+	o.Programs, o.Compared, o.Baseline, o.Cases = ladderPrograms(), false, nil, cases
 	o.Sampling, o.Placements = testrun.SamplingLinear, testrun.MostLoads(len(o.Programs))
-	if o.Budget == 0 && o.Precision != FixedSamples {
-		o.Budget = DefaultLadderBudget
-	}
 	return o, nil
 }
 
-// Validate measures the bundled ladder (Ladder) in runs separate runs,
+// DefaultValidateRuns is how many runs Validate makes when runs is zero:
+// the spread from run to run needs more than two.
+const DefaultValidateRuns = 3
+
+// Validate measures the bundled ladder (Ladder) in runs separate runs (zero: DefaultValidateRuns),
 // each loading everything anew, every one on the first one's CPU, and
 // checks the measurements (internal/ladder): the order of the rungs, the
 // linearity of their cost, the spread from run to run, the fine rungs. Of
@@ -40,6 +38,9 @@ func Ladder(o Options) (Options, error) {
 // say which checks failed. It returns the runs' reports with it. A run
 // that fails, or is interrupted, ends it with that run's error.
 func Validate(ctx context.Context, o Options, runs int, obs Observer) (*results.Validation, []*results.Report, error) {
+	if runs == 0 {
+		runs = DefaultValidateRuns
+	}
 	if runs < 1 || runs > MaxValidateRuns {
 		return nil, nil, fmt.Errorf("%w: %d runs: want 1 to %d", ErrOptions, runs, MaxValidateRuns)
 	}
@@ -68,4 +69,14 @@ func Validate(ctx context.Context, o Options, runs int, obs Observer) (*results.
 		return nil, nil, err
 	}
 	return v, reps, nil
+}
+
+// ladderPrograms are the ladder's programs as Options hold them, each
+// labelled with its steps.
+func ladderPrograms() []Program {
+	var progs []Program
+	for _, p := range ladder.Programs() {
+		progs = append(progs, Program{object: object.Object(p.Object), program: p.Program, label: p.Label, bundled: true, rung: true})
+	}
+	return progs
 }

@@ -83,7 +83,7 @@ func Worst(ctx context.Context, s WorstSearch, timing *Options, obs WorstObserve
 		// Checked before the search, which may last long: the cases
 		// are the search's, added after it.
 		t = *timing
-		t.Programs = []testrun.Program{{Object: search.Object, Program: search.Program}}
+		t.Programs = []Program{s.Program}
 		t.Compared, t.Baseline = false, nil
 		t.Cases, t.MapInit, t.Load = nil, search.MapInit, search.Load
 		var err error

@@ -8,9 +8,12 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/object"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
+	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Program is a program to measure: from a collection spec, a program
@@ -19,8 +22,9 @@ type Program struct {
 	object  object.Object
 	program string
 	bundled bool
-	rung    bool  // a fine-ladder rung: it passes every frame
-	err     error // why the program cannot be measured, found when named
+	rung    bool   // a fine-ladder rung: it passes every frame
+	label   string // what a report calls it, where not before or after
+	err     error  // why the program cannot be measured, found when named
 }
 
 // Spec is the named program of spec, as bpf2go's generated load function
@@ -91,11 +95,12 @@ func withPrograms(progs []Program, compared bool, o *Options) (Options, error) {
 	if o != nil {
 		opts = *o
 	}
-	var err error
-	if opts.Programs, err = Targets(progs...); err != nil {
-		return Options{}, err
+	for _, p := range progs {
+		if p.err != nil {
+			return Options{}, p.err
+		}
 	}
-	opts.Compared = compared
+	opts.Programs, opts.Compared = progs, compared
 	for _, p := range progs {
 		if p.object.Prog != nil {
 			opts.Placements = 1 // the caller's one load
@@ -110,6 +115,50 @@ func withPrograms(progs []Program, compared bool, o *Options) (Options, error) {
 		opts.Cases = cases
 	}
 	return opts, nil
+}
+
+// Observer hears of a run while it goes: every sample's progress, on the
+// measuring thread (it must return at once), and notices for a person.
+type Observer interface {
+	Progress(testrun.Progress)
+	Notice(string)
+}
+
+// Run measures, analyses and, for two programs or a baseline, compares.
+// When ctx is cancelled mid-run it returns the report of what was
+// measured, marked Partial, with ctx's error.
+func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) {
+	c, err := o.config()
+	if err != nil {
+		return nil, err
+	}
+	return engine.Run(ctx, c, obs)
+}
+
+// MeasureRaw measures as Run does, and returns what was measured, raw: for
+// callers that analyse it their own way.
+func MeasureRaw(ctx context.Context, o Options, obs Observer) (results.Measured, error) {
+	c, err := o.config()
+	if err != nil {
+		return results.Measured{}, err
+	}
+	return engine.MeasureRaw(ctx, c, obs)
+}
+
+// CompareSaved judges the change from one saved result to another, case
+// by case, the last program of each (results.Report.Measured), as the
+// compare command does; opts' zero Estimator lets the files decide.
+func CompareSaved(before, after *results.Report, opts stats.CompareOptions) (*results.Report, error) {
+	opts, err := completeSaved(opts)
+	if err != nil {
+		return nil, err
+	}
+	return engine.CompareSaved(before, after, opts)
+}
+
+// Interrupted says whether err is a run stopped by its context.
+func Interrupted(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Frame is a case of one raw Ethernet frame, as bpftool's data_in takes

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
 func TestBadInput(t *testing.T) {
-	for _, err := range []error{ErrFormat, results.ErrBadResult, results.ErrNoBaseline, results.ErrBaselineName, analysis.ErrNotComparable} {
+	for _, err := range []error{ErrFormat, results.ErrBadResult, results.ErrNoBaseline, results.ErrBaselineName, engine.ErrNotComparable} {
 		if !errors.Is(fmt.Errorf("x: %w", err), badinput.Err) {
 			t.Errorf("%v is not bad input", err)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -57,7 +57,7 @@ func TestNetOfFloor(t *testing.T) {
 	res := reportfixture.SampleResult(t)
 	floor := reportfixture.Derived(res.Programs[0], "floor", func(s float64) float64 { return s - 10 })
 	res.Floor = &floor
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestCPULockSaved(t *testing.T) {
 	res.Environment.CPU = 0
 	res.Environment.CPUChoice = "moved from CPU 1 (only allowed CPU other than 0), which another xdpmicro run held"
 	res.Environment.CPULock = &results.CPULock{Path: "@xdpmicro-cpu0", Preferred: 1, HeldByOthers: []int{1}}
-	cur, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	cur, err := engine.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestCPULockSaved(t *testing.T) {
 		t.Errorf("cpu_lock read back as %+v", l)
 	}
 
-	old, err := analysis.New(results.Settings{Confidence: 0.95}, reportfixture.SampleResult(t), stats.DefaultOptions())
+	old, err := engine.New(results.Settings{Confidence: 0.95}, reportfixture.SampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestCPULockSaved(t *testing.T) {
 	if base.Environment.CPULock != nil {
 		t.Errorf("no cpu_lock read as %+v", base.Environment.CPULock)
 	}
-	r, err := analysis.Against(base, back, results.Files, reportfixture.CompareOpts())
+	r, err := engine.Against(base, back, results.Files, reportfixture.CompareOpts())
 	if err != nil {
 		t.Fatal(err)
 	}

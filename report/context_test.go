@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -22,7 +22,7 @@ func TestContextNotes(t *testing.T) {
 	c := &res.Programs[0].Results[0]
 	c.Context = ctx.String()
 	c.ContextChanges = []results.ContextChange{{Field: "mark", In: 0x2a, Out: 0x2b}}
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@
 // file is given, and its one atomic file writer, WriteFile: an
 // interrupted run never leaves half a file.
 //
-// It computes nothing of the findings: internal/analysis does. It knows
+// It computes nothing of the findings: internal/engine does. It knows
 // nothing of how the samples were taken: it renders results' types, and
 // plain data the producer hands it where a renderer needs what is not
 // saved (results.Profile's Layout, the frames of the packet file, the

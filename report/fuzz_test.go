@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -34,7 +34,7 @@ func FuzzParse(f *testing.F) {
 		opts := stats.CompareOptions{Options: stats.Options{Confidence: 0.95, Resamples: 100, Seed: 1}, Significance: 0.05, Quantum: 1}
 		// Whatever compares writes, as a table and as JSON: no figure
 		// JSON cannot hold, no name a terminal would act on.
-		if c, err := analysis.Against(r, r, results.Files, opts); err == nil {
+		if c, err := engine.Against(r, r, results.Files, opts); err == nil {
 			for _, f := range []Format{Table, JSON} {
 				var buf bytes.Buffer
 				if err := Write(&buf, c, f, View{Verbose: true}); err != nil {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -53,7 +53,7 @@ func TestGoBenchCaptureNames(t *testing.T) {
 	}
 	opts := stats.DefaultOptions()
 	opts.Resamples = 100
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Sizes: []int{128, 256}}, res, opts)
+	r, err := engine.New(results.Settings{Confidence: 0.95, Sizes: []int{128, 256}}, res, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestGoBenchUnits(t *testing.T) {
 		}
 		opts := stats.DefaultOptions()
 		opts.Resamples = 100
-		r, err := analysis.New(reportfixture.SettingsFor(linear), res, opts)
+		r, err := engine.New(reportfixture.SettingsFor(linear), res, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

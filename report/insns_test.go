@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -60,7 +60,7 @@ func TestNoCountNote(t *testing.T) {
 	for i := range res.Programs[0].Results {
 		res.Programs[0].Results[i].NoCount = "not counted: the verifier said no"
 	}
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

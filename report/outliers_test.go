@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -39,7 +39,7 @@ func TestOutliersColumn(t *testing.T) {
 
 func reportOf(t *testing.T, res results.Measured, est stats.Estimator) *results.Report {
 	t.Helper()
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: est}, res, stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: est}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

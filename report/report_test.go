@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -22,7 +22,7 @@ import (
 
 func newReport(t *testing.T) *results.Report {
 	t.Helper()
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000}, reportfixture.SampleResult(t), stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000}, reportfixture.SampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestTable(t *testing.T) {
 
 // Outliers matter where they move the estimate shown: the mean's.
 func TestOutliersUnderMean(t *testing.T) {
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: stats.Mean}, reportfixture.SampleResult(t), stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: stats.Mean}, reportfixture.SampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestPartialReportSkipsThinCases(t *testing.T) {
 	res := reportfixture.SampleResult(t)
 	res.Partial = true
 	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:3]
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestParseFormat(t *testing.T) {
 // Go benchmark format: one line per sample, read back by benchfmt as
 // benchstat would read it.
 func TestGoBench(t *testing.T) {
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, reportfixture.TwoBuilds(t), stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95}, reportfixture.TwoBuilds(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestFrameChangeWarnings(t *testing.T) {
 	c.OutputSummary, c.OutputChanges = "udp 192.0.2.4:40000 > 198.51.100.1:9, 60 bytes", "bytes 0 differ"
 	c.Return, c.Action = 3, "XDP_TX"
 	c.OtherReturns, c.OtherAction = 7, "XDP_PASS"
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,7 @@ func TestParseBoundsMemory(t *testing.T) {
 	if _, err := Parse("empty.json", []byte(empty)); !errors.Is(err, ErrBadResult) || !strings.Contains(err.Error(), "too large to decode") {
 		t.Errorf("200,001 empty cases: %v, want ErrBadResult, too large to decode", err)
 	}
-	for _, path := range []string{"../internal/analysis/testdata/default.json", "../cmd/xdpmicro/testdata/saved-2c8bdbc.json"} {
+	for _, path := range []string{"../internal/engine/testdata/default.json", "../cmd/xdpmicro/testdata/saved-2c8bdbc.json"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -44,7 +44,7 @@ type (
 // CaseComparison is how a case's after differs from its before, as
 // stats compared them: stats.Comparison with its test said in words, as
 // saved files hold it, where stats names it by a code. It stays a type
-// of its own for that; internal/analysis converts to it once.
+// of its own for that; internal/engine converts to it once.
 type CaseComparison struct {
 	// Mean and Median are relative changes with their intervals.
 	Mean   Estimate `json:"mean_change"`

@@ -6,6 +6,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/insncount"
 	"github.com/xdpmicro/xdpmicro/internal/livenet"
 	"github.com/xdpmicro/xdpmicro/internal/object"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // The types a caller of testrun names are testrun's own: plain data, or
@@ -42,6 +43,13 @@ type ProgramInfo struct {
 	AttachType ebpf.AttachType
 }
 
+// Supported reports whether xdpmicro can measure programs of this type.
+func (p ProgramInfo) Supported() bool { return object.ProgramInfo(p).Supported() }
+
+// ForMap names the map an XDP program runs from, "cpumap" or "devmap",
+// when its section says so; empty otherwise.
+func (p ProgramInfo) ForMap() string { return object.ProgramInfo(p).ForMap() }
+
 // VerifierStats are what the kernel told of one load of a program: the
 // verifier's statistics, from its log at BPF_LOG_STATS on the load that
 // is measured, and the program's sizes, from bpf_prog_info.
@@ -59,23 +67,12 @@ type VerifierStats struct {
 }
 
 // Effect is a change that one run of a case made to a map.
-type Effect struct {
-	Map    string
-	Change string // pushed, set or deleted
-	Key    string
-	Value  string
-	// CPU is the CPU whose value of a per-CPU map changed.
-	CPU *int
-}
+type Effect = results.Effect
 
 // ContextChange is a field of the context that the checking run's program
 // changed: the kernel runs every repeat of a call on one context, so from
 // the second run on the program sees its own change.
-type ContextChange struct {
-	Field string
-	In    uint64
-	Out   uint64
-}
+type ContextChange = results.ContextChange
 
 // Block is a basic block of a program as its object holds it: its
 // instructions Start..End-1, as indexes of the program's asm.Instructions

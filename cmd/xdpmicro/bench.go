@@ -18,6 +18,7 @@ import (
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/crash"
+	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -168,7 +169,7 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 	explainDefault(fl, "placements", fmt.Sprintf("%d, or %d a build with --before/--after", def.Placements, cmpDef.Placements))
 	fl.Float64Var(&f.precision, "precision", def.Precision, "sample until every estimate (comparing: every change) is known to ±`P`, relative (0.01: ±1 %), "+
 		"or --time is spent")
-	fl.DurationVar(&f.budget, "time", def.Budget, "the time budget `D` of the run, from the command line to the report, when sampling to --precision; "+
+	fl.DurationVar(&f.budget, "time", 0, "the time budget `D` of the run, from the command line to the report, when sampling to --precision; "+
 		"at most "+shortDuration(maxDuration))
 	describeDefault(fl, "time", fmt.Sprintf("%s, or %s with --before/--after", def.Budget, cmpDef.Budget))
 	fl.IntVar(&f.samples, "samples", 0, fmt.Sprintf("take exactly `N` rounds (%d to %d) instead of sampling to --precision; "+
@@ -180,7 +181,7 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 		shortDuration(maxDuration)+")")
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
-	fl.StringVar(&f.history, "history", xdpmicro.DefaultHistory(), "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
+	fl.StringVar(&f.history, "history", phases.DefaultPath(), "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
 		"and scale every run to it (\"\": every run on its own)")
 	describeDefault(fl, "history", "~/.cache/xdpmicro/phases.json (your cache directory)")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the XDP dispatcher while sampling, where that pays; "+
@@ -213,7 +214,7 @@ func (f *benchFlags) registerComparisonFlags(cmd *cobra.Command) {
 }
 
 // programs turns OBJECT, --before and --after into what to measure.
-func (f benchFlags) programs(args []string) ([]testrun.Program, caseDefaults, error) {
+func (f benchFlags) programs(args []string) ([]xdpmicro.Program, caseDefaults, error) {
 	return programChoice{program: f.program, before: f.before, after: f.after, baseline: f.baseline}.find(args)
 }
 
@@ -223,7 +224,7 @@ type programChoice struct{ program, before, after, baseline string }
 
 // find turns the choice and OBJECT (args) into the programs and their
 // cases' defaults.
-func (f programChoice) find(args []string) ([]testrun.Program, caseDefaults, error) {
+func (f programChoice) find(args []string) ([]xdpmicro.Program, caseDefaults, error) {
 	after := bpf.Default
 	if len(args) == 1 {
 		after = args[0]
@@ -245,15 +246,15 @@ func (f programChoice) find(args []string) ([]testrun.Program, caseDefaults, err
 	}
 	var found []xdpmicro.Program
 	for _, name := range names {
-		found = append(found, xdpmicro.Find(name, f.program))
-	}
-	progs, err := xdpmicro.Targets(found...)
-	if err != nil {
-		return nil, caseDefaults{}, err
+		p := xdpmicro.Find(name, f.program)
+		if err := p.Err(); err != nil {
+			return nil, caseDefaults{}, err
+		}
+		found = append(found, p)
 	}
 	var defaults caseDefaults
 	defaults.classes, defaults.expect = xdpmicro.CaseDefaults(found...)
-	return progs, defaults, nil
+	return found, defaults, nil
 }
 
 // runBench checks the flags, hands them to xdpmicro.Run as options, and

@@ -32,7 +32,7 @@ func shownDefault(t *testing.T, fl *pflag.FlagSet, name string) string {
 func completed(t *testing.T, o xdpmicro.Options) xdpmicro.Options {
 	t.Helper()
 	if o.Programs == nil {
-		o.Programs = []testrun.Program{{}}
+		o.Programs = []xdpmicro.Program{{}}
 	}
 	c, err := o.Complete()
 	if err != nil {
@@ -47,7 +47,7 @@ func completed(t *testing.T, o xdpmicro.Options) xdpmicro.Options {
 func TestBenchDefaultsAreTheOptions(t *testing.T) {
 	fl := benchCommand().Flags()
 	one := completed(t, xdpmicro.Options{})
-	two := completed(t, xdpmicro.Options{Programs: []testrun.Program{{}, {}}, Compared: true})
+	two := completed(t, xdpmicro.Options{Programs: []xdpmicro.Program{{}, {}}, Compared: true})
 	flat := completed(t, xdpmicro.Options{Sampling: testrun.SamplingFlat})
 	float := func(name string) float64 {
 		v, err := strconv.ParseFloat(shownDefault(t, fl, name), 64)

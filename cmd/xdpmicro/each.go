@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,9 +27,9 @@ func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]
 		// Only where --program chose it: a bundled build before names its
 		// own (rung0 against rung2 is fine_0 against fine_2, not fine_2
 		// twice).
-		for i := range opts.Programs {
-			if opts.Programs[i].Program == f.program {
-				opts.Programs[i].Program = names[0]
+		for i, p := range opts.Programs {
+			if p.Name() == f.program {
+				opts.Programs[i] = p.Named(names[0])
 			}
 		}
 		return nil, nil
@@ -58,9 +61,7 @@ func notMeasured(p xdpmicro.ProgramInfo) string {
 func runEach(cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []string) error {
 	ctx, stop, caught := signalContext(cmd.ErrOrStderr())
 	defer stop()
-	outcomes := xdpmicro.RunEach(ctx, opts, names, func(string) (xdpmicro.Observer, func()) {
-		return observe(cmd, f.quiet)
-	})
+	outcomes := measureEach(ctx, cmd, f, opts, names)
 	var reps []*results.Report
 	var failed []string
 	for _, o := range outcomes {
@@ -109,4 +110,37 @@ func (f benchFlags) writeEach(cmd *cobra.Command, reps []*results.Report) error 
 		}
 	}
 	return nil
+}
+
+// programOutcome is one program's run of several.
+type programOutcome struct {
+	Program string
+	Report  *results.Report
+	Err     error
+}
+
+// measureEach measures each named program of the measured object in
+// turn, each with a budget of its own, until ctx ends.
+func measureEach(ctx context.Context, cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []string) []programOutcome {
+	var out []programOutcome
+	for _, name := range names {
+		if ctx.Err() != nil {
+			break
+		}
+		obs, end := observe(cmd, f.quiet)
+		one := opts
+		one.Programs = slices.Clone(opts.Programs)
+		for i, p := range one.Programs {
+			one.Programs[i] = p.Named(name)
+		}
+		one.Settings.Program = name
+		one.Started = time.Now()
+		rep, err := xdpmicro.Run(ctx, one, obs)
+		end()
+		if err != nil {
+			err = fmt.Errorf("%s: %w", name, err)
+		}
+		out = append(out, programOutcome{Program: name, Report: rep, Err: err})
+	}
+	return out
 }

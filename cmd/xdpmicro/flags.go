@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/internal/htmlpage"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -128,7 +129,7 @@ func (o *outputFlags) write(cmd *cobra.Command, rep *results.Report) error {
 		return err
 	}
 	if o.html != "" {
-		if err := xdpmicro.WriteHTML(o.html, rep); err != nil {
+		if err := htmlpage.WriteHTML(o.html, rep); err != nil {
 			if o.output != "" {
 				out.Fallback(cmd.OutOrStdout(), report.OfRun(rep))
 			}

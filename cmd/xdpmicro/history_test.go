@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -56,7 +56,7 @@ func TestHistory(t *testing.T) {
 	// quick run on a busy machine may read one): the test then writes
 	// the run's floor itself, and goes on.
 	remembered := func(r *results.Report) bool {
-		_, half, ok := analysis.FloorLevel(r)
+		_, half, ok := engine.FloorLevel(r)
 		return ok && half <= phases.MaxHalf
 	}
 	first := bench(filepath.Join(dir, "first.json"))
@@ -66,10 +66,10 @@ func TestHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		level, _, _ := analysis.FloorLevel(first)
+		level, _, _ := engine.FloorLevel(first)
 		env := first.Environment
 		design := phases.NewDesign(len(first.Programs), max(env.LoadsPerGroup, 1), (1+len(first.Floor.Placements))/max(env.Groups, 1))
-		key := phases.Key{Boot: boot, CPU: env.CPU, Type: first.Floor.Info.Type, Design: design, Frames: phases.NewFrames(analysis.FloorLevelFrames(first))}
+		key := phases.Key{Boot: boot, CPU: env.CPU, Type: first.Floor.Info.Type, Design: design, Frames: phases.NewFrames(engine.FloorLevelFrames(first))}
 		h.Add(key, level, phases.MaxHalf/2, time.Now())
 	}
 	if err != nil || len(h.Levels) != 1 {

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/internal/kernels"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -25,7 +25,7 @@ type kernelFlags struct {
 func (k *kernelFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVar(&k.kernels, "kernel", nil, "run on the kernel image `VMLINUZ` too, booted under QEMU (KVM, else emulated), "+
 		"or host, the running one; repeatable: one table across kernels (docs/kernels.md)")
-	fl.DurationVar(&k.timeout, "kernel-timeout", 10*time.Minute, "give each --kernel `D` after its boot to finish, before it is stopped and named; "+
+	fl.DurationVar(&k.timeout, "kernel-timeout", kernels.DefaultTimeout, "give each --kernel `D` after its boot to finish, before it is stopped and named; "+
 		"at most "+shortDuration(maxDuration))
 }
 
@@ -62,7 +62,7 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 	if err != nil {
 		return err
 	}
-	runs := xdpmicro.KernelReports(outcomes, job.Args)
+	runs := kernels.Reports(outcomes, job.Args)
 	runs.Wall = time.Since(invoked)
 	if err := f.output.target().Write(cmd.OutOrStdout(), report.OfKernels(runs)); err != nil {
 		return err
@@ -72,10 +72,10 @@ func runBenchKernels(cmd *cobra.Command, args []string, f benchFlags) error {
 
 // run runs sub on each --kernel, its progress on stderr if asked, every
 // VM stopped on a signal.
-func (k kernelFlags) run(cmd *cobra.Command, sub string, args []string, mapInit string, progress bool) ([]xdpmicro.KernelOutcome, xdpmicro.KernelJob, error) {
-	targets, qemu, err := xdpmicro.KernelTargets(k.kernels)
+func (k kernelFlags) run(cmd *cobra.Command, sub string, args []string, mapInit string, progress bool) ([]kernels.Outcome, kernels.Job, error) {
+	targets, qemu, err := kernels.Targets(k.kernels)
 	if err != nil {
-		return nil, xdpmicro.KernelJob{}, err
+		return nil, kernels.Job{}, err
 	}
 	job, err := kernelJob(cmd, sub, args, []string{mapInit})
 	if err != nil {
@@ -87,7 +87,7 @@ func (k kernelFlags) run(cmd *cobra.Command, sub string, args []string, mapInit 
 	}
 	ctx, stop, caught := signalContext(cmd.ErrOrStderr())
 	defer stop()
-	outcomes, err := xdpmicro.RunOnKernels(ctx, job, targets)
+	outcomes, err := kernels.Run(ctx, job, targets)
 	if caught() != 0 {
 		fmt.Fprintln(cmd.ErrOrStderr(), "xdpmicro: interrupted; every VM stopped, nothing written")
 		return nil, job, interrupted{signal: int(caught())}
@@ -112,16 +112,16 @@ func kernelsMissing(kernels []results.KernelRun) error {
 // kernelJob is the command line for each kernel: the subcommand, its
 // arguments, and the flags given, but those of notInGuest; its input
 // files; xdpmicro itself.
-func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (xdpmicro.KernelJob, error) {
+func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (kernels.Job, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return xdpmicro.KernelJob{}, fmt.Errorf("find xdpmicro itself for the VMs: %w", err)
+		return kernels.Job{}, fmt.Errorf("find xdpmicro itself for the VMs: %w", err)
 	}
 	dir, err := os.Getwd()
 	if err != nil {
-		return xdpmicro.KernelJob{}, err
+		return kernels.Job{}, err
 	}
-	job := xdpmicro.KernelJob{Binary: exe, Dir: dir, Args: append([]string{sub}, args...)}
+	job := kernels.Job{Binary: exe, Dir: dir, Args: append([]string{sub}, args...)}
 	values := slices.Clone(args)
 	var hostArgs []string
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
@@ -155,13 +155,13 @@ func kernelJob(cmd *cobra.Command, sub string, args, mapInits []string) (xdpmicr
 			maps = append(maps, m)
 		}
 	}
-	job.Files, err = xdpmicro.KernelInputs(values, maps)
+	job.Files, err = kernels.Inputs(values, maps)
 	return job, err
 }
 
 // benchArgs are what bench adds on each kernel; a profile times nothing:
 // it has no history, no progress, and nothing to shorten under TCG.
-func benchArgs(cmd *cobra.Command, job *xdpmicro.KernelJob) {
+func benchArgs(cmd *cobra.Command, job *kernels.Job) {
 	job.HostArgs = append(job.HostArgs, "--quiet")
 	job.GuestArgs = append(job.GuestArgs, "--quiet", "--history=")
 	for _, a := range emulatedArgs {

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
+	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -243,7 +243,7 @@ func TestProfileKernels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kp xdpmicro.KernelProfiles
+	var kp profile.KernelProfiles
 	if err := json.Unmarshal(data, &kp); err != nil || len(kp.Kernels) != 3 {
 		t.Fatalf("%v, %d kernels; want 3", err, len(kp.Kernels))
 	}
@@ -251,7 +251,7 @@ func TestProfileKernels(t *testing.T) {
 	if old.Status != results.KernelRefused || old.Profile != nil || !strings.Contains(old.Error, "bpf_dynptr_from_xdp") {
 		t.Errorf("6.1: %s: %s; want refused, naming the kfunc", old.Status, old.Error)
 	}
-	for _, k := range []xdpmicro.KernelProfile{host, cur} {
+	for _, k := range []profile.KernelProfile{host, cur} {
 		if k.Status != results.KernelMeasured || k.Profile == nil || len(k.Profile.Profiles) != 1 {
 			t.Fatalf("%s: %s (%s); want a profile", k.Name(), k.Status, k.Error)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/crash"
 	"github.com/xdpmicro/xdpmicro/internal/host"
+	"github.com/xdpmicro/xdpmicro/internal/kernels"
 	"github.com/xdpmicro/xdpmicro/report"
 )
 
@@ -44,8 +45,8 @@ type interrupted struct{ signal int }
 func (e interrupted) Error() string { return "interrupted" }
 
 func main() {
-	if xdpmicro.IsGuest() { // /init of a VM that --kernel booted
-		os.Exit(xdpmicro.Guest(run))
+	if kernels.IsGuest() { // /init of a VM that --kernel booted
+		os.Exit(kernels.Guest(run))
 	}
 	catchEarly(os.Stderr)
 	os.Exit(runFrom(host.ProcessStarted(), os.Args[1:], os.Stdout, os.Stderr))
@@ -131,11 +132,9 @@ func tail(lines []string, n int) []string {
 	return lines
 }
 
-func rootCommand() *cobra.Command {
-	root := &cobra.Command{
-		Use:   "xdpmicro",
-		Short: "Micro-benchmark eBPF XDP programs with BPF_PROG_TEST_RUN",
-		Long: `xdpmicro loads an XDP, tc or socket-filter program (never attaching it
+// rootLong is the root command's help: what xdpmicro does, the
+// privileges it needs and its exit codes.
+const rootLong = `xdpmicro loads an XDP, tc or socket-filter program (never attaching it
 anywhere), feeds it crafted packets through the kernel's BPF_PROG_TEST_RUN
 command, and reports Criterion-style statistics per packet case: estimates with bootstrap
 confidence intervals and outliers, and for two builds the change with a
@@ -160,7 +159,13 @@ Exit codes:
        partial results are printed, nothing is written to --output,
        --report or a baseline; a second signal ends it at once
 
-Nothing is pinned, attached or left loaded when xdpmicro exits.`,
+Nothing is pinned, attached or left loaded when xdpmicro exits.`
+
+func rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "xdpmicro",
+		Short: "Micro-benchmark eBPF XDP programs with BPF_PROG_TEST_RUN",
+		Long:  rootLong,
 		Example: `  sudo xdpmicro bench                              # the bundled v4, every class
   sudo xdpmicro bench --before v3 --after v4       # the regression and its fix
   sudo xdpmicro bench ./prog.o --program xdp_main --format bmf -o results.json

@@ -96,7 +96,7 @@ func (f packetsFlags) run(cmd *cobra.Command, args []string) error {
 
 // programToRun is the program OBJECT names, if any, and the cases' defaults
 // for it.
-func (f packetsFlags) programToRun(args []string) (*testrun.Program, caseDefaults, error) {
+func (f packetsFlags) programToRun(args []string) (*xdpmicro.Program, caseDefaults, error) {
 	defaults := caseDefaults{classes: true, expect: true}
 	if len(args) != 1 {
 		if f.program != "" || f.mapInit != "" {
@@ -105,17 +105,16 @@ func (f packetsFlags) programToRun(args []string) (*testrun.Program, caseDefault
 		return nil, defaults, nil
 	}
 	found := xdpmicro.Find(args[0], f.program)
-	progs, err := xdpmicro.Targets(found)
-	if err != nil {
+	if err := found.Err(); err != nil {
 		return nil, defaults, err
 	}
 	defaults.classes, defaults.expect = xdpmicro.CaseDefaults(found)
-	return &progs[0], defaults, nil
+	return &found, defaults, nil
 }
 
 // runCases runs each case once through prog, as bench's checking run
 // does, with the maps filled from --map-init.
-func (f packetsFlags) runCases(cmd *cobra.Command, prog testrun.Program, cases []packets.Case) ([]testrun.CaseResult, error) {
+func (f packetsFlags) runCases(cmd *cobra.Command, prog xdpmicro.Program, cases []packets.Case) ([]testrun.CaseResult, error) {
 	var mapInit *xdpmicro.MapInit
 	if f.mapInit != "" {
 		var err error

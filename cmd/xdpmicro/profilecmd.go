@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xdpmicro/xdpmicro"
+	"github.com/xdpmicro/xdpmicro/internal/profile"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -163,7 +164,7 @@ func (f profileFlags) runKernels(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	kp := xdpmicro.ProfileKernels(outcomes, job.Args)
+	kp := profile.OfKernels(outcomes, job.Args)
 	kp.Wall = time.Since(invoked)
 	if err := f.target().Write(cmd.OutOrStdout(), report.OfKernelProfiles(kp)); err != nil {
 		return err

@@ -55,10 +55,11 @@ Exit code 1 if a check fails.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return validate(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.runs, "runs", 3, fmt.Sprintf("measure the whole ladder in `N` separate runs, each loading everything anew; at most %d", xdpmicro.MaxValidateRuns))
+	fl.IntVar(&f.runs, "runs", xdpmicro.DefaultValidateRuns, fmt.Sprintf("measure the whole ladder in `N` separate runs, each loading everything anew; at most %d", xdpmicro.MaxValidateRuns))
 	f.cpu.register(fl)
 	fl.Float64Var(&f.precision, "precision", xdpmicro.Defaults().Precision, "sample each run until every estimate's interval is within ±`P` (relative), or --time is spent")
-	fl.DurationVar(&f.budget, "time", xdpmicro.DefaultLadderBudget, "the time budget `D` of each run: calibration, warm-up and sampling; at most "+shortDuration(maxDuration))
+	fl.DurationVar(&f.budget, "time", 0, "the time budget `D` of each run: calibration, warm-up and sampling; at most "+shortDuration(maxDuration))
+	describeDefault(fl, "time", ladderDefaults().Budget.String())
 	registerTimer(fl, &f.timer)
 	f.stats.registerBootstrap(fl)
 	f.stats.registerEstimator(fl)
@@ -111,11 +112,6 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 	if err := checkFileTarget("output", f.output); err != nil {
 		return xdpmicro.Options{}, err
 	}
-	// Sampling to a precision needs a time budget; a fixed number of
-	// samples none.
-	if err := checkDuration("time", f.budget, f.precision == 0, "5s"); err != nil {
-		return xdpmicro.Options{}, err
-	}
 	if f.precision < 0 || f.precision >= 1 {
 		return xdpmicro.Options{}, usageError(fmt.Errorf("--precision %g: want a fraction in (0, 1), or 0 for a fixed number of samples", f.precision))
 	}
@@ -136,4 +132,16 @@ func (f validateFlags) options() (xdpmicro.Options, error) {
 		o.Precision = xdpmicro.FixedSamples // the options' zero is the default
 	}
 	return o, nil
+}
+
+// ladderDefaults are a validation run's options as Complete fills them.
+func ladderDefaults() xdpmicro.Options {
+	o, err := xdpmicro.Ladder(xdpmicro.Options{})
+	if err == nil {
+		o, err = o.Complete()
+	}
+	if err != nil {
+		return xdpmicro.Defaults()
+	}
+	return o
 }

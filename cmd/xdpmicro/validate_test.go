@@ -11,7 +11,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/internal/ladder"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -102,7 +102,7 @@ func TestValidationFailsWrongTool(t *testing.T) {
 		t.Helper()
 		var reps []*results.Report
 		for _, m := range runs {
-			rep, err := analysis.New(results.Settings{Estimator: stats.Slope, Confidence: opts.Confidence, Resamples: opts.Resamples}, m, opts)
+			rep, err := engine.New(results.Settings{Estimator: stats.Slope, Confidence: opts.Confidence, Resamples: opts.Resamples}, m, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -64,25 +64,12 @@ func verify(cmd *cobra.Command, f verifierFlags, args []string) error {
 	if _, err := report.KindVerification.Parse(f.format); err != nil {
 		return usageError(fmt.Errorf("--format: %w", err))
 	}
-	if err := checkCount("loads", f.loads, 1, xdpmicro.MaxVerifierLoads); err != nil {
-		return err
-	}
 	if err := f.load.check(); err != nil {
 		return err
 	}
-	var judges []judge
-	for _, s := range f.failOn {
-		j, err := parseJudge(s)
-		if err != nil {
-			return usageError(err)
-		}
-		if !slices.Contains(results.VerifierFigures, j.by) {
-			return usageError(fmt.Errorf("--fail-on %q: verifier judges the verifier's figures only: %v", s, results.VerifierFigures))
-		}
-		judges = append(judges, j)
-	}
-	if len(judges) > 0 && f.before == "" {
-		return usageError(fmt.Errorf("--fail-on needs --before: a gate compares an old build with a new one"))
+	judges, err := f.judges()
+	if err != nil {
+		return err
 	}
 	progs, _, err := programChoice{program: f.program, before: f.before, after: f.after}.find(args)
 	if err != nil {
@@ -96,12 +83,40 @@ func verify(cmd *cobra.Command, f verifierFlags, args []string) error {
 	if err := out.Write(cmd.OutOrStdout(), report.OfVerification(v)); err != nil {
 		return err
 	}
+	if err := refusals(v, len(judges) > 0); err != nil {
+		return err
+	}
+	return judgeVerification(v, judges)
+}
+
+// judges are --fail-on's gates, each on a figure of the verifier's.
+func (f verifierFlags) judges() ([]judge, error) {
+	var judges []judge
+	for _, s := range f.failOn {
+		j, err := parseJudge(s)
+		if err != nil {
+			return nil, usageError(err)
+		}
+		if !slices.Contains(results.VerifierFigures, j.by) {
+			return nil, usageError(fmt.Errorf("--fail-on %q: verifier judges the verifier's figures only: %v", s, results.VerifierFigures))
+		}
+		judges = append(judges, j)
+	}
+	if len(judges) > 0 && f.before == "" {
+		return nil, usageError(fmt.Errorf("--fail-on needs --before: a gate compares an old build with a new one"))
+	}
+	return judges, nil
+}
+
+// refusals fails on every program the verifier refused; gated, a
+// refusal of what it accepted before is the gate's failure.
+func refusals(v *results.Verification, gated bool) error {
 	var refused []string
 	for _, p := range v.Programs {
 		if len(p.Loads) == 0 || p.Loads[0].Verdict != results.VerdictFailure {
 			continue
 		}
-		if len(judges) > 0 && len(p.Before) > 0 && p.Before[0].Verdict != results.VerdictFailure {
+		if gated && len(p.Before) > 0 && p.Before[0].Verdict != results.VerdictFailure {
 			return fmt.Errorf("%w: the verifier refused %s, which it accepted before: %s", errGrew, p.Info.Name, p.Loads[0].Reason)
 		}
 		refused = append(refused, p.Info.Name)
@@ -109,6 +124,11 @@ func verify(cmd *cobra.Command, f verifierFlags, args []string) error {
 	if len(refused) > 0 {
 		return fmt.Errorf("the verifier refused %s (see above)", strings.Join(refused, ", "))
 	}
+	return nil
+}
+
+// judgeVerification fails on the first figure that grew past its gate.
+func judgeVerification(v *results.Verification, judges []judge) error {
 	for _, p := range v.Programs {
 		for _, j := range judges {
 			if p.Change == nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -52,7 +52,7 @@ func TestWriteHTMLLinear(t *testing.T) {
 			c.Wall = append(c.Wall, 900+c.Samples[j]*float64(runs))
 		}
 	}
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, res, stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

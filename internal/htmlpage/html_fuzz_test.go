@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -95,7 +95,7 @@ func FuzzWriteHTML(f *testing.F) {
 			return // a run's cases have names of their own
 		}
 		htmlFixturesOnce.Do(func() {
-			flat, err := analysis.New(results.Settings{Confidence: 0.95}, reportfixture.SampleResult(t), htmlOptions())
+			flat, err := engine.New(results.Settings{Confidence: 0.95}, reportfixture.SampleResult(t), htmlOptions())
 			if err != nil {
 				t.Fatal(err)
 			}

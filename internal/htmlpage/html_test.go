@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -138,7 +138,7 @@ func numbers(svg string) []float64 {
 func TestHTMLClippedAxes(t *testing.T) {
 	for _, linear := range []bool{false, true} {
 		t.Run(fmt.Sprintf("linear=%v", linear), func(t *testing.T) {
-			r, err := analysis.New(reportfixture.SettingsFor(linear), reportfixture.SpikeRun(t, 1, linear), htmlOptions())
+			r, err := engine.New(reportfixture.SettingsFor(linear), reportfixture.SpikeRun(t, 1, linear), htmlOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestHTMLClippedAxes(t *testing.T) {
 // sampling's continuous times per run as a curve of the bandwidth named.
 func TestHTMLDensityKind(t *testing.T) {
 	for _, linear := range []bool{false, true} {
-		r, err := analysis.New(reportfixture.SettingsFor(linear), reportfixture.SpikeRun(t, 1, linear), htmlOptions())
+		r, err := engine.New(reportfixture.SettingsFor(linear), reportfixture.SpikeRun(t, 1, linear), htmlOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func TestHTMLDensityKind(t *testing.T) {
 // A lone program's summary gives each case's time, split at the floor,
 // and the regression figure draws the floor's line.
 func TestHTMLFloor(t *testing.T) {
-	r, err := analysis.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, withFloor(reportfixture.SpikeRun(t, 2, true)), htmlOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, withFloor(reportfixture.SpikeRun(t, 2, true)), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestHTMLFloor(t *testing.T) {
 // Fifty cases: every one linked from the table, the sections collapsed,
 // the summary figure tall enough for a row each.
 func TestHTMLManyCases(t *testing.T) {
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, reportfixture.SpikeRun(t, 50, false), htmlOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95}, reportfixture.SpikeRun(t, 50, false), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestHTMLManyCases(t *testing.T) {
 		}
 	}
 	// A few cases' sections are open.
-	r, err = analysis.New(results.Settings{Confidence: 0.95}, reportfixture.SpikeRun(t, 3, false), htmlOptions())
+	r, err = engine.New(results.Settings{Confidence: 0.95}, reportfixture.SpikeRun(t, 3, false), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestHTMLPartial(t *testing.T) {
 	res := reportfixture.SpikeRun(t, 2, false)
 	res.Partial = true
 	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:5]
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, htmlOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95}, res, htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestHTMLPartial(t *testing.T) {
 		t.Errorf("page of a partial run:\n%s", page)
 	}
 	res.Programs[0].Results[0].Samples = res.Programs[0].Results[0].Samples[:5]
-	if r, err = analysis.New(results.Settings{Confidence: 0.95}, res, htmlOptions()); err != nil {
+	if r, err = engine.New(results.Settings{Confidence: 0.95}, res, htmlOptions()); err != nil {
 		t.Fatal(err)
 	}
 	writePage(t, r)

@@ -19,6 +19,10 @@ import (
 // Host names the running kernel among --kernel's values.
 const Host = "host"
 
+// DefaultTimeout is what each kernel's command is given after its boot
+// to finish: under emulation (TCG) a run is many times slower than here.
+const DefaultTimeout = 10 * time.Minute
+
 // Target is one kernel to run on.
 type Target struct {
 	// Name is as given: "host" or the image's path.
@@ -73,7 +77,8 @@ type Job struct {
 	Dir string
 	// QEMU is the emulator's path.
 	QEMU string
-	// Timeout bounds each kernel's command, its boot excluded.
+	// Timeout bounds each kernel's command, its boot excluded:
+	// DefaultTimeout unless a caller knows better.
 	Timeout time.Duration
 	// Progress, if not nil, gets a line as each kernel starts and ends.
 	Progress io.Writer

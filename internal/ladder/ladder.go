@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -134,7 +134,7 @@ func readRun(r *results.Report, steps []int, opts stats.Options) (results.Valida
 		var d results.Estimate
 		if i > 0 {
 			var err error
-			if d, err = analysis.Difference(r.Programs[i-1].Results[0], c, est, opts); err != nil {
+			if d, err = engine.Difference(r.Programs[i-1].Results[0], c, est, opts); err != nil {
 				return run, fmt.Errorf("%s: %w", p.Info.Name, err)
 			}
 		}
@@ -290,11 +290,11 @@ func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report
 		var diffs, neighbours []results.Estimate
 		for i, fs := range fineSteps {
 			rung := r.Programs[len(steps)+i]
-			d, err := analysis.Difference(base, rung.Results[0], est, opts)
+			d, err := engine.Difference(base, rung.Results[0], est, opts)
 			if err != nil {
 				return nil, fmt.Errorf("run %d, %s: %w", ri+1, rung.Info.Name, err)
 			}
-			n, err := analysis.Difference(below, rung.Results[0], est, opts)
+			n, err := engine.Difference(below, rung.Results[0], est, opts)
 			if err != nil {
 				return nil, fmt.Errorf("run %d, %s: %w", ri+1, rung.Info.Name, err)
 			}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -107,7 +107,7 @@ func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *re
 	}
 	floorResult := program("empty_xdp", scale(floor))
 	res.Floor = &floorResult
-	r, err := analysis.New(results.Settings{Estimator: stats.Low, Confidence: 0.95, Resamples: 500}, res, stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Estimator: stats.Low, Confidence: 0.95, Resamples: 500}, res, stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

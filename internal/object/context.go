@@ -12,6 +12,7 @@ import (
 	"github.com/cilium/ebpf"
 
 	"github.com/xdpmicro/xdpmicro/packets"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // The context a case's runs are given (packets.Context): BPF_PROG_TEST_RUN
@@ -218,13 +219,8 @@ func RxQueues(name string) (int, error) {
 }
 
 // ContextChange is a field of the context that the checking run's program
-// changed: the kernel runs every repeat of a call on one context, so from
-// the second run on the program sees its own change.
-type ContextChange struct {
-	Field string
-	In    uint64
-	Out   uint64
-}
+// changed, as results saves it.
+type ContextChange = results.ContextChange
 
 // ContextChanges compares the fields a program may write, as given and as
 // the kernel copied them back.

@@ -15,18 +15,13 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/xdpmicro/xdpmicro/internal/btfvalue"
 	"github.com/xdpmicro/xdpmicro/internal/host"
+	"github.com/xdpmicro/xdpmicro/results"
 	"golang.org/x/sys/unix"
 )
 
-// Effect is a change that one run of a case made to a map.
-type Effect struct {
-	Map    string
-	Change string // pushed, set or deleted
-	Key    string
-	Value  string
-	// CPU is the CPU whose value of a per-CPU map changed.
-	CPU *int
-}
+// Effect is a change that one run of a case made to a map, as results
+// saves it.
+type Effect = results.Effect
 
 // Maps with more entries than this are not compared before and after a
 // case: the copy would cost more than it tells. xdp-filter's port map,

@@ -1,5 +1,5 @@
-// Package printable is the low-level text that report, internal/render
-// and internal/htmlpage share: it knows nothing of what they render.
+// Package printable is the low-level text that report and
+// internal/htmlpage share: it knows nothing of what they render.
 //
 // It writes text that holds names from files (a saved result, a capture,
 // an object's symbols) so that a terminal shows it as text and never acts

@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/analysis"
+	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
@@ -51,11 +51,11 @@ func Fixture(c packets.Case, ret uint32, action string, samples []float64) resul
 // together.
 func Interleaved(t *testing.T, res results.Measured, opts stats.Options) *results.Report {
 	t.Helper()
-	r, err := analysis.New(results.Settings{Confidence: 0.95}, res, opts)
+	r, err := engine.New(results.Settings{Confidence: 0.95}, res, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := analysis.CompareInterleaved(r, CompareOpts(), phases.ChangeTransfer); err != nil {
+	if err := engine.CompareInterleaved(r, CompareOpts(), phases.ChangeTransfer); err != nil {
 		t.Fatal(err)
 	}
 	return r

@@ -1,0 +1,12 @@
+package engine
+
+import (
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// CompareSaved judges the change from one saved run to another, case by
+// case, the last program of each, with completed options.
+func CompareSaved(before, after *results.Report, opts stats.CompareOptions) (*results.Report, error) {
+	return Against(before, after, results.Files, opts)
+}
