@@ -23,7 +23,7 @@
 // slope's confidence interval. benchstat reads them (instruction counts as
 // exact: the run prints benchfmt's unit line for them).
 //
-// Outside tests, Measure and Compare return a results.Report, which
+// Outside tests, Measure and Compare return a results.Run, which
 // package report writes as a table, Markdown, BMF, JSON or Go benchmark
 // lines (and internal/htmlpage as the --report page).
 //

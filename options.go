@@ -154,7 +154,7 @@ type Options struct {
 	// estimator (NoNoiseThreshold for none). Its Estimator is always
 	// Estimator.
 	Compare  stats.CompareOptions
-	Baseline *results.Report
+	Baseline *results.Run
 	// BaselineName labels Baseline's side of the comparison.
 	BaselineName string
 	// History, if set, is the path of the file that remembers, run after

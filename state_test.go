@@ -121,7 +121,7 @@ func agrees(t *testing.T, state string, net results.Estimate, floor float64, ref
 }
 
 // floorOf is the floor's estimate of a case, in ns.
-func floorOf(t *testing.T, rep *results.Report, name string) float64 {
+func floorOf(t *testing.T, rep *results.Run, name string) float64 {
 	t.Helper()
 	if rep.Floor == nil {
 		t.Fatal("no floor")
@@ -135,7 +135,7 @@ func floorOf(t *testing.T, rep *results.Report, name string) float64 {
 	return 0
 }
 
-func stateCase(t *testing.T, rep *results.Report, name string) results.Case {
+func stateCase(t *testing.T, rep *results.Run, name string) results.Case {
 	t.Helper()
 	for _, c := range rep.Measured().Results {
 		if c.Name == name {

@@ -58,7 +58,7 @@ func Benchmark(b *testing.B, p Program, o *Options) {
 		opts.Budget = benchTime()
 	}
 	ctx := b.Context()
-	runs := &runs{measure: func() (*results.Report, error) { return Measure(ctx, p, &opts) }}
+	runs := &runs{measure: func() (*results.Run, error) { return Measure(ctx, p, &opts) }}
 	rep, err := runs.nth(1)
 	switch {
 	case skips(err):
@@ -99,12 +99,12 @@ func skips(err error) bool { return errors.Is(err, ErrPermission) }
 // runs are the runs of Measure a benchmark made, each taken when a
 // sub-benchmark first asks for it.
 type runs struct {
-	measure func() (*results.Report, error)
-	reports []*results.Report
+	measure func() (*results.Run, error)
+	reports []*results.Run
 }
 
 // nth is the n-th run, from 1.
-func (r *runs) nth(n int) (*results.Report, error) {
+func (r *runs) nth(n int) (*results.Run, error) {
 	for len(r.reports) < n {
 		rep, err := r.measure()
 		if err != nil {
@@ -116,7 +116,7 @@ func (r *runs) nth(n int) (*results.Report, error) {
 }
 
 // reportCase reports one case's figures as b's metrics.
-func reportCase(b *testing.B, rep *results.Report, c *results.Case) {
+func reportCase(b *testing.B, rep *results.Run, c *results.Case) {
 	for name, v := range Metrics(rep, c) {
 		b.ReportMetric(v, name)
 	}
@@ -126,7 +126,7 @@ func reportCase(b *testing.B, rep *results.Report, c *results.Case) {
 // ns/op, the report's estimate (the slope with linear sampling);
 // UnitLow and UnitHigh, its interval; UnitNet, the net of the floor, when
 // the floor was measured; UnitInsns, when the instructions were counted.
-func Metrics(rep *results.Report, c *results.Case) map[string]float64 {
+func Metrics(rep *results.Run, c *results.Case) map[string]float64 {
 	m := map[string]float64{}
 	if c.Stats != nil {
 		e := c.Stats.Of(rep.Settings.ChosenEstimator())

@@ -37,7 +37,7 @@ const DefaultValidateRuns = 3
 // o it takes how to sample and the statistics; the validation's Failures
 // say which checks failed. It returns the runs' reports with it. A run
 // that fails, or is interrupted, ends it with that run's error.
-func Validate(ctx context.Context, o Options, runs int, obs Observer) (*results.Validation, []*results.Report, error) {
+func Validate(ctx context.Context, o Options, runs int, obs Observer) (*results.Validation, []*results.Run, error) {
 	if runs == 0 {
 		runs = DefaultValidateRuns
 	}
@@ -51,7 +51,7 @@ func Validate(ctx context.Context, o Options, runs int, obs Observer) (*results.
 	if o, err = o.Complete(); err != nil {
 		return nil, nil, err
 	}
-	var reps []*results.Report
+	var reps []*results.Run
 	for i := range runs {
 		rep, err := Run(ctx, o, obs)
 		if err != nil {

@@ -67,7 +67,7 @@ func Build(name string) Program {
 
 // Measure measures p's cases and returns the report. o may be nil: the
 // command's defaults.
-func Measure(ctx context.Context, p Program, o *Options) (*results.Report, error) {
+func Measure(ctx context.Context, p Program, o *Options) (*results.Run, error) {
 	opts, err := withPrograms([]Program{p}, false, o)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func Measure(ctx context.Context, p Program, o *Options) (*results.Report, error
 // Compare measures before and after in the same rounds, each case's
 // samples interleaved, and judges each case's change: the report's
 // Comparison holds the verdicts.
-func Compare(ctx context.Context, before, after Program, o *Options) (*results.Report, error) {
+func Compare(ctx context.Context, before, after Program, o *Options) (*results.Run, error) {
 	opts, err := withPrograms([]Program{before, after}, true, o)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ type Observer interface {
 // Run measures, analyses and, for two programs or a baseline, compares.
 // When ctx is cancelled mid-run it returns the report of what was
 // measured, marked Partial, with ctx's error.
-func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) {
+func Run(ctx context.Context, o Options, obs Observer) (*results.Run, error) {
 	c, err := o.config()
 	if err != nil {
 		return nil, err
@@ -137,18 +137,18 @@ func Run(ctx context.Context, o Options, obs Observer) (*results.Report, error) 
 
 // MeasureRaw measures as Run does, and returns what was measured, raw: for
 // callers that analyse it their own way.
-func MeasureRaw(ctx context.Context, o Options, obs Observer) (results.Measured, error) {
+func MeasureRaw(ctx context.Context, o Options, obs Observer) (results.Raw, error) {
 	c, err := o.config()
 	if err != nil {
-		return results.Measured{}, err
+		return results.Raw{}, err
 	}
 	return engine.MeasureRaw(ctx, c, obs)
 }
 
 // CompareSaved judges the change from one saved result to another, case
-// by case, the last program of each (results.Report.Measured), as the
+// by case, the last program of each (results.Run.Measured), as the
 // compare command does; opts' zero Estimator lets the files decide.
-func CompareSaved(before, after *results.Report, opts stats.CompareOptions) (*results.Report, error) {
+func CompareSaved(before, after *results.Run, opts stats.CompareOptions) (*results.Run, error) {
 	opts, err := completeSaved(opts)
 	if err != nil {
 		return nil, err
@@ -181,9 +181,9 @@ func Mix() []packets.Case { return packets.DefaultMix() }
 // errNoResults: a report without the case a sub-benchmark reports.
 var errNoResults = errors.New("no results")
 
-// measured is the report's measured program (results.Report.Measured),
+// measured is the report's measured program (results.Run.Measured),
 // or an error when it holds none.
-func measured(rep *results.Report) (*results.Program, error) {
+func measured(rep *results.Run) (*results.Program, error) {
 	p := rep.Measured()
 	if p == nil {
 		return nil, fmt.Errorf("%w: the report holds no program", errNoResults)

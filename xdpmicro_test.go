@@ -67,7 +67,7 @@ func TestSpecAsObject(t *testing.T) {
 }
 
 // checkTimed holds a case's metrics to what Benchmark promises.
-func checkTimed(t *testing.T, rep *results.Report, c *results.Case) {
+func checkTimed(t *testing.T, rep *results.Run, c *results.Case) {
 	t.Helper()
 	m := xdpmicro.Metrics(rep, c)
 	ns, lo, hi := m["ns/op"], m[xdpmicro.UnitLow], m[xdpmicro.UnitHigh]

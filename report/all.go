@@ -11,7 +11,7 @@ import (
 // own, as one output (KindRuns): a table each, one after the other; BMF's
 // benchmarks together (they are named by program and case); a JSON array
 // of the reports; Go benchmark lines one report after the other.
-func WriteAll(w io.Writer, reps []*results.Report, f Format, v View) error {
+func WriteAll(w io.Writer, reps []*results.Run, f Format, v View) error {
 	r, ok := lookup(KindRuns, f)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrFormat, f)
@@ -31,7 +31,7 @@ func withSeveralRuns(rows []rendering) []rendering {
 		}
 		several, one, apart := r.several, r.render, r.apart
 		if several == nil {
-			several = func(w io.Writer, reps []*results.Report, v View) error {
+			several = func(w io.Writer, reps []*results.Run, v View) error {
 				for i, rep := range reps {
 					if i > 0 && apart {
 						fmt.Fprintln(w)
@@ -44,14 +44,14 @@ func withSeveralRuns(rows []rendering) []rendering {
 			}
 		}
 		out = append(out, rendering{kind: KindRuns, format: r.format, forPeople: r.forPeople, note: r.note,
-			render: func(w io.Writer, x any, v View) error { return several(w, x.([]*results.Report), v) }})
+			render: func(w io.Writer, x any, v View) error { return several(w, x.([]*results.Run), v) }})
 	}
 	return out
 }
 
 // severalBMF puts several programs' benchmarks in one BMF document: they
 // are named by program and case.
-func severalBMF(w io.Writer, reps []*results.Report, _ View) error {
+func severalBMF(w io.Writer, reps []*results.Run, _ View) error {
 	out := map[string]map[string]any{}
 	for _, r := range reps {
 		doc{r}.bmf(out)
@@ -60,4 +60,4 @@ func severalBMF(w io.Writer, reps []*results.Report, _ View) error {
 }
 
 // severalJSON is a JSON array of the reports.
-func severalJSON(w io.Writer, reps []*results.Report, _ View) error { return writeJSON(w, reps) }
+func severalJSON(w io.Writer, reps []*results.Run, _ View) error { return writeJSON(w, reps) }

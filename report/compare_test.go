@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/engine"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 func TestCompareInterleaved(t *testing.T) {
-	r := reportfixture.Interleaved(t, reportfixture.TwoBuilds(t), stats.DefaultOptions())
+	r := runfixture.Interleaved(t, runfixture.TwoBuilds(t), stats.DefaultOptions())
 	c := r.Comparison
 	if !c.Regressed() || c.Mode != results.Interleaved || c.Test != results.PairedTest || len(c.Cases) != 2 {
 		t.Fatalf("comparison: %+v", c)
@@ -54,8 +54,8 @@ func TestCompareInterleaved(t *testing.T) {
 // of the means, here exactly 14.5 - 4.5 = 10 ns for fizz (samples 10..19
 // against 0..9 in the same rounds, plus 100 against 90).
 func TestNetOfFloor(t *testing.T) {
-	res := reportfixture.SampleResult(t)
-	floor := reportfixture.Derived(res.Programs[0], "floor", func(s float64) float64 { return s - 10 })
+	res := runfixture.SampleResult(t)
+	floor := runfixture.Derived(res.Programs[0], "floor", func(s float64) float64 { return s - 10 })
 	res.Floor = &floor
 	r, err := engine.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
 	if err != nil {
@@ -84,12 +84,12 @@ func TestNetOfFloor(t *testing.T) {
 // Builds that return different actions for a case say so, and that counts
 // as a regression, however the times compare.
 func TestActionChanged(t *testing.T) {
-	res := reportfixture.SampleResult(t)
-	after := reportfixture.Derived(res.Programs[0], "after", func(s float64) float64 { return s })
+	res := runfixture.SampleResult(t)
+	after := runfixture.Derived(res.Programs[0], "after", func(s float64) float64 { return s })
 	after.Results[0].Return, after.Results[0].Action = 1, "XDP_DROP"
 	res.Programs[0].Label = "before"
 	res.Programs = append(res.Programs, after)
-	r := reportfixture.Interleaved(t, res, stats.DefaultOptions())
+	r := runfixture.Interleaved(t, res, stats.DefaultOptions())
 	c := r.Comparison
 	if !c.Regressed() || !c.Cases[0].ActionChanged() || c.Cases[1].ActionChanged() || c.Cases[0].Verdict == stats.Regressed {
 		t.Fatalf("comparison: %+v", c.Cases)
@@ -107,7 +107,7 @@ func TestActionChanged(t *testing.T) {
 // read and compared.
 func TestCPULockSaved(t *testing.T) {
 	dir := t.TempDir()
-	res := reportfixture.SampleResult(t)
+	res := runfixture.SampleResult(t)
 	res.Environment.CPU = 0
 	res.Environment.CPUChoice = "moved from CPU 1 (only allowed CPU other than 0), which another xdpmicro run held"
 	res.Environment.CPULock = &results.CPULock{Path: "@xdpmicro-cpu0", Preferred: 1, HeldByOthers: []int{1}}
@@ -130,7 +130,7 @@ func TestCPULockSaved(t *testing.T) {
 		t.Errorf("cpu_lock read back as %+v", l)
 	}
 
-	old, err := engine.New(results.Settings{Confidence: 0.95}, reportfixture.SampleResult(t), stats.DefaultOptions())
+	old, err := engine.New(results.Settings{Confidence: 0.95}, runfixture.SampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestCPULockSaved(t *testing.T) {
 	if base.Environment.CPULock != nil {
 		t.Errorf("no cpu_lock read as %+v", base.Environment.CPULock)
 	}
-	r, err := engine.Against(base, back, results.Files, reportfixture.CompareOpts())
+	r, err := engine.Against(base, back, results.Files, runfixture.CompareOpts())
 	if err != nil {
 		t.Fatal(err)
 	}

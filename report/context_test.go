@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/engine"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -14,7 +14,7 @@ import (
 // A case run with a context says so, and what its program changed of it,
 // in the table and the JSON; a case without says nothing of it.
 func TestContextNotes(t *testing.T) {
-	res := reportfixture.SampleResult(t)
+	res := runfixture.SampleResult(t)
 	ctx, err := packets.ParseContext("mark=0x2a,cb0=1")
 	if err != nil {
 		t.Fatal(err)

@@ -1,5 +1,5 @@
 // Package report renders every output of every command but the HTML
-// page, and writes it: a run's findings (results.Report) as a table for
+// page, and writes it: a run's findings (results.Run) as a table for
 // the terminal, as wide and verbose as its View asks, Bencher Metric
 // Format for CI dashboards, the saved schema's JSON, Go benchmark lines
 // for benchstat and Markdown; a run across kernels; a profile (text,

@@ -48,13 +48,13 @@ type View struct {
 }
 
 // doc is a report as this package renders it.
-type doc struct{ *results.Report }
+type doc struct{ *results.Run }
 
 // comparison is a report's comparison as this package renders it.
 type comparison struct{ *results.Comparison }
 
 // Write renders the report in the format, a table as v shows it.
-func Write(w io.Writer, r *results.Report, f Format, v View) error {
+func Write(w io.Writer, r *results.Run, f Format, v View) error {
 	row, ok := lookup(KindRun, f)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrFormat, f)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/engine"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -45,9 +45,9 @@ func TestGoBenchCaptureNames(t *testing.T) {
 		for i := range samples {
 			samples[i] = float64(20 + i)
 		}
-		measured = append(measured, reportfixture.Fixture(c, 2, "XDP_PASS", samples))
+		measured = append(measured, runfixture.Fixture(c, 2, "XDP_PASS", samples))
 	}
-	res := results.Measured{
+	res := results.Raw{
 		Environment: results.Environment{Kernel: "6.18", Repeat: 1000, Resolution: 1},
 		Programs:    []results.Program{{Object: "prog.o", Info: results.ProgramInfo{Name: "xdp_pass", Type: "XDP"}, Results: measured}},
 	}
@@ -154,13 +154,13 @@ func gobenchRead(t *testing.T, out string) (map[string][]benchfmt.Result, benchf
 // iterations the call's repeat; a flat case keeps the kernel's whole ns.
 func TestGoBenchUnits(t *testing.T) {
 	for _, linear := range []bool{true, false} {
-		res := reportfixture.SpikeRun(t, 2, linear)
+		res := runfixture.SpikeRun(t, 2, linear)
 		for i := range res.Programs[0].Results {
 			res.Programs[0].Results[i].Instructions = uint64(40 + i)
 		}
 		opts := stats.DefaultOptions()
 		opts.Resamples = 100
-		r, err := engine.New(reportfixture.SettingsFor(linear), res, opts)
+		r, err := engine.New(runfixture.SettingsFor(linear), res, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

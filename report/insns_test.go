@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/engine"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -14,11 +14,11 @@ import (
 // A comparison shows each case's counts before and after, judges them
 // exactly, and says where they and the time disagree.
 func TestCompareInstructions(t *testing.T) {
-	res := reportfixture.TwoBuilds(t) // every after sample 1.5 times its before
+	res := runfixture.TwoBuilds(t) // every after sample 1.5 times its before
 	before, after := res.Programs[0].Results, res.Programs[1].Results
 	before[0].Instructions, after[0].Instructions = 40, 40 // slower, same instructions
 	before[1].Instructions, after[1].Instructions = 40, 39 // slower, one fewer
-	r := reportfixture.Interleaved(t, res, stats.DefaultOptions())
+	r := runfixture.Interleaved(t, res, stats.DefaultOptions())
 	c := r.Comparison
 	if c.InsnsRegressed() || len(c.Uncounted()) != 0 {
 		t.Errorf("no case executes more instructions after: regressed %v, uncounted %v", c.InsnsRegressed(), c.Uncounted())
@@ -39,13 +39,13 @@ func TestCompareInstructions(t *testing.T) {
 
 	// One more instruction after is a regression, however small.
 	after[1].Instructions = 41
-	r = reportfixture.Interleaved(t, res, stats.DefaultOptions())
+	r = runfixture.Interleaved(t, res, stats.DefaultOptions())
 	if !r.Comparison.InsnsRegressed() {
 		t.Error("40 → 41 instructions not judged a regression")
 	}
 	// A case not counted on one side cannot be judged.
 	after[0].Instructions, after[0].NoCount = 0, "not counted: no room"
-	r = reportfixture.Interleaved(t, res, stats.DefaultOptions())
+	r = runfixture.Interleaved(t, res, stats.DefaultOptions())
 	if un := r.Comparison.Uncounted(); len(un) != 1 || un[0] != before[0].Name {
 		t.Errorf("uncounted %v, want [%s]", un, before[0].Name)
 	}
@@ -56,7 +56,7 @@ func TestCompareInstructions(t *testing.T) {
 
 // A program's cases without counts say why once, under the table.
 func TestNoCountNote(t *testing.T) {
-	res := reportfixture.SampleResult(t)
+	res := runfixture.SampleResult(t)
 	for i := range res.Programs[0].Results {
 		res.Programs[0].Results[i].NoCount = "not counted: the verifier said no"
 	}
@@ -77,10 +77,10 @@ func TestNoCountNote(t *testing.T) {
 // counts changed most, and the command that gives them all: by default
 // one line for the cases that share them, by case under --verbose.
 func TestLinesChangedNote(t *testing.T) {
-	res := reportfixture.TwoBuilds(t)
+	res := runfixture.TwoBuilds(t)
 	before, after := res.Programs[0].Results, res.Programs[1].Results
 	before[0].Instructions, after[0].Instructions = 206, 44
-	r := reportfixture.Interleaved(t, res, stats.DefaultOptions())
+	r := runfixture.Interleaved(t, res, stats.DefaultOptions())
 	r.Comparison.Cases[0].LinesChanged = []results.LineChange{{Line: "fizzbuzz.c:72", Before: 147, After: 0}, {Line: "fizzbuzz.c:83", Before: 0, After: 11}}
 	out := flat(rendered(t, r, Table))
 	for _, want := range []string{"instructions changed most on fizzbuzz.c:72, fizzbuzz.c:83: fizz", "xdpmicro profile --before OLD --after NEW"} {

@@ -188,7 +188,7 @@ func (t kernelsTable) caseOrder() []row {
 	return order
 }
 
-func caseNames(rep *results.Report) []row {
+func caseNames(rep *results.Run) []row {
 	var rows []row
 	if c := rep.Comparison; c != nil {
 		for _, cc := range c.Cases {
@@ -203,7 +203,7 @@ func caseNames(rep *results.Report) []row {
 	return rows
 }
 
-func programName(rep *results.Report) string {
+func programName(rep *results.Run) string {
 	if rep.Measured() == nil {
 		return ""
 	}
@@ -213,7 +213,7 @@ func programName(rep *results.Report) string {
 // reportCells are a report's cells by case: the action, the
 // instructions, the time with its interval; for a comparison the change
 // of each and the verdict. Emulated times are not shown.
-func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[row]kernelCell {
+func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Run) map[row]kernelCell {
 	cells := map[row]kernelCell{}
 	if rep.Measured() == nil {
 		return cells
@@ -249,7 +249,7 @@ func (t kernelsTable) reportCells(k results.KernelRun, rep *results.Report) map[
 
 // caseEstimate is a case's estimate as the table gives it: the low one
 // of a case sampled one run a call.
-func caseEstimate(rep *results.Report, c results.Case) results.Estimate {
+func caseEstimate(rep *results.Run, c results.Case) results.Estimate {
 	if c.Single {
 		return c.Stats.Of(results.Low)
 	}
@@ -258,7 +258,7 @@ func caseEstimate(rep *results.Report, c results.Case) results.Estimate {
 
 // afterAction is the action of the case of that name in the last
 // program measured: a comparison names actions only where they changed.
-func afterAction(rep *results.Report, name string) string {
+func afterAction(rep *results.Run, name string) string {
 	p := *rep.Measured()
 	for _, c := range p.Results {
 		if c.Name == name {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -35,7 +35,7 @@ func TestMarkdownRun(t *testing.T) {
 // A comparison in Markdown: each case's verdict in its row, the tally in
 // bold, a warning quoted outside the fold.
 func TestMarkdownComparison(t *testing.T) {
-	r := reportfixture.Interleaved(t, reportfixture.TwoBuilds(t), stats.DefaultOptions())
+	r := runfixture.Interleaved(t, runfixture.TwoBuilds(t), stats.DefaultOptions())
 	r.Comparison.Warnings = append(r.Comparison.Warnings, "kernels differ: 6.1 before, 6.18 after")
 	md := rendered(t, r, Markdown)
 	for _, want := range []string{
@@ -136,7 +136,7 @@ func TestMarkdownAll(t *testing.T) {
 	a, b := newReport(t), newReport(t)
 	b.Programs[0].Info.Name = "other"
 	var buf strings.Builder
-	if err := (Output{Format: Markdown}).Write(&buf, OfRuns([]*results.Report{a, b})); err != nil {
+	if err := (Output{Format: Markdown}).Write(&buf, OfRuns([]*results.Run{a, b})); err != nil {
 		t.Fatal(err)
 	}
 	md := buf.String()

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // hostileComparison is a comparison of two builds whose names came from
 // a saved file written to ping, link and spoof a row: issue 59's.
-func hostileComparison(t *testing.T, names ...string) *results.Report {
+func hostileComparison(t *testing.T, names ...string) *results.Run {
 	t.Helper()
-	res := reportfixture.TwoBuilds(t)
+	res := runfixture.TwoBuilds(t)
 	for p := range res.Programs {
 		res.Programs[p].Info.Name = "prog @octocat https://evil.example/p"
 		res.Programs[p].Object = "obj\nbefore: forged"
@@ -22,7 +22,7 @@ func hostileComparison(t *testing.T, names ...string) *results.Report {
 			res.Programs[p].Results[c].Name = names[c]
 		}
 	}
-	return reportfixture.Interleaved(t, res, stats.DefaultOptions())
+	return runfixture.Interleaved(t, res, stats.DefaultOptions())
 }
 
 // What GitHub turns into a mention, a link or a reference in a comment

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/engine"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -24,7 +24,7 @@ func TestOutliersColumn(t *testing.T) {
 		}
 	}
 	// No severe one, no line.
-	res := reportfixture.SampleResult(t)
+	res := runfixture.SampleResult(t)
 	fizz := &res.Programs[0].Results[0]
 	fizz.Samples = append(fizz.Samples[:10:10], 30) // 30 ns: high mild
 	r := reportOf(t, res, "")
@@ -32,12 +32,12 @@ func TestOutliersColumn(t *testing.T) {
 		t.Errorf("want a high mild outlier in the column and no line:\n%s", out)
 	}
 	// Under mean, each case's outliers have a line already.
-	if out := rendered(t, reportOf(t, reportfixture.SampleResult(t), stats.Mean), Table); !strings.Contains(out, "fizz: outliers 1 high severe") || strings.Contains(out, "Found") {
+	if out := rendered(t, reportOf(t, runfixture.SampleResult(t), stats.Mean), Table); !strings.Contains(out, "fizz: outliers 1 high severe") || strings.Contains(out, "Found") {
 		t.Errorf("under mean, want the case's line and no Found:\n%s", out)
 	}
 }
 
-func reportOf(t *testing.T, res results.Measured, est stats.Estimator) *results.Report {
+func reportOf(t *testing.T, res results.Raw, est stats.Estimator) *results.Run {
 	t.Helper()
 	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: est}, res, stats.DefaultOptions())
 	if err != nil {
@@ -65,13 +65,13 @@ var many = results.Outliers{LowSevere: 12, LowMild: 54, HighMild: 166, HighSever
 // crafted is a run of one program over cases named names, every case
 // with outliers o among 2267 samples, a floor, and the widest figures the
 // bundled builds print.
-func crafted(names []string, action string, o results.Outliers) *results.Report {
+func crafted(names []string, action string, o results.Outliers) *results.Run {
 	p := results.Program{Object: "v4 (bundled)", Info: results.ProgramInfo{Name: "fizzbuzz", Type: "XDP"}}
 	for _, name := range names {
 		p.Results = append(p.Results, craftedCase(name, action, 185, est(70.27, 0.00007), 2267, o))
 	}
 	floor := p
-	return &results.Report{
+	return &results.Run{
 		Settings:    results.Settings{Confidence: 0.95},
 		Environment: results.Environment{Kernel: "6.18.44-fc-v782", CPU: 1, CPUs: 2, CPUModel: "AMD EPYC"},
 		Programs:    []results.Program{p},
@@ -129,7 +129,7 @@ func TestOutliersColumnFits(t *testing.T) {
 // loaded placements times, every load of every case with outliers o among
 // 100 calls, every case changed by change with the verdict v, sides
 // measured to ±hw.
-func comparedRun(names []string, placements int, o results.Outliers, change float64, v stats.Verdict, hw float64) *results.Report {
+func comparedRun(names []string, placements int, o results.Outliers, change float64, v stats.Verdict, hw float64) *results.Run {
 	build := func(label string, insns uint64, point float64) results.Program {
 		p := results.Program{Label: label, Object: label, Info: results.ProgramInfo{Name: "fizzbuzz", Type: "XDP"}}
 		for _, name := range names {
@@ -155,7 +155,7 @@ func comparedRun(names []string, placements int, o results.Outliers, change floa
 		cc.Verdict = v
 		c.Cases = append(c.Cases, cc)
 	}
-	return &results.Report{
+	return &results.Run{
 		Settings:    results.Settings{Confidence: 0.95},
 		Environment: results.Environment{Kernel: "6.18.44-fc-v782", CPU: 1, CPUs: 2, CPUModel: "AMD EPYC"},
 		Programs:    []results.Program{before, after},
@@ -227,7 +227,7 @@ func TestChangeDigits(t *testing.T) {
 // 24 lines, and stays where the output is longer anyway.
 func TestOutliersLineBudget(t *testing.T) {
 	severe := results.Outliers{HighSevere: 1}
-	withWarnings := func(n int) *results.Report {
+	withWarnings := func(n int) *results.Run {
 		r := comparedRun(packets.Classes(), 1, severe, -0.1665, stats.Improved, 0.0072)
 		for i := range n {
 			r.Comparison.Warnings = append(r.Comparison.Warnings, fmt.Sprintf("warning %d", i))

@@ -29,7 +29,7 @@ type Kind string
 
 // The kinds of content.
 const (
-	KindRun            Kind = "a run"                             // bench, compare: one results.Report
+	KindRun            Kind = "a run"                             // bench, compare: one results.Run
 	KindRuns           Kind = "several programs' runs"            // bench over several programs
 	KindKernels        Kind = "a run across kernels"              // bench --kernel
 	KindProfile        Kind = "a profile"                         // profile
@@ -73,7 +73,7 @@ type rendering struct {
 	apart bool
 	// several, for a run's format, renders several programs' runs as one
 	// document; without it they follow one another (KindRuns, all.go).
-	several func(w io.Writer, reps []*results.Report, v View) error
+	several func(w io.Writer, reps []*results.Run, v View) error
 }
 
 // registry lists every rendering, each kind's formats in the order help
@@ -141,7 +141,7 @@ func renderings() []rendering {
 
 // run adapts a renderer of one report to the registry.
 func run(render func(r doc, w io.Writer, v View) error) func(io.Writer, any, View) error {
-	return func(w io.Writer, x any, v View) error { return render(doc{x.(*results.Report)}, w, v) }
+	return func(w io.Writer, x any, v View) error { return render(doc{x.(*results.Run)}, w, v) }
 }
 
 // Formats lists the formats of the kind, in the order help lists them.
@@ -205,10 +205,10 @@ type Content struct {
 }
 
 // OfRun is a run's report, or a comparison's: bench, compare.
-func OfRun(r *results.Report) Content { return Content{KindRun, r} }
+func OfRun(r *results.Run) Content { return Content{KindRun, r} }
 
 // OfRuns is several programs' reports, each measured on its own.
-func OfRuns(reps []*results.Report) Content { return Content{KindRuns, reps} }
+func OfRuns(reps []*results.Run) Content { return Content{KindRuns, reps} }
 
 // OfKernels is a run across kernels.
 func OfKernels(runs results.KernelRuns) Content { return Content{KindKernels, runs} }

@@ -23,7 +23,7 @@ func TestPhaseNoteShare(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ph := tt.phase
 			ph.Slowest, ph.Recalled, ph.RecalledRuns, ph.RunFloor = 1, 6, 3, 6.2
-			r := &results.Report{Programs: []results.Program{{Results: []results.Case{{Stats: &results.Summary{Loads: &results.Loads{Phase: &ph}}}}}}}
+			r := &results.Run{Programs: []results.Program{{Results: []results.Case{{Stats: &results.Summary{Loads: &results.Loads{Phase: &ph}}}}}}}
 			n, ok := doc{r}.phaseNote()
 			if !ok || !strings.Contains(n.text, tt.want) {
 				t.Errorf("note %q, want %q", n.text, tt.want)

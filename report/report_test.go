@@ -15,26 +15,26 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/internal/engine"
 	"github.com/xdpmicro/xdpmicro/internal/printable"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-func newReport(t *testing.T) *results.Report {
+func newReport(t *testing.T) *results.Run {
 	t.Helper()
-	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000}, reportfixture.SampleResult(t), stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000}, runfixture.SampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func rendered(t *testing.T, r *results.Report, f Format) string {
+func rendered(t *testing.T, r *results.Run, f Format) string {
 	t.Helper()
 	return renderView(t, r, f, View{})
 }
 
-func renderView(t *testing.T, r *results.Report, f Format, v View) string {
+func renderView(t *testing.T, r *results.Run, f Format, v View) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, r, f, v); err != nil {
@@ -104,7 +104,7 @@ func TestTable(t *testing.T) {
 
 // Outliers matter where they move the estimate shown: the mean's.
 func TestOutliersUnderMean(t *testing.T) {
-	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: stats.Mean}, reportfixture.SampleResult(t), stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Resamples: 1000, Estimator: stats.Mean}, runfixture.SampleResult(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestBMF(t *testing.T) {
 
 func TestJSONRoundTrip(t *testing.T) {
 	r := newReport(t)
-	var back results.Report
+	var back results.Run
 	if err := json.Unmarshal([]byte(rendered(t, r, JSON)), &back); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestJSONRoundTrip(t *testing.T) {
 }
 
 func TestPartialReportSkipsThinCases(t *testing.T) {
-	res := reportfixture.SampleResult(t)
+	res := runfixture.SampleResult(t)
 	res.Partial = true
 	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:3]
 	r, err := engine.New(results.Settings{Confidence: 0.95}, res, stats.DefaultOptions())
@@ -221,7 +221,7 @@ func TestParseFormat(t *testing.T) {
 // Go benchmark format: one line per sample, read back by benchfmt as
 // benchstat would read it.
 func TestGoBench(t *testing.T) {
-	r, err := engine.New(results.Settings{Confidence: 0.95}, reportfixture.TwoBuilds(t), stats.DefaultOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95}, runfixture.TwoBuilds(t), stats.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestGoBench(t *testing.T) {
 // A case whose program changed its frame, or whose calls ended with
 // another action, says so in the table and the JSON.
 func TestFrameChangeWarnings(t *testing.T) {
-	res := reportfixture.SampleResult(t)
+	res := runfixture.SampleResult(t)
 	c := &res.Programs[0].Results[0]
 	// As cmd hands over a frame changed in its first byte (toReport).
 	c.OutputFrame = "ff" + c.Frame[2:]

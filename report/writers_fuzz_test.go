@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -25,7 +25,7 @@ type fuzzNames struct {
 }
 
 // named is a copy of base with the names of n, base left as it was.
-func named(base *results.Report, n fuzzNames) *results.Report {
+func named(base *results.Run, n fuzzNames) *results.Run {
 	r := *base
 	rename := func(p *results.Program) {
 		p.Info.Name, p.Object = n.program, n.object
@@ -70,8 +70,8 @@ func caseName(n fuzzNames, j int) string {
 // builds sampled together.
 var (
 	fixturesOnce     sync.Once
-	flatFixture      *results.Report
-	comparedFixture  *results.Report
+	flatFixture      *results.Run
+	comparedFixture  *results.Run
 	markdownMention  = regexp.MustCompile(`@[^\x{2060}]|@$`)
 	markdownLinkLike = regexp.MustCompile(`(?i)://|www\.`)
 )
@@ -115,7 +115,7 @@ func FuzzWriters(f *testing.F) {
 		}
 		fixturesOnce.Do(func() {
 			flatFixture = newReport(t)
-			comparedFixture = reportfixture.Interleaved(t, reportfixture.TwoBuilds(t), stats.DefaultOptions())
+			comparedFixture = runfixture.Interleaved(t, runfixture.TwoBuilds(t), stats.DefaultOptions())
 		})
 		base := flatFixture
 		if compared {
@@ -137,7 +137,7 @@ func FuzzWriters(f *testing.F) {
 
 // checkWritten checks what one format wrote of r, whose cases are named
 // from a fuzzer.
-func checkWritten(t *testing.T, format Format, out string, r *results.Report, cases int) {
+func checkWritten(t *testing.T, format Format, out string, r *results.Run, cases int) {
 	t.Helper()
 	switch format {
 	case Table:
@@ -218,7 +218,7 @@ func checkWritten(t *testing.T, format Format, out string, r *results.Report, ca
 // checkGoBench reads gobench's output back as benchstat does: every
 // sample of every case, each case's under a name of its own within its
 // build (a comparison writes both programs, told apart by "build:").
-func checkGoBench(t *testing.T, out string, r *results.Report) {
+func checkGoBench(t *testing.T, out string, r *results.Run) {
 	t.Helper()
 	var want []int // samples per case, of each program
 	for _, p := range r.Programs {

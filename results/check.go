@@ -21,7 +21,7 @@ const maxFigure = 1e18
 // index past or compute to a non-finite figure from: cases whose
 // summaries, kernel figures and linear samples disagree on their counts,
 // times that are no time, and numbers beyond maxFigure.
-func check(path string, r *Report) error {
+func check(path string, r *Run) error {
 	for _, p := range allLoads(r) {
 		for _, c := range p.Results {
 			if err := checkCase(c); err != nil {
@@ -36,7 +36,7 @@ func check(path string, r *Report) error {
 }
 
 // allLoads is every load of every program of r, the floor's too.
-func allLoads(r *Report) []Program {
+func allLoads(r *Run) []Program {
 	var out []Program
 	add := func(p Program) {
 		out = append(out, p)

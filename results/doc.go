@@ -1,8 +1,8 @@
 // Package results is the saved schema of a run, defined once: where and
 // how it measured (the environment, filled by packages testrun and host),
-// what it measured (Measured, handed over by the root package), and what was
-// found (Report: summaries, nets, comparisons, filled by package
-// analysis, rendered by package report). Every other saved document is
+// what it measured (Raw, handed over by internal/engine), and what was
+// found (Run: summaries, nets, comparisons, filled by
+// internal/engine, rendered by package report). Every other saved document is
 // defined here too: the ladder's Validation (filled by internal/ladder),
 // profiles (ProfileReport, internal/profile), worst packets (Worst,
 // internal/worst) and runs on other kernels (KernelRun). Their JSON keys

@@ -56,7 +56,7 @@ type KernelRun struct {
 	Console []string `json:"console_tail,omitempty"`
 	// Reports are the command's, one per program measured; each one's
 	// environment names the kernel it was measured on.
-	Reports []Report `json:"reports,omitempty"`
+	Reports []Run `json:"reports,omitempty"`
 }
 
 // Name is the kernel's release, or as asked where it never said.

@@ -42,8 +42,8 @@ func (s Settings) ChosenEstimator() stats.Estimator {
 	return s.Estimator
 }
 
-// Report is everything one bench run found.
-type Report struct {
+// Run is everything one bench run found.
+type Run struct {
 	Schema      string      `json:"schema"`
 	Settings    Settings    `json:"config"`
 	Environment Environment `json:"environment"`
@@ -222,7 +222,7 @@ func (c Case) PathChanges() bool {
 // Measured is the program a report is about: the only one, or the after
 // build of a comparison, which is always the last. Nil when the report
 // holds none.
-func (r *Report) Measured() *Program {
+func (r *Run) Measured() *Program {
 	if len(r.Programs) == 0 {
 		return nil
 	}
@@ -232,7 +232,7 @@ func (r *Report) Measured() *Program {
 // Phase is how the run was scaled to the machine's fast phase, as the
 // first case measured over loads records it: the floor's, or where the
 // floor was loaded once, a program's; nil where it was not.
-func (r *Report) Phase() *Phase {
+func (r *Run) Phase() *Phase {
 	progs := r.Programs
 	if r.Floor != nil {
 		progs = append([]Program{*r.Floor}, progs...)

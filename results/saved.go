@@ -40,7 +40,7 @@ func maxDecoded(n int) int64 { return int64(n)*5/2 + 1<<20 }
 
 // Read loads a result saved with --format json or as a baseline: at
 // most MaxSaved bytes, refused before decoding past maxDecoded.
-func Read(path string) (*Report, error) {
+func Read(path string) (*Run, error) {
 	data, err := safefs.ReadFile(path, MaxSaved)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
@@ -49,8 +49,8 @@ func Read(path string) (*Report, error) {
 }
 
 // Parse reads a saved result from data; path names it in errors.
-func Parse(path string, data []byte) (*Report, error) {
-	var r Report
+func Parse(path string, data []byte) (*Run, error) {
+	var r Run
 	if err := jsonsize.Check(data, &r, maxDecoded(len(data))); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
 	}
@@ -84,7 +84,7 @@ func BaselinePath(dir, name string) (string, error) {
 }
 
 // SaveBaseline stores the report as a baseline, atomically.
-func (r *Report) SaveBaseline(dir, name string) (string, error) {
+func (r *Run) SaveBaseline(dir, name string) (string, error) {
 	path, err := BaselinePath(dir, name)
 	if err != nil {
 		return "", err
@@ -105,7 +105,7 @@ func (r *Report) SaveBaseline(dir, name string) (string, error) {
 }
 
 // LoadBaseline reads the baseline of that name from dir.
-func LoadBaseline(dir, name string) (*Report, error) {
+func LoadBaseline(dir, name string) (*Run, error) {
 	path, err := BaselinePath(dir, name)
 	if err != nil {
 		return nil, err
@@ -117,7 +117,7 @@ func LoadBaseline(dir, name string) (*Report, error) {
 }
 
 // WriteJSON writes the report as the saved schema's JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
+func (r *Run) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-func savedReport() *Report {
-	return &Report{Schema: Schema, Environment: Environment{Kernel: "6.1.0-test"},
+func savedReport() *Run {
+	return &Run{Schema: Schema, Environment: Environment{Kernel: "6.1.0-test"},
 		Programs: []Program{{Object: "v4 (bundled)", Results: []Case{{Name: "fizz", Samples: []float64{1, 2}}}}}}
 }
 

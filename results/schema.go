@@ -57,11 +57,11 @@ const (
 	TimerStats     = "stats"
 )
 
-// Measured is a run's raw results, as package analysis takes them (its
+// Raw is a run's raw results, as package analysis takes them (its
 // New): where and how it measured, and each program's cases with their
 // samples (Stats and Net empty: analysis computes them). Programs hold their other loads in
 // Placements; Floor is the empty program, if it was measured.
-type Measured struct {
+type Raw struct {
 	Environment Environment
 	Programs    []Program
 	Floor       *Program

@@ -5,7 +5,7 @@ import "github.com/xdpmicro/xdpmicro/stats"
 // The statistics a report saves are stats' own types: package stats
 // computes them and defines their JSON keys, the keys saved files and
 // baselines have always had, so that old files still load; package
-// analysis puts them into a Report as they are. A fit read back from a
+// analysis puts them into a Run as they are. A fit read back from a
 // file lacks the resamples that pair it with another fit of the same
 // rounds (stats.Fit.Minus says so).
 

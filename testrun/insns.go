@@ -63,11 +63,11 @@ func (p *plan) countInstructions(ctx context.Context, progs []*program, res *Res
 			cr.LaterReturn, cr.FlowReplay = paths.laterReturns[c], paths.replays[c]
 			timed := paths.timed(c, cr.State())
 			cr.Instructions = rw.Total(timed)
-			if p.cfg.Profile {
+			if p.cfg.KeepBlocks {
 				cr.Blocks = timed
 			}
 		}
-		if err == nil && p.cfg.Profile {
+		if err == nil && p.cfg.KeepBlocks {
 			pr.Counted = countedOf(l, rw)
 		}
 		res.Counts.programs[p.programOf[i]] = *pr
@@ -257,7 +257,7 @@ func replayFlows(twin *object.Loaded, counted *insncount.Program, c CaseResult, 
 }
 
 // Counted is what a program's block counts (CaseResult.Blocks) count, kept
-// with Config.Profile: for profiles that attribute them to source lines.
+// with Config.KeepBlocks: for profiles that attribute them to source lines.
 type Counted struct {
 	// Instructions are the program as loaded, with its line and function
 	// metadata; Blocks index them.

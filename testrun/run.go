@@ -146,10 +146,10 @@ type Config struct {
 	// Progress, if set, is called after every sample, on the measuring
 	// thread: it must return at once.
 	Progress func(Progress)
-	// Profile keeps, for every case, how many times each basic block of
+	// KeepBlocks keeps, for every case, how many times each basic block of
 	// the program ran (CaseResult.Blocks), and for every program what the
 	// blocks are of (ProgramResult.Counted): for per-line profiles.
-	Profile bool
+	KeepBlocks bool
 	// Counts, where set, are the instruction counts an earlier run of the
 	// same programs and cases found (Result.Counts): a later group of
 	// loads takes them rather than instrument and run a copy again, which
@@ -250,7 +250,7 @@ type CaseResult struct {
 	// replaying the case's flows twice from the maps as loaded; nil when
 	// not counted.
 	FlowReplay *FlowReplay
-	// Blocks, with Config.Profile, are how many times the checking run
+	// Blocks, with Config.KeepBlocks, are how many times the checking run
 	// executed each basic block of ProgramResult.Counted.Blocks.
 	Blocks []uint64
 	// ContextChanges are the fields of Case.Context that the checking
@@ -350,7 +350,7 @@ type ProgramResult struct {
 	// Placements are the results of the program's other loads, sampled
 	// in the same rounds (Config.Placements).
 	Placements []ProgramResult
-	// Counted, with Config.Profile, is what the cases' Blocks count; nil
+	// Counted, with Config.KeepBlocks, is what the cases' Blocks count; nil
 	// when the program was not counted.
 	Counted *Counted
 	// Verifier is what the kernel told of this load: the verifier's

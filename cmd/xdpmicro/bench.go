@@ -298,7 +298,7 @@ func runBench(cmd *cobra.Command, args []string, f benchFlags) error {
 
 // finish saves the baseline asked for, writes the report, and turns a
 // regression into the exit code asked for.
-func (f benchFlags) finish(cmd *cobra.Command, rep *results.Report) error {
+func (f benchFlags) finish(cmd *cobra.Command, rep *results.Run) error {
 	f.output.asides(cmd, rep) // else the table's footer has them
 	if f.save != "" {
 		path, err := rep.SaveBaseline(f.dir, f.save)

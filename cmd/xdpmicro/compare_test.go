@@ -22,7 +22,7 @@ import (
 // the anchors, whose SCHED_IDLE time slices add up with 17 of them.
 var measured = []string{"--samples", "40", "--repeat", "10000", "--warmup", "0", "--resamples", "2000"}
 
-func readReport(t *testing.T, path string) *results.Report {
+func readReport(t *testing.T, path string) *results.Run {
 	t.Helper()
 	r, err := results.Read(path)
 	if err != nil {
@@ -130,7 +130,7 @@ func TestBaselineRoundTrip(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("against baseline: exit %d: %s", code, stderr)
 	}
-	var rep results.Report
+	var rep results.Run
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || rep.Comparison == nil {
 		t.Fatalf("no comparison in the output: %v", err)
 	}

@@ -62,7 +62,7 @@ func runEach(cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []st
 	ctx, stop, caught := signalContext(cmd.ErrOrStderr())
 	defer stop()
 	outcomes := measureEach(ctx, cmd, f, opts, names)
-	var reps []*results.Report
+	var reps []*results.Run
 	var failed []string
 	for _, o := range outcomes {
 		switch {
@@ -91,7 +91,7 @@ func runEach(cmd *cobra.Command, f benchFlags, opts xdpmicro.Options, names []st
 
 // writeEach writes the reports as finish writes one, and judges each
 // comparison.
-func (f benchFlags) writeEach(cmd *cobra.Command, reps []*results.Report) error {
+func (f benchFlags) writeEach(cmd *cobra.Command, reps []*results.Run) error {
 	if len(reps) == 0 {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (f benchFlags) writeEach(cmd *cobra.Command, reps []*results.Report) error 
 // programOutcome is one program's run of several.
 type programOutcome struct {
 	Program string
-	Report  *results.Report
+	Report  *results.Run
 	Err     error
 }
 

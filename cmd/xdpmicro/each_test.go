@@ -20,7 +20,7 @@ func TestBenchEveryProgram(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d: a program failed", code, exitFailed)
 	}
-	var reps []results.Report
+	var reps []results.Run
 	if err := json.Unmarshal([]byte(stdout), &reps); err != nil {
 		t.Fatalf("not a JSON array of reports: %v\n%s", err, stdout)
 	}
@@ -84,7 +84,7 @@ func TestBenchBundledPairOwnPrograms(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep results.Report
+	var rep results.Run
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("not a JSON report: %v\n%s", err, stdout)
 	}

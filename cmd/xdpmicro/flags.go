@@ -123,7 +123,7 @@ func (o *outputFlags) target() report.Output {
 // write puts a complete report where it was asked for, and the HTML page;
 // if the page cannot be written, a report gone to a file reaches standard
 // output too.
-func (o *outputFlags) write(cmd *cobra.Command, rep *results.Report) error {
+func (o *outputFlags) write(cmd *cobra.Command, rep *results.Run) error {
 	out := o.target()
 	if err := out.Write(cmd.OutOrStdout(), report.OfRun(rep)); err != nil {
 		return err
@@ -142,7 +142,7 @@ func (o *outputFlags) write(cmd *cobra.Command, rep *results.Report) error {
 // asides prints on stderr the notes and comparison warnings that a table
 // on standard output has under it, where the table is not what reaches
 // the terminal: each said once.
-func (o *outputFlags) asides(cmd *cobra.Command, rep *results.Report) {
+func (o *outputFlags) asides(cmd *cobra.Command, rep *results.Run) {
 	if !o.target().NotesOnStderr() {
 		return
 	}
@@ -285,7 +285,7 @@ func parseJudge(s string) (judge, error) {
 // instructions, a case without counts on both sides fails the run: an
 // exact gate must not pass by default; so does a verifier figure
 // without the verifier's statistics on both sides.
-func (c *compareFlags) verdict(rep *results.Report) error {
+func (c *compareFlags) verdict(rep *results.Run) error {
 	cmp := rep.Comparison
 	if !c.failOnRegression && len(c.failOn) == 0 || cmp == nil {
 		return nil

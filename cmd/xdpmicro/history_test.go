@@ -44,7 +44,7 @@ func TestHistory(t *testing.T) {
 	kerneltest.RequireBPF(t)
 	dir := t.TempDir()
 	history := filepath.Join(dir, "phases.json")
-	bench := func(out string) *results.Report {
+	bench := func(out string) *results.Run {
 		t.Helper()
 		args := append([]string{"bench", "--class", "fizz,none", "--placements", "6", "--history", history, "--format", "json", "-o", out}, quick...)
 		if code, _, stderr := runCLI(args...); code != 0 {
@@ -55,7 +55,7 @@ func TestHistory(t *testing.T) {
 	// A floor known to worse than phases.MaxHalf is not remembered (a
 	// quick run on a busy machine may read one): the test then writes
 	// the run's floor itself, and goes on.
-	remembered := func(r *results.Report) bool {
+	remembered := func(r *results.Run) bool {
 		_, half, ok := engine.FloorLevel(r)
 		return ok && half <= phases.MaxHalf
 	}

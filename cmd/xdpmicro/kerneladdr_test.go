@@ -89,7 +89,7 @@ func TestKernelAddressesHiddenFromCapableUser(t *testing.T) {
 		t.Errorf("nobody: kernel addresses %v; want each shown as <kernel address>:\n%s", found, out)
 	}
 	out = run(true, "bench", object, "--class", "tcp-syn", "--samples", "10", "--repeat", "1000", "--warmup", "0", "--quiet", "--format", "json")
-	var saved results.Report
+	var saved results.Run
 	if err := json.Unmarshal([]byte(out), &saved); err != nil {
 		t.Fatalf("bench --format json: %v", err)
 	}

@@ -136,7 +136,7 @@ func TestBenchPortFilter(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr)
 			}
 		}
-		var rep results.Report
+		var rep results.Run
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestBenchProgramsForMaps(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := bench()
-	var rep results.Report
+	var rep results.Run
 	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || rep.Programs[0].Info.Name != "spread" {
 		t.Errorf("no --program: exit %d, stderr %q; want spread measured", code, stderr)
 	}

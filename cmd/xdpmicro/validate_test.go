@@ -98,9 +98,9 @@ func TestValidationFailsWrongTool(t *testing.T) {
 	o.Samples = 40
 	opts := stats.DefaultOptions()
 	opts.Resamples = 1000
-	validateMeasured := func(runs ...results.Measured) *results.Validation {
+	validateMeasured := func(runs ...results.Raw) *results.Validation {
 		t.Helper()
-		var reps []*results.Report
+		var reps []*results.Run
 		for _, m := range runs {
 			rep, err := engine.New(results.Settings{Estimator: stats.Slope, Confidence: opts.Confidence, Resamples: opts.Resamples}, m, opts)
 			if err != nil {
@@ -118,7 +118,7 @@ func TestValidationFailsWrongTool(t *testing.T) {
 	// machine too noisy to resolve that (neighbours known to ±48 ns, with
 	// the load average at 5) cannot tell it, and says so: such a run is
 	// measured again, and the test skips only if none of three resolves it.
-	var measured results.Measured
+	var measured results.Raw
 	var v *results.Validation
 	for attempt := 1; ; attempt++ {
 		var err error
@@ -169,13 +169,13 @@ func hasFailure(v *results.Validation, s string) bool {
 }
 
 // clone copies m deeply, through its JSON.
-func clone(t *testing.T, m results.Measured) results.Measured {
+func clone(t *testing.T, m results.Raw) results.Raw {
 	t.Helper()
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c results.Measured
+	var c results.Raw
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // New computes the statistics of every case of a run.
-func New(settings results.Settings, m results.Measured, opts stats.Options) (*results.Report, error) {
+func New(settings results.Settings, m results.Raw, opts stats.Options) (*results.Run, error) {
 	return NewContext(context.Background(), settings, m, opts)
 }
 
@@ -26,8 +26,8 @@ func New(settings results.Settings, m results.Measured, opts stats.Options) (*re
 // wait for them (issue 59). A complete run's analysis then ends with
 // ctx's error; a partial run's report leaves those cases without
 // statistics, as it does cases with too few samples.
-func NewContext(ctx context.Context, settings results.Settings, m results.Measured, opts stats.Options) (*results.Report, error) {
-	r := &results.Report{Schema: results.Schema, Settings: settings, Environment: m.Environment, Partial: m.Partial}
+func NewContext(ctx context.Context, settings results.Settings, m results.Raw, opts stats.Options) (*results.Run, error) {
+	r := &results.Run{Schema: results.Schema, Settings: settings, Environment: m.Environment, Partial: m.Partial}
 	if settings.ChosenEstimator().Fitted() && m.Environment.Sampling.Mode != results.SamplingLinear {
 		// Linear sampling was refused (the footer says why): the kernel's
 		// figures stand for the cases.
@@ -182,7 +182,7 @@ func overFloor(p *results.Program, floor results.Program, confidence float64) {
 // as measured:
 // the floor did not follow what that case met (a 1 s run read one case
 // 87.6 ns in [-25 +200] with three groups).
-func atFastPhase(r *results.Report, perGroup, floorPerGroup int, confidence float64) {
+func atFastPhase(r *results.Run, perGroup, floorPerGroup int, confidence float64) {
 	floors := append([]results.Program{*r.Floor}, r.Floor.Placements...)
 	var byCase [][]float64
 	for _, c := range r.Floor.Results {

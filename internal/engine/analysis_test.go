@@ -17,12 +17,12 @@ import (
 
 // measured is a run of one program on two cases, ten samples each of the
 // kernel's figures, in the environment env.
-func measured(env results.Environment) results.Measured {
+func measured(env results.Environment) results.Raw {
 	var fizz, none []float64
 	for i := range 10 {
 		fizz, none = append(fizz, float64(10+i)), append(none, 5)
 	}
-	return results.Measured{
+	return results.Raw{
 		Environment: env,
 		Programs: []results.Program{{Object: "v4 (bundled)", Info: results.ProgramInfo{Name: "fizzbuzz", Type: "XDP"},
 			Results: []results.Case{
@@ -32,7 +32,7 @@ func measured(env results.Environment) results.Measured {
 	}
 }
 
-func analyse(t *testing.T, m results.Measured) *results.Report {
+func analyse(t *testing.T, m results.Raw) *results.Run {
 	t.Helper()
 	opts := stats.DefaultOptions()
 	opts.Resamples = 1000
@@ -75,7 +75,7 @@ func TestAgainst(t *testing.T) {
 	if w := strings.Join(r.Comparison.Warnings, "\n"); strings.Contains(w, "repeat differs") {
 		t.Errorf("a chosen repeat warned of: %q", w)
 	}
-	if _, err := Against(base, &results.Report{}, results.Files, opts); err == nil {
+	if _, err := Against(base, &results.Run{}, results.Files, opts); err == nil {
 		t.Error("a result without programs compared")
 	}
 }
@@ -117,7 +117,7 @@ func TestHoldAtRecalled(t *testing.T) {
 
 // floorRun is a report whose floor's loads read each of floors ns on case
 // "c", by the mean.
-func floorRun(floors ...float64) *results.Report {
+func floorRun(floors ...float64) *results.Run {
 	var loads []results.Program
 	for _, f := range floors {
 		loads = append(loads, results.Program{Results: []results.Case{{Name: "c", Stats: &results.Summary{Estimates: results.Estimates{Mean: results.Estimate{Point: f}}}}}})
@@ -125,7 +125,7 @@ func floorRun(floors ...float64) *results.Report {
 	floor := loads[0]
 	floor.Results[0].Stats.Loads = &results.Loads{Estimator: stats.Mean}
 	floor.Placements = loads[1:]
-	return &results.Report{Floor: &floor}
+	return &results.Run{Floor: &floor}
 }
 
 // Two runs compared over their loads' times over their floors hold, beside
@@ -226,9 +226,9 @@ func TestOverFloor(t *testing.T) {
 	}
 	// Two runs compared over their floors: each run's level's uncertainty
 	// joins the change's interval.
-	run := func(level float64) *results.Report {
+	run := func(level float64) *results.Run {
 		q := results.Program{Results: []results.Case{{Name: "c", Stats: &results.Summary{OverFloor: &results.Loads{Phase: &results.Phase{RunFloor: level, RefHalf: 0.01}}}}}}
-		return &results.Report{Floor: &results.Program{}, Programs: []results.Program{q}}
+		return &results.Run{Floor: &results.Program{}, Programs: []results.Program{q}}
 	}
 	c := &results.Comparison{Significance: 0.05, NoiseThreshold: 0.03, Cases: []results.ComparedCase{{Name: "c", Before: results.Estimate{Point: 70},
 		CaseComparison: results.CaseComparison{Test: results.FloorLoadsTest, Change: results.Estimate{Point: -0.06, Lower: math.Expm1(math.Log(0.94) - 0.02), Upper: math.Expm1(math.Log(0.94) + 0.02)}}}}}

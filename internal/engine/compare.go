@@ -22,13 +22,13 @@ var ErrNotComparable = badinput.New("results not comparable")
 // together, pairing their samples round by round; a run scaled to the
 // recalled fast phase holds each change there within the phase's spread,
 // transfer its exponent (phases.ChangeTransfer, LiveChangeTransfer).
-func CompareInterleaved(r *results.Report, opts stats.CompareOptions, transfer float64) error {
+func CompareInterleaved(r *results.Run, opts stats.CompareOptions, transfer float64) error {
 	return CompareInterleavedContext(context.Background(), r, opts, transfer)
 }
 
 // CompareInterleavedContext is CompareInterleaved that stops between
 // cases once ctx is done, with ctx's error.
-func CompareInterleavedContext(ctx context.Context, r *results.Report, opts stats.CompareOptions, transfer float64) error {
+func CompareInterleavedContext(ctx context.Context, r *results.Run, opts stats.CompareOptions, transfer float64) error {
 	if len(r.Programs) != 2 {
 		return fmt.Errorf("%w: a before/after run holds 2 programs, this one %d", ErrNotComparable, len(r.Programs))
 	}
@@ -55,13 +55,13 @@ func CompareInterleavedContext(ctx context.Context, r *results.Report, opts stat
 // case by case, by name. Samples taken at different times cannot be
 // paired, so the comparison uses the unpaired test, and warns when the two
 // were taken in different environments.
-func Against(base, current *results.Report, mode string, opts stats.CompareOptions) (*results.Report, error) {
+func Against(base, current *results.Run, mode string, opts stats.CompareOptions) (*results.Run, error) {
 	return AgainstContext(context.Background(), base, current, mode, opts)
 }
 
 // AgainstContext is Against that stops between cases once ctx is done,
 // with ctx's error.
-func AgainstContext(ctx context.Context, base, current *results.Report, mode string, opts stats.CompareOptions) (*results.Report, error) {
+func AgainstContext(ctx context.Context, base, current *results.Run, mode string, opts stats.CompareOptions) (*results.Run, error) {
 	if len(base.Programs) == 0 || len(current.Programs) == 0 {
 		return nil, fmt.Errorf("%w: a result holds no program", ErrNotComparable)
 	}
@@ -358,7 +358,7 @@ func holdAtRecalled(c *results.Comparison, before results.Program, transfer floa
 // phase. Six default v4 runs against a baseline saved here, their floors'
 // groups moving between 27 and 40 ns, claimed 2 changes of 30 (-6.9 and
 // -8.1 %, in the run whose every group met the slow phase) without it.
-func widenByFloorGap(c *results.Comparison, base, current *results.Report, opts stats.CompareOptions) {
+func widenByFloorGap(c *results.Comparison, base, current *results.Run, opts stats.CompareOptions) {
 	opts.Significance, opts.NoiseThreshold, opts.Quantum = c.Significance, c.NoiseThreshold, c.Quantum
 	z := distuv.UnitNormal.Quantile((1 + opts.Confidence) / 2)
 	for i := range c.Cases {
@@ -393,7 +393,7 @@ func widenByFloorGap(c *results.Comparison, base, current *results.Report, opts 
 
 // floorOf is the geometric mean of r's floor loads' own estimates of the
 // named case, as measured: the phase the run's loads met.
-func floorOf(r *results.Report, name string) (level, relHalf float64, ok bool) {
+func floorOf(r *results.Run, name string) (level, relHalf float64, ok bool) {
 	if r.Floor == nil {
 		return 0, 0, false
 	}

@@ -43,14 +43,14 @@ type Config struct {
 	Estimator    stats.Estimator
 	Stats        stats.Options
 	Compare      stats.CompareOptions
-	Baseline     *results.Report
+	Baseline     *results.Run
 	BaselineName string
 	History      string
 	Started      time.Time
 	Settings     results.Settings
 }
 
-// measured is the program c is about, as results.Report.Measured is a
+// measured is the program c is about, as results.Run.Measured is a
 // report's: the only one, or the after build of a comparison, the last.
 // Nil when there is none.
 func (c *Config) measured() *testrun.Program {

@@ -12,7 +12,7 @@ import (
 // pooledFrom is the repeat from which r's slope pooled its repeat levels
 // (stats.PooledRuns), when its estimator is the slope and every level of
 // its linear sampling repeats at least that; 0 otherwise.
-func pooledFrom(r *results.Report) int {
+func pooledFrom(r *results.Run) int {
 	env := r.Environment
 	if first, _ := env.Sampling.Range(); r.Settings.ChosenEstimator() == stats.Slope && env.Sampling.Mode == results.SamplingLinear && first >= stats.PooledRuns {
 		return stats.PooledRuns
@@ -23,8 +23,8 @@ func pooledFrom(r *results.Report) int {
 // changeSpread is the factor within which an interleaved run's changes
 // hold their size at the recalled fast phase its figures were scaled to
 // (phases.ChangeSpread), transfer its exponent, by the phase report shows
-// (results.Report.Phase); 0 where the run was not scaled to a recalled phase.
-func changeSpread(r *results.Report, transfer float64) float64 {
+// (results.Run.Phase); 0 where the run was not scaled to a recalled phase.
+func changeSpread(r *results.Run, transfer float64) float64 {
 	ph := r.Phase()
 	if ph == nil || ph.Recalled == 0 {
 		return 0

@@ -23,7 +23,7 @@ func TestPooledFrom(t *testing.T) {
 		{stats.Low, results.SamplingLinear, stats.PooledRuns, 0},
 		{stats.Slope, results.SamplingFlat, stats.PooledRuns, 0},
 	} {
-		r := &results.Report{Settings: results.Settings{Estimator: tt.est}}
+		r := &results.Run{Settings: results.Settings{Estimator: tt.est}}
 		r.Environment.Sampling = results.Sampling{Mode: tt.mode, First: tt.first, Step: 1000, Levels: 10}
 		if got := pooledFrom(r); got != tt.want {
 			t.Errorf("%s %s from %d: %d, want %d", tt.est, tt.mode, tt.first, got, tt.want)
@@ -37,7 +37,7 @@ func TestChangeSpread(t *testing.T) {
 	phased := func(ph *results.Phase) results.Program {
 		return results.Program{Results: []results.Case{{Name: "c", Stats: &results.Summary{Loads: &results.Loads{Phase: ph}}}}}
 	}
-	r := &results.Report{Floor: &results.Program{}, Programs: []results.Program{phased(&results.Phase{Recalled: 28, RunFloor: 35})}}
+	r := &results.Run{Floor: &results.Program{}, Programs: []results.Program{phased(&results.Phase{Recalled: 28, RunFloor: 35})}}
 	if got := changeSpread(r, phases.ChangeTransfer); got != phases.ChangeSpread(35, 28, phases.ChangeTransfer) || !(got > 1) {
 		t.Errorf("spread %v", got)
 	}
@@ -46,7 +46,7 @@ func TestChangeSpread(t *testing.T) {
 	if got, want := changeSpread(r, 1), 1.5; math.Abs(got-want) > 1e-12 {
 		t.Errorf("by the floor's phase: %v, want %v", got, want)
 	}
-	if got := changeSpread(&results.Report{Programs: []results.Program{phased(&results.Phase{Slowest: 1.2})}}, 1); got != 0 {
+	if got := changeSpread(&results.Run{Programs: []results.Program{phased(&results.Phase{Slowest: 1.2})}}, 1); got != 0 {
 		t.Errorf("no recalled phase: %v", got)
 	}
 }

@@ -3,7 +3,7 @@
 // group by group: the groups, the stopping rules, the change spread, the
 // CPU moves, the recalled fast phase, live frames. The analysis
 // (analysis.go, compare.go, derived.go, recalled.go) turns what was
-// measured (results.Measured) into findings (results.Report): each
+// measured (results.Raw) into findings (results.Run): each
 // case's summary and fit, its time net of the floor's, series by frame
 // size, comparisons of two builds or of a run against a saved one, with
 // their verdicts, and what the renderers say beyond the saved figures,

@@ -93,7 +93,7 @@ func sweepOne(fail func(string, ...any), before, after []byte, at, cut int, valu
 }
 
 // writes fails unless rep writes as a table and as JSON.
-func writes(fail func(string, ...any), rep *results.Report) {
+func writes(fail func(string, ...any), rep *results.Run) {
 	var buf bytes.Buffer
 	for _, format := range []report.Format{report.Table, report.JSON} {
 		if err := report.Write(&buf, rep, format, report.View{Wide: true, Verbose: true}); err != nil {

@@ -35,7 +35,7 @@ func asLive(o Config) Config {
 }
 
 // markLive says in the report that its comparison is the live one.
-func (o *runner) markLive(rep *results.Report) {
+func (o *runner) markLive(rep *results.Run) {
 	c := rep.Comparison
 	c.Live = &results.Live{Batch: cmp.Or(o.LiveBatch, testrun.DefaultBatch), Target: "veth pair in a network namespace of its own"}
 	for i := range c.Cases {

@@ -13,8 +13,8 @@ import (
 // schemaOf turns what package testrun returns into the saved schema:
 // what analysis takes and results save, in their own words (hex frames,
 // action names, summaries of the frames a program left).
-func schemaOf(res testrun.Result) results.Measured {
-	m := results.Measured{Environment: res.Environment, Partial: res.Partial}
+func schemaOf(res testrun.Result) results.Raw {
+	m := results.Raw{Environment: res.Environment, Partial: res.Partial}
 	for _, p := range res.Programs {
 		m.Programs = append(m.Programs, program(p))
 	}

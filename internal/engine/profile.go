@@ -12,7 +12,7 @@ import (
 // and attributes each case's instructions to the program's lines and
 // functions; with two programs, it compares them. Nothing is timed.
 func Profile(ctx context.Context, o Config, notice func(string)) (*profile.Report, error) {
-	cfg := testrun.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.CPU, Profile: true}
+	cfg := testrun.Config{Programs: o.Programs, Cases: o.Cases, MapInit: o.MapInit, Load: o.Load, CPU: o.CPU, KeepBlocks: true}
 	cfg.Notice = notice
 	res, err := testrun.Check(ctx, cfg)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // CPU met (AtRecalled), and remembers its own.
 // The history only ever adds: a file it cannot read or write is said, and
 // the run stands on its own.
-func (o *runner) recall(rep *results.Report, obs Observer) {
+func (o *runner) recall(rep *results.Run, obs Observer) {
 	level, half, ok := FloorLevel(rep)
 	if !ok {
 		return

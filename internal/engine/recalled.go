@@ -48,7 +48,7 @@ const maxRecallFactor = 10
 // half-width; ok is false without such a floor, and when the kernel's
 // run-time statistics were on: their clock reads raised the floor (28 to
 // 111 ns here), which no phase of the machine did.
-func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
+func FloorLevel(r *results.Run) (level, relHalf float64, ok bool) {
 	c, ok := floorLevelCase(r)
 	if !ok {
 		return 0, 0, false
@@ -60,7 +60,7 @@ func FloorLevel(r *results.Report) (level, relHalf float64, ok bool) {
 // FloorLevelFrames are the frames, in hex, of the floor's cases that
 // FloorLevel reads its level from: a floor's level is comparable only
 // with one read from the same frames.
-func FloorLevelFrames(r *results.Report) []string {
+func FloorLevelFrames(r *results.Run) []string {
 	var frames []string
 	for _, c := range plainFloorCases(r) {
 		frames = append(frames, c.Frame)
@@ -69,7 +69,7 @@ func FloorLevelFrames(r *results.Report) []string {
 }
 
 // floorLevelCase is the floor's case whose estimate FloorLevel takes.
-func floorLevelCase(r *results.Report) (*results.Case, bool) {
+func floorLevelCase(r *results.Run) (*results.Case, bool) {
 	if r.Floor == nil || r.Environment.RunTimeStats {
 		return nil, false
 	}
@@ -86,7 +86,7 @@ func floorLevelCase(r *results.Report) (*results.Case, bool) {
 // through a restorer, or one run a call, costs what restoring or a call
 // costs: no phase of the plain floor (katran's restored floor read 120 ns
 // against 28).
-func plainFloorCases(r *results.Report) []*results.Case {
+func plainFloorCases(r *results.Run) []*results.Case {
 	if r.Floor == nil {
 		return nil
 	}
@@ -126,7 +126,7 @@ func floorScaledHalf(l stats.Loads, floor *results.Case, share, confidence float
 // follow the floor exactly: FineTransfer within the tolerance of one
 // phase (phases.SamePhase), RecallTransfer beyond it. It reports whether
 // it scaled.
-func AtRecalled(r *results.Report, rec Recalled, confidence float64) bool {
+func AtRecalled(r *results.Run, rec Recalled, confidence float64) bool {
 	level, levelHalf, ok := FloorLevel(r)
 	if !ok {
 		return false

@@ -12,13 +12,13 @@ import (
 
 // reportAt is a report whose floor's loads read floor and program's
 // loads read program, each ±1 %.
-func reportAt(floor, program float64) *results.Report {
+func reportAt(floor, program float64) *results.Run {
 	loads := func(x float64) *results.Summary {
 		return &results.Summary{Loads: &results.Loads{Estimator: stats.Slope, Points: []float64{x, x},
 			Estimate: results.Estimate{Point: x, Lower: 0.99 * x, Upper: 1.01 * x}}}
 	}
 	net := results.Estimate{Point: program - floor, Lower: program - floor - 1, Upper: program - floor + 1}
-	return &results.Report{
+	return &results.Run{
 		Settings: results.Settings{Estimator: stats.Slope},
 		Floor:    &results.Program{Results: []results.Case{{Name: "fizz", Stats: loads(floor)}}},
 		Programs: []results.Program{{Results: []results.Case{{Name: "fizz", Stats: loads(program), Net: &net}}}},
@@ -184,7 +184,7 @@ func TestAtFastPhaseStandsAtSlowPhase(t *testing.T) {
 		return results.Program{Results: []results.Case{{Name: "c", Stats: &results.Summary{
 			Estimates: results.Estimates{Mean: results.Estimate{Point: x, Lower: x, Upper: x}}}}}}
 	}
-	run := func(floors, points []float64) *results.Report {
+	run := func(floors, points []float64) *results.Run {
 		var fl, pr []results.Program
 		for _, f := range floors {
 			fl = append(fl, load(f))
@@ -194,7 +194,7 @@ func TestAtFastPhaseStandsAtSlowPhase(t *testing.T) {
 		}
 		floor, prog := fl[0], pr[0]
 		floor.Placements, prog.Placements = fl[1:], pr[1:]
-		r := &results.Report{Settings: results.Settings{Estimator: stats.Mean}, Floor: &floor, Programs: []results.Program{prog}}
+		r := &results.Run{Settings: results.Settings{Estimator: stats.Mean}, Floor: &floor, Programs: []results.Program{prog}}
 		overLoads(r.Floor, stats.Mean, 1, 0.95)
 		overLoads(&r.Programs[0], stats.Mean, 2, 0.95)
 		return r
@@ -228,7 +228,7 @@ func TestAtRecalledOverGroups(t *testing.T) {
 		}
 		return &results.Summary{Loads: &l}
 	}
-	r := &results.Report{
+	r := &results.Run{
 		Settings: results.Settings{Estimator: stats.Slope},
 		Floor:    &results.Program{Results: []results.Case{{Name: "fizz", Stats: grouped(floor, 1)}}},
 		Programs: []results.Program{{Results: []results.Case{{Name: "fizz", Stats: grouped(program, 2)}}}},

@@ -77,7 +77,7 @@ func (o *runner) close() {
 // Run measures, analyses and, for two programs or a baseline, compares.
 // When ctx is cancelled mid-run it returns the report of what was
 // measured, marked Partial, with ctx's error.
-func Run(ctx context.Context, c Config, obs Observer) (*results.Report, error) {
+func Run(ctx context.Context, c Config, obs Observer) (*results.Run, error) {
 	r, err := start(c)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func Run(ctx context.Context, c Config, obs Observer) (*results.Report, error) {
 // analysePartial is the report of an interrupted run, m, with the error
 // that interrupted it: fewer resamples, no comparison, and only the cases
 // analysed within partialAnalysis.
-func (o *runner) analysePartial(m results.Measured, runErr error) (*results.Report, error) {
+func (o *runner) analysePartial(m results.Raw, runErr error) (*results.Run, error) {
 	settings, opts := o.settings(), o.Stats
 	opts.Resamples = min(opts.Resamples, partialResamples)
 	settings.Resamples = opts.Resamples
@@ -139,15 +139,15 @@ func (o *runner) analysePartial(m results.Measured, runErr error) (*results.Repo
 
 // MeasureRaw measures as Run does, and returns what was measured, raw: for
 // callers that analyse it their own way.
-func MeasureRaw(ctx context.Context, c Config, obs Observer) (results.Measured, error) {
+func MeasureRaw(ctx context.Context, c Config, obs Observer) (results.Raw, error) {
 	r, err := start(c)
 	if err != nil {
-		return results.Measured{}, err
+		return results.Raw{}, err
 	}
 	defer r.close()
 	res, err := r.measureGroups(ctx, obs)
 	if err != nil && !res.Partial {
-		return results.Measured{}, err
+		return results.Raw{}, err
 	}
 	return schemaOf(res), err
 }
@@ -200,7 +200,7 @@ func (o *runner) config(plan sampling, obs Observer) testrun.Config {
 		Repeat: o.Repeat, Timer: o.Timer, Sampling: o.Sampling, Placements: o.Placements,
 		SingleRun: o.SingleRun, Restore: o.Restore, TargetSample: o.SampleTime,
 		// Two builds' block counts name the lines whose counts changed.
-		Profile: o.Compared,
+		KeepBlocks: o.Compared,
 	}
 	if !o.NoFloor {
 		cfg.Floor = &testrun.Object{Name: "floor (bundled)", ELF: bpf.Floor()}
@@ -240,7 +240,7 @@ func (o *runner) settings() results.Settings {
 
 // compare judges the change between the two programs, or from the
 // baseline, when there is one to judge.
-func (o *runner) compare(ctx context.Context, rep *results.Report) (*results.Report, error) {
+func (o *runner) compare(ctx context.Context, rep *results.Run) (*results.Run, error) {
 	switch {
 	case o.Compared:
 		if err := CompareInterleavedContext(ctx, rep, o.Compare, phases.Transfer(o.Live)); err != nil {

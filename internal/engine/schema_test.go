@@ -24,7 +24,7 @@ func TestSavedRunsRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rep results.Report
+		var rep results.Run
 		if err := json.Unmarshal(data, &rep); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/engine"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 func TestWriteHTML(t *testing.T) {
-	r := reportfixture.Interleaved(t, reportfixture.TwoBuilds(t), stats.DefaultOptions())
+	r := runfixture.Interleaved(t, runfixture.TwoBuilds(t), stats.DefaultOptions())
 	dir, page := writePage(t, r)
 	for _, want := range []string{"<h2>fizz</h2>", "<h2>short</h2>", "Performance has regressed.", `src="case-0-distribution.svg"`, `src="case-1-samples.svg"`} {
 		if !strings.Contains(string(page), want) {
@@ -41,7 +41,7 @@ func TestWriteHTML(t *testing.T) {
 // A linear run gets Criterion's regression figure per case: the calls, the
 // levels' low quantiles and the fitted line, its slope in the legend.
 func TestWriteHTMLLinear(t *testing.T) {
-	res := reportfixture.SampleResult(t)
+	res := runfixture.SampleResult(t)
 	res.Environment.Sampling = results.Sampling{Mode: results.SamplingLinear, Step: 100, Levels: 2}
 	for i := range res.Programs[0].Results {
 		c := &res.Programs[0].Results[i]

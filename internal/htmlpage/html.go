@@ -27,7 +27,7 @@ import (
 // a comparison are overlaid. Sections are open for a few cases and
 // collapsed for many. Every file is written atomically.
 // WriteHTML writes the report's page and plots into dir.
-func WriteHTML(dir string, r *results.Report) error { return doc{r}.writeHTML(dir) }
+func WriteHTML(dir string, r *results.Run) error { return doc{r}.writeHTML(dir) }
 
 func (r doc) writeHTML(dir string) error {
 	d, err := safefs.OpenDir(dir, true)
@@ -37,7 +37,7 @@ func (r doc) writeHTML(dir string) error {
 	defer d.Close()
 	// A page has room for every column, and every line under the table.
 	var table bytes.Buffer
-	if err := report.Write(&table, r.Report, report.Table, report.View{Wide: true, Verbose: true}); err != nil {
+	if err := report.Write(&table, r.Run, report.Table, report.View{Wide: true, Verbose: true}); err != nil {
 		return err
 	}
 	page := htmlPage{Title: r.title(), Table: table.String(), Lede: r.lede(), Summary: summaryFile, Header: r.summaryHeader()}
@@ -557,4 +557,4 @@ details.case > summary h2 { display: inline; font-size: 1.3em; margin-right: 0.5
 `))
 
 // doc is a report as this package renders it.
-type doc struct{ *results.Report }
+type doc struct{ *results.Run }

@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/engine"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
 // renamed is a copy of base with its program, object and cases named
 // from a fuzzer, and a note beside; base stays as it was.
-func renamed(base *results.Report, program, object, case1, case2, note string) *results.Report {
+func renamed(base *results.Run, program, object, case1, case2, note string) *results.Run {
 	r := *base
 	caseName := func(j int) string {
 		if j%2 == 0 {
@@ -70,7 +70,7 @@ func markup(t *testing.T, dir string) map[string]int {
 // builds, each with the markup of its page under plain names.
 var (
 	htmlFixturesOnce sync.Once
-	htmlFixtures     [2]*results.Report
+	htmlFixtures     [2]*results.Run
 	htmlMarkup       [2]map[string]int
 )
 
@@ -95,16 +95,16 @@ func FuzzWriteHTML(f *testing.F) {
 			return // a run's cases have names of their own
 		}
 		htmlFixturesOnce.Do(func() {
-			flat, err := engine.New(results.Settings{Confidence: 0.95}, reportfixture.SampleResult(t), htmlOptions())
+			flat, err := engine.New(results.Settings{Confidence: 0.95}, runfixture.SampleResult(t), htmlOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Whole nanoseconds on both sides, drawn as bins: a curve's
 			// bandwidth took 70 % of an input's time, for no name.
-			res := reportfixture.SampleResult(t)
+			res := runfixture.SampleResult(t)
 			res.Programs[0].Label = "before"
-			res.Programs = append(res.Programs, reportfixture.Derived(res.Programs[0], "after", func(s float64) float64 { return s + 5 }))
-			htmlFixtures = [2]*results.Report{flat, reportfixture.Interleaved(t, res, htmlOptions())}
+			res.Programs = append(res.Programs, runfixture.Derived(res.Programs[0], "after", func(s float64) float64 { return s + 5 }))
+			htmlFixtures = [2]*results.Run{flat, runfixture.Interleaved(t, res, htmlOptions())}
 			for i, r := range htmlFixtures {
 				dir := filepath.Join(t.TempDir(), "plain")
 				if err := WriteHTML(dir, renamed(r, "prog", "obj", "c0", "c1", "note")); err != nil {

@@ -13,14 +13,14 @@ import (
 	"testing"
 
 	"github.com/xdpmicro/xdpmicro/internal/engine"
-	"github.com/xdpmicro/xdpmicro/internal/reportfixture"
+	"github.com/xdpmicro/xdpmicro/internal/runfixture"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
 // withFloor adds a floor 5 ns a run below every case, in the same rounds.
-func withFloor(res results.Measured) results.Measured {
-	floor := reportfixture.Derived(res.Programs[0], "", func(s float64) float64 { return s - 5 })
+func withFloor(res results.Raw) results.Raw {
+	floor := runfixture.Derived(res.Programs[0], "", func(s float64) float64 { return s - 5 })
 	floor.Info.Name = "empty_xdp"
 	for i := range floor.Results {
 		c := &floor.Results[i]
@@ -43,7 +43,7 @@ func htmlOptions() stats.Options {
 
 // writePage writes r's page into a new directory and returns it with the
 // page's text.
-func writePage(t *testing.T, r *results.Report) (string, string) {
+func writePage(t *testing.T, r *results.Run) (string, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "report")
 	if err := WriteHTML(dir, r); err != nil {
@@ -76,12 +76,12 @@ func texts(svg string) []string {
 // verdict, with the noise threshold's band, before any case's section;
 // its table links to every section.
 func TestHTMLComparisonSummaryFirst(t *testing.T) {
-	res := reportfixture.SpikeRun(t, 3, false)
-	after := reportfixture.Derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
+	res := runfixture.SpikeRun(t, 3, false)
+	after := runfixture.Derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
 	after.Results[1] = res.Programs[0].Results[1] // c01 unchanged
 	res.Programs[0].Label = "before"
 	res.Programs = append(res.Programs, after)
-	r := reportfixture.Interleaved(t, res, htmlOptions())
+	r := runfixture.Interleaved(t, res, htmlOptions())
 	dir, page := writePage(t, r)
 	first := strings.Index(page, "<img ")
 	if first < 0 || !strings.HasPrefix(page[first:], `<img src="summary.svg"`) || first > strings.Index(page, `<details class="case"`) {
@@ -138,7 +138,7 @@ func numbers(svg string) []float64 {
 func TestHTMLClippedAxes(t *testing.T) {
 	for _, linear := range []bool{false, true} {
 		t.Run(fmt.Sprintf("linear=%v", linear), func(t *testing.T) {
-			r, err := engine.New(reportfixture.SettingsFor(linear), reportfixture.SpikeRun(t, 1, linear), htmlOptions())
+			r, err := engine.New(runfixture.SettingsFor(linear), runfixture.SpikeRun(t, 1, linear), htmlOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestHTMLClippedAxes(t *testing.T) {
 // sampling's continuous times per run as a curve of the bandwidth named.
 func TestHTMLDensityKind(t *testing.T) {
 	for _, linear := range []bool{false, true} {
-		r, err := engine.New(reportfixture.SettingsFor(linear), reportfixture.SpikeRun(t, 1, linear), htmlOptions())
+		r, err := engine.New(runfixture.SettingsFor(linear), runfixture.SpikeRun(t, 1, linear), htmlOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +197,7 @@ func TestHTMLDensityKind(t *testing.T) {
 // A lone program's summary gives each case's time, split at the floor,
 // and the regression figure draws the floor's line.
 func TestHTMLFloor(t *testing.T) {
-	r, err := engine.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, withFloor(reportfixture.SpikeRun(t, 2, true)), htmlOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95, Estimator: stats.Slope}, withFloor(runfixture.SpikeRun(t, 2, true)), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestHTMLFloor(t *testing.T) {
 // Fifty cases: every one linked from the table, the sections collapsed,
 // the summary figure tall enough for a row each.
 func TestHTMLManyCases(t *testing.T) {
-	r, err := engine.New(results.Settings{Confidence: 0.95}, reportfixture.SpikeRun(t, 50, false), htmlOptions())
+	r, err := engine.New(results.Settings{Confidence: 0.95}, runfixture.SpikeRun(t, 50, false), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestHTMLManyCases(t *testing.T) {
 		}
 	}
 	// A few cases' sections are open.
-	r, err = engine.New(results.Settings{Confidence: 0.95}, reportfixture.SpikeRun(t, 3, false), htmlOptions())
+	r, err = engine.New(results.Settings{Confidence: 0.95}, runfixture.SpikeRun(t, 3, false), htmlOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestBulkSpan(t *testing.T) {
 // A cancelled run can leave cases without statistics, or every case: the
 // page is still written, and says so.
 func TestHTMLPartial(t *testing.T) {
-	res := reportfixture.SpikeRun(t, 2, false)
+	res := runfixture.SpikeRun(t, 2, false)
 	res.Partial = true
 	res.Programs[0].Results[1].Samples = res.Programs[0].Results[1].Samples[:5]
 	r, err := engine.New(results.Settings{Confidence: 0.95}, res, htmlOptions())

@@ -90,11 +90,11 @@ func TestSavedResults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := Bytes(data, reflect.TypeFor[*results.Report](), 1<<40)
+		n, err := Bytes(data, reflect.TypeFor[*results.Run](), 1<<40)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := kept[results.Report](t, data); got > n {
+		if got := kept[results.Run](t, data); got > n {
 			t.Errorf("%s: json.Unmarshal kept %d bytes, more than the bound %d", path, got, n)
 		}
 		t.Logf("%s: %d bytes of JSON, bound %d (%.2f×)", path, len(data), n, float64(n)/float64(len(data)))
@@ -127,7 +127,7 @@ func FuzzBytes(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, err := Bytes(data, reflect.TypeFor[*results.Report](), 1<<40)
+		_, err := Bytes(data, reflect.TypeFor[*results.Run](), 1<<40)
 		if err != nil && json.Valid(data) {
 			t.Errorf("valid JSON refused: %v", err)
 		}

@@ -82,7 +82,7 @@ func commandError(stderr string) (string, []string) {
 // the object's several programs were measured, each with the checks a
 // saved result is read with (results.Parse): a guest's output is no more
 // trusted than a file. A report that fails them fails its kernel.
-func decodeReports(data []byte) ([]results.Report, error) {
+func decodeReports(data []byte) ([]results.Run, error) {
 	data = bytes.TrimSpace(data)
 	items := []json.RawMessage{data}
 	if bytes.HasPrefix(data, []byte("[")) {
@@ -98,7 +98,7 @@ func decodeReports(data []byte) ([]results.Report, error) {
 			return nil, errors.New("unreadable report: bench's output holds no report")
 		}
 	}
-	reps := make([]results.Report, 0, len(items))
+	reps := make([]results.Run, 0, len(items))
 	for _, item := range items {
 		rep, err := results.Parse("bench's output", item)
 		if err != nil {

@@ -42,7 +42,7 @@ const (
 // reproducible. The limits follow the runs' own intervals, so that a
 // noisy machine widens them, but a wrong tool (a clock that does not
 // tick, programs measured under another's name) still fails them.
-func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report, opts stats.Options) (*results.Validation, error) {
+func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Run, opts stats.Options) (*results.Validation, error) {
 	v := &results.Validation{Steps: steps, BaseSteps: bpf.LadderBase, MaxSpread: MaxSpread, MinR2: MinR2}
 	for _, s := range steps {
 		v.Names = append(v.Names, bpf.LadderProgram(s))
@@ -121,7 +121,7 @@ func Validate(steps []int, fineBase int, fineSteps []int, runs []*results.Report
 
 // readRun reads one run's ladder programs: each estimate, its net of the
 // floor, and its paired difference from the rung below.
-func readRun(r *results.Report, steps []int, opts stats.Options) (results.ValidationRun, error) {
+func readRun(r *results.Run, steps []int, opts stats.Options) (results.ValidationRun, error) {
 	est := estimatorOf(r)
 	var run results.ValidationRun
 	for i, p := range r.Programs[:len(steps)] {
@@ -272,7 +272,7 @@ func spreadFailures(v *results.Validation) []string {
 }
 
 // validateFine measures the fine rungs against their base, run by run.
-func validateFine(steps []int, base int, fineSteps []int, runs []*results.Report, opts stats.Options, timerResolution float64) (*results.FineValidation, error) {
+func validateFine(steps []int, base int, fineSteps []int, runs []*results.Run, opts stats.Options, timerResolution float64) (*results.FineValidation, error) {
 	bi := slices.Index(steps, base)
 	if bi < 0 {
 		return nil, fmt.Errorf("the fine rungs' base, %s, is not on the ladder", bpf.LadderProgram(base))
@@ -445,7 +445,7 @@ func medianOf(xs []float64) float64 {
 }
 
 // estimatorOf is the estimator a run's report was made for.
-func estimatorOf(r *results.Report) stats.Estimator {
+func estimatorOf(r *results.Run) stats.Estimator {
 	return r.Settings.ChosenEstimator()
 }
 

@@ -59,7 +59,7 @@ const testBase = 8
 // steps beyond hidden, of testBase+steps) and whose fine rungs cost
 // perFine more per fine step than ladder_16, each sample with up to jitter
 // ns of noise added, at the timer quantum q.
-func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *results.Report {
+func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *results.Run {
 	t.Helper()
 	cases, err := packets.Select([]string{packets.None})
 	if err != nil {
@@ -82,7 +82,7 @@ func ladderRun(t *testing.T, rng *rand.Rand, l synthetic, jitter, q float64) *re
 	}
 	scale := func(ns float64) float64 { return ns*max(l.scale, 1) + l.harness }
 	cost := func(steps int) float64 { return scale(floor + l.perStep*float64(max(testBase+steps-l.hidden, 0))) }
-	res := results.Measured{Environment: results.Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
+	res := results.Raw{Environment: results.Environment{Kernel: "test", Repeat: 1000, Resolution: q, Timer: "test"}}
 	for _, s := range testSteps {
 		c := cost(s)
 		if s == 32 {
@@ -140,7 +140,7 @@ func TestValidateLadder(t *testing.T) {
 		{"a base the harness hides", synthetic{perStep: 1, perFine: 0.25, hidden: 20}, 0.001, "ladder_0 costs", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var runs []*results.Report
+			var runs []*results.Run
 			for range 2 {
 				runs = append(runs, ladderRun(t, rng, tt.ladder, 0.05, tt.q))
 			}
@@ -169,7 +169,7 @@ func TestValidateLadder(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Validate(testSteps, 4, testFineSteps, []*results.Report{ladderRun(t, rng, synthetic{perStep: 1, perFine: 0.25}, 0.05, 1)}, opts); err == nil {
+	if _, err := Validate(testSteps, 4, testFineSteps, []*results.Run{ladderRun(t, rng, synthetic{perStep: 1, perFine: 0.25}, 0.05, 1)}, opts); err == nil {
 		t.Error("fine rungs on a base not on the ladder: no error")
 	}
 }
@@ -195,7 +195,7 @@ func TestValidateSpread(t *testing.T) {
 		{"a slow test-run loop", slowLoop, ""},
 		{"one program moved", skewed, "ladder_32: estimates spread"},
 	} {
-		runs := []*results.Report{ladderRun(t, rng, l, 0.05, 0.001), ladderRun(t, rng, tt.second, 0.05, 0.001)}
+		runs := []*results.Run{ladderRun(t, rng, l, 0.05, 0.001), ladderRun(t, rng, tt.second, 0.05, 0.001)}
 		v, err := Validate(testSteps, 16, testFineSteps, runs, opts)
 		if err != nil {
 			t.Fatal(err)

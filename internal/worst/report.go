@@ -65,7 +65,7 @@ func (r *Report) Cases() []packets.Case {
 // AddTimes takes the packets' times, actions and map effects from a run
 // of bench on Cases, ranks them by time, and says what makes each costly
 // in that order.
-func (r *Report) AddTimes(rep *results.Report) {
+func (r *Report) AddTimes(rep *results.Run) {
 	if rep.Measured() == nil {
 		return
 	}

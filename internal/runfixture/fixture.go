@@ -1,4 +1,4 @@
-package reportfixture
+package runfixture
 
 import (
 	"encoding/hex"
@@ -49,7 +49,7 @@ func Fixture(c packets.Case, ret uint32, action string, samples []float64) resul
 
 // Interleaved is the report of res, its two programs compared as sampled
 // together.
-func Interleaved(t *testing.T, res results.Measured, opts stats.Options) *results.Report {
+func Interleaved(t *testing.T, res results.Raw, opts stats.Options) *results.Run {
 	t.Helper()
 	r, err := engine.New(results.Settings{Confidence: 0.95}, res, opts)
 	if err != nil {
@@ -64,7 +64,7 @@ func Interleaved(t *testing.T, res results.Measured, opts stats.Options) *result
 // SampleResult is a run as cmd hands it to report, with samples chosen so
 // that the statistics are known: fizz is 10..19 ns (mean 14.5) plus one
 // high severe outlier at 100 ns.
-func SampleResult(t *testing.T) results.Measured {
+func SampleResult(t *testing.T) results.Raw {
 	t.Helper()
 	cases, err := packets.Select([]string{packets.Fizz, packets.Short})
 	if err != nil {
@@ -77,7 +77,7 @@ func SampleResult(t *testing.T) results.Measured {
 	}
 	fizz = append(fizz, 100)
 	short = append(short, 5)
-	return results.Measured{
+	return results.Raw{
 		Environment: results.Environment{Kernel: "6.1.0-test", CPU: 1, CPUs: 2, Repeat: 1000, Resolution: 1},
 		Programs: []results.Program{{
 			Object: "v4 (bundled)",
@@ -103,7 +103,7 @@ func SettingsFor(linear bool) results.Settings {
 // xdp_prog_main: each case's runs mostly take 19.2 ns plus i/10, a third
 // of them up to 3 ns more, and one call 170 ns a run (a machine hiccup). Flat: the kernel's whole ns of each sample; linear: calls of
 // 100 to 1000 runs costing 900 ns beyond them, and the kernel's figures.
-func SpikeRun(t *testing.T, n int, linear bool) results.Measured {
+func SpikeRun(t *testing.T, n int, linear bool) results.Raw {
 	t.Helper()
 	base, err := packets.Select([]string{packets.Fizz})
 	if err != nil {
@@ -136,12 +136,12 @@ func SpikeRun(t *testing.T, n int, linear bool) results.Measured {
 		env.Sampling = results.Sampling{Mode: results.SamplingLinear, Step: 100, Levels: 10}
 		env.Resolution = 0.001
 	}
-	return results.Measured{Environment: env, Programs: []results.Program{prog}}
+	return results.Raw{Environment: env, Programs: []results.Program{prog}}
 }
 
 // TwoBuilds is a before/after run where every after sample is 1.5 times
 // its before sample.
-func TwoBuilds(t *testing.T) results.Measured {
+func TwoBuilds(t *testing.T) results.Raw {
 	t.Helper()
 	res := SampleResult(t)
 	after := Derived(res.Programs[0], "after", func(s float64) float64 { return s * 1.5 })
