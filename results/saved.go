@@ -75,6 +75,11 @@ func Parse(path string, data []byte) (*Run, error) {
 
 var baselineName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
+// DefaultBaselineDir is where baselines are saved and read unless a
+// caller names another directory: beside the project, as a build's
+// own cache is.
+const DefaultBaselineDir = ".xdpmicro"
+
 // BaselinePath is where the baseline of that name lives in dir.
 func BaselinePath(dir, name string) (string, error) {
 	if !baselineName.MatchString(name) {

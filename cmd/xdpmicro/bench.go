@@ -207,7 +207,7 @@ func (f *benchFlags) registerComparisonFlags(cmd *cobra.Command) {
 	describeDefault(fl, "after", "OBJECT")
 	fl.StringVar(&f.baseline, "baseline", "", "compare the run with the baseline saved under `NAME` (by --save-baseline)")
 	fl.StringVar(&f.save, "save-baseline", "", "save the run's result as a baseline under `NAME`")
-	fl.StringVar(&f.dir, "baseline-dir", ".xdpmicro", "save and read baselines in `DIR`")
+	fl.StringVar(&f.dir, "baseline-dir", results.DefaultBaselineDir, "save and read baselines in `DIR`")
 	f.comparison.register(fl)
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
 	_ = cmd.RegisterFlagCompletionFunc("after", completeObject)
