@@ -77,10 +77,11 @@ func TestBenchDefaultsAreTheOptions(t *testing.T) {
 			t.Errorf("--%s: help says %v, Complete fills %v", c.name, c.got, c.want)
 		}
 	}
-	// --time's value, what a run given no --time would take alone, and
-	// the thresholds auto chooses, as its usage names them.
-	if d, err := time.ParseDuration(fl.Lookup("time").DefValue); err != nil || d != one.Budget {
-		t.Errorf("--time's value %s, Complete fills %s", fl.Lookup("time").DefValue, one.Budget)
+	// --time is bound as Options.Budget is, its zero the default that
+	// Complete decides; and the thresholds auto chooses, as its usage
+	// names them.
+	if d, err := time.ParseDuration(fl.Lookup("time").DefValue); err != nil || d != 0 {
+		t.Errorf("--time's value %s: want 0s, the options' zero, which Complete fills with %s", fl.Lookup("time").DefValue, one.Budget)
 	}
 	usage := fl.Lookup("noise-threshold").Usage
 	for _, th := range []float64{one.Compare.NoiseThreshold, two.Compare.NoiseThreshold} {

@@ -41,7 +41,7 @@ var badInputs = [][]string{
 	{"bench", "v9"},
 	{"bench", "--precision", "0"},
 	{"bench", "--precision", "1.5"},
-	{"bench", "--time", "0s"},
+	{"bench", "--time", "-1s"},
 	{"bench", "--estimator", "mode"},
 	{"bench", "--estimator", "min", "--precision", "0.05"},
 	{"bench", "--repeat", "4294967296"},

@@ -85,7 +85,7 @@ func TestBytesBound(t *testing.T) {
 // Real saved results keep less than their bound, which is within 3.5
 // times their size (small ones have the decoder's 64 KiB in it).
 func TestSavedResults(t *testing.T) {
-	for _, path := range []string{"../analysis/testdata/default.json", "../analysis/testdata/before-after.json", "../analysis/testdata/flat.json", "../../cmd/xdpmicro/testdata/saved-2c8bdbc.json"} {
+	for _, path := range []string{"../engine/testdata/default.json", "../engine/testdata/before-after.json", "../engine/testdata/flat.json", "../../cmd/xdpmicro/testdata/saved-2c8bdbc.json"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
