@@ -18,7 +18,10 @@ func compareCommand() *cobra.Command {
 		Long: `Compare two results saved with --format json (or two baselines), case by case.
 
 The last program of each file is compared: the only one, or the "after" build
-of a before/after run. Samples taken at different times cannot be paired:
+of a before/after run. Each file is first analysed again from its raw samples
+by this build's analysis, as analyze does, each on its own; a file without
+them (an older format) is judged by the figures it saved, with a warning.
+Samples taken at different times cannot be paired:
 results sampled linearly are compared by their slopes, with a bootstrap
 test that resamples each side's calls within each repeat level; results
 sampled flat by the estimate they were measured for (low by default), with

@@ -295,7 +295,7 @@ func TestReadmeAndDocsNameCommands(t *testing.T) {
 	for _, c := range root.Commands() {
 		commands = append(commands, c.Name())
 	}
-	for _, c := range []*cobra.Command{benchCommand(), compareCommand(), packetsCommand(), profileCommand(), programsCommand(), validateCommand()} {
+	for _, c := range []*cobra.Command{analyzeCommand(), benchCommand(), compareCommand(), packetsCommand(), profileCommand(), programsCommand(), validateCommand()} {
 		if !strings.Contains(string(usage), "xdpmicro "+c.Name()) || !slices.Contains(commands, c.Name()) {
 			t.Errorf("command %s is not in %s", c.Name(), usagePath)
 		}

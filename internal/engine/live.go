@@ -36,11 +36,17 @@ func asLive(o Config) Config {
 
 // markLive says in the report that its comparison is the live one.
 func (o *runner) markLive(rep *results.Run) {
+	markLiveAs(rep, results.Live{Batch: cmp.Or(o.LiveBatch, testrun.DefaultBatch), Target: "veth pair in a network namespace of its own"})
+}
+
+// markLiveAs says in the report that its comparison is the live one, as
+// live says the frames ran: a run's own, or a saved run's analysed again.
+func markLiveAs(rep *results.Run, live results.Live) {
 	c := rep.Comparison
-	c.Live = &results.Live{Batch: cmp.Or(o.LiveBatch, testrun.DefaultBatch), Target: "veth pair in a network namespace of its own"}
+	c.Live = &live
 	for i := range c.Cases {
-		live := c.Cases[i].After
-		c.Cases[i].Live = &live
+		after := c.Cases[i].After
+		c.Cases[i].Live = &after
 		// The action is the plain test run's, the first program: the
 		// measured one (the last) carried it out.
 		if cases := rep.Programs[0].Results; i < len(cases) {
