@@ -101,7 +101,7 @@ type Options struct {
 	// a quiet one.
 	CPU *int
 	// Warmup is how long every case is sampled, in turn, before samples
-	// are kept: zero is testrun.DefaultWarmup, NoWarmup one round.
+	// are kept: zero is DefaultWarmup, NoWarmup one round.
 	Warmup time.Duration
 	// Samples, with Precision FixedSamples, is the exact number of
 	// rounds; otherwise it is the fewest before precision is judged.
@@ -111,7 +111,7 @@ type Options struct {
 	// zero is stats.DefaultPrecision; FixedSamples takes Samples rounds.
 	Precision float64
 	// Budget bounds calibration, warm-up and sampling: zero is
-	// testrun.DefaultBenchBudget for one program, testrun.DefaultBudget
+	// DefaultBenchBudget for one program, DefaultBudget
 	// comparing or measuring several side by side.
 	// Benchmark takes -test.benchtime when it is a duration other than 1s.
 	Budget time.Duration
@@ -162,8 +162,8 @@ type Options struct {
 	// (internal/phases): a run that meets only a slow phase is scaled to
 	// it. Empty: every run stands on its own.
 	History string
-	// Started is when the caller's clock started (zero: when the run
-	// starts measuring): the budget counts from it, everything after sampling
+	// Started is when the caller's clock started (zero: when Run is
+	// called): the budget counts from it, everything after sampling
 	// included, and the report's wall time is the time since.
 	Started time.Time
 	// Settings records, in the report, what the options do not say: the
@@ -172,9 +172,28 @@ type Options struct {
 	Settings results.Settings
 }
 
-// Defaults of what Options leave zero, where no other package's constant
-// is the default.
+// Defaults of what Options leave zero, chosen from measurements
+// (docs/measurement-notes.md). With anchored calls the bundled program's
+// five classes and the floor reach ±1 % on this project's machines within
+// engine.MinSamplingTime; the budget bounds a machine that never settles.
 const (
+	// DefaultBudget is the budget of a comparison, or of several programs
+	// side by side: time to settle the verdicts.
+	DefaultBudget = 5 * time.Second
+	// DefaultBenchBudget is the budget of a program measured alone, loading
+	// and analysis included: loads, not time, narrow its interval, and a
+	// person waits for it.
+	DefaultBenchBudget = 2 * time.Second
+	// DefaultWarmup is how long every case is sampled before samples count.
+	DefaultWarmup = 100 * time.Millisecond
+	// DefaultPlacements is how many times each build of a comparison is
+	// loaded: two loads of one program differ by up to a few per cent,
+	// and eight of each bound that in the comparison.
+	DefaultPlacements = 8
+	// DefaultLoads is how many times a program measured alone is loaded:
+	// its figures are the mean over its loads, their interval Student's t
+	// over them, which narrows as the square root of the loads.
+	DefaultLoads = 16
 	// DefaultGroupLoads is how many loads of a program measured alone one
 	// group holds: what a group shares moves a program about as much as
 	// its loads differ, so many small groups narrow the interval most for
@@ -235,15 +254,15 @@ func (o Options) Complete() (Options, error) {
 func withDefaults(o Options) Options {
 	compared := o.Compared || o.Live
 	if o.Warmup == 0 {
-		o.Warmup = testrun.DefaultWarmup
+		o.Warmup = DefaultWarmup
 	}
 	if o.Precision == 0 {
 		o.Precision = stats.DefaultPrecision
 	}
 	if o.Precision != FixedSamples && o.Budget == 0 {
-		o.Budget = testrun.DefaultBenchBudget
+		o.Budget = DefaultBenchBudget
 		if compared || len(o.Programs) > 1 {
-			o.Budget = testrun.DefaultBudget // time to settle the verdicts, or the ladder's rungs
+			o.Budget = DefaultBudget // time to settle the verdicts, or the ladder's rungs
 		}
 	}
 	if o.Sampling == "" {
@@ -253,9 +272,9 @@ func withDefaults(o Options) Options {
 		o.Estimator = DefaultEstimator(o.Sampling)
 	}
 	if o.Placements == 0 {
-		o.Placements = testrun.DefaultLoads
+		o.Placements = DefaultLoads
 		if compared {
-			o.Placements = testrun.DefaultPlacements
+			o.Placements = DefaultPlacements
 		}
 	}
 	if o.GroupLoads == 0 {
@@ -447,6 +466,9 @@ func (o Options) config() (engine.Config, error) {
 	}
 	if o.CPU != nil {
 		c.CPU = *o.CPU
+	}
+	if c.Started.IsZero() {
+		c.Started = time.Now() // the budget counts from the call
 	}
 	if c.Warmup == NoWarmup {
 		c.Warmup = 0 // one round, as testrun takes a zero warm-up

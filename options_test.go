@@ -24,9 +24,9 @@ func TestCompleteDefaults(t *testing.T) {
 	switch {
 	case o.Estimator != stats.Slope || o.Sampling != testrun.SamplingLinear:
 		t.Errorf("estimator %s, sampling %s: want slope, linear", o.Estimator, o.Sampling)
-	case o.Budget != testrun.DefaultBenchBudget || o.Warmup != testrun.DefaultWarmup || o.Precision != stats.DefaultPrecision:
+	case o.Budget != DefaultBenchBudget || o.Warmup != DefaultWarmup || o.Precision != stats.DefaultPrecision:
 		t.Errorf("budget %s, warm-up %s, precision %g", o.Budget, o.Warmup, o.Precision)
-	case o.Placements != testrun.DefaultLoads:
+	case o.Placements != DefaultLoads:
 		t.Errorf("%d placements", o.Placements)
 	case o.Stats.Confidence != def.Confidence || o.Stats.Resamples != def.Resamples || o.Stats.Seed != def.Seed || o.Stats.LowQuantile != stats.DefaultLowQuantile:
 		t.Errorf("stats %+v", o.Stats)
@@ -71,7 +71,7 @@ func TestCompleteDefaults(t *testing.T) {
 	switch {
 	case flat.Estimator != stats.Low:
 		t.Errorf("flat sampling's estimator %s", flat.Estimator)
-	case cmp.Budget != testrun.DefaultBudget || cmp.Placements != testrun.DefaultPlacements || cmp.Compare.NoiseThreshold != stats.DefaultNoiseThreshold(stats.Slope, true):
+	case cmp.Budget != DefaultBudget || cmp.Placements != DefaultPlacements || cmp.Compare.NoiseThreshold != stats.DefaultNoiseThreshold(stats.Slope, true):
 		t.Errorf("a comparison's budget %s, placements %d, threshold %g", cmp.Budget, cmp.Placements, cmp.Compare.NoiseThreshold)
 	case !reflect.DeepEqual(live.Compare, cmp.Compare) || live.Budget != cmp.Budget || live.Placements != cmp.Placements:
 		t.Errorf("live frames' defaults %+v differ from a comparison's", live)
@@ -114,8 +114,8 @@ func TestCompleteGroupLoads(t *testing.T) {
 		want int
 	}{
 		{"alone", Options{Programs: one}, DefaultGroupLoads},
-		{"compared", Options{Programs: two, Compared: true}, testrun.DefaultPlacements},
-		{"live frames", Options{Programs: one, Live: true}, testrun.DefaultPlacements},
+		{"compared", Options{Programs: two, Compared: true}, DefaultPlacements},
+		{"live frames", Options{Programs: one, Live: true}, DefaultPlacements},
 		{"long calls", Options{Programs: one, Placements: 16, Repeat: engine.LongRepeat}, LongRepeatLoads},
 		{"one load", Options{Programs: one, Placements: 1}, 1},
 		{"asked for", Options{Programs: one, Placements: 12, GroupLoads: 6}, 6},

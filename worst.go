@@ -38,7 +38,7 @@ const (
 	DefaultWorstTop    = worst.DefaultTop
 	// DefaultWorstTiming is the time budget of the timing of the packets
 	// found, as the command has it: long enough to rank them.
-	DefaultWorstTiming = testrun.DefaultBudget
+	DefaultWorstTiming = DefaultBudget
 )
 
 // Bounds of a search, checked before anything is loaded: Top, Candidates,

@@ -456,7 +456,7 @@ func TestScheduleStops(t *testing.T) {
 // nothing.
 func TestScheduleGivenRepeatPastBudget(t *testing.T) {
 	var notices []string
-	cfg := Config{Samples: MinAdaptiveRounds, Repeat: 1_000_000, Sampling: SamplingLinear, Budget: 20 * time.Millisecond,
+	cfg := Config{Samples: 30, Repeat: 1_000_000, Sampling: SamplingLinear, Budget: 20 * time.Millisecond,
 		Warmup: time.Millisecond, Enough: func(int, []CaseResult) bool { return false },
 		Notice: func(n string) { notices = append(notices, n) }}
 	r := newStubRun(t, context.Background(), cfg, 2, 3)

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/internal/kerneltest"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
-	"github.com/xdpmicro/xdpmicro/testrun"
 )
 
 // Settings for tests that check a verdict on a real change: enough samples
@@ -75,7 +75,7 @@ func beforeAfter(t *testing.T) (results.ComparedCase, []byte) {
 	c := rep.Comparison
 	// Linear sampling by default: each build loaded in several placements.
 	if c.Mode != results.Interleaved || c.Test != results.BlockedTest || c.Estimator != string(stats.Slope) ||
-		len(rep.Programs[0].Placements) != testrun.DefaultPlacements-1 || len(rep.Programs[1].Placements) != testrun.DefaultPlacements-1 {
+		len(rep.Programs[0].Placements) != xdpmicro.DefaultPlacements-1 || len(rep.Programs[1].Placements) != xdpmicro.DefaultPlacements-1 {
 		t.Errorf("mode %q, test %q, estimator %q, %d and %d placements beside the first", c.Mode, c.Test, c.Estimator,
 			len(rep.Programs[0].Placements), len(rep.Programs[1].Placements))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/host"
@@ -90,7 +91,7 @@ func TestGroupsMoveOffASlowCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	programs := []testrun.Program{{Object: testrun.Object{Name: "v4", ELF: v4.Object}, Program: v4.Program}}
-	r, err := start(Config{Programs: programs, Cases: packets.DefaultMix(), CPU: testrun.AnyCPU, Placements: 8, GroupLoads: 2, Samples: 10,
+	r, err := start(Config{Programs: programs, Cases: packets.DefaultMix(), CPU: testrun.AnyCPU, Placements: 8, GroupLoads: 2, Samples: 10, Started: time.Now(),
 		Sampling: testrun.SamplingLinear, Estimator: stats.Slope, Stats: stats.DefaultOptions(), Compare: stats.CompareOptions{Options: stats.DefaultOptions()}})
 	if err != nil {
 		t.Fatal(err)

@@ -21,8 +21,15 @@ import (
 // an estimate is not yet known to the precision asked, another group
 // adds loads.
 
-// Defaults of the groups.
+// Defaults of the groups and of adaptive sampling.
 const (
+	// MinSamplingTime is sampled before precision is judged: the machine's
+	// phases last up to about a second, and a low quantile judged on a
+	// shorter stretch could be one phase's alone.
+	MinSamplingTime = time.Second
+	// MinAdaptiveRounds are taken before precision is judged, however
+	// long the rounds.
+	MinAdaptiveRounds = 30
 	// maxLoads bounds the loads adaptive sampling adds.
 	maxLoads = MaxPlacements
 	// MaxPlacements bounds Options.Placements and GroupLoads: every load

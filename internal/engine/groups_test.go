@@ -20,8 +20,8 @@ func TestGroupLoads(t *testing.T) {
 		o    Config
 		want int
 	}{
-		{"two of a program alone", Config{Programs: two[:1], Placements: testrun.DefaultLoads, GroupLoads: 2}, 2},
-		{"a comparison's default, one group", Config{Programs: two, Compared: true, Placements: testrun.DefaultPlacements, GroupLoads: testrun.DefaultPlacements}, testrun.DefaultPlacements},
+		{"two of a program alone", Config{Programs: two[:1], Placements: 16, GroupLoads: 2}, 2},
+		{"a comparison's default, one group", Config{Programs: two, Compared: true, Placements: 8, GroupLoads: 8}, 8},
 		{"64 a build, in 4 groups of 16", Config{Programs: two, Compared: true, Placements: 64, GroupLoads: 64}, 16},
 		{"the ladder, two a group", Config{Programs: thirteen, Placements: 9, GroupLoads: 2}, 2},
 		{"the ladder, as many as fit", Config{Programs: thirteen, Placements: 9, GroupLoads: 9}, 3},

@@ -46,9 +46,6 @@ type runner struct {
 
 // newRunner is the engine of c.
 func newRunner(c Config) *runner {
-	if c.Started.IsZero() {
-		c.Started = time.Now()
-	}
 	if c.Live {
 		c = asLive(c)
 	}
@@ -166,14 +163,14 @@ func (o *runner) plan(budget time.Duration) sampling {
 	if o.Precision == 0 {
 		return sampling{samples: o.Samples}
 	}
-	rounds := testrun.MinAdaptiveRounds
+	rounds := MinAdaptiveRounds
 	if o.Samples > 0 {
 		rounds = o.Samples // the fewest, then
 	}
 	rule := stopRule{Estimator: o.Estimator, Precision: o.Precision, Options: o.Stats,
 		Compare: o.Compared, Placements: o.Placements, Threshold: o.Compare.NoiseThreshold}
 	enough := func(_ int, results []testrun.CaseResult) bool { return rule.enough(sampled(results)) }
-	return sampling{samples: rounds, enough: enough, budget: budget, minTime: min(testrun.MinSamplingTime, budget/2)}
+	return sampling{samples: rounds, enough: enough, budget: budget, minTime: min(MinSamplingTime, budget/2)}
 }
 
 // sampled hands testrun's results so far to the stopping rules (stopping.go).
