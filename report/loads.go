@@ -46,13 +46,14 @@ func (r doc) loadsNote() (n note, ok bool) {
 // loads where the loads differ more than each one's own noise says, else
 // more time; "" for a run of one load.
 func narrowsIt(cases []results.Case) string {
-	placed, noisy := false, false
+	placed, noisy, wander := false, false, false
 	for _, c := range cases {
 		if c.Stats == nil || c.Stats.Loads == nil {
 			continue
 		}
 		placed = true
 		l := c.Stats.Loads
+		wander = wander || l.Wander > 0
 		// Within is a 95 % half-width: about two of a load's own
 		// standard deviations.
 		noisy = noisy || l.Within/2 > l.StdDev/l.Estimate.Point/2
@@ -60,6 +61,8 @@ func narrowsIt(cases []results.Case) string {
 	switch {
 	case !placed:
 		return ""
+	case wander:
+		return "; most of it is how far this host moves from run to run (below): more time would not narrow it"
 	case noisy:
 		return "; each load's own noise is a large part of it: more --time narrows it, and adds groups of loads"
 	}
@@ -79,12 +82,15 @@ func (r doc) phaseNote() (n note, ok bool) {
 		within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase, each scaled by its floor", ph.Groups-ph.Fast, ph.Groups, ph.Slowest)
 		switch {
 		case ph.AtSlow:
-			within = fmt.Sprintf("only %d of %d groups met the machine's fast phase, too few to stand alone: they are left out, the others ran up to ×%.2f slower", ph.Fast, ph.Groups, ph.Slowest)
+			within = fmt.Sprintf("%d of %d groups met a phase up to ×%.2f faster: they are left out, and the figures are those of the speed the other %d met", ph.Fast, ph.Groups, ph.Slowest, ph.Groups-ph.Fast)
 		case ph.LeftOut > 0:
 			within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase: their loads are left out", ph.Groups-ph.Fast, ph.Groups, ph.Slowest)
 		}
 	}
 	if ph.Recalled == 0 {
+		if ph.AtSlow {
+			return mattering("the machine's speed changed during the run: %s", within), true
+		}
 		return mattering("the machine's speed changed during the run: %s; every figure is given at the fast phase", within), true
 	}
 	if within != "" {
@@ -113,6 +119,33 @@ func (r doc) phaseNote() (n note, ok bool) {
 	return mattering("%s as %s on this boot and CPU read it "+
 		"(--history): floor %s ns; this run's read %s ns (×%.2f)%s",
 		lead, runsText(ph.RecalledRuns), printable.NS(ph.Recalled), printable.NS(ph.RunFloor), ph.RunFloor/ph.Recalled, within), true
+}
+
+// wanderNote says that the run met a host that changes speed, so that
+// every interval holds how far such a host moves a run's level, and what
+// gives narrower figures there; ok is false on a steady host.
+func (r doc) wanderNote() (n note, ok bool) {
+	w := 0.0
+	for _, p := range r.Programs {
+		for _, c := range p.Results {
+			if c.Stats != nil && c.Stats.Loads != nil {
+				w = max(w, c.Stats.Loads.Wander)
+			}
+		}
+	}
+	if w == 0 {
+		return note{}, false
+	}
+	why := "its speed changed during the run"
+	if steal := r.Environment.MachineLoad.StealShare; steal >= stats.StealToWander {
+		why = fmt.Sprintf("the hypervisor stole %.0f %% of the measuring CPU", 100*steal)
+		if r.Phase() != nil {
+			why += " and its speed changed during the run"
+		}
+	}
+	return mattering("this host moves: %s; such a host's level moves some %.1f %% from run to run, which no run "+
+		"sees within itself, and every interval holds it: to tell two builds apart here, compare them "+
+		"interleaved (--before/--after), which such moves reach alike; for narrower figures, a quieter machine", why, 100*w), true
 }
 
 // runsText is "the run before" or "N earlier runs".

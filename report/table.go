@@ -195,6 +195,9 @@ func (r doc) machineNotes() []note {
 	if n, ok := r.phaseNote(); ok {
 		out = append(out, n)
 	}
+	if n, ok := r.wanderNote(); ok {
+		out = append(out, n)
+	}
 	return out
 }
 

@@ -405,3 +405,67 @@ func TestFloorScaledHalf(t *testing.T) {
 		t.Error("six groups of the program against five of the floor: computed")
 	}
 }
+
+// A run stands on the speed most of its groups met: three fast groups of
+// eight are left out (they would move the figure by the ratio of the two
+// speeds, as the next run need not), five of eight stand for the run.
+func TestAtPhaseTheSpeedMostGroupsMet(t *testing.T) {
+	floors := []float64{5, 9, 9.1, 5.1, 9, 5, 9.2, 8.9}
+	factors, phase, ok := PhaseFactors([][]float64{floors}, 0.95)
+	if !ok || phase.Fast != 3 {
+		t.Fatalf("factors %v, %+v, %v: want 3 fast groups of 8", factors, phase, ok)
+	}
+	var points []float64
+	for _, f := range floors {
+		points = append(points, f*4, f*4+0.2)
+	}
+	l, err := AtPhase(points, factors, phase, 2, Slope, 0.95)
+	if err != nil || !l.Phase.AtSlow || l.Phase.LeftOut != 6 || l.Estimate.Point < 35 {
+		t.Errorf("%+v, %+v, %v: want the 3 fast groups' 6 loads left out, the slow groups' ~36 as measured", l.Estimate, l.Phase, err)
+	}
+	floors = []float64{5, 9, 5.1, 5, 9, 5, 9.2, 5.1}
+	factors, phase, _ = PhaseFactors([][]float64{floors}, 0.95)
+	points = points[:0]
+	for _, f := range floors {
+		points = append(points, f*4, f*4+0.2)
+	}
+	l, err = AtPhase(points, factors, phase, 2, Slope, 0.95)
+	if err != nil || l.Phase.AtSlow || l.Phase.LeftOut != 6 || l.Estimate.Point > 21 {
+		t.Errorf("%+v, %+v, %v: want the 3 slow groups left out, the fast ones' ~20 as measured", l.Estimate, l.Phase, err)
+	}
+}
+
+// The wander of a host that changes speed widens an interval in
+// quadrature, and two runs of one build whose levels differ by it are no
+// change; without it, Welch's t over each run's tight loads calls 5 % a
+// change.
+func TestWanderHoldsALevelBetweenRuns(t *testing.T) {
+	tight := func(level float64) Loads {
+		var pts []float64
+		for i := range 16 {
+			pts = append(pts, level*(1+0.002*float64(i%4-2)))
+		}
+		l, err := OverLoads(pts, Slope, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	before, after := tight(52), tight(49.4) // 5 % apart
+	w := before.WithWander(0.03, 0.95)
+	if w.Wander != 0.03 || !(w.Estimate.RelativeHalfWidth() > 0.058 && w.Estimate.RelativeHalfWidth() < 0.062) {
+		t.Errorf("widened to ±%.2f %% (wander %g): want about 1.96 × 3 %%", 100*w.Estimate.RelativeHalfWidth(), w.Wander)
+	}
+	opts := CompareOptions{Options: DefaultOptions(), Significance: 0.05, NoiseThreshold: 0.01}
+	plain, err := CompareLoads(before, after, opts)
+	if err != nil || plain.Verdict != Improved {
+		t.Errorf("without wander: %v, %v; want improved", plain.Verdict, err)
+	}
+	held, err := CompareLoads(before.WithWander(0.03, 0.95), after.WithWander(0.03, 0.95), opts)
+	if err != nil || held.Verdict == Improved || held.Verdict == Regressed {
+		t.Errorf("with a 3 %% wander each: %v (change %+v, p %.3f), %v; want no change claimed", held.Verdict, held.Change, held.P, err)
+	}
+	if !(held.Change.Lower < 0 && held.Change.Upper > 0) {
+		t.Errorf("change %+v: want an interval that holds zero", held.Change)
+	}
+}

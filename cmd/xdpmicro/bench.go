@@ -181,9 +181,9 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 		shortDuration(maxDuration)+")")
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
-	fl.StringVar(&f.history, "history", phases.DefaultPath(), "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
-		"and scale every run to it (\"\": every run on its own)")
-	describeDefault(fl, "history", "~/.cache/xdpmicro/phases.json (your cache directory)")
+	fl.StringVar(&f.history, "history", "", "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
+		"and scale every run to it: its figures then depend on the runs before it (e.g. "+phases.DefaultPath()+")")
+	describeDefault(fl, "history", "none: every run stands on its own")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the XDP dispatcher while sampling, where that pays; "+
 		"off: calls wait for RCU, sampling is flat")
 	registerTimer(fl, &f.timer)

@@ -91,8 +91,35 @@ func NewContext(ctx context.Context, settings results.Settings, m results.Raw, o
 			return nil, err
 		}
 	}
+	withHostWander(r, opts.Confidence)
 	r.PooledFrom = pooledFrom(r)
 	return r, nil
+}
+
+// withHostWander widens every figure measured over loads, and its net of
+// the floor, by stats.HostWander where the run met a host that changes
+// speed: its floor met two speeds, or the hypervisor stole more than
+// stats.StealToWander of the measuring CPU. Such a run's groups agree
+// among themselves on a level the next run need not meet; a run on a
+// steady host keeps its interval as its loads draw it.
+func withHostWander(r *results.Run, confidence float64) {
+	if r.Phase() == nil && r.Environment.MachineLoad.StealShare < stats.StealToWander {
+		return
+	}
+	for p := range r.Programs {
+		for i := range r.Programs[p].Results {
+			c := &r.Programs[p].Results[i]
+			if c.Stats == nil || c.Stats.Loads == nil {
+				continue
+			}
+			l := c.Stats.Loads.WithWander(stats.HostWander, confidence)
+			c.Stats.Loads = &l
+			if c.Net != nil {
+				net := stats.Loads{Estimate: *c.Net}.WithWander(stats.HostWander, confidence).Estimate
+				c.Net = &net
+			}
+		}
+	}
 }
 
 // overLoads sets, for every case of a program loaded more than once, its

@@ -203,8 +203,12 @@ func compareCase(c *results.Comparison, before, after results.Program, b, a resu
 		}
 		// By the time over the floor where both runs have it: the
 		// machine's speed, which differs between runs, divides out.
+		// On a host that changes speed (withHostWander) a load's time over
+		// its group's floor moves with the phase, as programs and the floor
+		// slow unequally: each run's level, with the wander it holds,
+		// compares there.
 		byb, bya := bl, al
-		if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil {
+		if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil && bl.Wander == 0 && al.Wander == 0 {
 			byb, bya = b.Stats.OverFloor, a.Stats.OverFloor
 		}
 		sc, err = stats.CompareLoads(*byb, *bya, caseOpts)

@@ -1,0 +1,44 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// A run whose CPU was stolen, or whose floor met two speeds, holds the
+// host's wander in every figure over loads and its net; a run on a
+// steady host keeps its intervals as its loads drew them.
+func TestHostWander(t *testing.T) {
+	run := func(steal float64, phase *stats.Phase) *results.Run {
+		l, err := stats.OverLoads([]float64{50, 50.2, 49.9, 50.1, 50, 50.1}, stats.Slope, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Phase = phase
+		net := stats.Estimate{Point: 35, Lower: 34.8, Upper: 35.2}
+		c := results.Case{Name: "fizz", Stats: &results.Summary{Loads: &l}, Net: &net}
+		r := &results.Run{Programs: []results.Program{{Results: []results.Case{c}}}}
+		r.Environment.MachineLoad.StealShare = steal
+		return r
+	}
+	steady := run(0, nil)
+	withHostWander(steady, 0.95)
+	if c := steady.Programs[0].Results[0]; c.Stats.Loads.Wander != 0 || c.Stats.Loads.Estimate.RelativeHalfWidth() > 0.01 {
+		t.Errorf("a steady host's run widened: %+v", c.Stats.Loads)
+	}
+	for name, r := range map[string]*results.Run{
+		"stolen":     run(0.05, nil),
+		"two speeds": run(0, &stats.Phase{Fast: 3, Groups: 20, Slowest: 1.45}),
+	} {
+		withHostWander(r, 0.95)
+		c := r.Programs[0].Results[0]
+		if c.Stats.Loads.Wander != stats.HostWander || c.Stats.Loads.Estimate.RelativeHalfWidth() < 1.9*stats.HostWander {
+			t.Errorf("%s: %+v, want the wander held", name, c.Stats.Loads.Estimate)
+		}
+		if half := (c.Net.Upper - c.Net.Lower) / 2 / c.Net.Point; half < 1.9*stats.HostWander {
+			t.Errorf("%s: net ±%.2f %%, want the wander held relative to the net", name, 100*half)
+		}
+	}
+}
