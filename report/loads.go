@@ -53,7 +53,7 @@ func narrowsIt(cases []results.Case) string {
 		}
 		placed = true
 		l := c.Stats.Loads
-		wander = wander || l.Wander > 0
+		wander = wander || l.Wander > stats.SteadyWander
 		// Within is a 95 % half-width: about two of a load's own
 		// standard deviations.
 		noisy = noisy || l.Within/2 > l.StdDev/l.Estimate.Point/2
@@ -133,7 +133,7 @@ func (r doc) wanderNote() (n note, ok bool) {
 			}
 		}
 	}
-	if w == 0 {
+	if w <= stats.SteadyWander {
 		return note{}, false
 	}
 	why := "its speed changed during the run"

@@ -97,14 +97,15 @@ func NewContext(ctx context.Context, settings results.Settings, m results.Raw, o
 }
 
 // withHostWander widens every figure measured over loads, and its net of
-// the floor, by stats.HostWander where the run met a host that changes
-// speed: its floor met two speeds, or the hypervisor stole more than
-// stats.StealToWander of the measuring CPU. Such a run's groups agree
-// among themselves on a level the next run need not meet; a run on a
-// steady host keeps its interval as its loads draw it.
+// the floor, by how far a run's level moves from run to run: by
+// stats.HostWander where the run met a host that changes speed (its floor
+// met two speeds, or the hypervisor stole more than stats.StealToWander
+// of the measuring CPU), else by stats.SteadyWander. A run's groups agree
+// among themselves on a level the next run need not meet.
 func withHostWander(r *results.Run, confidence float64) {
+	wander := stats.HostWander
 	if r.Phase() == nil && r.Environment.MachineLoad.StealShare < stats.StealToWander {
-		return
+		wander = stats.SteadyWander
 	}
 	for p := range r.Programs {
 		for i := range r.Programs[p].Results {
@@ -112,10 +113,10 @@ func withHostWander(r *results.Run, confidence float64) {
 			if c.Stats == nil || c.Stats.Loads == nil {
 				continue
 			}
-			l := c.Stats.Loads.WithWander(stats.HostWander, confidence)
+			l := c.Stats.Loads.WithWander(wander, confidence)
 			c.Stats.Loads = &l
 			if c.Net != nil {
-				net := stats.Loads{Estimate: *c.Net}.WithWander(stats.HostWander, confidence).Estimate
+				net := stats.Loads{Estimate: *c.Net}.WithWander(wander, confidence).Estimate
 				c.Net = &net
 			}
 		}
