@@ -18,7 +18,6 @@ import (
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/crash"
-	"github.com/xdpmicro/xdpmicro/internal/phases"
 	"github.com/xdpmicro/xdpmicro/report"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
@@ -182,7 +181,7 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 	f.cpu.register(fl)
 	fl.BoolVar(&f.floor, "floor", true, "also sample the empty program of the measured type in the same rounds, and give each case net of it")
 	fl.StringVar(&f.history, "history", "", "remember in `FILE` the floor this machine reads in its fast phase, run after run, "+
-		"and scale every run to it: its figures then depend on the runs before it (e.g. "+phases.DefaultPath()+")")
+		"and scale every run to it: its figures then depend on the runs before it (e.g. ~/.cache/xdpmicro/phases.json)")
 	describeDefault(fl, "history", "none: every run stands on its own")
 	fl.BoolVar(&f.anchor, "anchor", true, "hold XDP programs in the XDP dispatcher while sampling, where that pays; "+
 		"off: calls wait for RCU, sampling is flat")
