@@ -243,6 +243,7 @@ func (o Options) Complete() (Options, error) {
 		return o, err
 	}
 	o = withDefaults(o)
+	o.States, _ = statesOf(o.States) // checked above: each as packets names it
 	if err := checkCompleted(o); err != nil {
 		return o, err
 	}
@@ -402,25 +403,45 @@ func checkOptions(o Options) error {
 	return checkStates(o)
 }
 
-// checkStates refuses map states that are not one, and those live frames
-// cannot be measured in.
+// checkStates refuses map states that are not one, a state listed twice,
+// and those live frames cannot be measured in.
 func checkStates(o Options) error {
-	states := slices.Clone(o.States)
+	states, err := statesOf(o.States)
+	if err != nil {
+		return err
+	}
 	for _, c := range o.Cases {
-		states = append(states, c.State)
+		if c.State != "" {
+			st, err := packets.ParseState(c.State)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrOptions, err)
+			}
+			states = append(states, st)
+		}
 	}
 	for _, st := range states {
-		if st == "" {
-			continue
-		}
-		if _, err := packets.ParseState(st); err != nil {
-			return fmt.Errorf("%w: %w", ErrOptions, err)
-		}
 		if o.Live && st != packets.StateSteady {
 			return fmt.Errorf("%w: live frames are measured in the steady map state, not %s", ErrOptions, st)
 		}
 	}
 	return nil
+}
+
+// statesOf is each of states as packets.ParseState names it, checked,
+// none twice.
+func statesOf(states []string) ([]string, error) {
+	var out []string
+	for _, s := range states {
+		st, err := packets.ParseState(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+		}
+		if slices.Contains(out, st) {
+			return nil, fmt.Errorf("%w: map state %q is listed twice", ErrOptions, st)
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // checkCompleted refuses what only the defaults make clear, and checks
