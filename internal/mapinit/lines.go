@@ -231,6 +231,7 @@ type lineField struct {
 	name   string // key, value, key_hex or value_hex
 	text   []byte
 	quoted bool
+	line   int // the line of the entry it is on, from 0: a block entry's value is under its key
 }
 
 // isItem says whether an indented line's text is a list item.
@@ -269,6 +270,7 @@ func lineFields(data []byte, off, indent int) ([4]lineField, int) {
 			if !ok || n == len(fields) {
 				return fields, 0
 			}
+			f.line = lines - 1
 			fields[n], n = f, n+1
 			l, after := lineAt(data, next)
 			if i, _ := indentOf(l); next >= len(data) || i != col || !asciiLine(l) {
@@ -458,7 +460,7 @@ func (r *lineRun) each(yield func(Entry) error) error {
 				if f.name == "value" {
 					n = &valueNode
 				}
-				*n = yaml.Node{Kind: yaml.ScalarNode, Tag: plainTag(f.text, f.quoted), Value: unsafe.String(unsafe.SliceData(f.text), len(f.text)), Line: lineNo}
+				*n = yaml.Node{Kind: yaml.ScalarNode, Tag: plainTag(f.text, f.quoted), Value: unsafe.String(unsafe.SliceData(f.text), len(f.text)), Line: lineNo + f.line}
 				if f.name == "key" {
 					e.Key = n
 				} else {
