@@ -217,6 +217,11 @@ func atFastPhase(r *results.Run, perGroup, floorPerGroup int, confidence float64
 		if c.Stats == nil || c.Stats.Loads == nil {
 			return
 		}
+		if !plainFloor(c) && slices.ContainsFunc(r.Floor.Results, plainFloor) {
+			// A put-back's or a restorer's cost moves with the maps, not
+			// the machine: the plain floor's cases tell the phases.
+			continue
+		}
 		points, ok := ownPoints(floors, c.Name, c.Stats.Loads.Estimator)
 		if !ok {
 			return

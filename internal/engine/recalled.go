@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/xdpmicro/xdpmicro/internal/phases"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/stats"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -83,20 +84,27 @@ func floorLevelCase(r *results.Run) (*results.Case, bool) {
 }
 
 // plainFloorCases are the floor's cases sampled plainly. A floor run
-// through a restorer, or one run a call, costs what restoring or a call
-// costs: no phase of the plain floor (katran's restored floor read 120 ns
-// against 28).
+// through a restorer, one run a call, or with its maps put back after
+// every run (a state other than steady) costs what restoring, a call or
+// the put-back costs: no phase of the plain floor (katran's restored
+// floor read 120 ns against 28; a first-state floor 35 to 60 ns against
+// 10, and scaled first-state runs ×0.26 to ×1.5 by plain floors).
 func plainFloorCases(r *results.Run) []*results.Case {
 	if r.Floor == nil {
 		return nil
 	}
 	var plain []*results.Case
 	for i := range r.Floor.Results {
-		if c := &r.Floor.Results[i]; c.Stats != nil && !c.Restored && !c.Single {
+		if c := &r.Floor.Results[i]; c.Stats != nil && plainFloor(*c) {
 			plain = append(plain, c)
 		}
 	}
 	return plain
+}
+
+// plainFloor says whether a floor's case was sampled plainly.
+func plainFloor(c results.Case) bool {
+	return !c.Restored && !c.Single && (c.State == "" || c.State == packets.StateSteady)
 }
 
 // floorScaledHalf is stats.FloorScaledHalf of a program's loads l and the

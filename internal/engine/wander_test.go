@@ -42,3 +42,25 @@ func TestHostWander(t *testing.T) {
 		}
 	}
 }
+
+// A floor whose maps were put back after every run (the first state), or
+// run through a restorer or one run a call, is no plain floor: its cost
+// is the put-back's, and neither the phase history nor the phases read it.
+func TestPlainFloorCases(t *testing.T) {
+	s := &results.Summary{}
+	r := &results.Run{Floor: &results.Program{Results: []results.Case{
+		{Name: "a", Stats: s},
+		{Name: "a@steady", State: "steady", Stats: s},
+		{Name: "a@first", State: "first", Stats: s},
+		{Name: "b@flows=64", State: "flows=64", Stats: s},
+		{Name: "c", Restored: true, Stats: s},
+		{Name: "d", Single: true, Stats: s},
+	}}}
+	var names []string
+	for _, c := range plainFloorCases(r) {
+		names = append(names, c.Name)
+	}
+	if len(names) != 2 || names[0] != "a" || names[1] != "a@steady" {
+		t.Errorf("plain floors %v, want a and a@steady", names)
+	}
+}
