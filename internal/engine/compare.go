@@ -206,10 +206,14 @@ func compareCase(c *results.Comparison, before, after results.Program, b, a resu
 		// On a host that changes speed (withHostWander) a load's time over
 		// its group's floor moves with the phase, as programs and the floor
 		// slow unequally: each run's level, with the wander it holds,
-		// compares there.
+		// compares there. On a steady host the floor divides the machine's
+		// speed out, and each side keeps its wander.
 		byb, bya := bl, al
-		if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil && bl.Wander == 0 && al.Wander == 0 {
-			byb, bya = b.Stats.OverFloor, a.Stats.OverFloor
+		moving := bl.Wander > stats.SteadyWander || al.Wander > stats.SteadyWander
+		if b.Stats.OverFloor != nil && a.Stats.OverFloor != nil && !moving {
+			fb, fa := *b.Stats.OverFloor, *a.Stats.OverFloor
+			fb.Wander, fa.Wander = bl.Wander, al.Wander
+			byb, bya = &fb, &fa
 		}
 		sc, err = stats.CompareLoads(*byb, *bya, caseOpts)
 		if byb != bl {
