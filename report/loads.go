@@ -87,6 +87,9 @@ func (r doc) phaseNote() (n note, ok bool) {
 			within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase: their loads are left out", ph.Groups-ph.Fast, ph.Groups, ph.Slowest)
 		}
 	}
+	if ph.Split {
+		within += "; the run met each speed in a quarter of its groups or more, and the next run may meet the other most: every interval reaches the other speed's level"
+	}
 	if ph.Recalled == 0 {
 		if ph.AtSlow {
 			return mattering("the machine's speed changed during the run: %s", within), true
