@@ -284,6 +284,11 @@ func lineFields(data []byte, off, indent int) ([4]lineField, int) {
 	// yaml.v3's to read.
 	for after := next; after < len(data); {
 		l, following := lineAt(data, after)
+		if !asciiLine(l) {
+			// A carriage return breaks lines for yaml.v3 where it stands:
+			// what follows it, and any other control byte, is yaml.v3's.
+			return fields, 0
+		}
 		i, rest := indentOf(l)
 		if len(rest) > 0 && rest[0] != '#' {
 			if i < 0 || i > indent {
