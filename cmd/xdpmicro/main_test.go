@@ -242,7 +242,15 @@ func TestBenchTable(t *testing.T) {
 			t.Fatalf("%s: exit %d, stderr %q: want nothing on stderr when it is no terminal", tc.sampling, code, stderr)
 		}
 		stdout = flat(stdout) // the lines under the table wrap
-		for _, want := range append([]string{"fizzbuzz in v3 (bundled), XDP", "192.0.2.233", "XDP_PASS", "kernel ", "CPU "}, tc.want...) {
+		want := tc.want
+		if tc.sampling == "linear" && strings.Contains(stdout, "flat sampling: linear sampling needs calls") {
+			// The machine kept the anchors from shortening the calls (a
+			// busy other core slows the RCU grace periods the dispatcher
+			// waits on): the run fell back to flat sampling, and says so.
+			t.Logf("linear sampling fell back to flat on this machine: %s", stdout[strings.Index(stdout, "flat sampling: linear sampling needs calls"):])
+			want = []string{"low [95% CI]", "flat sampling"}
+		}
+		for _, want := range append([]string{"fizzbuzz in v3 (bundled), XDP", "192.0.2.233", "XDP_PASS", "kernel ", "CPU "}, want...) {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("%s: table lacks %q:\n%s", tc.sampling, want, stdout)
 			}
