@@ -107,10 +107,15 @@ func (k *rcuKnob) expedite() (end func(), expedited bool) {
 		_ = k.writeMarker()
 	}
 	return func() {
-		removeCleanup() // first: it waits for a put-back at exit under way
+		// Put back while the clean-up at exit is still registered: a
+		// second signal's crash.Exit then waits on k.mu for this put-back
+		// and does its own, rather than end the process between the
+		// knob's write and the marker's removal (which left the marker,
+		// 1 run in 5 here).
 		k.mu.Lock()
 		k.putBack()
 		k.mu.Unlock()
+		removeCleanup()
 		unix.Close(lock)
 	}, true
 }
