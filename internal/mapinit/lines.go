@@ -52,7 +52,10 @@ var ReadLineRuns = true
 
 // splitLineRuns takes the runs of entries a line each out of data.
 func splitLineRuns(name string, data []byte, owned bool) (yamlDoc, []*lineRun, error) {
-	if !ReadLineRuns {
+	if !ReadLineRuns || bytes.IndexByte(data, '\r') >= 0 {
+		// yaml.v3 breaks lines at a carriage return wherever it stands,
+		// and numbers them so: a file that holds one is yaml.v3's alone
+		// (a CRLF file never had a run: its lines hold a control byte).
 		return yamlDoc{text: data}, nil, nil
 	}
 	nonce := make([]byte, 8)
