@@ -3,7 +3,7 @@ package xdpmicro
 import (
 	"cmp"
 	"fmt"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
@@ -427,19 +427,15 @@ func checkStates(o Options) error {
 	return nil
 }
 
-// statesOf is each of states as packets.ParseState names it, checked,
+// statesOf is each of states as packets.ParseStates names it, checked,
 // none twice.
 func statesOf(states []string) ([]string, error) {
-	var out []string
-	for _, s := range states {
-		st, err := packets.ParseState(s)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrOptions, err)
-		}
-		if slices.Contains(out, st) {
-			return nil, fmt.Errorf("%w: map state %q is listed twice", ErrOptions, st)
-		}
-		out = append(out, st)
+	if len(states) == 0 {
+		return nil, nil
+	}
+	out, err := packets.ParseStates(strings.Join(states, ","))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	return out, nil
 }

@@ -178,7 +178,7 @@ func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, 
 		}
 		phase.RefHalf, phase.LeftOut, phase.AtSlow = 0, len(points)-len(kept), !atFast
 		if other := min(phase.Fast, phase.Groups-phase.Fast); float64(other) >= SplitShare*float64(phase.Groups) {
-			if out := leftOut(groups, factors, atFast); len(out) > 0 {
+			if _, out := partition(groups, factors, atFast); len(out) > 0 {
 				phase.Split, phase.Other = true, stat.Mean(out, nil)
 				l = l.Spanning(phase.Other)
 			}
@@ -243,15 +243,17 @@ func (l Loads) WithWander(w, confidence float64) Loads {
 // the next run, which met the fast one in 16 of 22.
 const SplitShare = 0.25
 
-// leftOut are the loads of the groups KeptLoads leaves out.
-func leftOut(groups [][]float64, factors []float64, atFast bool) []float64 {
-	var out []float64
+// partition is the loads of the groups at the fast phase's side atFast,
+// and the others'.
+func partition(groups [][]float64, factors []float64, atFast bool) (kept, other []float64) {
 	for g, group := range groups {
-		if (factors[g] <= 1+PhaseTolerance) != atFast {
-			out = append(out, group...)
+		if (factors[g] <= 1+PhaseTolerance) == atFast {
+			kept = append(kept, group...)
+		} else {
+			other = append(other, group...)
 		}
 	}
-	return out
+	return kept, other
 }
 
 // Spanning is l with its interval reaching level, where that lies
@@ -280,11 +282,7 @@ func KeptLoads(points []float64, perGroup int, factors []float64, phase Phase) (
 	if len(groups) != len(factors) || most < MinGroups {
 		return nil, false, false
 	}
-	for g, group := range groups {
-		if (factors[g] <= 1+PhaseTolerance) == atFast {
-			kept = append(kept, group...)
-		}
-	}
+	kept, _ = partition(groups, factors, atFast)
 	return kept, atFast, true
 }
 

@@ -196,16 +196,8 @@ func Select(obj Object, patterns string, load LoadOptions, mi *MapInit) (names [
 	return names, skipped, err
 }
 
-// effectsOf, contextChangesOf and blocksOf turn the loader's values into
-// testrun's own, keeping nil as nil: a case with no context change is
-// told by a nil slice.
-func effectsOf(in []object.Effect) []Effect {
-	return convertAll(in, func(e object.Effect) Effect { return Effect(e) })
-}
-
-func contextChangesOf(in []object.ContextChange) []ContextChange {
-	return convertAll(in, func(c object.ContextChange) ContextChange { return ContextChange(c) })
-}
+// blocksOf turns the counter's blocks into testrun's own, keeping nil as
+// nil. (Effects and context changes are results' types at every layer.)
 
 func blocksOf(in []insncount.Block) []Block {
 	return convertAll(in, func(b insncount.Block) Block { return Block(b) })

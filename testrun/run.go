@@ -770,15 +770,15 @@ func (p *plan) checkCase(ctx context.Context, l *program, c packets.Case, floor 
 		}
 	}
 	if !floor {
-		if err := checkOutput(l.Info.Name, c, out, effectsOf(effects)); err != nil {
+		if err := checkOutput(l.Info.Name, c, out, effects); err != nil {
 			return CaseResult{}, err
 		}
 	}
 	if c.State != packets.StateFirst {
 		undo = object.Undo{} // needed no more: let the snapshot go
 	}
-	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effectsOf(effects), Samples: make([]float64, 0, p.cfg.Samples),
-		ctxIn: ctxIn, ContextChanges: contextChangesOf(object.ContextChanges(l.Info.Type, ctxIn, ctxOut)), undo: undo, LaterReturn: ret}
+	cr := CaseResult{Case: c, Return: ret, Action: action, Effects: effects, Samples: make([]float64, 0, p.cfg.Samples),
+		ctxIn: ctxIn, ContextChanges: object.ContextChanges(l.Info.Type, ctxIn, ctxOut), undo: undo, LaterReturn: ret}
 	if c.State == packets.StateFirst && !undo.Complete() {
 		cr.Unrestored = l.UnwatchedMaps()
 	}
