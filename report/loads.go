@@ -53,7 +53,7 @@ func narrowsIt(cases []results.Case) string {
 		}
 		placed = true
 		l := c.Stats.Loads
-		wander = wander || l.Wander > stats.SteadyWander
+		wander = wander || l.Wander >= stats.HostWander
 		// Within is a 95 % half-width: about two of a load's own
 		// standard deviations.
 		noisy = noisy || l.Within/2 > l.StdDev/l.Estimate.Point/2

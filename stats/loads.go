@@ -204,12 +204,21 @@ func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, 
 // HostWander is how far a host that changes speed moves a program's level
 // from one run to the next, as a relative standard deviation, beyond what
 // a run's own groups show. On a noisy Xeon guest (20 default runs, 2 s
-// apart: docs/measurement-notes.md, the second study of issue 61) each
-// run's groups agreed within ±1 to ±3 % while the runs' levels spread 2.9
-// to 3.6 %: a run met one level for its whole length, and nothing in it
-// told that level from the next run's. A run that met two speeds, or
-// whose CPU was stolen, takes this in its interval (WithWander).
+// apart: docs/measurement-notes.md, the second and third studies of issue
+// 61) each run's groups agreed within ±1 to ±3 % while the runs' levels
+// spread 2.7 to 5.1 %: a run met one level for its whole length, and
+// nothing in it told that level from the next run's. A run whose CPU was
+// stolen, or that stood at a slower speed than one it met, takes this in
+// its interval (WithWander).
 const HostWander = 0.03
+
+// FastWander is the wander of a run that met two speeds and stood at the
+// faster: a slow speed is the host's contention, whose depth moves from
+// run to run, while its fast one is what the host gives unhindered. On an
+// AMD EPYC guest whose speed flipped within runs, six such runs read fizz
+// 48.6 to 49.1 ns, while two that stood at the slow speed read 6 to 8 %
+// above them.
+const FastWander = 0.015
 
 // SteadyWander is HostWander's floor on a host that met one speed and no
 // steal: runs there still differ by more than their loads' own spread
@@ -218,6 +227,21 @@ const HostWander = 0.03
 // 25.2 ns, two of them at ±0.4 to ±1.0 % and 1 % off the others'
 // median; on a quiet Xeon, six runs spread 0.7 to 1.7 %.
 const SteadyWander = 0.0075
+
+// RunWander is the wander a run's figures hold (WithWander), from the
+// share of its measuring CPU the hypervisor stole and the speeds its
+// floor met (nil: one). A run that met too few groups of either speed to
+// stand on one (nothing left out) was scaled between them, and holds
+// HostWander too.
+func RunWander(steal float64, phase *Phase) float64 {
+	switch {
+	case steal >= StealToWander || phase != nil && (phase.AtSlow || phase.Split || phase.LeftOut == 0):
+		return HostWander
+	case phase != nil:
+		return FastWander
+	}
+	return SteadyWander
+}
 
 // StealToWander is the share of the measuring CPU stolen by the
 // hypervisor past which a run is taken to be on a host that changes

@@ -97,16 +97,13 @@ func NewContext(ctx context.Context, settings results.Settings, m results.Raw, o
 }
 
 // withHostWander widens every figure measured over loads, and its net of
-// the floor, by how far a run's level moves from run to run: by
-// stats.HostWander where the run met a host that changes speed (its floor
-// met two speeds, or the hypervisor stole more than stats.StealToWander
-// of the measuring CPU), else by stats.SteadyWander. A run's groups agree
-// among themselves on a level the next run need not meet.
+// the floor, by how far a run's level moves from run to run
+// (stats.RunWander): most where the hypervisor stole its CPU or it stood
+// at the slower of two speeds, less where it stood at the faster, least
+// at one speed. A run's groups agree among themselves on a level the next
+// run need not meet.
 func withHostWander(r *results.Run, confidence float64) {
-	wander := stats.HostWander
-	if r.Phase() == nil && r.Environment.MachineLoad.StealShare < stats.StealToWander {
-		wander = stats.SteadyWander
-	}
+	wander := stats.RunWander(r.Environment.MachineLoad.StealShare, r.Phase())
 	for p := range r.Programs {
 		for i := range r.Programs[p].Results {
 			c := &r.Programs[p].Results[i]

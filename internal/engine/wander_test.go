@@ -7,9 +7,9 @@ import (
 	"github.com/xdpmicro/xdpmicro/stats"
 )
 
-// A run whose CPU was stolen, or whose floor met two speeds, holds the
-// host's wander in every figure over loads and its net; a run on a
-// steady host holds the steady host's smaller one.
+// A run whose CPU was stolen, or that stood at the slower of two speeds,
+// holds the host's wander in every figure over loads and its net; one
+// that stood at the faster holds less, and one on a steady host least.
 func TestHostWander(t *testing.T) {
 	run := func(steal float64, phase *stats.Phase) *results.Run {
 		l, err := stats.OverLoads([]float64{50, 50.2, 49.9, 50.1, 50, 50.1}, stats.Slope, 0.95)
@@ -29,8 +29,11 @@ func TestHostWander(t *testing.T) {
 		t.Errorf("a steady host's run: %+v, want the steady host's wander alone", c.Stats.Loads)
 	}
 	for name, r := range map[string]*results.Run{
-		"stolen":     run(0.05, nil),
-		"two speeds": run(0, &stats.Phase{Fast: 3, Groups: 20, Slowest: 1.45}),
+		"stolen":             run(0.05, nil),
+		"at the slow speed":  run(0, &stats.Phase{Fast: 3, Groups: 20, Slowest: 1.45, AtSlow: true}),
+		"split speeds":       run(0, &stats.Phase{Fast: 12, Groups: 20, Slowest: 1.45, Split: true}),
+		"fast speed, stolen": run(0.05, &stats.Phase{Fast: 17, Groups: 20, Slowest: 1.3, LeftOut: 6}),
+		"scaled between":     run(0, &stats.Phase{Fast: 2, Groups: 4, Slowest: 1.3}),
 	} {
 		withHostWander(r, 0.95)
 		c := r.Programs[0].Results[0]
@@ -40,6 +43,11 @@ func TestHostWander(t *testing.T) {
 		if half := (c.Net.Upper - c.Net.Lower) / 2 / c.Net.Point; half < 1.9*stats.HostWander {
 			t.Errorf("%s: net ±%.2f %%, want the wander held relative to the net", name, 100*half)
 		}
+	}
+	fast := run(0, &stats.Phase{Fast: 17, Groups: 20, Slowest: 1.3, LeftOut: 6})
+	withHostWander(fast, 0.95)
+	if l := fast.Programs[0].Results[0].Stats.Loads; l.Wander != stats.FastWander || !(stats.SteadyWander < l.Wander && l.Wander < stats.HostWander) {
+		t.Errorf("a run at the faster of two speeds holds wander %v, want between the steady host's and the moving host's", l.Wander)
 	}
 }
 
