@@ -1,0 +1,238 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/results"
+	"github.com/xdpmicro/xdpmicro/testrun"
+)
+
+// Options are a replay's: the capture, the program(s), and how often to
+// time it.
+type Options struct {
+	Capture string
+	// Programs are one program, or two builds: before, then after.
+	Programs []testrun.Program
+	Floor    testrun.Object
+	MapInit  *testrun.MapInit
+	Load     testrun.LoadOptions
+	CPU      int
+	// Replays is how many times the capture is timed, each on a fresh
+	// load: 2 to MaxReplays.
+	Replays int
+	// Limit replays the first Limit packets only (0: MaxPackets).
+	Limit int
+	// Keep is how many packets the result lists one by one (PacketList).
+	Keep int
+	// Reference adds a replay timed by the kernel's run-time statistics.
+	Reference bool
+	// Rate is a packet rate (packets a second) to give cores at; 0: none.
+	Rate     float64
+	Progress func(Progress)
+	Notice   func(string)
+}
+
+// Defaults and bounds.
+const (
+	DefaultReplays = 5
+	MaxReplays     = 100
+	DefaultKeep    = 100_000
+)
+
+// Progress is how far a replay has got: Done of Total steps (bytes of
+// the capture over every pass), in pass Pass of Passes.
+type Progress struct {
+	Pass, Passes int
+	What         string
+	Done, Total  int64
+}
+
+// check refuses options that cannot run, as bad input.
+func (o *Options) check() error {
+	switch {
+	case o.Capture == "":
+		return badinput.New("replay: no capture given")
+	case len(o.Programs) < 1 || len(o.Programs) > 2:
+		return badinput.Wrap(fmt.Errorf("replay: %d programs: want one, or two to compare", len(o.Programs)))
+	case o.Replays == 0:
+		o.Replays = DefaultReplays
+	}
+	if o.Replays < 2 || o.Replays > MaxReplays {
+		return badinput.Wrap(fmt.Errorf("replay: %d replays: want 2 to %d (an interval needs two)", o.Replays, MaxReplays))
+	}
+	if o.Limit < 0 || o.Limit > MaxPackets {
+		return badinput.Wrap(fmt.Errorf("replay: a limit of %d packets: want 1 to %d, or 0 for all", o.Limit, MaxPackets))
+	}
+	if o.Limit == 0 {
+		o.Limit = MaxPackets
+	}
+	if o.Keep < 0 {
+		return badinput.Wrap(fmt.Errorf("replay: keep %d packets: want 0 or more", o.Keep))
+	}
+	if o.Rate < 0 {
+		return badinput.Wrap(fmt.Errorf("replay: a rate of %g packets a second: want more than 0", o.Rate))
+	}
+	return nil
+}
+
+// Run replays the capture through each program: once counting, then
+// Replays times timed. With two programs it compares them, their timed
+// replays taken in turns on one CPU. Interrupted, it returns ctx's error.
+func Run(ctx context.Context, o Options) (*results.Replay, error) {
+	start := time.Now()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	probe, err := openStream(o.Capture) // bad input before anything is loaded
+	if err != nil {
+		return nil, err
+	}
+	size := probe.size()
+	probe.Close()
+	seqs, err := openAll(ctx, o)
+	defer closeAll(seqs)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{o: o, size: size, passes: len(seqs) * (1 + o.Replays)}
+	if o.Reference {
+		r.passes += len(seqs)
+	}
+	var reps []*results.Replay
+	var timings []*timing
+	err = seqs[0].Pin(func() error {
+		reps, timings, err = r.all(ctx, seqs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, rep := range reps {
+		rep.Env, rep.Capture = environment(seqs[0].CPU, start), o.Capture
+	}
+	if len(reps) == 1 {
+		return reps[0], nil
+	}
+	return compare(reps[0], reps[1], [2]*timing{timings[0], timings[1]}, o.Rate), nil
+}
+
+// openAll opens each program's sequence, the second on the first's CPU.
+func openAll(ctx context.Context, o Options) ([]*testrun.Sequence, error) {
+	first, err := testrun.OpenSequence(ctx, o.Programs[0], o.Floor, o.MapInit, o.Load, o.CPU, o.Notice)
+	if err != nil {
+		return nil, err
+	}
+	seqs := []*testrun.Sequence{first}
+	for _, p := range o.Programs[1:] {
+		s, err := testrun.OpenBeside(first, p, o.Floor, o.MapInit, o.Load)
+		if err != nil {
+			return seqs, err
+		}
+		seqs = append(seqs, s)
+	}
+	return seqs, nil
+}
+
+// closeAll closes the sequences, the first (which holds the CPU) last.
+func closeAll(seqs []*testrun.Sequence) {
+	for i := len(seqs) - 1; i >= 0; i-- {
+		seqs[i].Close()
+	}
+}
+
+// runner carries a replay's passes.
+type runner struct {
+	o      Options
+	size   int64
+	pass   int
+	passes int
+}
+
+// all counts each program's paths, then times the replays in turns, and
+// assembles each program's result.
+func (r *runner) all(ctx context.Context, seqs []*testrun.Sequence) ([]*results.Replay, []*timing, error) {
+	counted := make([]*countPass, len(seqs))
+	for i, s := range seqs {
+		c, err := r.count(ctx, s)
+		if err != nil {
+			return nil, nil, err
+		}
+		counted[i] = c
+	}
+	timings := make([]*timing, len(seqs))
+	for i := range seqs {
+		timings[i] = newTiming(counted[i], counted[len(seqs)-1], r.o.Replays, r.o.Keep)
+	}
+	for k := range r.o.Replays {
+		for i, s := range seqs {
+			if err := r.timed(ctx, s, counted[i], timings[i], k); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	reps := make([]*results.Replay, len(seqs))
+	for i, s := range seqs {
+		reps[i] = assemble(s, r.o.Programs[i], counted[i], timings[i])
+		if r.o.Reference {
+			ref, err := r.reference(ctx, s)
+			if err != nil {
+				return nil, nil, err
+			}
+			reps[i].Reference = ref
+		}
+	}
+	return reps, timings, nil
+}
+
+// each streams the capture's packets, at most the limit, to f with
+// their place, reporting progress and stopping once ctx is done.
+func (r *runner) each(ctx context.Context, what string, f func(i int, frame []byte) error) (n, skipped int, err error) {
+	s, err := openStream(r.o.Capture)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.Close()
+	r.pass++
+	for ; n < r.o.Limit; n++ {
+		frame, err := s.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return n, s.skipped, err
+		}
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return n, s.skipped, err
+			}
+			r.report(what, s.counted.n)
+		}
+		if err := f(n, frame); err != nil {
+			return n, s.skipped, fmt.Errorf("packet %d: %w", s.read, err)
+		}
+	}
+	if n == r.o.Limit {
+		for _, err := s.next(); err == nil; _, err = s.next() {
+			s.skipped++ // past the limit: counted, not run
+		}
+	}
+	r.report(what, r.size)
+	if n == 0 {
+		return 0, s.skipped, fmt.Errorf("%w %s: no packet to replay (%d skipped: shorter than an Ethernet header, or with no Ethernet form)", ErrCapture, r.o.Capture, s.skipped)
+	}
+	return n, s.skipped, nil
+}
+
+// report tells the progress, if asked: done bytes of this pass.
+func (r *runner) report(what string, done int64) {
+	if r.o.Progress == nil {
+		return
+	}
+	r.o.Progress(Progress{Pass: r.pass, Passes: r.passes, What: what,
+		Done: int64(r.pass-1)*r.size + min(done, r.size), Total: int64(r.passes) * r.size})
+}

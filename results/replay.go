@@ -1,0 +1,181 @@
+package results
+
+import (
+	"time"
+
+	"github.com/xdpmicro/xdpmicro/stats"
+)
+
+// Replay is a capture replayed in its order through a program, the maps
+// carried from one packet to the next (xdpmicro replay): each packet's
+// path, the traffic's cost per packet, and the paths' shares. With two
+// builds, Before is the first's replay of the same capture and Change
+// the difference.
+type Replay struct {
+	Program string `json:"program"`
+	Object  string `json:"object"`
+	Type    string `json:"type"`
+	Capture string `json:"capture"`
+	// Packets is how many packets were replayed, Skipped how many of the
+	// capture's were not (frames shorter than an Ethernet header, or past
+	// the limit).
+	Packets int `json:"packets"`
+	Skipped int `json:"skipped,omitempty"`
+	// Replays is how many times the capture was timed, each on a load of
+	// its own whose maps start as loaded (and --map-init).
+	Replays int `json:"replays"`
+	// Timer says what timed each packet (ReplayTimer).
+	Timer string `json:"timer"`
+	// Mean is the traffic's mean cost per packet, net of the floor, ns:
+	// the mean of the replays' means, with an interval meant to hold the
+	// next replay's mean (a prediction interval over the replays).
+	Mean stats.Estimate `json:"mean_ns"`
+	// ReplayMeans are each replay's mean per packet, net of the floor;
+	// Floor is the floor's mean per run, as the program was timed.
+	ReplayMeans []float64 `json:"replay_means_ns"`
+	Floor       float64   `json:"floor_ns"`
+	// P50, P90 and P99 are per packet, over every timed run of every
+	// replay, net of the floor's mean.
+	P50 float64 `json:"p50_ns"`
+	P90 float64 `json:"p90_ns"`
+	P99 float64 `json:"p99_ns"`
+	// Kinds are the paths gathered by what they did: the same action and
+	// the same map effects kind (a new flow, a hit), the most packets
+	// first; Paths are the path groups themselves, by exact path.
+	Kinds []ReplayKind `json:"kinds"`
+	Paths []ReplayPath `json:"paths"`
+	// PacketList is each packet's place, path and mean time over the
+	// replays, for the first KeptPackets packets; PacketsLeftOut counts
+	// the rest (their figures are in the totals).
+	PacketList     []ReplayPacket `json:"packet_list"`
+	PacketsLeftOut int            `json:"packets_left_out,omitempty"`
+	// ActionMismatches counts timed runs whose action was not the one
+	// the counting run took for that packet: the program's state strayed
+	// from its instrumented copy's (a clock, a random number).
+	ActionMismatches int `json:"action_mismatches,omitempty"`
+	// Reference is the kernel's run-time statistics' mean over one more
+	// replay, when asked for: an independent figure to set beside Mean.
+	Reference *ReplayReference `json:"run_time_stats,omitempty"`
+	Notes     []string         `json:"notes,omitempty"`
+	// Before is the first build's replay and Change the comparison, with
+	// --before and --after; nil otherwise.
+	Before *Replay           `json:"before,omitempty"`
+	Change *ReplayChange     `json:"change,omitempty"`
+	Env    ReplayEnvironment `json:"environment"`
+}
+
+// ReplayTimer is the replay's timer: the kernel's own figure for each
+// BPF_PROG_TEST_RUN call of one run (its duration, in whole ns).
+const ReplayTimer = "test_run_duration"
+
+// ReplayPath is a path group: the packets that ran the same blocks as
+// often (so the same instructions) to the same action.
+type ReplayPath struct {
+	ID           int    `json:"id"`
+	Name         string `json:"name"`
+	Action       string `json:"action"`
+	Instructions uint64 `json:"instructions"`
+	// First is the place (from 0) of the first packet that took it.
+	First   int `json:"first_packet"`
+	Packets int `json:"packets"`
+	// PacketShare and TimeShare are its shares of the packets and of the
+	// traffic's time net of the floor, from 0 to 1.
+	PacketShare float64 `json:"packet_share"`
+	TimeShare   float64 `json:"time_share"`
+	// Mean is its packets' mean cost net of the floor, ns, with the
+	// replays' spread as a prediction interval.
+	Mean stats.Estimate `json:"mean_ns"`
+	// Effects are the map effects kinds its packets made, as read on the
+	// packets whose effects were read (EffectsRead of them), most first.
+	Effects     []ReplayEffects `json:"effects,omitempty"`
+	EffectsRead int             `json:"effects_read"`
+}
+
+// ReplayKind is the paths that made one kind of map effects to one
+// action: "XDP_TX: flows: miss + insert" holds every new flow's path,
+// whatever its instructions.
+type ReplayKind struct {
+	Name         string         `json:"name"`
+	Packets      int            `json:"packets"`
+	PacketShare  float64        `json:"packet_share"`
+	TimeShare    float64        `json:"time_share"`
+	Mean         stats.Estimate `json:"mean_ns"`
+	Paths        []int          `json:"paths"`
+	Instructions [2]uint64      `json:"instructions_range"`
+}
+
+// ReplayEffects is one kind of map effects, and how many of a path's
+// packets read made it.
+type ReplayEffects struct {
+	Kind    string      `json:"kind"`
+	Changes []MapChange `json:"changes,omitempty"`
+	Packets int         `json:"packets"`
+}
+
+// MapChange is what one run did to one map, counted by entries: a kind
+// of effects, not the entries themselves.
+type MapChange struct {
+	Map      string `json:"map"`
+	MapType  string `json:"map_type"`
+	Inserted int    `json:"inserted,omitempty"`
+	Updated  int    `json:"updated,omitempty"`
+	Deleted  int    `json:"deleted,omitempty"`
+	Pushed   int    `json:"pushed,omitempty"`
+}
+
+// ReplayPacket is one packet of the sequence.
+type ReplayPacket struct {
+	Index int `json:"i"`
+	Path  int `json:"path"`
+	// NS is its mean cost over the replays, net of the floor's mean.
+	NS float64 `json:"ns"`
+}
+
+// ReplayReference is the traffic's mean from the kernel's run-time
+// statistics (kernel.bpf_stats_enabled) over one more replay: the growth
+// of the program's run_time_ns over its run_cnt, less the floor's
+// measured the same way.
+type ReplayReference struct {
+	Mean  float64 `json:"mean_ns"`
+	Raw   float64 `json:"raw_ns"`
+	Floor float64 `json:"floor_ns"`
+}
+
+// ReplayChange compares two builds' replays of the same capture.
+type ReplayChange struct {
+	// Mean is the change of the mean per packet, in %, with an interval
+	// from the replays' spread; Verdict judges it.
+	Mean    stats.Estimate `json:"mean_percent"`
+	MeanNS  float64        `json:"mean_ns"`
+	Verdict string         `json:"verdict"`
+	// Paths are the change per path group, by the after build's paths,
+	// matched to the before build's by the packets they hold.
+	Paths []ReplayPathChange `json:"paths"`
+	// Rate is the packet rate the cores are given at (packets a second),
+	// 0 without --rate; Cores is the change in cores at it, PPSPerCore
+	// each build's packets a second per core at its mean.
+	Rate       float64    `json:"rate_pps,omitempty"`
+	Cores      float64    `json:"cores,omitempty"`
+	PPSPerCore [2]float64 `json:"pps_per_core"`
+}
+
+// ReplayPathChange is one path group's change.
+type ReplayPathChange struct {
+	Name     string         `json:"name"`
+	Packets  int            `json:"packets"`
+	Before   float64        `json:"before_ns"`
+	After    float64        `json:"after_ns"`
+	Change   stats.Estimate `json:"change_percent"`
+	Verdict  string         `json:"verdict"`
+	BeforeIn uint64         `json:"before_instructions"`
+	AfterIn  uint64         `json:"after_instructions"`
+}
+
+// ReplayEnvironment is where the replay ran and how long it took.
+type ReplayEnvironment struct {
+	Kernel   string        `json:"kernel"`
+	CPUModel string        `json:"cpu_model"`
+	CPU      int           `json:"cpu"`
+	Start    time.Time     `json:"start"`
+	Wall     time.Duration `json:"wall_ns"`
+}
