@@ -42,6 +42,7 @@ const (
 	KindObject         Kind = "an object's contents"              // programs OBJECT
 	KindCases          Kind = "the packet cases"                  // packets
 	KindPcap           Kind = "a pcap"                            // packets --pcap
+	KindReplay         Kind = "a replay"                          // replay
 )
 
 // The formats that are not a run's (format.go has those).
@@ -81,7 +82,7 @@ type rendering struct {
 // errors, which read the registry.
 var registry []rendering
 
-func init() { registry = withSeveralRuns(renderings()) }
+func init() { registry = withSeveralRuns(append(renderings(), replayRenderings()...)) }
 
 func renderings() []rendering {
 	return []rendering{

@@ -184,7 +184,7 @@ func rootCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
-	root.AddCommand(analyzeCommand(), benchCommand(), compareCommand(), packetsCommand(), profileCommand(), programsCommand(), validateCommand(), verifierCommand(), worstCommand())
+	root.AddCommand(analyzeCommand(), benchCommand(), compareCommand(), packetsCommand(), profileCommand(), programsCommand(), replayCommand(), validateCommand(), verifierCommand(), worstCommand())
 	root.SetHelpCommand(helpCommand(root))
 	documentFlags(root)
 	return root
