@@ -89,7 +89,7 @@ var pathHeader = []string{"path", "action, instructions: map effects", "packets"
 // kinds and, wide, every path.
 func writeReplayTable(w io.Writer, r *results.Replay, v View) error {
 	if r.Change != nil {
-		return writeReplayComparison(w, r)
+		return writeReplayComparison(w, r, v)
 	}
 	fmt.Fprintln(w, replayTitle(r))
 	for _, l := range replaySummary(r) {
@@ -141,7 +141,7 @@ func writeReplayNotes(w io.Writer, r *results.Replay) {
 }
 
 // writeReplayComparison writes two builds' replays of one capture.
-func writeReplayComparison(w io.Writer, r *results.Replay) error {
+func writeReplayComparison(w io.Writer, r *results.Replay, v View) error {
 	b, ch := r.Before, r.Change
 	fmt.Fprintln(w, "before: "+replayTitle(b))
 	fmt.Fprintln(w, "after:  "+replayTitle(r))
@@ -154,17 +154,27 @@ func writeReplayComparison(w io.Writer, r *results.Replay) error {
 		fmt.Fprintf(w, "; at %.3g packets a second: %+.3f cores", ch.Rate, ch.Cores)
 	}
 	fmt.Fprintln(w)
-	t := lightTable(w, tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}})
-	t.Header("path (after)", "packets", "insns", "before, ns", "after, ns", "change % [95% CI]", "verdict")
-	for _, p := range ch.Paths {
-		_ = t.Append(wrapCell(p.Name, 56), fmt.Sprint(p.Packets), fmt.Sprintf("%d → %d", p.BeforeIn, p.AfterIn), printable.NS(p.Before),
-			printable.NS(p.After), fmt.Sprintf("%+.1f [%+.1f %+.1f]", p.Change.Point, p.Change.Lower, p.Change.Upper), p.Verdict)
-	}
-	if err := t.Render(); err != nil {
+	if err := writeChangeTable(w, "packets that (after)", ch.Kinds); err != nil {
 		return err
+	}
+	if v.Wide || len(ch.Paths) <= 12 {
+		if err := writeChangeTable(w, "path (after)", ch.Paths); err != nil {
+			return err
+		}
 	}
 	writeReplayNotes(w, r)
 	return nil
+}
+
+// writeChangeTable writes the change of each group.
+func writeChangeTable(w io.Writer, what string, groups []results.ReplayPathChange) error {
+	t := lightTable(w, tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}})
+	t.Header(what, "packets", "insns", "before, ns", "after, ns", "change % [95% CI]", "verdict")
+	for _, p := range groups {
+		_ = t.Append(wrapCell(p.Name, 56), fmt.Sprint(p.Packets), fmt.Sprintf("%d → %d", p.BeforeIn, p.AfterIn), printable.NS(p.Before),
+			printable.NS(p.After), fmt.Sprintf("%+.1f [%+.1f %+.1f]", p.Change.Point, p.Change.Lower, p.Change.Upper), p.Verdict)
+	}
+	return t.Render()
 }
 
 // replayBMF is the replay in Bencher Metric Format: PROGRAM/mean, the

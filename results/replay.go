@@ -148,8 +148,9 @@ type ReplayChange struct {
 	Mean    stats.Estimate `json:"mean_percent"`
 	MeanNS  float64        `json:"mean_ns"`
 	Verdict string         `json:"verdict"`
-	// Paths are the change per path group, by the after build's paths,
-	// matched to the before build's by the packets they hold.
+	// Kinds and Paths are the change per kind of packets and per path
+	// group, by the after build's: the same packets' cost in each build.
+	Kinds []ReplayPathChange `json:"kinds"`
 	Paths []ReplayPathChange `json:"paths"`
 	// Rate is the packet rate the cores are given at (packets a second),
 	// 0 without --rate; Cores is the change in cores at it, PPSPerCore
@@ -161,14 +162,16 @@ type ReplayChange struct {
 
 // ReplayPathChange is one path group's change.
 type ReplayPathChange struct {
-	Name     string         `json:"name"`
-	Packets  int            `json:"packets"`
-	Before   float64        `json:"before_ns"`
-	After    float64        `json:"after_ns"`
-	Change   stats.Estimate `json:"change_percent"`
-	Verdict  string         `json:"verdict"`
-	BeforeIn uint64         `json:"before_instructions"`
-	AfterIn  uint64         `json:"after_instructions"`
+	Name    string         `json:"name"`
+	Packets int            `json:"packets"`
+	Before  float64        `json:"before_ns"`
+	After   float64        `json:"after_ns"`
+	Change  stats.Estimate `json:"change_percent"`
+	Verdict string         `json:"verdict"`
+	// BeforeIn and AfterIn are the most instructions each build ran on
+	// the first packets of the group's paths.
+	BeforeIn uint64 `json:"before_instructions"`
+	AfterIn  uint64 `json:"after_instructions"`
 }
 
 // ReplayEnvironment is where the replay ran and how long it took.

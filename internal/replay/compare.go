@@ -58,31 +58,52 @@ func compare(before, after *results.Replay, byKey [2]*timing, rate float64) *res
 	if rate > 0 {
 		ch.Cores = rate * ch.MeanNS * 1e-9
 	}
-	bt, at := byKey[0], byKey[1]
+	for _, k := range after.Kinds {
+		ch.Kinds = append(ch.Kinds, groupChange(k.Name, k.Packets, k.Paths, byKey))
+	}
 	for _, p := range after.Paths {
-		id := p.ID
-		var b, a []float64
-		for k := range at.replays {
-			if bt.keyN[k][id] > 0 && at.keyN[k][id] > 0 {
-				b = append(b, bt.keySum[k][id]/bt.keyN[k][id]-bt.floor(k))
-				a = append(a, at.keySum[k][id]/at.keyN[k][id]-at.floor(k))
-			}
-		}
-		pc := results.ReplayPathChange{Name: p.Name, Packets: p.Packets, Before: meanOf(b), After: meanOf(a), AfterIn: p.Instructions}
-		pc.Change, pc.Verdict = changeOf(b, a)
-		pc.BeforeIn = beforeInstructions(before, bt, id)
-		ch.Paths = append(ch.Paths, pc)
+		ch.Paths = append(ch.Paths, groupChange(p.Name, p.Packets, []int{p.ID}, byKey))
 	}
 	after.Change = ch
 	return after
 }
 
-// beforeInstructions is the instructions the before build ran on the
-// first packet of the after build's path id.
-func beforeInstructions(before *results.Replay, bt *timing, id int) uint64 {
-	first := bt.key.table.paths[id].first
-	own := bt.own.ids[first]
-	return bt.own.table.paths[own].instructions
+// groupChange is the change of the after build's paths ids: the same
+// packets' mean cost in each build, replay by replay, and the
+// instructions each build ran on their first packets (lowest, highest).
+func groupChange(name string, packets int, ids []int, byKey [2]*timing) results.ReplayPathChange {
+	bt, at := byKey[0], byKey[1]
+	var b, a []float64
+	for k := range at.replays {
+		var bs, bn, as, an float64
+		for _, id := range ids {
+			bs, bn = bs+bt.keySum[k][id], bn+bt.keyN[k][id]
+			as, an = as+at.keySum[k][id], an+at.keyN[k][id]
+		}
+		if bn > 0 && an > 0 {
+			b, a = append(b, bs/bn-bt.floor(k)), append(a, as/an-at.floor(k))
+		}
+	}
+	pc := results.ReplayPathChange{Name: name, Packets: packets, Before: meanOf(b), After: meanOf(a)}
+	pc.Change, pc.Verdict = changeOf(b, a)
+	pc.BeforeIn, pc.AfterIn = instructionsOf(bt, ids, true), instructionsOf(at, ids, false)
+	return pc
+}
+
+// instructionsOf is the most instructions a build ran on the first
+// packet of each of the after build's paths ids: its own paths'
+// (own) or the key's.
+func instructionsOf(t *timing, ids []int, own bool) uint64 {
+	var most uint64
+	for _, id := range ids {
+		first := t.key.table.paths[id].first
+		n := t.key.table.paths[id].instructions
+		if own {
+			n = t.own.table.paths[t.own.ids[first]].instructions
+		}
+		most = max(most, n)
+	}
+	return most
 }
 
 func meanOf(xs []float64) float64 {

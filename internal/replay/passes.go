@@ -154,46 +154,66 @@ func newTiming(own, key *countPass, replays, keep int) *timing {
 	return t
 }
 
-// timed replays the capture through a fresh load of s's program: each
-// packet's run timed by the kernel, and the floor's after one in
-// floorEvery.
-func (r *runner) timed(ctx context.Context, s *testrun.Sequence, c *countPass, t *timing, k int) error {
-	if err := s.Reload(ctx); err != nil {
-		return err
-	}
-	_, _, err := r.each(ctx, fmt.Sprintf("replay %d of %d, %s", k+1, r.o.Replays, s.Info.Name), func(i int, frame []byte) error {
-		if i >= len(c.ids) {
-			return fmt.Errorf("the capture changed since it was counted: more packets")
-		}
-		ret, ns, err := s.Time(frame)
-		if err != nil {
+// timed replays the capture through a fresh load of each sequence's
+// program, two builds in lock-step, packet by packet, the first to run
+// alternating: each packet's run timed by the kernel, at the same moment
+// in both builds, so that the host's drift hits both alike; the floor
+// runs after one packet in floorEvery, and counts for both.
+func (r *runner) timed(ctx context.Context, seqs []*testrun.Sequence, counted []*countPass, ts []*timing, k int) error {
+	for _, s := range seqs {
+		if err := s.Reload(ctx); err != nil {
 			return err
 		}
-		own, key := c.ids[i], t.key.ids[i]
-		if ret != c.table.paths[own].action {
-			t.mismatches++
+	}
+	_, _, err := r.each(ctx, fmt.Sprintf("replay %d of %d", k+1, r.o.Replays), func(i int, frame []byte) error {
+		if i >= len(counted[0].ids) {
+			return fmt.Errorf("the capture changed since it was counted: more packets")
 		}
-		v := float64(ns)
-		t.sum[k] += v
-		t.pathSum[k][own] += v
-		t.pathN[k][own]++
-		t.keySum[k][key] += v
-		t.keyN[k][key]++
-		t.hist.add(ns)
-		if i < len(t.kept) {
-			t.kept[i] += v
-		}
-		if i%floorEvery == 0 {
-			f, err := s.TimeFloor(frame)
-			if err != nil {
-				return fmt.Errorf("the floor: %w", err)
+		for j := range seqs {
+			if i%2 == 1 {
+				j = len(seqs) - 1 - j
 			}
+			if err := ts[j].time(seqs[j], counted[j], frame, i, k); err != nil {
+				return err
+			}
+		}
+		if i%floorEvery != 0 {
+			return nil
+		}
+		f, err := seqs[0].TimeFloor(frame)
+		if err != nil {
+			return fmt.Errorf("the floor: %w", err)
+		}
+		for _, t := range ts {
 			t.floorSum[k] += float64(f)
 			t.floorN[k]++
 		}
 		return nil
 	})
 	return err
+}
+
+// time runs packet i through s and adds its time to replay k's.
+func (t *timing) time(s *testrun.Sequence, c *countPass, frame []byte, i, k int) error {
+	ret, ns, err := s.Time(frame)
+	if err != nil {
+		return err
+	}
+	own, key := c.ids[i], t.key.ids[i]
+	if ret != c.table.paths[own].action {
+		t.mismatches++
+	}
+	v := float64(ns)
+	t.sum[k] += v
+	t.pathSum[k][own] += v
+	t.pathN[k][own]++
+	t.keySum[k][key] += v
+	t.keyN[k][key]++
+	t.hist.add(ns)
+	if i < len(t.kept) {
+		t.kept[i] += v
+	}
+	return nil
 }
 
 // floor is replay k's floor mean, ns.

@@ -99,7 +99,7 @@ func Run(ctx context.Context, o Options) (*results.Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{o: o, size: size, passes: len(seqs) * (1 + o.Replays)}
+	r := &runner{o: o, size: size, passes: len(seqs) + o.Replays}
 	if o.Reference {
 		r.passes += len(seqs)
 	}
@@ -169,10 +169,8 @@ func (r *runner) all(ctx context.Context, seqs []*testrun.Sequence) ([]*results.
 		timings[i] = newTiming(counted[i], counted[len(seqs)-1], r.o.Replays, r.o.Keep)
 	}
 	for k := range r.o.Replays {
-		for i, s := range seqs {
-			if err := r.timed(ctx, s, counted[i], timings[i], k); err != nil {
-				return nil, nil, err
-			}
+		if err := r.timed(ctx, seqs, counted, timings, k); err != nil {
+			return nil, nil, err
 		}
 	}
 	reps := make([]*results.Replay, len(seqs))
