@@ -50,6 +50,13 @@ func replaySummary(r *results.Replay) []string {
 		fmt.Sprintf("mean per packet %s ns net of the floor (%s ns); the interval is meant to hold the next replay's", nsInterval(r.Mean.Point, r.Mean.Lower, r.Mean.Upper), printable.NS(r.Floor)),
 		fmt.Sprintf("per packet: p50 %s ns, p90 %s ns, p99 %s ns", printable.NS(r.P50), printable.NS(r.P90), printable.NS(r.P99)),
 	}
+	if r.PPSPerCore > 0 {
+		l := fmt.Sprintf("packets a second per core at the mean: %.3g (the program alone)", r.PPSPerCore)
+		if r.RatePPS > 0 {
+			l += fmt.Sprintf("; %.3g packets a second take %.3f cores", r.RatePPS, r.Cores)
+		}
+		lines = append(lines, l)
+	}
 	if r.Reference != nil {
 		lines = append(lines, fmt.Sprintf("kernel run-time statistics over one more replay: %s ns net (%s raw, floor %s)",
 			printable.NS(r.Reference.Mean), printable.NS(r.Reference.Raw), printable.NS(r.Reference.Floor)))

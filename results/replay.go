@@ -53,6 +53,12 @@ type Replay struct {
 	// the counting run took for that packet: the program's state strayed
 	// from its instrumented copy's (a clock, a random number).
 	ActionMismatches int `json:"action_mismatches,omitempty"`
+	// PPSPerCore is the packets a second one core runs at Mean (1e9 /
+	// Mean: the program alone, no driver); Cores is the cores RatePPS
+	// packets a second take at Mean, with --rate.
+	PPSPerCore float64 `json:"pps_per_core,omitempty"`
+	RatePPS    float64 `json:"rate_pps,omitempty"`
+	Cores      float64 `json:"cores,omitempty"`
 	// Reference is the kernel's run-time statistics' mean over one more
 	// replay, when asked for: an independent figure to set beside Mean.
 	Reference *ReplayReference `json:"run_time_stats,omitempty"`

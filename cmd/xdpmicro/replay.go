@@ -87,7 +87,7 @@ func (f *replayFlags) register(cmd *cobra.Command) {
 	describeDefault(fl, "limit", "all")
 	fl.IntVar(&f.keep, "keep", xdpmicro.DefaultReplayKeep, "list the first `N` packets one by one in the JSON, each with its path and time; 0: none")
 	fl.BoolVar(&f.runTimeStats, "run-time-stats", false, "replay once more timed by the kernel's run-time statistics (bpf_stats_enabled, on for that replay only): a second figure")
-	fl.StringVar(&f.rate, "rate", "", "with --before and --after, the cores the change takes at `RATE` packets a second: 10Mpps, 500kpps, 1e6")
+	fl.StringVar(&f.rate, "rate", "", "the cores `RATE` packets a second take at the mean, and with --before and --after the change's: 10Mpps, 500kpps, 1e6")
 	f.cpu.register(fl)
 	fl.StringVar(&f.format, "format", string(report.Table), "write the report in `FORMAT`: "+report.KindReplay.Help())
 	fl.StringVarP(&f.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
@@ -117,8 +117,6 @@ func (f replayFlags) check(args []string) error {
 		return usageError(fmt.Errorf("--after needs --before"))
 	case f.after != "" && len(args) == 2:
 		return usageError(fmt.Errorf("the new build is given twice: as --after and as the argument"))
-	case f.rate != "" && f.before == "":
-		return usageError(fmt.Errorf("--rate gives the cores a change takes: it needs --before and --after"))
 	}
 	if err := f.cpu.check(); err != nil {
 		return err

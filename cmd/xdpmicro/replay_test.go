@@ -79,7 +79,7 @@ func TestReplayBadInput(t *testing.T) {
 		{"replay", notPcap, "--keep", "-1"},
 		{"replay", notPcap, "--format", "gobench"},
 		{"replay", notPcap, "--after", "v4"},
-		{"replay", notPcap, "--rate", "10Mpps"},
+		{"replay", notPcap, "--rate", "10Mbps"},
 		{"replay", notPcap, "--before", "v3", "--after", "v4", "--rate", "fast"},
 		{"replay", notPcap, "--before", "v3", "--after", "v4", "--rate", "-3M"},
 		{"replay", notPcap, "--cpu", "-2"},

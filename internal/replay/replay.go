@@ -114,6 +114,10 @@ func Run(ctx context.Context, o Options) (*results.Replay, error) {
 	}
 	for _, rep := range reps {
 		rep.Env, rep.Capture = environment(seqs[0].CPU, start), o.Capture
+		if rep.Mean.Point > 0 {
+			rep.PPSPerCore = 1e9 / rep.Mean.Point
+		}
+		rep.RatePPS, rep.Cores = o.Rate, o.Rate*rep.Mean.Point*1e-9
 	}
 	if len(reps) == 1 {
 		return reps[0], nil
