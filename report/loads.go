@@ -87,8 +87,11 @@ func (r doc) phaseNote() (n note, ok bool) {
 			within = fmt.Sprintf("%d of %d groups ran up to ×%.2f slower than the fast phase: their loads are left out", ph.Groups-ph.Fast, ph.Groups, ph.Slowest)
 		}
 	}
-	if ph.Split {
-		within += "; the run met each speed in a quarter of its groups or more, and the next run may meet the other most: every interval reaches the other speed's level"
+	if ph.Split && ph.Recalled == 0 {
+		// The next run may stand at either speed: which one this run
+		// stood at matters less than that the figures span both.
+		return mattering("the machine ran at two speeds up to ×%.2f apart (%d of %d groups at the faster): the next run may "+
+			"stand at either, so every interval spans both, as does a comparison with this run", ph.Slowest, ph.Fast, ph.Groups), true
 	}
 	if ph.Recalled == 0 {
 		if ph.AtSlow {
@@ -146,9 +149,8 @@ func (r doc) wanderNote() (n note, ok bool) {
 			why += " and its speed changed during the run"
 		}
 	}
-	return mattering("this host moves: %s; such a host's level moves some %.1f %% from run to run, which no run "+
-		"sees within itself, and every interval holds it: to tell two builds apart here, compare them "+
-		"interleaved (--before/--after), which such moves reach alike; for narrower figures, a quieter machine", why, 100*w), true
+	return mattering("this host moves: %s; its level moves some %.1f %% from run to run, beyond what a run sees, "+
+		"and every interval holds it: compare builds interleaved (--before/--after); for narrower figures, a quieter machine", why, 100*w), true
 }
 
 // runsText is "the run before" or "N earlier runs".

@@ -154,6 +154,41 @@ func TestCompareLoads(t *testing.T) {
 	}
 }
 
+// A run whose figure spans two speeds claims no change smaller than its
+// span against a run at either speed, though their kept loads differ.
+func TestCompareLoadsSplit(t *testing.T) {
+	opts := CompareOptions{Options: DefaultOptions(), Significance: 0.05}
+	over := func(mean float64) Loads {
+		var points []float64
+		for i := range 12 {
+			points = append(points, mean*(1+0.004*float64(i%3-1)))
+		}
+		l, err := OverLoads(points, Slope, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	fast, slow := over(49), over(61)
+	if c, err := CompareLoads(fast, slow, opts); err != nil || c.Verdict != Regressed {
+		t.Fatalf("two runs at two speeds, neither spanning: %+v (%v), want the speeds told apart", c, err)
+	}
+	split := slow.Spanning(49)
+	split.Phase = &Phase{Fast: 9, Groups: 21, Split: true, Other: 49}
+	for name, pair := range map[string][2]Loads{"split before": {split, fast}, "split after": {fast, split}} {
+		c, err := CompareLoads(pair[0], pair[1], opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Verdict == Regressed || c.Verdict == Improved {
+			t.Errorf("%s: %s %+v, want no claim within the span", name, c.Verdict, c.Change)
+		}
+		if lo, hi := pair[1].Estimate.Lower/pair[0].Estimate.Upper-1, pair[1].Estimate.Upper/pair[0].Estimate.Lower-1; c.Change.Lower > lo || c.Change.Upper < hi {
+			t.Errorf("%s: change [%.3f %.3f], want it to hold the span's [%.3f %.3f]", name, c.Change.Lower, c.Change.Upper, lo, hi)
+		}
+	}
+}
+
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9*math.Max(1, math.Abs(b)) }
 
 // Groups in phases that multiply both builds alike: the blocked change
@@ -243,18 +278,19 @@ func TestPhaseFactors(t *testing.T) {
 // program: the figure is the fast groups' as measured, its interval theirs.
 func TestAtPhaseLeavesOutSlowGroups(t *testing.T) {
 	// The floor slowed ×1.8 in the second group, the program ×1.6.
-	factors, phase, ok := PhaseFactors([][]float64{{5, 9, 5.1, 5, 5.2}}, 0.95)
-	if !ok || phase.Fast != 4 {
-		t.Fatalf("factors %v, %+v, %v: want 4 fast groups", factors, phase, ok)
+	// One slow group of six: fewer than SplitShare, so no span.
+	factors, phase, ok := PhaseFactors([][]float64{{5, 9, 5.1, 5, 5.2, 5.1}}, 0.95)
+	if !ok || phase.Fast != 5 {
+		t.Fatalf("factors %v, %+v, %v: want 5 fast groups", factors, phase, ok)
 	}
-	points := []float64{20, 20.4, 32, 32.6, 20.2, 20, 20.6, 20.2, 20, 20.2}
+	points := []float64{20, 20.4, 32, 32.6, 20.2, 20, 20.6, 20.2, 20, 20.2, 20.1, 20.3}
 	l, err := AtPhase(points, factors, phase, 2, Slope, 0.95)
 	if err != nil || l.Phase == nil || l.Phase.LeftOut != 2 || l.Phase.RefHalf != 0 {
 		t.Fatalf("%+v, %v: want the slow group's 2 loads left out, no reference's uncertainty", l.Phase, err)
 	}
 	fast := slices.Concat(points[:2], points[4:])
 	want, _ := OverGroupedLoads(fast, 2, Slope, 0.95)
-	if l.Estimate != want.Estimate || len(l.Points) != 8 {
+	if l.Estimate != want.Estimate || len(l.Points) != 10 {
 		t.Errorf("estimate %+v over %d loads, want the fast groups' own %+v", l.Estimate, len(l.Points), want.Estimate)
 	}
 	// Scaled by its floor, the slow group would have read 32.3/1.8 = 17.9,

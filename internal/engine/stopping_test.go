@@ -97,12 +97,12 @@ func TestPreciseChangeByGroups(t *testing.T) {
 }
 
 // Loads are judged at the fast phase where the groups' floors tell one:
-// two slow groups among ten, a move off a slow CPU's, do not keep the
-// rest from the precision asked.
+// two slow groups among twelve, a move off a slow CPU's, do not keep the
+// rest from the precision asked (fewer than stats.SplitShare of them).
 func TestPreciseLoadsAtPhase(t *testing.T) {
 	var sides []sampledSide
 	floors := []float64{}
-	for g := range 10 {
+	for g := range 12 {
 		speed := 1.0
 		if g < 2 {
 			speed = 1.9
@@ -112,10 +112,10 @@ func TestPreciseLoadsAtPhase(t *testing.T) {
 			sides = append(sides, linear(20*speed*(1+0.002*float64((g+i)%4))))
 		}
 	}
-	r := stopRule{Estimator: stats.Slope, Precision: 0.01, Placements: 20, PerGroup: 2}
+	r := stopRule{Estimator: stats.Slope, Precision: 0.01, Placements: 24, PerGroup: 2}
 	opts := stats.DefaultOptions()
 	if r.preciseLoads(opts, sides) {
-		t.Fatal("two groups at ×1.9 among ten judged within ±1 % over all loads")
+		t.Fatal("two groups at ×1.9 among twelve judged within ±1 % over all loads")
 	}
 	factors, phase, ok := stats.PhaseFactors([][]float64{floors}, opts.Confidence)
 	if !ok {
@@ -123,7 +123,7 @@ func TestPreciseLoadsAtPhase(t *testing.T) {
 	}
 	r.Factors, r.Phase = factors, phase
 	if !r.preciseLoads(opts, sides) {
-		t.Error("eight fast groups within 0.6 % of each other, the slow two left out: not judged within ±1 %")
+		t.Error("ten fast groups within 0.6 % of each other, the slow two left out: not judged within ±1 %")
 	}
 }
 
