@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xdpmicro/xdpmicro/internal/printable"
 	"github.com/xdpmicro/xdpmicro/results"
 )
 
@@ -40,12 +41,8 @@ func pathNote(c results.Case) note {
 			c.Name, pathMark, c.Flows, 100**c.MissRate, c.FirstInstructions, later)
 	}
 	if c.State == "first" {
-		how := "one run a call, the maps put back from user space between calls"
-		if c.Undone {
-			how = "the maps put back before each run inside the kernel, which the floor's runs pay alike"
-		}
-		return mattering("%s %s: every run timed is a first one from the maps as loaded (state first; %s): %d instructions; later runs would take %s",
-			c.Name, pathMark, how, c.FirstInstructions, later)
+		return mattering("%s %s: every run timed is a first one from the maps as loaded (state first; %s): %d instructions; later runs would take %s%s",
+			c.Name, pathMark, putBackText(c), c.FirstInstructions, later, recycledText(c))
 	}
 	return mattering("%s %s: the first run from the maps as loaded takes %d instructions, later runs %s: the time and instructions are of later runs (state steady); --state first times the first",
 		c.Name, pathMark, c.FirstInstructions, later)
@@ -180,4 +177,29 @@ func (c comparison) linesChangedNotes() []note {
 		out = append(out, hint)
 	}
 	return out
+}
+
+// putBackText says how a first-state case's maps were put back between
+// its runs, and what of it the net leaves out.
+func putBackText(c results.Case) string {
+	switch {
+	case !c.Undone:
+		return "one run a call, the maps put back from user space between calls"
+	case c.PutBack == 0:
+		return "the maps put back before each run inside the kernel, the floor's runs making the same calls on maps of their own"
+	}
+	return fmt.Sprintf("the maps put back before each run inside the kernel, %s ns a run timed inside BPF, %s ns more than the floor's "+
+		"same calls on maps of its own, which the net leaves out too", printable.NS(c.PutBack), printable.NS(c.PutBackOver))
+}
+
+// recycledText names the miss a first-state case timed where its
+// put-back deletes a new entry of an LRU map: each run's insert takes
+// back the node the delete freed.
+func recycledText(c results.Case) string {
+	if c.LRUMap == "" {
+		return ""
+	}
+	return fmt.Sprintf("; the miss timed is an LRU's cheapest: each run's insert into %s takes back the node its put-back freed, "+
+		"never a refill from the map's global list or an eviction; --state flows=N with N past its %d entries times a full table's, which evicts",
+		c.LRUMap, c.LRUEntries)
 }

@@ -189,6 +189,19 @@ type Case struct {
 	// cost the floor's runs, undoing alike on maps of their own, take out;
 	// else it was sampled one run a call, the maps put back between calls.
 	Undone bool `json:"undone,omitempty"`
+	// PutBack is, for an undone case, what the put-back took a run inside
+	// BPF, in ns: a program's delete that frees what the run before
+	// inserted may cost more than the floor's, which finds nothing, and
+	// the net takes the difference out.
+	PutBack float64 `json:"put_back_ns,omitempty"`
+	// PutBackOver is how much more than the floor's the put-back took,
+	// which the net leaves out (analysis); it may be negative.
+	PutBackOver float64 `json:"put_back_over_floor_ns,omitempty"`
+	// LRUMap and LRUEntries name an LRU map whose new entry an undone
+	// case's put-back deletes, and its size: each run's insert takes back
+	// the node the delete freed, the cheapest miss such a map has.
+	LRUMap     string `json:"lru_map,omitempty"`
+	LRUEntries uint32 `json:"lru_entries,omitempty"`
 	// Flows is N of a flows=N state, MissRate the share of its runs that
 	// took a new flow's path, as the instrumented copy replayed its flows
 	// (nil when not counted); its Instructions are their mean.

@@ -210,6 +210,13 @@ type CaseResult struct {
 	// (undo.go); the floor's, undoing alike on maps of its own, takes
 	// that out of the net.
 	Undone bool
+	// PutBack is, for an undone case, what its undoer's put-back took a
+	// run, timed inside BPF (putBackCost), in ns: the floor's may differ.
+	PutBack float64
+	// LRUMap and LRUEntries name, for an undone case, an LRU map whose
+	// new entry the put-back deletes, and its size (recycledLRU).
+	LRUMap     string
+	LRUEntries uint32
 	// Restored says the case was sampled as repeats through a restorer,
 	// every run on a fresh copy of the frame (restore.go): some program
 	// changed it, or Config.Restore asked. Its samples are the

@@ -85,6 +85,43 @@ func TestFirstStateTimesTheMiss(t *testing.T) {
 	}
 }
 
+// A first-state case's put-back is timed inside BPF, the program's and
+// the floor's: the program's deletes the flow its run before inserted, in
+// the LRU map flows it names with its size, and the floor's the same key
+// of a shadow map that never holds it.
+func TestFirstStatePutBackTimed(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	cases, err := packets.Select([]string{packets.UDPDNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = packets.InStates(cases, []string{packets.StateFirst})
+	obj := kerneltest.ReadTestObject[Object](t, "flowtable.o")
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "flowtable"}}, Cases: cases,
+		Floor: &Object{Name: "floor", ELF: bpf.Floor()}, CPU: -1, Samples: 10, Repeat: 1000, Sampling: SamplingFlat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Floor == nil {
+		t.Fatal("no floor")
+	}
+	for _, p := range append(slices.Clone(res.Programs), *res.Floor) {
+		c := p.Cases[0]
+		if !c.Undone || !(c.PutBack > 0) {
+			t.Errorf("%s: undone %v, put-back %.1f ns: want it undone inside the kernel and its put-back timed", p.Info.Name, c.Undone, c.PutBack)
+		}
+		if p.Info.Name != "flowtable" {
+			if c.LRUMap != "" {
+				t.Errorf("the floor names LRU map %q: its shadow frees nothing the next run takes", c.LRUMap)
+			}
+			continue
+		}
+		if c.LRUMap != "flows" || c.LRUEntries != 4096 {
+			t.Errorf("LRU %q of %d entries, want flows of 4096", c.LRUMap, c.LRUEntries)
+		}
+	}
+}
+
 func medianOf(xs []float64) float64 {
 	s := slices.Sorted(slices.Values(xs))
 	return s[len(s)/2]

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
@@ -42,12 +43,19 @@ type undoer struct {
 	*program // the undoer: it tail-calls the target
 	jump     *ebpf.Map
 	shadows  []*ebpf.Map // the floor's: the maps it writes instead
+	// clock, where set, sums the put-back's own time and its runs
+	// (putBackClock), per CPU.
+	clock *ebpf.Map
 }
 
 // newUndoer loads an undoer that writes writes back, the per-CPU ones'
 // value of cpu, and tail-calls target, of type and flags as targetSpec.
 // With shadow set, it makes the same calls on maps of its own instead.
-func newUndoer(target *ebpf.Program, targetSpec *ebpf.ProgramSpec, writes []object.UndoWrite, cpu int, shadow bool) (*undoer, error) {
+// With timed set, it times its writes with the kernel's clock into
+// u.clock: a put-back that deletes what the run before inserted frees an
+// LRU node, the floor's shadow finds nothing to delete, and the two need
+// not cost alike (putBackCost).
+func newUndoer(target *ebpf.Program, targetSpec *ebpf.ProgramSpec, writes []object.UndoWrite, cpu int, shadow, timed bool) (*undoer, error) {
 	if len(writes) > maxUndoWrites {
 		return nil, fmt.Errorf("the checking run changed %d entries, more than the %d an undoer writes back", len(writes), maxUndoWrites)
 	}
@@ -63,6 +71,12 @@ func newUndoer(target *ebpf.Program, targetSpec *ebpf.ProgramSpec, writes []obje
 		return nil, fmt.Errorf("undoer: %w", err)
 	}
 	insns := asm.Instructions{asm.Mov.Reg(asm.R6, asm.R1)}
+	if timed {
+		if u.clock, err = ebpf.NewMap(&ebpf.MapSpec{Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 16, MaxEntries: 1}); err != nil {
+			return nil, fmt.Errorf("undoer's clock: %w", err)
+		}
+		insns = append(insns, asm.FnKtimeGetNs.Call(), asm.Mov.Reg(asm.R7, asm.R0))
+	}
 	shadows := map[*ebpf.Map]*ebpf.Map{}
 	for _, w := range writes {
 		m := w.Map
@@ -97,6 +111,9 @@ func newUndoer(target *ebpf.Program, targetSpec *ebpf.ProgramSpec, writes []obje
 		insns = append(insns, asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, int32(valueAt)),
 			asm.Mov.Imm(asm.R4, int32(ebpf.UpdateAny)), asm.FnMapUpdateElem.Call())
 	}
+	if timed {
+		insns = append(insns, clockInsns(u.clock)...)
+	}
 	insns = append(insns,
 		asm.Mov.Reg(asm.R1, asm.R6), asm.LoadMapPtr(asm.R2, u.jump.FD()), asm.Mov.Imm(asm.R3, 0), asm.FnTailCall.Call(),
 		asm.Mov.Imm(asm.R0, 0), asm.Return()) // XDP_ABORTED: the tail call failed
@@ -119,6 +136,36 @@ func newUndoer(target *ebpf.Program, targetSpec *ebpf.ProgramSpec, writes []obje
 	}
 	ok = true
 	return u, nil
+}
+
+// clockInsns add the time since R7 was read from the kernel's clock, and
+// one run, to clock's entry of this CPU: {sum ns, runs}. The writes are
+// done, so their stack is free for the key.
+func clockInsns(clock *ebpf.Map) asm.Instructions {
+	return asm.Instructions{
+		asm.FnKtimeGetNs.Call(), asm.Sub.Reg(asm.R0, asm.R7), asm.Mov.Reg(asm.R8, asm.R0),
+		asm.StoreImm(asm.RFP, -maxUndoStack, 0, asm.Word),
+		asm.LoadMapPtr(asm.R1, clock.FD()), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, -maxUndoStack),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "clock_done"),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord), asm.Add.Reg(asm.R1, asm.R8), asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+		asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord), asm.Add.Imm(asm.R1, 1), asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
+		asm.Mov.Imm(asm.R0, 0).WithSymbol("clock_done"),
+	}
+}
+
+// putBackClock is the put-back's total time in ns, and its runs, as
+// u.clock summed them over every CPU.
+func (u *undoer) putBackClock() (sum, runs float64, err error) {
+	var values [][]byte
+	if err := u.clock.Lookup(uint32(0), &values); err != nil {
+		return 0, 0, fmt.Errorf("undoer's clock: %w", err)
+	}
+	for _, v := range values {
+		sum += float64(binary.NativeEndian.Uint64(v[0:]))
+		runs += float64(binary.NativeEndian.Uint64(v[8:]))
+	}
+	return sum, runs, nil
 }
 
 // shadowOf is an empty map like m, for the floor's undoer to write: of
@@ -178,6 +225,9 @@ func (u *undoer) close() {
 	for _, s := range u.shadows {
 		s.Close()
 	}
+	if u.clock != nil {
+		u.clock.Close()
+	}
 }
 
 // undoneRunner samples one case through its undoer.
@@ -232,9 +282,157 @@ func (p *plan) undo(progs []*program, res *Result) error {
 		for i := range res.Programs {
 			c := &res.Programs[i].Cases[ci]
 			c.Single, c.Undone = false, true
+			if !p.isFloor(i) {
+				c.LRUMap, c.LRUEntries = recycledLRU(c.undo.Writes())
+			}
+		}
+		if err := p.putBackCost(progs, res, ci); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// recycledLRU names the first LRU map whose new entry a put-back
+// deletes, and its size: the next run's insert then takes the node the
+// delete freed, from the CPU's own free list, the cheapest miss such a
+// map has; never a refill from its global list or an eviction.
+func recycledLRU(writes []object.UndoWrite) (name string, entries uint32) {
+	for _, w := range writes {
+		if t := w.Map.Type(); w.Value == nil && (t == ebpf.LRUHash || t == ebpf.LRUCPUHash) {
+			name = w.Map.String()
+			if info, err := w.Map.Info(); err == nil && info.Name != "" {
+				name = info.Name
+			}
+			return name, w.Map.MaxEntries()
+		}
+	}
+	return "", 0
+}
+
+// putBackRepeat and putBackCalls: the put-back is timed in calls of
+// some milliseconds of a miss's runs each, alternating between the
+// program and the floor, so that the machine's drift meets both; each
+// side stands for the median of its calls.
+const (
+	putBackRepeat = 2000
+	putBackCalls  = 5
+)
+
+// putBackCost times, inside BPF, what each program's undoer and the
+// floor's take to put case ci's maps back before a run (their
+// PutBack), on the first load of each, through a timed copy of its
+// undoer: the net of the floor leaves out only the floor's, and the
+// program's may cost more, as its delete finds what the run before
+// inserted and the floor's finds nothing. The maps are put back after.
+func (p *plan) putBackCost(progs []*program, res *Result, ci int) error {
+	var timers []*putBackTimer
+	byProgram := map[int]*putBackTimer{}
+	defer func() {
+		for _, t := range timers {
+			t.u.close()
+		}
+	}()
+	for i, l := range progs {
+		if byProgram[p.programOf[i]] != nil {
+			continue
+		}
+		t, err := p.newPutBackTimer(l, res, i, ci)
+		if err != nil {
+			return fmt.Errorf("case %s: time the put-back of %s: %w", p.cfg.Cases[ci].Name, l.Info.Name, err)
+		}
+		timers, byProgram[p.programOf[i]] = append(timers, t), t
+	}
+	for range putBackCalls {
+		for _, t := range timers {
+			if err := t.call(p, res, ci); err != nil {
+				return fmt.Errorf("case %s: time the put-back of %s: %w", p.cfg.Cases[ci].Name, t.l.Info.Name, err)
+			}
+		}
+	}
+	for _, t := range timers {
+		if err := t.putMapsBack(); err != nil {
+			return err
+		}
+	}
+	for i := range progs {
+		res.Programs[i].Cases[ci].PutBack = byProgram[p.programOf[i]].median()
+	}
+	return nil
+}
+
+// putBackTimer is a timed copy of one load's undoer, its calls' mean
+// put-back times, and the load's maps as they were before.
+type putBackTimer struct {
+	l         *program
+	i         int
+	u         *undoer
+	before    object.MapState
+	sum, runs float64
+	calls     []float64
+}
+
+func (p *plan) newPutBackTimer(l *program, res *Result, i, ci int) (*putBackTimer, error) {
+	c := res.Programs[i].Cases[ci]
+	target := l.Prog
+	if c.Restored {
+		target = p.restorers[i].Prog
+	}
+	writes, shadow := c.undo.Writes(), p.isFloor(i)
+	if shadow {
+		writes = res.Programs[0].Cases[ci].undo.Writes()
+	}
+	u, err := newUndoer(target, l.Spec.Programs[l.Info.Name], writes, p.cpu, shadow, true)
+	if err != nil {
+		return nil, err
+	}
+	before, err := l.Snapshot()
+	if err != nil {
+		u.close()
+		return nil, err
+	}
+	return &putBackTimer{l: l, i: i, u: u, before: before}, nil
+}
+
+// call runs one call of the case through the timed undoer, and keeps the
+// mean put-back time of its runs.
+func (t *putBackTimer) call(p *plan, res *Result, ci int) error {
+	c := res.Programs[t.i].Cases[ci]
+	if c.Restored {
+		if err := p.restorers[t.i].choose(ci); err != nil {
+			return err
+		}
+	}
+	if _, _, _, err := t.u.RunTimes(c.Case.Frame, c.ctxIn, putBackRepeat); err != nil {
+		return err
+	}
+	sum, runs, err := t.u.putBackClock()
+	if err != nil {
+		return err
+	}
+	if runs <= t.runs {
+		return errors.New("no run reached its clock")
+	}
+	t.calls = append(t.calls, (sum-t.sum)/(runs-t.runs))
+	t.sum, t.runs = sum, runs
+	return nil
+}
+
+func (t *putBackTimer) median() float64 {
+	s := slices.Sorted(slices.Values(t.calls))
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
+}
+
+// putMapsBack puts the load's maps back as they were before its calls.
+func (t *putBackTimer) putMapsBack() error {
+	_, undo, err := t.l.Changes(t.before)
+	if err != nil {
+		return err
+	}
+	return undo.Apply()
 }
 
 // maxUserUndo bounds what putting a first-state case's maps back from
@@ -272,7 +470,7 @@ func (p *plan) undoCase(progs []*program, res *Result, ci int) string {
 		if shadow {
 			writes = res.Programs[0].Cases[ci].undo.Writes()
 		}
-		u, err := newUndoer(target, l.Spec.Programs[l.Info.Name], writes, p.cpu, shadow)
+		u, err := newUndoer(target, l.Spec.Programs[l.Info.Name], writes, p.cpu, shadow, false)
 		if err != nil {
 			return fmt.Sprintf("%s: %v", l.Info.Name, err)
 		}

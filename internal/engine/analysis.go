@@ -402,7 +402,28 @@ func subtractFloor(ctx context.Context, programs []results.Program, floor result
 			})
 		}
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for p := range programs {
+		for i := range programs[p].Results {
+			lessPutBack(&programs[p].Results[i], floor.Results[i])
+		}
+	}
+	return nil
+}
+
+// lessPutBack takes out of an undone case's net what its put-back cost
+// beyond the floor's, each timed inside BPF: the floor's undoer makes the
+// same calls on maps of its own, but its delete finds nothing where the
+// program's frees what the run before inserted.
+func lessPutBack(c *results.Case, floor results.Case) {
+	if c.Net == nil || !c.Undone || c.PutBack == 0 || floor.PutBack == 0 {
+		return
+	}
+	d := c.PutBack - floor.PutBack
+	c.Net.Point, c.Net.Lower, c.Net.Upper = c.Net.Point-d, c.Net.Lower-d, c.Net.Upper-d
+	c.PutBackOver = d
 }
 
 // netOverLoads is a case's estimate over its loads less the floor's: over

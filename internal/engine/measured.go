@@ -60,7 +60,7 @@ func caseOf(programType ebpf.ProgramType, c testrun.CaseResult) results.Case {
 		OtherReturns: c.OtherReturns, Instructions: c.Instructions, NoCount: c.NoCount,
 		Samples: c.Samples, Runs: c.Runs, Wall: c.Wall, Enough: c.Enough,
 		Context: c.Case.Context.String(),
-		State:   c.State(), Undone: c.Undone, FirstInstructions: c.FirstInstructions, LaterInstructions: c.LaterInstructions, Unrestored: c.Unrestored,
+		State:   c.State(), Undone: c.Undone, PutBack: c.PutBack, LRUMap: c.LRUMap, LRUEntries: c.LRUEntries, FirstInstructions: c.FirstInstructions, LaterInstructions: c.LaterInstructions, Unrestored: c.Unrestored,
 	}
 	if r := c.FlowReplay; r != nil && c.Calls > 0 {
 		rate := r.MissRate(c.Calls)
