@@ -15,7 +15,7 @@
 // that the floor, run through a restorer of its own, takes the restoring
 // out of the net. A case no program changes is left alone. A flows=N case
 // gets the next of its flows each run: the bytes its flows differ in are
-// patched in, the floor's alike.
+// made from the flow's index and patched in, the floor's alike.
 //
 // Where the kernel puts the data: the test run's buffer is one page,
 // page-aligned, with the data headroom bytes into it (XDP_PACKET_HEADROOM).
@@ -24,6 +24,7 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 
 /* The most a test run's page holds: 4096 less the headroom and the shared
  * info at its end. */
@@ -41,23 +42,23 @@ struct frame {
 	 * a program's loads of ctx->data just written cost more too. */
 	__u32 move;
 	/* A flows=N case's N, 0 for others: each run then takes the next of
-	 * its flows, whose differing bytes (source address, source port, the
-	 * two checksums) are patched in at patch_at from flows_map entries
-	 * first_flow to first_flow + flows - 1; next is where the next run
-	 * starts, kept across calls. A patch_at of 0 is left alone. */
+	 * its flows, made here from its index, so that nothing is kept per
+	 * flow (N reaches 2^24). next is where the next run starts, kept
+	 * across calls. patch_at are the offsets of the bytes flows differ
+	 * in (the source address's last 4, the source port, the IPv4 header
+	 * checksum, the transport checksum), 0 for a checksum left alone;
+	 * addr to l4_check are flow 0's values there, in host order, as
+	 * packets.FlowPatch gives them; udp: a transport checksum that comes
+	 * to 0 is written 0xffff (0 means none for UDP). */
 	__u32 flows;
-	__u32 first_flow;
 	__u32 next;
 	__u16 patch_at[4];
+	__u32 addr;
+	__u16 port;
+	__u16 ip_check;
+	__u16 l4_check;
+	__u16 udp;
 	__u8 bytes[MAX_FRAME];
-};
-
-/* The bytes a flow differs in, in patch_at's order. */
-struct flow_patch {
-	__u8 saddr[4];
-	__u8 sport[2];
-	__u8 ip_check[2];
-	__u8 l4_check[2];
 };
 
 /* One entry per case, in the order of the run's cases; sized at load. */
@@ -67,14 +68,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct frame);
 } frames SEC(".maps");
-
-/* Every flows=N case's patches, one per flow; sized at load. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct flow_patch);
-} flows_map SEC(".maps");
 
 /* The program under test, at key 0. */
 struct {
@@ -129,9 +122,9 @@ static __always_inline int write_bytes(struct xdp_md *ctx, struct frame *f, __u3
 	return 0;
 }
 
-/* patch writes a flow's size bytes at at, with one store as write_bytes
- * does; an at of 0 is left alone. */
-static __always_inline int patch(struct xdp_md *ctx, __u32 at, const __u8 *bytes, const int size)
+/* patch writes a flow's size bytes at at, value in host order, with one
+ * store as write_bytes does; an at of 0 is left alone. */
+static __always_inline int patch(struct xdp_md *ctx, __u32 at, __u32 value, const int size)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 
@@ -140,9 +133,40 @@ static __always_inline int patch(struct xdp_md *ctx, __u32 at, const __u8 *bytes
 	if (at > MAX_FRAME || data + at + size > end)
 		return -1;
 	if (size == 4)
-		*(__u32 *)(data + at) = *(const __u32 *)bytes;
+		*(__u32 *)(data + at) = bpf_htonl(value);
 	else
-		*(__u16 *)(data + at) = *(const __u16 *)bytes;
+		*(__u16 *)(data + at) = bpf_htons((__u16)value);
+	return 0;
+}
+
+/* fold folds a ones' complement sum of 16-bit words to 16 bits. */
+static __always_inline __u16 fold(__u32 sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)((sum & 0xffff) + (sum >> 16));
+}
+
+/* put_flow makes the frame flow i of f's: the address's last 32 bits and
+ * the port stepped by i, each wrapping, and the checksums updated from
+ * flow 0's by RFC 1624's eqn. 3, HC' = ~(~HC + ~m + m'), over the words
+ * that changed. That sum is congruent, mod 0xffff, to the one a checksum
+ * made anew folds, and a nonzero sum folds to the one value of its class
+ * in 1 to 0xffff: the bytes are those packets.FlowSet makes. (It is zero
+ * only from a UDP checksum of 0xffff, and gives 0xffff as anew.) */
+static __always_inline int put_flow(struct xdp_md *ctx, struct frame *f, __u32 i)
+{
+	__u32 addr = f->addr + i;
+	__u16 port = f->port + (__u16)i;
+	/* ~m + m' of the address's two words: what both checksums add. */
+	__u32 delta = (~f->addr >> 16) + (~f->addr & 0xffff) + (addr >> 16) + (addr & 0xffff);
+	__u16 ip = ~fold((__u16)~f->ip_check + delta);
+	__u16 l4 = ~fold((__u16)~f->l4_check + delta + (__u16)~f->port + port);
+
+	if (f->udp && !l4)
+		l4 = 0xffff;
+	if (patch(ctx, f->patch_at[0], addr, 4) || patch(ctx, f->patch_at[1], port, 2) ||
+	    patch(ctx, f->patch_at[2], ip, 2) || patch(ctx, f->patch_at[3], l4, 2))
+		return -1;
 	return 0;
 }
 
@@ -180,14 +204,10 @@ static __always_inline int restore_frame(struct xdp_md *ctx, const int may_move)
 	if (f->write && write_bytes(ctx, f, want))
 		return XDP_ABORTED;
 	if (f->flows) {
-		__u32 i = f->next, at = f->first_flow + i;
-		struct flow_patch *p = bpf_map_lookup_elem(&flows_map, &at);
+		__u32 i = f->next;
 
-		if (!p)
-			return XDP_ABORTED;
 		f->next = i + 1 >= f->flows ? 0 : i + 1;
-		if (patch(ctx, f->patch_at[0], p->saddr, 4) || patch(ctx, f->patch_at[1], p->sport, 2) ||
-		    patch(ctx, f->patch_at[2], p->ip_check, 2) || patch(ctx, f->patch_at[3], p->l4_check, 2))
+		if (put_flow(ctx, f, i))
 			return XDP_ABORTED;
 	}
 	bpf_tail_call(ctx, &target, 0);

@@ -13,31 +13,26 @@ import (
 	"github.com/cilium/ebpf"
 )
 
-type restoreFlowPatch struct {
-	_       structs.HostLayout
-	Saddr   [4]uint8
-	Sport   [2]uint8
-	IpCheck [2]uint8
-	L4Check [2]uint8
-}
-
 type restoreFrame struct {
-	_         structs.HostLayout
-	Len       uint32
-	Write     uint32
-	Move      uint32
-	Flows     uint32
-	FirstFlow uint32
-	Next      uint32
-	PatchAt   [4]uint16
-	Bytes     [3520]uint8
+	_       structs.HostLayout
+	Len     uint32
+	Write   uint32
+	Move    uint32
+	Flows   uint32
+	Next    uint32
+	PatchAt [4]uint16
+	Addr    uint32
+	Port    uint16
+	IpCheck uint16
+	L4Check uint16
+	Udp     uint16
+	Bytes   [3520]uint8
 }
 
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	restoreMapFlowsMap      = "flows_map"
 	restoreMapFrames        = "frames"
 	restoreMapScratch       = "scratch"
 	restoreMapTarget        = "target"
@@ -97,10 +92,9 @@ type restoreProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type restoreMapSpecs struct {
-	FlowsMap *ebpf.MapSpec `ebpf:"flows_map"`
-	Frames   *ebpf.MapSpec `ebpf:"frames"`
-	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
-	Target   *ebpf.MapSpec `ebpf:"target"`
+	Frames  *ebpf.MapSpec `ebpf:"frames"`
+	Scratch *ebpf.MapSpec `ebpf:"scratch"`
+	Target  *ebpf.MapSpec `ebpf:"target"`
 }
 
 // restoreVariableSpecs contains global variables before they are loaded into the kernel.
@@ -131,15 +125,13 @@ func (o *restoreObjects) Close() error {
 //
 // It can be passed to loadRestoreObjects or ebpf.CollectionSpec.LoadAndAssign.
 type restoreMaps struct {
-	FlowsMap *ebpf.Map `ebpf:"flows_map"`
-	Frames   *ebpf.Map `ebpf:"frames"`
-	Scratch  *ebpf.Map `ebpf:"scratch"`
-	Target   *ebpf.Map `ebpf:"target"`
+	Frames  *ebpf.Map `ebpf:"frames"`
+	Scratch *ebpf.Map `ebpf:"scratch"`
+	Target  *ebpf.Map `ebpf:"target"`
 }
 
 func (m *restoreMaps) Close() error {
 	return _RestoreClose(
-		m.FlowsMap,
 		m.Frames,
 		m.Scratch,
 		m.Target,

@@ -8,12 +8,22 @@ import (
 	"github.com/google/gopacket/layers"
 )
 
-// Flows returns n frames of c's flow and n-1 others: frame i has the
-// source address and the source port of c's outermost IPv4 or IPv6
-// header and the TCP or UDP header that follows it stepped by i, its
-// checksums made anew; frame 0 is c's. Bytes are patched, not rebuilt,
-// so that everything else of the frame stays as it was.
-func Flows(c Case, n int) ([][]byte, error) {
+// FlowSet is a case's n flows, made one at a time: flow i has the source
+// address and the source port of the case's outermost IPv4 or IPv6 header
+// and the TCP or UDP header that follows it stepped by i (the address's
+// last 32 bits and the port each wrapping around), its checksums made
+// anew; the rest of the frame is the case's. Nothing is kept per flow, so
+// that N may reach MaxFlows: the restorer (bpf/restore.c) makes each
+// flow's bytes in the kernel from FlowSet.Patch, and Frame makes the same
+// frame here.
+type FlowSet struct {
+	n     int
+	at    flowAt
+	first []byte // flow 0: the case's frame, its checksums made anew
+}
+
+// NewFlowSet checks that c's frame has a flow and n is 1 to MaxFlows.
+func NewFlowSet(c Case, n int) (*FlowSet, error) {
 	if n < 1 || n > MaxFlows {
 		return nil, fmt.Errorf("%w: %d flows: want 1 to %d", ErrState, n, MaxFlows)
 	}
@@ -21,13 +31,73 @@ func Flows(c Case, n int) ([][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: case %s: %w", ErrState, c.Name, err)
 	}
-	frames := make([][]byte, n)
-	for i := range frames {
-		f := append([]byte(nil), c.Frame...)
-		at.step(f, uint32(i))
-		frames[i] = f
+	first := append([]byte(nil), c.Frame...)
+	at.step(first, 0)
+	return &FlowSet{n: n, at: at, first: first}, nil
+}
+
+// N is how many flows the set has.
+func (s *FlowSet) N() int { return s.n }
+
+// Frame is flow i's frame, i in 0 to N-1, in a new slice.
+func (s *FlowSet) Frame(i int) []byte { return s.Into(nil, i) }
+
+// Into is Frame in dst's memory where it is large enough: a caller that
+// runs flows one after another needs no frame of each.
+func (s *FlowSet) Into(dst []byte, i int) []byte {
+	f := append(dst[:0], s.first...)
+	s.at.step(f, uint32(i))
+	return f
+}
+
+// Flow is flow i of c's flows, as a FlowSet of MaxFlows makes it.
+func Flow(c Case, i int) ([]byte, error) {
+	s, err := NewFlowSet(c, MaxFlows)
+	if err != nil {
+		return nil, err
 	}
-	return frames, nil
+	if i < 0 || i >= MaxFlows {
+		return nil, fmt.Errorf("%w: flow %d: want 0 to %d", ErrState, i, MaxFlows-1)
+	}
+	return s.Frame(i), nil
+}
+
+// FlowPatch is what the restorer needs to make any flow of a set from the
+// case's frame: where the bytes the flows differ in are (the source
+// address's last 4, the source port, the IPv4 header checksum and the
+// transport checksum, 0 for a checksum flows leave alone: IPv6 has none
+// in its header, and a UDP over IPv4 checksum of zero stays zero), and
+// flow 0's values there, read big-endian. A flow's checksums follow from
+// flow 0's by RFC 1624's incremental update.
+type FlowPatch struct {
+	At                     [4]int
+	Addr                   uint32
+	Port, IPCheck, L4Check uint16
+	UDP                    bool // a transport checksum that comes to 0 is written 0xffff
+}
+
+// Patch is the set's FlowPatch.
+func (s *FlowSet) Patch() FlowPatch {
+	at := s.at
+	p := FlowPatch{At: [4]int{at.ip + 12, at.l4, at.ip + 10, at.l4 + 16}, UDP: at.udp}
+	if at.v6 {
+		p.At[0], p.At[2] = at.ip+8+12, 0
+	}
+	if at.udp {
+		p.At[3] = at.l4 + 6
+		if !at.checksumOK {
+			p.At[3] = 0
+		}
+	}
+	f := s.first
+	p.Addr, p.Port = binary.BigEndian.Uint32(f[p.At[0]:]), binary.BigEndian.Uint16(f[p.At[1]:])
+	if p.At[2] != 0 {
+		p.IPCheck = binary.BigEndian.Uint16(f[p.At[2]:])
+	}
+	if p.At[3] != 0 {
+		p.L4Check = binary.BigEndian.Uint16(f[p.At[3]:])
+	}
+	return p
 }
 
 // flowAt is where a frame's flow is: its IP and transport headers.
@@ -136,27 +206,4 @@ func fold(acc uint32) uint16 {
 		acc = acc&0xffff + acc>>16
 	}
 	return ^uint16(acc)
-}
-
-// FlowPatch says where the frames Flows makes of frame differ from each
-// other: the offsets of the source address's last 4 bytes, the source
-// port, the IPv4 header checksum and the transport checksum; 0 for a
-// checksum a flow leaves alone (IPv6 has none in its header; a UDP over
-// IPv4 checksum of zero stays zero).
-func FlowPatch(frame []byte) ([4]int, error) {
-	at, err := flowOffsets(frame)
-	if err != nil {
-		return [4]int{}, fmt.Errorf("%w: %w", ErrState, err)
-	}
-	patch := [4]int{at.ip + 12, at.l4, at.ip + 10, at.l4 + 16}
-	if at.v6 {
-		patch[0], patch[2] = at.ip+8+12, 0
-	}
-	if at.udp {
-		patch[3] = at.l4 + 6
-		if !at.checksumOK {
-			patch[3] = 0
-		}
-	}
-	return patch, nil
 }

@@ -13,10 +13,17 @@ func TestParseStates(t *testing.T) {
 	if err != nil || strings.Join(got, ",") != "first,steady" {
 		t.Errorf("got %q, %v", got, err)
 	}
-	for _, bad := range []string{"", "cold", "first,first", "flows=1", "flows=x", "flows=65537"} {
+	for _, bad := range []string{"", "cold", "first,first", "flows=1", "flows=x", "flows=16777217"} {
 		if _, err := ParseStates(bad); !errors.Is(err, ErrState) || !errors.Is(err, badinput.Err) {
 			t.Errorf("%q: %v, want a bad map state", bad, err)
 		}
+	}
+	// Up to 2^24 flows, past a load balancer's LRU; the refusal says so.
+	if got, err := ParseStates("flows=16777216,flows=100000"); err != nil || strings.Join(got, ",") != "flows=16777216,flows=100000" {
+		t.Errorf("2^24 and 100000 flows: %q, %v", got, err)
+	}
+	if _, err := ParseState("flows=16777217"); err == nil || !strings.Contains(err.Error(), "flows=N wants N in 2..16777216 (2^24)") {
+		t.Errorf("2^24+1 flows: %v, want the bounds", err)
 	}
 }
 

@@ -208,7 +208,7 @@ func runCounted(ctx context.Context, l *program, counted *insncount.Program, upd
 		if err := twin.PutBack(before); err != nil {
 			return fail(err)
 		}
-		if len(c.flows) > 0 {
+		if c.flows != nil {
 			if replays[i], err = replayFlows(twin, counted, c, first[i], later[i]); err != nil {
 				return fail(err)
 			}
@@ -234,12 +234,14 @@ func replayFlows(twin *object.Loaded, counted *insncount.Program, c CaseResult, 
 	if err != nil {
 		return nil, err
 	}
-	r := &FlowReplay{Flows: len(c.flows)}
+	r := &FlowReplay{Flows: c.flows.N()}
+	var f []byte
 	for pass := range 2 {
 		if err := counted.Reset(); err != nil {
 			return nil, err
 		}
-		for _, f := range c.flows {
+		for k := range c.flows.N() {
+			f = c.flows.Into(f, k)
 			if _, _, _, err := twin.RunOnce(f, c.ctxIn); err != nil {
 				return nil, fmt.Errorf("the instrumented copy: %w", err)
 			}

@@ -47,17 +47,12 @@ type restorer struct {
 // back of the cases move marks and writes the bytes back of those write
 // marks. Frames too long for it are left out: a case of one is never
 // restored.
-func newRestorer(target *program, cases []packets.Case, move, write []bool, flows [][][]byte) (*restorer, error) {
+func newRestorer(target *program, cases []packets.Case, move, write []bool, flows []*packets.FlowSet) (*restorer, error) {
 	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(bpf.Restorer()))
 	if err != nil {
 		return nil, fmt.Errorf("restorer: %w", err)
 	}
 	spec.Maps["frames"].MaxEntries = uint32(max(len(cases), 1))
-	allFlows := 0
-	for _, f := range flows {
-		allFlows += len(f)
-	}
-	spec.Maps["flows_map"].MaxEntries = uint32(max(allFlows, 1))
 	// Where no case moves, the variant that only writes bytes: it needs
 	// no CAP_PERFMON (restore.c).
 	name, other := "restore_bytes", "restore"
@@ -86,7 +81,6 @@ func newRestorer(target *program, cases []packets.Case, move, write []bool, flow
 		coll.Close()
 		return nil, fmt.Errorf("put %s in the restorer's program array: %w", target.Info.Name, err)
 	}
-	firstFlow := 0
 	for i, c := range cases {
 		if len(c.Frame) > maxRestoredFrame {
 			continue
@@ -99,12 +93,8 @@ func newRestorer(target *program, cases []packets.Case, move, write []bool, flow
 		if move[i] {
 			binary.NativeEndian.PutUint32(value[8:], 1)
 		}
-		if i < len(flows) && len(flows[i]) > 0 {
-			if err := putFlows(coll.Maps["flows_map"], value, c.Frame, flows[i], firstFlow); err != nil {
-				coll.Close()
-				return nil, fmt.Errorf("restorer: flows of case %s: %w", c.Name, err)
-			}
-			firstFlow += len(flows[i])
+		if i < len(flows) && flows[i] != nil {
+			putFlows(value, flows[i])
 		}
 		copy(value[frameHeader:], c.Frame)
 		if err := coll.Maps["frames"].Put(uint32(i), value); err != nil {
@@ -116,35 +106,25 @@ func newRestorer(target *program, cases []packets.Case, move, write []bool, flow
 }
 
 // frameHeader is the size of restore.c's struct frame before its bytes.
-const frameHeader = 32
+const frameHeader = 40
 
-// putFlows sets a frame's flows in value, restore.c's struct frame, and
-// puts each flow's patch (struct flow_patch) in m from first on.
-func putFlows(m *ebpf.Map, value, frame []byte, flows [][]byte, first int) error {
-	at, err := packets.FlowPatch(frame)
-	if err != nil {
-		return err
+// putFlows sets a case's flows in value, restore.c's struct frame: their
+// number, where they differ and flow 0's values there, from which the
+// restorer makes each flow's bytes; nothing is kept per flow.
+func putFlows(value []byte, s *packets.FlowSet) {
+	p := s.Patch()
+	put16, put32 := binary.NativeEndian.PutUint16, binary.NativeEndian.PutUint32
+	put32(value[12:], uint32(s.N()))
+	for i, off := range p.At {
+		put16(value[20+2*i:], uint16(off))
 	}
-	binary.NativeEndian.PutUint32(value[12:], uint32(len(flows)))
-	binary.NativeEndian.PutUint32(value[16:], uint32(first))
-	for i, off := range at {
-		binary.NativeEndian.PutUint16(value[24+2*i:], uint16(off))
+	put32(value[28:], p.Addr)
+	put16(value[32:], p.Port)
+	put16(value[34:], p.IPCheck)
+	put16(value[36:], p.L4Check)
+	if p.UDP {
+		put16(value[38:], 1)
 	}
-	sizes := [4]int{4, 2, 2, 2}
-	for k, f := range flows {
-		var patch []byte
-		for i, off := range at {
-			if off == 0 {
-				patch = append(patch, make([]byte, sizes[i])...)
-				continue
-			}
-			patch = append(patch, f[off:off+sizes[i]]...)
-		}
-		if err := m.Put(uint32(first+k), patch); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // choose makes the next calls restore case ci's frame.

@@ -268,9 +268,11 @@ type CaseResult struct {
 	// undo puts the maps back as they were before the checking run: after
 	// it, and before each run of a first-state case.
 	undo object.Undo
-	// flows are a flows=N case's frames, run in turn from nextFlow.
-	flows    [][]byte
+	// flows are a flows=N case's flows, run in turn from nextFlow, each
+	// made in flowBuf when its call comes: none is kept.
+	flows    *packets.FlowSet
 	nextFlow int
+	flowBuf  []byte
 }
 
 // FlowReplay is a flows=N case replayed on the instrumented copy: its N
@@ -331,12 +333,12 @@ func (c CaseResult) PathChanges() bool {
 // nextFrame is the frame of the case's next call: its own, or in a
 // flows=N state the next of its flows in turn.
 func (c *CaseResult) nextFrame() []byte {
-	if len(c.flows) == 0 {
+	if c.flows == nil {
 		return c.Case.Frame
 	}
-	f := c.flows[c.nextFlow]
-	c.nextFlow = (c.nextFlow + 1) % len(c.flows)
-	return f
+	c.flowBuf = c.flows.Into(c.flowBuf, c.nextFlow)
+	c.nextFlow = (c.nextFlow + 1) % c.flows.N()
+	return c.flowBuf
 }
 
 // resetState puts the maps back before a run of a first-state case; nil
@@ -472,16 +474,16 @@ func closeAll(progs []*program) {
 type plan struct {
 	cfg       Config
 	cpu       int
-	claim     *host.Claim       // the CPU's lock, held until the run returns
-	picked    []object.Chosen   // every placement of every program, the floor last
-	programOf []int             // the index in cfg.Programs of each picked, -1 for the floor
-	floor     int               // index of the floor's first load in picked, or -1; its others follow
-	updates   [][]object.Update // map-init entries per program
-	others    [][]object.Other  // objects loaded beside each program (map-init)
-	linkLayer bool              // frames behind a copy of their Ethernet header
-	restorers []*restorer       // one per program and the floor, when cases are restored
-	flows     [][][]byte        // the frames of each flows=N case, nil for others
-	undoers   [][]*undoer       // by program and case: first-state cases' undoers, nil for others
+	claim     *host.Claim        // the CPU's lock, held until the run returns
+	picked    []object.Chosen    // every placement of every program, the floor last
+	programOf []int              // the index in cfg.Programs of each picked, -1 for the floor
+	floor     int                // index of the floor's first load in picked, or -1; its others follow
+	updates   [][]object.Update  // map-init entries per program
+	others    [][]object.Other   // objects loaded beside each program (map-init)
+	linkLayer bool               // frames behind a copy of their Ethernet header
+	restorers []*restorer        // one per program and the floor, when cases are restored
+	flows     []*packets.FlowSet // the flows of each flows=N case, nil for others
+	undoers   [][]*undoer        // by program and case: first-state cases' undoers, nil for others
 
 	// candidates is how many loads are drawn for each kept
 	// (placement.go), as the kernel memory budget allows; 0:
@@ -621,13 +623,14 @@ func (p *plan) resolveMapInits(ctx context.Context, settings object.Settings) er
 	return nil
 }
 
-// makeFlows makes the frames of every flows=N case into p.flows.
+// makeFlows checks every flows=N case's flows into p.flows; their frames
+// are made one at a time, as they run.
 func (p *plan) makeFlows() error {
-	p.flows = make([][][]byte, len(p.cfg.Cases))
+	p.flows = make([]*packets.FlowSet, len(p.cfg.Cases))
 	for ci, k := range p.cfg.Cases {
 		if n := packets.FlowsOf(k.State); n > 0 {
 			var err error
-			if p.flows[ci], err = packets.Flows(k, n); err != nil {
+			if p.flows[ci], err = packets.NewFlowSet(k, n); err != nil {
 				return err
 			}
 		}
