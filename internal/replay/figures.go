@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -90,7 +91,11 @@ func predict(xs []float64) stats.Estimate {
 func assemble(s *testrun.Sequence, prog testrun.Program, c *countPass, t *timing) *results.Replay {
 	rep := &results.Replay{Program: s.Info.Name, Object: prog.Object.Name, Type: s.Info.Type.String(),
 		Packets: len(c.ids), Skipped: c.skipped, Replays: t.replays, Timer: results.ReplayTimer,
-		ActionMismatches: t.mismatches, Notes: s.Notes}
+		ActionMismatches: t.mismatches, Notes: slices.Clone(s.Notes)}
+	if c.strayed > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d paths' map effects are not known: a second counting replay took another path at their first packet, "+
+			"as a program that reads a clock or a random number may", c.strayed))
+	}
 	n := float64(len(c.ids))
 	var floorAll float64
 	for k := range t.replays {

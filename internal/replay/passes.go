@@ -28,6 +28,9 @@ type countPass struct {
 	table   *pathTable
 	ids     []uint16
 	skipped int
+	// strayed counts the paths readUnread left unread: the second pass
+	// took another path at their first packet.
+	strayed int
 }
 
 // readEffects says whether packet i's effects are read, given the
@@ -115,7 +118,11 @@ func (r *runner) readUnread(ctx context.Context, s *testrun.Sequence, c *countPa
 			return err
 		}
 		if again, _ := c.table.lookup(counts, ret); again != id {
-			return fmt.Errorf("the instrumented copy took another path the second time: its state strayed (a clock, a random number)")
+			// A program that reads a clock or a random number (katran's
+			// LRU ages its entries) need not take the same path twice:
+			// the path's effects stay unread, and a note says so.
+			c.strayed++
+			return nil
 		}
 		c.table.addEffects(id, changes)
 		return nil
