@@ -373,16 +373,7 @@ type putBackTimer struct {
 }
 
 func (p *plan) newPutBackTimer(l *program, res *Result, i, ci int) (*putBackTimer, error) {
-	c := res.Programs[i].Cases[ci]
-	target := l.Prog
-	if c.Restored {
-		target = p.restorers[i].Prog
-	}
-	writes, shadow := c.undo.Writes(), p.isFloor(i)
-	if shadow {
-		writes = res.Programs[0].Cases[ci].undo.Writes()
-	}
-	u, err := newUndoer(target, l.Spec.Programs[l.Info.Name], writes, p.cpu, shadow, true)
+	u, err := p.undoerOf(l, res, i, ci, true)
 	if err != nil {
 		return nil, err
 	}
@@ -457,25 +448,33 @@ func (p *plan) userUndoFits(res *Result, ci int, why string) error {
 	return nil
 }
 
+// undoerOf loads load i's undoer of case ci: it tail-calls the load, or
+// its restorer where the case is restored, and writes back what the
+// program's checking run changed; the floor's, on shadows of its own.
+func (p *plan) undoerOf(l *program, res *Result, i, ci int, timed bool) (*undoer, error) {
+	c := res.Programs[i].Cases[ci]
+	target := l.Prog
+	if c.Restored {
+		target = p.restorers[i].Prog
+	}
+	writes, shadow := c.undo.Writes(), p.isFloor(i)
+	if shadow {
+		writes = res.Programs[0].Cases[ci].undo.Writes()
+	}
+	return newUndoer(target, l.Spec.Programs[l.Info.Name], writes, p.cpu, shadow, timed)
+}
+
 // undoCase loads the undoers of case ci, one a load, and checks them;
 // it returns why they cannot be used, or "".
 func (p *plan) undoCase(progs []*program, res *Result, ci int) string {
 	for i, l := range progs {
 		c := res.Programs[i].Cases[ci]
-		target := l.Prog
-		if c.Restored {
-			target = p.restorers[i].Prog
-		}
-		writes, shadow := c.undo.Writes(), p.isFloor(i)
-		if shadow {
-			writes = res.Programs[0].Cases[ci].undo.Writes()
-		}
-		u, err := newUndoer(target, l.Spec.Programs[l.Info.Name], writes, p.cpu, shadow, false)
+		u, err := p.undoerOf(l, res, i, ci, false)
 		if err != nil {
 			return fmt.Sprintf("%s: %v", l.Info.Name, err)
 		}
 		p.undoers[i][ci] = u
-		if shadow {
+		if p.isFloor(i) {
 			continue
 		}
 		if why, err := p.undoReproduces(l, u, c, i, ci); err != nil || why != "" {
