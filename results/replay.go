@@ -16,6 +16,11 @@ type Replay struct {
 	Object  string `json:"object"`
 	Type    string `json:"type"`
 	Capture string `json:"capture"`
+	// Synthetic is the traffic made in place of a capture, if it was.
+	Synthetic *ReplaySynthetic `json:"synthetic,omitempty"`
+	// Traffic is a digest of the packets replayed, in their order
+	// (SHA-256, hex): a baseline is compared only on the same traffic.
+	Traffic string `json:"traffic"`
 	// Packets is how many packets were replayed, Skipped how many of the
 	// capture's were not (frames shorter than an Ethernet header, or past
 	// the limit).
@@ -44,6 +49,9 @@ type Replay struct {
 	// first; Paths are the path groups themselves, by exact path.
 	Kinds []ReplayKind `json:"kinds"`
 	Paths []ReplayPath `json:"paths"`
+	// Sequence is the cost per packet over the sequence, in at most
+	// MaxReplayBins bins of consecutive packets: what the HTML page plots.
+	Sequence []ReplayBin `json:"sequence,omitempty"`
 	// PacketList is each packet's place, path and mean time over the
 	// replays, for the first KeptPackets packets; PacketsLeftOut counts
 	// the rest (their figures are in the totals).
@@ -89,8 +97,10 @@ type ReplayPath struct {
 	PacketShare float64 `json:"packet_share"`
 	TimeShare   float64 `json:"time_share"`
 	// Mean is its packets' mean cost net of the floor, ns, with the
-	// replays' spread as a prediction interval.
-	Mean stats.Estimate `json:"mean_ns"`
+	// replays' spread as a prediction interval; ReplayMeans are each
+	// replay's (a baseline's comparison reads them).
+	Mean        stats.Estimate `json:"mean_ns"`
+	ReplayMeans []float64      `json:"replay_means_ns,omitempty"`
 	// Effects are the map effects kinds its packets made, as read on the
 	// packets whose effects were read (EffectsRead of them), most first.
 	Effects     []ReplayEffects `json:"effects,omitempty"`
@@ -106,6 +116,7 @@ type ReplayKind struct {
 	PacketShare  float64        `json:"packet_share"`
 	TimeShare    float64        `json:"time_share"`
 	Mean         stats.Estimate `json:"mean_ns"`
+	ReplayMeans  []float64      `json:"replay_means_ns,omitempty"`
 	Paths        []int          `json:"paths"`
 	Instructions [2]uint64      `json:"instructions_range"`
 }
@@ -147,8 +158,39 @@ type ReplayReference struct {
 	Floor float64 `json:"floor_ns"`
 }
 
+// ReplaySynthetic is synthetic traffic as made: Packets packets of the
+// case's packet over Flows flows drawn by Law (Zipf's exponent, 0 for
+// uniform), NewFlows of them each opening a new flow, from Seed.
+type ReplaySynthetic struct {
+	Case     string  `json:"case"`
+	Flows    int     `json:"flows"`
+	Zipf     float64 `json:"zipf,omitempty"`
+	NewFlows float64 `json:"new_flows"`
+	Packets  int     `json:"packets"`
+	Seed     uint64  `json:"seed"`
+}
+
+// MaxReplayBins is the most bins Sequence has: a plot's points.
+const MaxReplayBins = 1000
+
+// ReplayBin is consecutive packets of the sequence, from First, Packets
+// of them: their mean cost net of the floor over the replays, and the
+// lowest and highest replay's mean (each net of its own floor).
+type ReplayBin struct {
+	First   int     `json:"first"`
+	Packets int     `json:"packets"`
+	Mean    float64 `json:"mean_ns"`
+	Low     float64 `json:"low_ns"`
+	High    float64 `json:"high_ns"`
+}
+
 // ReplayChange compares two builds' replays of the same capture.
 type ReplayChange struct {
+	// Against says what the before side is: "lock-step" for two builds
+	// replayed in turns, or the baseline's name; Method how the
+	// interval was had.
+	Against string `json:"against,omitempty"`
+	Method  string `json:"method,omitempty"`
 	// Mean is the change of the mean per packet, in %, with an interval
 	// from the replays' spread; Verdict judges it.
 	Mean    stats.Estimate `json:"mean_percent"`

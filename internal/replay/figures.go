@@ -108,6 +108,8 @@ func assemble(s *testrun.Sequence, prog testrun.Program, c *countPass, t *timing
 	rep.P50, rep.P90, rep.P99 = t.hist.quantile(0.5)-rep.Floor, t.hist.quantile(0.9)-rep.Floor, t.hist.quantile(0.99)-rep.Floor
 	rep.Paths = pathsOf(s, c, t)
 	rep.Kinds = kindsOf(rep.Paths, t)
+	rep.Sequence = t.sequence()
+	rep.Traffic = c.digest
 	for i, v := range t.kept {
 		rep.PacketList = append(rep.PacketList, results.ReplayPacket{Index: i, Path: int(c.ids[i]), NS: v/float64(t.replays) - rep.Floor})
 	}
@@ -138,7 +140,7 @@ func pathsOf(s *testrun.Sequence, c *countPass, t *timing) []results.ReplayPath 
 			rp.Name = "other paths (past the distinct paths told apart)"
 		}
 		if len(means) > 0 {
-			rp.Mean = predict(means)
+			rp.Mean, rp.ReplayMeans = predict(means), means
 		}
 		if total != 0 {
 			rp.TimeShare = net / total
@@ -147,6 +149,24 @@ func pathsOf(s *testrun.Sequence, c *countPass, t *timing) []results.ReplayPath 
 	}
 	slices.SortStableFunc(out, func(a, b results.ReplayPath) int { return b.Packets - a.Packets })
 	return out
+}
+
+// sequence is the cost per packet over the sequence, bin by bin: the
+// replays' mean, lowest and highest, each net of its replay's floor.
+func (t *timing) sequence() []results.ReplayBin {
+	bins := make([]results.ReplayBin, len(t.binSum[0]))
+	for b := range bins {
+		first := b * t.binSize
+		n := min(t.binSize, t.packets-first)
+		bin := results.ReplayBin{First: first, Packets: n, Low: math.Inf(1), High: math.Inf(-1)}
+		for k := range t.replays {
+			m := t.binSum[k][b]/float64(n) - t.floor(k)
+			bin.Mean += m / float64(t.replays)
+			bin.Low, bin.High = min(bin.Low, m), max(bin.High, m)
+		}
+		bins[b] = bin
+	}
+	return bins
 }
 
 // environment is where the replay ran.
@@ -188,7 +208,7 @@ func kindsOf(paths []results.ReplayPath, t *timing) []results.ReplayKind {
 				means = append(means, sum/n-t.floor(r))
 			}
 		}
-		kinds[i].Mean = predict(means)
+		kinds[i].Mean, kinds[i].ReplayMeans = predict(means), means
 	}
 	slices.SortStableFunc(kinds, func(a, b results.ReplayKind) int { return b.Packets - a.Packets })
 	return kinds

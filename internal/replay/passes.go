@@ -2,6 +2,9 @@ package replay
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -31,6 +34,8 @@ type countPass struct {
 	// strayed counts the paths readUnread left unread: the second pass
 	// took another path at their first packet.
 	strayed int
+	// digest is the packets' SHA-256, each frame after its length.
+	digest string
 }
 
 // readEffects says whether packet i's effects are read, given the
@@ -53,7 +58,10 @@ func (r *runner) count(ctx context.Context, s *testrun.Sequence) (*countPass, er
 	pending := 0
 	start := time.Now()
 	var reading time.Duration
+	digest := sha256.New()
 	n, skipped, err := r.each(ctx, "counting "+s.Info.Name, func(i int, frame []byte) error {
+		digest.Write(binary.BigEndian.AppendUint32(nil, uint32(len(frame))))
+		digest.Write(frame)
 		var ret uint32
 		var counts []uint64
 		var changes []results.MapChange
@@ -83,7 +91,7 @@ func (r *runner) count(ctx context.Context, s *testrun.Sequence) (*countPass, er
 	if err != nil {
 		return nil, err
 	}
-	c.ids, c.skipped = c.ids[:n], skipped
+	c.ids, c.skipped, c.digest = c.ids[:n], skipped, hex.EncodeToString(digest.Sum(nil))
 	return c, r.readUnread(ctx, s, c)
 }
 
@@ -148,13 +156,18 @@ type timing struct {
 	kept           []float64 // sums over replays, of the first packets
 	mismatches     int
 	packets        int
+	// per replay, sums of ns by bin of binSize consecutive packets
+	binSum  [][]float64
+	binSize int
 }
 
 func newTiming(own, key *countPass, replays, keep int) *timing {
 	t := &timing{own: own, key: key, replays: replays, packets: len(own.ids),
 		sum: make([]float64, replays), floorSum: make([]float64, replays), floorN: make([]int, replays),
 		kept: make([]float64, min(keep, len(own.ids))), hist: newHistogram()}
+	t.binSize = max(1, (t.packets+results.MaxReplayBins-1)/results.MaxReplayBins)
 	for range replays {
+		t.binSum = append(t.binSum, make([]float64, (t.packets+t.binSize-1)/t.binSize))
 		t.pathSum, t.pathN = append(t.pathSum, make([]float64, len(own.table.paths))), append(t.pathN, make([]float64, len(own.table.paths)))
 		t.keySum, t.keyN = append(t.keySum, make([]float64, len(key.table.paths))), append(t.keyN, make([]float64, len(key.table.paths)))
 	}
@@ -217,6 +230,7 @@ func (t *timing) time(s *testrun.Sequence, c *countPass, frame []byte, i, k int)
 	t.keySum[k][key] += v
 	t.keyN[k][key]++
 	t.hist.add(ns)
+	t.binSum[k][i/t.binSize] += v
 	if i < len(t.kept) {
 		t.kept[i] += v
 	}

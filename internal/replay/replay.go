@@ -15,7 +15,10 @@ import (
 // Options are a replay's: the capture, the program(s), and how often to
 // time it.
 type Options struct {
-	Capture string
+	// Capture is a pcap or pcapng file; Synthetic is traffic made in its
+	// place. One of the two.
+	Capture   string
+	Synthetic *Synthetic
 	// Programs are one program, or two builds: before, then after.
 	Programs []testrun.Program
 	Floor    testrun.Object
@@ -55,8 +58,10 @@ type Progress struct {
 // check refuses options that cannot run, as bad input.
 func (o *Options) check() error {
 	switch {
-	case o.Capture == "":
+	case o.Capture == "" && o.Synthetic == nil:
 		return badinput.New("replay: no capture given")
+	case o.Capture != "" && o.Synthetic != nil:
+		return badinput.New("replay: a capture and synthetic traffic given: choose one")
 	case len(o.Programs) < 1 || len(o.Programs) > 2:
 		return badinput.Wrap(fmt.Errorf("replay: %d programs: want one, or two to compare", len(o.Programs)))
 	case o.Replays == 0:
@@ -88,7 +93,7 @@ func Run(ctx context.Context, o Options) (*results.Replay, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	probe, err := openStream(o.Capture) // bad input before anything is loaded
+	probe, err := open(o) // bad input before anything is loaded
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +119,9 @@ func Run(ctx context.Context, o Options) (*results.Replay, error) {
 	}
 	for _, rep := range reps {
 		rep.Env, rep.Capture = environment(seqs[0].CPU, start), o.Capture
+		if o.Synthetic != nil {
+			rep.Capture, rep.Synthetic = o.Synthetic.Describe(), o.Synthetic.saved()
+		}
 		if rep.Mean.Point > 0 {
 			rep.PPSPerCore = 1e9 / rep.Mean.Point
 		}
@@ -194,7 +202,7 @@ func (r *runner) all(ctx context.Context, seqs []*testrun.Sequence) ([]*results.
 // each streams the capture's packets, at most the limit, to f with
 // their place, reporting progress and stopping once ctx is done.
 func (r *runner) each(ctx context.Context, what string, f func(i int, frame []byte) error) (n, skipped int, err error) {
-	s, err := openStream(r.o.Capture)
+	s, err := open(r.o)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -206,28 +214,37 @@ func (r *runner) each(ctx context.Context, what string, f func(i int, frame []by
 			break
 		}
 		if err != nil {
-			return n, s.skipped, err
+			return n, s.skips(), err
 		}
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return n, s.skipped, err
+				return n, s.skips(), err
 			}
-			r.report(what, s.counted.n)
+			r.report(what, s.done())
 		}
 		if err := f(n, frame); err != nil {
-			return n, s.skipped, fmt.Errorf("packet %d: %w", s.read, err)
+			return n, s.skips(), fmt.Errorf("packet %d: %w", s.records(), err)
 		}
 	}
+	skipped = s.skips()
 	if n == r.o.Limit {
 		for _, err := s.next(); err == nil; _, err = s.next() {
-			s.skipped++ // past the limit: counted, not run
+			skipped++ // past the limit: counted, not run
 		}
 	}
 	r.report(what, r.size)
 	if n == 0 {
-		return 0, s.skipped, fmt.Errorf("%w %s: no packet to replay (%d skipped: shorter than an Ethernet header, or with no Ethernet form)", ErrCapture, r.o.Capture, s.skipped)
+		return 0, skipped, fmt.Errorf("%w %s: no packet to replay (%d skipped: shorter than an Ethernet header, or with no Ethernet form)", ErrCapture, r.o.Capture, skipped)
 	}
-	return n, s.skipped, nil
+	return n, skipped, nil
+}
+
+// open opens the replay's packets from the first.
+func open(o Options) (source, error) {
+	if o.Synthetic != nil {
+		return openSynthetic(o.Synthetic)
+	}
+	return openStream(o.Capture)
 }
 
 // report tells the progress, if asked: done bytes of this pass.

@@ -23,6 +23,23 @@ const minFrame = 14
 // ErrCapture marks a capture that cannot be replayed: bad input.
 var ErrCapture = badinput.New("capture")
 
+// source gives a replay's packets one at a time, in their order: a
+// capture's (stream) or synthetic traffic's (synthStream).
+type source interface {
+	// next is the next packet's frame, valid until the following call,
+	// or io.EOF after the last.
+	next() ([]byte, error)
+	// done is how far the source has got, of size in all (bytes of a
+	// capture, packets of synthetic traffic), for the progress.
+	done() int64
+	size() int64
+	// skips counts the packets skipped so far, records the packets met
+	// (a capture's record number, for errors).
+	skips() int
+	records() int
+	Close() error
+}
+
 // stream reads a capture's packets one at a time, as Ethernet frames,
 // skipping those too short to run and those with no Ethernet form; it
 // holds one packet at a time, whatever the capture's size.
@@ -71,6 +88,12 @@ func (s *stream) size() int64 {
 }
 
 func (s *stream) Close() error { return s.f.Close() }
+
+func (s *stream) done() int64 { return s.counted.n }
+
+func (s *stream) skips() int { return s.skipped }
+
+func (s *stream) records() int { return s.read }
 
 // next is the next packet's frame, valid until the following call, or
 // io.EOF at the capture's end.
