@@ -265,4 +265,16 @@ func TestUnsettledRemedy(t *testing.T) {
 	if out := flat(rendered(t, r, Table)); !strings.Contains(out, "more time (--time) narrows them") {
 		t.Errorf("a given repeat of short calls: the note lacks more time:\n%s", out)
 	}
+	// Two saved runs on a host that moves: their levels differ by more
+	// than either run's time narrows; the interleaved comparison settles.
+	r.Comparison.Mode = results.Files
+	for p := range r.Programs {
+		for i := range r.Programs[p].Results {
+			r.Programs[p].Results[i].Stats.Loads = &results.Loads{Wander: stats.HostWander}
+		}
+	}
+	out = flat(rendered(t, r, Table))
+	if !strings.Contains(out, "compare the builds interleaved (--before/--after), which settles them") || strings.Contains(out, "more time (--time) narrows") {
+		t.Errorf("saved runs on a moving host: the note should point to interleaving, not more time:\n%s", out)
+	}
 }

@@ -624,6 +624,11 @@ const longCall = 5 * time.Millisecond
 // a given repeat makes every call long, a smaller repeat first.
 func (r tableView) unsettledRemedy() string {
 	env := r.Environment
+	if r.Comparison != nil && r.Comparison.Mode != results.Interleaved && r.moving() {
+		// Runs at different times on a host that moves: their levels
+		// differ by more than time within either run can narrow.
+		return "on a host that moves, more time in either run would not narrow them: compare the builds interleaved (--before/--after), which settles"
+	}
 	if env.RepeatChosen || env.Repeat == 0 || r.Comparison == nil {
 		return "more time (--time) narrows"
 	}
@@ -637,6 +642,19 @@ func (r tableView) unsettledRemedy() string {
 	}
 	return fmt.Sprintf("at repeat %d each call lasts about %s and sees this machine's phases in a mix of its own: without --repeat, shorter calls, many more in the time, narrow",
 		env.Repeat, call.Round(time.Millisecond))
+}
+
+// moving says the run met a host that moves from run to run: its
+// figures hold the host's wander (stats.HostWander).
+func (r tableView) moving() bool {
+	for _, p := range r.Programs {
+		for _, c := range p.Results {
+			if c.Stats != nil && c.Stats.Loads != nil && c.Stats.Loads.Wander >= stats.HostWander {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // writeTable shows each case's change in Criterion's words: in a wide
