@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"context"
 	"encoding/binary"
 	"maps"
 	"slices"
@@ -113,13 +114,7 @@ func TestRestorerMakesFlows(t *testing.T) {
 // and returns the frame its last run left.
 func runFlow(t *testing.T, r *restorer, ci int, frame []byte, i, repeat int) []byte {
 	t.Helper()
-	frames := r.Maps()["frames"]
-	value := make([]byte, frames.ValueSize())
-	if err := frames.Lookup(uint32(ci), value); err != nil {
-		t.Fatal(err)
-	}
-	binary.NativeEndian.PutUint32(value[16:], uint32(i)) // struct frame's next
-	if err := frames.Put(uint32(ci), value); err != nil {
+	if err := r.setNextFlow(ci, uint32(i)); err != nil {
 		t.Fatal(err)
 	}
 	ret, out, _, err := r.RunTimes(frame, nil, uint32(repeat))
@@ -127,4 +122,30 @@ func runFlow(t *testing.T, r *restorer, ci int, frame []byte, i, repeat int) []b
 		t.Fatalf("flow %d: %v, return %d", i, err, ret)
 	}
 	return out
+}
+
+// Past the old limit of 2^16: 200,000 flows through the flow table's
+// 4,096 entries, each run a miss into a full table that evicts, in both
+// passes of the instrumented copy's replay, and the timed runs go through
+// the restorer.
+func TestManyFlowsMiss(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	cases, err := packets.Select([]string{packets.UDPDNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = packets.InStates(cases, []string{"flows=200000"})
+	obj := kerneltest.ReadTestObject[Object](t, "flowtable.o")
+	res, err := Run(context.Background(), Config{Programs: []Program{{Object: obj, Program: "flowtable"}}, Cases: cases,
+		CPU: -1, Samples: MinSamples, Repeat: 1000, Floor: &Object{Name: "floor", ELF: bpf.Floor()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Programs[0].Cases[0]
+	switch r := c.FlowReplay; {
+	case r == nil || c.Single || !c.Restored:
+		t.Fatalf("replay %v, single %v, restored %v: want repeats through the restorer, replayed", r, c.Single, c.Restored)
+	case r.Flows != 200000 || r.Misses != [2]int{200000, 200000} || r.MissRate(c.Calls) != 1:
+		t.Errorf("%d flows, misses %v a pass, rate %g: want every run a miss", r.Flows, r.Misses, r.MissRate(c.Calls))
+	}
 }

@@ -209,53 +209,12 @@ func runCounted(ctx context.Context, l *program, counted *insncount.Program, upd
 			return fail(err)
 		}
 		if c.flows != nil {
-			if replays[i], err = replayFlows(twin, counted, c, first[i], later[i]); err != nil {
+			if replays[i], err = replayFlows(ctx, twin, counted, c, first[i], later[i]); err != nil {
 				return fail(err)
 			}
 		}
 	}
 	return first, later, laterReturns, replays, nil
-}
-
-// replayFlows runs a flows=N case's flows in turn through the
-// instrumented copy twice, from the maps as loaded and back to them,
-// counting the runs that took a new flow's path: one that runs a block
-// the case's first run ran and its later run did not. Without such a
-// block no run is told a miss.
-func replayFlows(twin *object.Loaded, counted *insncount.Program, c CaseResult, first, later []uint64) (*FlowReplay, error) {
-	missBlock := -1
-	for b := range first {
-		if first[b] > 0 && later[b] == 0 {
-			missBlock = b
-			break
-		}
-	}
-	before, err := twin.Snapshot()
-	if err != nil {
-		return nil, err
-	}
-	r := &FlowReplay{Flows: c.flows.N()}
-	var f []byte
-	for pass := range 2 {
-		if err := counted.Reset(); err != nil {
-			return nil, err
-		}
-		for k := range c.flows.N() {
-			f = c.flows.Into(f, k)
-			if _, _, _, err := twin.RunOnce(f, c.ctxIn); err != nil {
-				return nil, fmt.Errorf("the instrumented copy: %w", err)
-			}
-		}
-		counts, err := counted.Counts(nil)
-		if err != nil {
-			return nil, err
-		}
-		r.Instructions[pass] = counted.Rewrite.Total(counts)
-		if missBlock >= 0 {
-			r.Misses[pass] = int(counts[missBlock] / first[missBlock])
-		}
-	}
-	return r, twin.PutBack(before)
 }
 
 // Counted is what a program's block counts (CaseResult.Blocks) count, kept
