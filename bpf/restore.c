@@ -117,9 +117,17 @@ static __always_inline int write_bytes(struct xdp_md *ctx, struct frame *f, __u3
 	if (data + last + 8 > end)
 		return -1;
 	*(__u64 *)(data + last) = *(__u64 *)(f->bytes + last);
-	if (want > STORED_HEAD)
-		return bpf_xdp_store_bytes(ctx, STORED_HEAD, f->bytes + STORED_HEAD, want - STORED_HEAD);
-	return 0;
+	if (want <= STORED_HEAD)
+		return 0;
+	/* Bounds checked on the length itself, hidden from clang, which
+	 * would fold them into want's: 6.1's verifier does not carry want's
+	 * bounds to want - STORED_HEAD, and refused the restorer. */
+	__u32 rest = want - STORED_HEAD;
+
+	asm volatile("" : "+r"(rest));
+	if (rest < 1 || rest > MAX_FRAME - STORED_HEAD)
+		return -1;
+	return bpf_xdp_store_bytes(ctx, STORED_HEAD, f->bytes + STORED_HEAD, rest);
 }
 
 /* patch writes a flow's size bytes at at, value in host order, with one
