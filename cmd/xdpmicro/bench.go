@@ -155,7 +155,8 @@ func (f *benchFlags) registerSamplingFlags(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.singleRun, "single-run", false, "sample every case one run a call, each on a fresh copy of the frame, "+
 		"instead of restoring the frame between repeats (see --restore)")
 	fl.StringVar(&f.states, "state", "", "time every case in the map `STATE`s, a comma list, one row each: steady (runs after the case's own, a hit) "+
-		"or first (every run sees the maps as loaded: a new flow, a miss); a packet file's state: key sets a case's own")
+		"or first (every run sees the maps as loaded: a new flow, a miss) or flows=N (each run the next of N flows in turn, N up to 16777216: "+
+		"past an LRU's entries every run misses and evicts); a packet file's state: key sets a case's own")
 	describeDefault(fl, "state", "steady; the row says so where the first run takes another path")
 	fl.BoolVar(&f.restore, "restore", false, "sample every XDP case through the restorer, which puts the frame back before each run "+
 		"(automatic where the program changes it)")
