@@ -6,6 +6,7 @@ import (
 
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/replay"
+	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 	"github.com/xdpmicro/xdpmicro/testrun"
 )
@@ -14,8 +15,11 @@ import (
 // program or the two builds, the maps' start, and how often to time it.
 // Zero fields are the defaults.
 type ReplayOptions struct {
-	// Capture is a pcap or pcapng file, read as a stream.
-	Capture string
+	// Capture is a pcap or pcapng file, read as a stream; Synthetic is
+	// traffic made in its place (SyntheticPacket gives its packet). One
+	// of the two.
+	Capture   string
+	Synthetic *SyntheticTraffic
 	// Programs are the program replayed, or two builds, before then
 	// after, replayed on the same traffic and compared.
 	Programs []Program
@@ -39,6 +43,11 @@ type ReplayOptions struct {
 	// Rate is a packet rate, packets a second, to give the cores a
 	// comparison's change takes at it; 0: none.
 	Rate float64
+	// Baseline is a replay saved earlier (results.LoadReplayBaseline) of
+	// the same traffic, to compare the one program's replay with;
+	// BaselineName names it in the report.
+	Baseline     *results.Replay
+	BaselineName string
 }
 
 // Defaults and bounds of a replay.
@@ -48,6 +57,19 @@ const (
 	DefaultReplayKeep = replay.DefaultKeep
 	MaxReplayPackets  = replay.MaxPackets
 )
+
+// SyntheticTraffic is traffic made without a capture: a case's packet
+// over N flows (up to MaxSyntheticFlows), drawn uniformly or by Zipf's
+// law, a share of the packets opening new flows, from a seed.
+type SyntheticTraffic = replay.Synthetic
+
+// MaxSyntheticFlows is the most flows synthetic traffic draws from.
+const MaxSyntheticFlows = replay.MaxFlows
+
+// SyntheticPacket is the packet synthetic traffic is made of: a class or
+// mix case as bench's --class names it (tcp-syn, udp-dns), or the first
+// packet of a packet file or capture. An unknown name is ErrBadInput.
+func SyntheticPacket(name string) (packets.Case, error) { return replay.TemplateCase(name) }
 
 // ReplayProgress is how far a replay has got.
 type ReplayProgress = replay.Progress
@@ -75,9 +97,9 @@ func Replay(ctx context.Context, o ReplayOptions, obs ReplayObserver) (*results.
 	if err != nil {
 		return nil, err
 	}
-	ro := replay.Options{Capture: o.Capture, Programs: progs, Floor: testrun.Object{Name: "floor", ELF: bpf.Floor()},
+	ro := replay.Options{Capture: o.Capture, Synthetic: o.Synthetic, Programs: progs, Floor: testrun.Object{Name: "floor", ELF: bpf.Floor()},
 		MapInit: o.MapInit, Load: o.Load, CPU: testrun.AnyCPU, Replays: o.Replays, Limit: o.Limit, Keep: o.Keep,
-		Reference: o.RunTimeStats, Rate: o.Rate}
+		Reference: o.RunTimeStats, Rate: o.Rate, Baseline: o.Baseline, BaselineName: o.BaselineName}
 	switch {
 	case o.CPU != nil && *o.CPU < testrun.AnyCPU:
 		return nil, fmt.Errorf("%w: CPU %d: want a CPU number, or testrun.AnyCPU to choose", ErrOptions, *o.CPU)

@@ -150,7 +150,11 @@ func writeReplayNotes(w io.Writer, r *results.Replay) {
 // writeReplayComparison writes two builds' replays of one capture.
 func writeReplayComparison(w io.Writer, r *results.Replay, v View) error {
 	b, ch := r.Before, r.Change
-	fmt.Fprintln(w, "before: "+replayTitle(b))
+	if ch.Against != "" && ch.Against != "lock-step" {
+		fmt.Fprintf(w, "before: %s, saved %s: %s\n", ch.Against, b.Env.Start.Format("2006-01-02 15:04"), replayTitle(b))
+	} else {
+		fmt.Fprintln(w, "before: "+replayTitle(b))
+	}
 	fmt.Fprintln(w, "after:  "+replayTitle(r))
 	fmt.Fprintf(w, "  mean per packet %s → %s ns: %+.1f %% [%+.1f %+.1f], %s\n", nsInterval(b.Mean.Point, b.Mean.Lower, b.Mean.Upper),
 		nsInterval(r.Mean.Point, r.Mean.Lower, r.Mean.Upper), ch.Mean.Point, ch.Mean.Lower, ch.Mean.Upper, ch.Verdict)
@@ -168,6 +172,12 @@ func writeReplayComparison(w io.Writer, r *results.Replay, v View) error {
 		if err := writeChangeTable(w, "path (after)", ch.Paths); err != nil {
 			return err
 		}
+	}
+	if ch.Method != "" {
+		fmt.Fprintf(w, "  intervals: %s\n", ch.Method)
+	}
+	for _, n := range ch.Notes {
+		fmt.Fprintln(w, "  "+n)
 	}
 	writeReplayNotes(w, r)
 	return nil

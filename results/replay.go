@@ -1,7 +1,18 @@
 package results
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"time"
+
+	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/jsonsize"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 
 	"github.com/xdpmicro/xdpmicro/stats"
 )
@@ -12,6 +23,8 @@ import (
 // builds, Before is the first's replay of the same capture and Change
 // the difference.
 type Replay struct {
+	// Schema is ReplaySchema: a saved replay says what it is.
+	Schema  string `json:"schema"`
 	Program string `json:"program"`
 	Object  string `json:"object"`
 	Type    string `json:"type"`
@@ -77,6 +90,10 @@ type Replay struct {
 	Change *ReplayChange     `json:"change,omitempty"`
 	Env    ReplayEnvironment `json:"environment"`
 }
+
+// ReplaySchema identifies a replay's JSON; bump it when a field's
+// meaning changes.
+const ReplaySchema = "xdpmicro.replay/v1"
 
 // ReplayTimer is the replay's timer: the kernel's own figure for each
 // BPF_PROG_TEST_RUN call of one run (its duration, in whole ns).
@@ -191,6 +208,9 @@ type ReplayChange struct {
 	// interval was had.
 	Against string `json:"against,omitempty"`
 	Method  string `json:"method,omitempty"`
+	// Notes say what the comparison's reader should know: a host that
+	// changed speed between a baseline and the replay.
+	Notes []string `json:"notes,omitempty"`
 	// Mean is the change of the mean per packet, in %, with an interval
 	// from the replays' spread; Verdict judges it.
 	Mean    stats.Estimate `json:"mean_percent"`
@@ -229,4 +249,98 @@ type ReplayEnvironment struct {
 	CPU      int           `json:"cpu"`
 	Start    time.Time     `json:"start"`
 	Wall     time.Duration `json:"wall_ns"`
+}
+
+// ReplayBaselinePath is where the replay baseline of that name lives in
+// dir: beside bench's baselines, named apart, as the two cannot be
+// compared with each other.
+func ReplayBaselinePath(dir, name string) (string, error) {
+	path, err := BaselinePath(dir, name)
+	if err != nil {
+		return "", err
+	}
+	return path[:len(path)-len(".json")] + ".replay.json", nil
+}
+
+// SaveBaseline stores the replay as a baseline, atomically.
+func (r *Replay) SaveBaseline(dir, name string) (string, error) {
+	if r.Change != nil {
+		return "", badinput.New("a comparison of two replays is no baseline: save one build's replay")
+	}
+	path, err := ReplayBaselinePath(dir, name)
+	if err != nil {
+		return "", err
+	}
+	d, err := safefs.OpenDir(dir, true)
+	if err != nil {
+		return "", fmt.Errorf("baseline directory: %w", err)
+	}
+	defer d.Close()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return "", err
+	}
+	if err := d.WriteFile(filepath.Base(path), buf.Bytes()); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// LoadReplayBaseline reads the replay baseline of that name from dir.
+func LoadReplayBaseline(dir, name string) (*Replay, error) {
+	path, err := ReplayBaselinePath(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w %q in %s (a replay's, %s)", ErrNoBaseline, name, dir, filepath.Base(path))
+	}
+	data, err := safefs.ReadFile(path, MaxSaved)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadResult, err)
+	}
+	return ParseReplay(path, data)
+}
+
+// ParseReplay reads a saved replay from data, path naming it in errors:
+// one build's, with the figures a comparison reads.
+func ParseReplay(path string, data []byte) (*Replay, error) {
+	var r Replay
+	if err := jsonsize.Check(data, &r, maxDecoded(len(data))); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
+	if err := checkReplay(&r); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
+	return &r, nil
+}
+
+// checkReplay refuses a saved replay a comparison cannot stand on.
+func checkReplay(r *Replay) error {
+	switch {
+	case r.Schema != ReplaySchema:
+		return fmt.Errorf("schema %q, want %q (a replay saved by --save-baseline)", r.Schema, ReplaySchema)
+	case r.Change != nil || r.Before != nil:
+		return errors.New("a comparison, not one build's replay")
+	case r.Packets < 1 || r.Traffic == "":
+		return errors.New("no packets, or no digest of them")
+	case r.Replays < 2 || len(r.ReplayMeans) != r.Replays:
+		return fmt.Errorf("%d replays' means of %d: want 2 or more, one a replay", len(r.ReplayMeans), r.Replays)
+	}
+	for _, k := range r.Kinds {
+		if len(k.ReplayMeans) > r.Replays {
+			return fmt.Errorf("kind %q: %d replays' means of %d", k.Name, len(k.ReplayMeans), r.Replays)
+		}
+	}
+	for _, p := range r.Paths {
+		if len(p.ReplayMeans) > r.Replays {
+			return fmt.Errorf("path %d: %d replays' means of %d", p.ID, len(p.ReplayMeans), r.Replays)
+		}
+	}
+	return checkFigures(reflect.ValueOf(r).Elem(), "")
 }

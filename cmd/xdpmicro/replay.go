@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -11,12 +12,15 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/xdpmicro/xdpmicro"
 	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/crash"
+	"github.com/xdpmicro/xdpmicro/internal/htmlpage"
 	"github.com/xdpmicro/xdpmicro/report"
+	"github.com/xdpmicro/xdpmicro/results"
 )
 
 type replayFlags struct {
@@ -30,12 +34,15 @@ type replayFlags struct {
 	cpu              cpuFlag
 	format, output   string
 	wide, quiet      bool
+	synth            synthFlags
+	baseline, save   string
+	dir, html        string
 }
 
 func replayCommand() *cobra.Command {
 	var f replayFlags
 	cmd := &cobra.Command{
-		Use:   "replay CAPTURE [OBJECT]",
+		Use:   "replay {CAPTURE | --synthetic PACKET} [OBJECT]",
 		Short: "Replay a capture in its order through a program, maps carried: the cost of your traffic",
 		Long: `Run a capture's packets in their order through the program, one test run a
 packet, with the maps carried from one packet to the next as production would
@@ -49,14 +56,28 @@ interval meant to hold the next replay's; p50, p90 and p99 per packet; and the
 packets grouped by what they did (action and map effects kind: a new flow's
 miss and insert, a hit) and by exact path, with their shares of packets and of
 time. With --before and --after, both builds replay the same capture in turns
-on one CPU, and the change shows per path group. The capture is read as a
-stream: its size is bounded by --limit only. docs/replay.md explains it all.`,
+on one CPU, and the change shows per path group; with --baseline, the replay
+is compared with one saved earlier by --save-baseline, of the same traffic.
+
+With --synthetic, the traffic is made in place of a capture: --packets packets
+of a case's packet over --flows flows (each flow's source address and port
+stepped), drawn alike or by Zipf's law (--zipf), a share of them opening new
+flows (--new-flows; a SYN over TCP), the same for the same --seed. The capture
+is read as a stream: its size is bounded by --limit only. docs/replay.md
+explains it all.`,
 		Example: `  # the connection tracker on a capture of its traffic
   sudo xdpmicro replay traffic.pcap flowtable.o
 
   # did the change slow new flows? cores at 10 Mpps, for a pull request
-  sudo xdpmicro replay traffic.pcap --before old.o --after new.o --rate 10Mpps --format markdown`,
-		Args:              rangeArgs(1, 2),
+  sudo xdpmicro replay traffic.pcap --before old.o --after new.o --rate 10Mpps --format markdown
+
+  # no capture: 1 M packets over 100,000 flows, Zipf 1.1, 3 % new flows
+  sudo xdpmicro replay --synthetic tcp-syn --flows 100000 --zipf 1.1 --new-flows 3% --packets 1000000 flowtable.o
+
+  # save a replay, compare a later one of the same traffic, with the page
+  sudo xdpmicro replay traffic.pcap flowtable.o --save-baseline main
+  sudo xdpmicro replay traffic.pcap flowtable.o --baseline main --report replay-report/`,
+		Args:              rangeArgs(0, 2),
 		ValidArgsFunction: completeObject,
 		RunE:              func(cmd *cobra.Command, args []string) error { return runReplay(cmd, args, f) },
 	}
@@ -93,13 +114,18 @@ func (f *replayFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.output, "output", "o", "", "write the report to `FILE`, atomically, instead of standard output")
 	fl.BoolVar(&f.wide, "wide", false, "list every path in the table, however many")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar on stderr (it is only drawn when stderr is a terminal)")
+	fl.StringVar(&f.baseline, "baseline", "", "compare the replay with the replay baseline saved under `NAME` (by --save-baseline), of the same traffic")
+	fl.StringVar(&f.save, "save-baseline", "", "save the replay as a baseline under `NAME`")
+	fl.StringVar(&f.dir, "baseline-dir", results.DefaultBaselineDir, "save and read baselines in `DIR` (a replay's as NAME.replay.json)")
+	fl.StringVar(&f.html, "report", "", "write an HTML page with plots into `DIR`: the cost per packet over the sequence, the path groups' shares")
+	f.synth.register(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletion(report.KindReplay.Formats()))
 	_ = cmd.RegisterFlagCompletionFunc("before", completeObject)
 	_ = cmd.RegisterFlagCompletionFunc("after", completeObject)
 }
 
 // check refuses, naming the flag, what cannot run.
-func (f replayFlags) check(args []string) error {
+func (f replayFlags) check(fl *pflag.FlagSet, args []string) error {
 	if _, err := report.KindReplay.Parse(f.format); err != nil {
 		return usageError(fmt.Errorf("--format: %w", err))
 	}
@@ -112,11 +138,11 @@ func (f replayFlags) check(args []string) error {
 	if f.keep < 0 {
 		return usageError(fmt.Errorf("--keep %d: want 0 or more", f.keep))
 	}
-	switch {
-	case f.after != "" && f.before == "":
-		return usageError(fmt.Errorf("--after needs --before"))
-	case f.after != "" && len(args) == 2:
-		return usageError(fmt.Errorf("the new build is given twice: as --after and as the argument"))
+	if err := f.checkArgs(args); err != nil {
+		return err
+	}
+	if err := f.synth.check(fl); err != nil {
+		return err
 	}
 	if err := f.cpu.check(); err != nil {
 		return err
@@ -124,43 +150,115 @@ func (f replayFlags) check(args []string) error {
 	if err := f.load.check(); err != nil {
 		return err
 	}
+	if err := f.checkBaseline(); err != nil {
+		return err
+	}
+	if err := checkDirTarget("report", f.html); err != nil {
+		return err
+	}
 	return checkFileTarget("output", f.output)
 }
 
+// checkArgs refuses arguments that do not say what to replay through
+// what: CAPTURE [OBJECT], or [OBJECT] with --synthetic.
+func (f replayFlags) checkArgs(args []string) error {
+	objects := len(args) - 1
+	switch {
+	case f.synth.packet != "" && len(args) == 2:
+		return usageError(fmt.Errorf("--synthetic makes the traffic: give the object alone, not %q and %q", args[0], args[1]))
+	case f.synth.packet != "":
+		objects = len(args)
+	case len(args) == 0:
+		return usageError(fmt.Errorf("replay what? give a capture, or --synthetic PACKET"))
+	}
+	switch {
+	case f.after != "" && f.before == "":
+		return usageError(fmt.Errorf("--after needs --before"))
+	case f.after != "" && objects == 1:
+		return usageError(fmt.Errorf("the new build is given twice: as --after and as the argument"))
+	}
+	return nil
+}
+
+// checkBaseline refuses baseline flags that cannot hold.
+func (f replayFlags) checkBaseline() error {
+	switch {
+	case f.baseline != "" && f.before != "":
+		return usageError(fmt.Errorf("compare with --before or with --baseline, not both"))
+	case f.save != "" && f.before != "":
+		return usageError(fmt.Errorf("--save-baseline saves one build's replay: not with --before"))
+	}
+	for _, name := range []string{f.baseline, f.save} {
+		if name == "" {
+			continue
+		}
+		if _, err := results.ReplayBaselinePath(f.dir, name); err != nil {
+			return err
+		}
+	}
+	if f.save != "" {
+		return checkDirTarget("baseline-dir", f.dir)
+	}
+	return nil
+}
+
 // options turns the flags into the API's options: the programs found,
-// the map-init file read, nothing loaded.
-func (f replayFlags) options(args []string) (xdpmicro.ReplayOptions, error) {
-	if err := f.check(args); err != nil {
+// the traffic made ready, the map-init file and the baseline read,
+// nothing loaded.
+func (f replayFlags) options(fl *pflag.FlagSet, args []string) (xdpmicro.ReplayOptions, error) {
+	if err := f.check(fl, args); err != nil {
 		return xdpmicro.ReplayOptions{}, err
 	}
 	rate, err := parseRate(f.rate)
 	if err != nil {
 		return xdpmicro.ReplayOptions{}, err
 	}
-	name := bpf.Default
-	switch {
-	case f.after != "":
-		name = f.after
-	case len(args) == 2:
-		name = args[1]
+	synth, err := f.synth.traffic()
+	if err != nil {
+		return xdpmicro.ReplayOptions{}, err
 	}
-	var progs []xdpmicro.Program
-	if f.before != "" {
-		progs = append(progs, xdpmicro.Find(f.before, f.program))
+	capture, objects := "", args
+	if synth == nil {
+		capture, objects = args[0], args[1:]
 	}
-	progs = append(progs, xdpmicro.Find(name, f.program))
 	keep := f.keep
 	if keep == 0 {
 		keep = -1 // the API's zero is its default
 	}
-	o := xdpmicro.ReplayOptions{Capture: args[0], Programs: progs, Load: f.load.options(), CPU: f.cpu.option(),
+	o := xdpmicro.ReplayOptions{Capture: capture, Synthetic: synth, Programs: f.programs(objects), Load: f.load.options(), CPU: f.cpu.option(),
 		Replays: f.replays, Limit: f.limit, Keep: keep, RunTimeStats: f.runTimeStats, Rate: rate}
 	if f.mapInit != "" {
 		if o.MapInit, err = xdpmicro.ReadMapInit(f.mapInit); err != nil {
 			return o, err
 		}
 	}
+	if f.baseline != "" {
+		// Read before replaying: a missing baseline should not cost a run.
+		if o.Baseline, err = results.LoadReplayBaseline(f.dir, f.baseline); errors.Is(err, results.ErrNoBaseline) {
+			return o, fmt.Errorf("%w (save one with --save-baseline %s)", err, f.baseline)
+		} else if err != nil {
+			return o, err
+		}
+		o.BaselineName = results.Baseline + " " + f.baseline
+	}
 	return o, nil
+}
+
+// programs are the builds replayed: OBJECT or --after (v4 by default),
+// after --before.
+func (f replayFlags) programs(objects []string) []xdpmicro.Program {
+	name := bpf.Default
+	switch {
+	case f.after != "":
+		name = f.after
+	case len(objects) == 1:
+		name = objects[0]
+	}
+	var progs []xdpmicro.Program
+	if f.before != "" {
+		progs = append(progs, xdpmicro.Find(f.before, f.program))
+	}
+	return append(progs, xdpmicro.Find(name, f.program))
 }
 
 // parseRate reads a packet rate: a number, with k, M or G and an
@@ -188,7 +286,7 @@ func parseRate(s string) (float64, error) {
 
 // runReplay replays and writes the report.
 func runReplay(cmd *cobra.Command, args []string, f replayFlags) error {
-	o, err := f.options(args)
+	o, err := f.options(cmd.Flags(), args)
 	if err != nil {
 		return err
 	}
@@ -204,8 +302,21 @@ func runReplay(cmd *cobra.Command, args []string, f replayFlags) error {
 	case err != nil:
 		return f.load.hint(err)
 	}
+	if f.save != "" {
+		path, err := rep.SaveBaseline(f.dir, f.save)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: replay baseline %q saved to %s\n", f.save, path)
+	}
 	out := report.Output{Format: report.Format(f.format), Path: f.output, View: report.View{Wide: f.wide}}
-	return out.Write(cmd.OutOrStdout(), report.OfReplay(rep))
+	if err := out.Write(cmd.OutOrStdout(), report.OfReplay(rep)); err != nil {
+		return err
+	}
+	if f.html != "" {
+		return htmlpage.WriteReplayHTML(f.html, rep)
+	}
+	return nil
 }
 
 // replayObserver draws a replay's progress on a terminal: a bar over the

@@ -48,7 +48,8 @@ func changeOf(before, after []float64) (stats.Estimate, string) {
 // the before build), and in cores at rate.
 func compare(before, after *results.Replay, byKey [2]*timing, rate float64) *results.Replay {
 	after.Before = before
-	ch := &results.ReplayChange{MeanNS: after.Mean.Point - before.Mean.Point, Rate: rate}
+	ch := &results.ReplayChange{Against: "lock-step", Method: "Student's t over the replays' paired changes, the builds timed in turns",
+		MeanNS: after.Mean.Point - before.Mean.Point, Rate: rate}
 	ch.Mean, ch.Verdict = changeOf(before.ReplayMeans, after.ReplayMeans)
 	for i, m := range []float64{before.Mean.Point, after.Mean.Point} {
 		if m > 0 {

@@ -89,7 +89,7 @@ func predict(xs []float64) stats.Estimate {
 
 // assemble turns one program's passes into its result.
 func assemble(s *testrun.Sequence, prog testrun.Program, c *countPass, t *timing) *results.Replay {
-	rep := &results.Replay{Program: s.Info.Name, Object: prog.Object.Name, Type: s.Info.Type.String(),
+	rep := &results.Replay{Schema: results.ReplaySchema, Program: s.Info.Name, Object: prog.Object.Name, Type: s.Info.Type.String(),
 		Packets: len(c.ids), Skipped: c.skipped, Replays: t.replays, Timer: results.ReplayTimer,
 		ActionMismatches: t.mismatches, Notes: slices.Clone(s.Notes)}
 	if c.strayed > 0 {

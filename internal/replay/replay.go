@@ -34,6 +34,10 @@ type Options struct {
 	Keep int
 	// Reference adds a replay timed by the kernel's run-time statistics.
 	Reference bool
+	// Baseline is a replay saved earlier, of the same traffic, to compare
+	// the one program's with; BaselineName names it.
+	Baseline     *results.Replay
+	BaselineName string
 	// Rate is a packet rate (packets a second) to give cores at; 0: none.
 	Rate     float64
 	Progress func(Progress)
@@ -78,6 +82,9 @@ func (o *Options) check() error {
 	}
 	if o.Keep < 0 {
 		return badinput.Wrap(fmt.Errorf("replay: keep %d packets: want 0 or more", o.Keep))
+	}
+	if o.Baseline != nil && len(o.Programs) != 1 {
+		return badinput.New("replay: a baseline is compared with one program: not with two builds")
 	}
 	if o.Rate < 0 {
 		return badinput.Wrap(fmt.Errorf("replay: a rate of %g packets a second: want more than 0", o.Rate))
@@ -127,6 +134,9 @@ func Run(ctx context.Context, o Options) (*results.Replay, error) {
 		}
 		rep.RatePPS, rep.Cores = o.Rate, o.Rate*rep.Mean.Point*1e-9
 	}
+	if len(reps) == 1 && o.Baseline != nil {
+		return compareSaved(o.Baseline, reps[0], o.BaselineName, o.Rate), nil
+	}
 	if len(reps) == 1 {
 		return reps[0], nil
 	}
@@ -175,6 +185,11 @@ func (r *runner) all(ctx context.Context, seqs []*testrun.Sequence) ([]*results.
 			return nil, nil, err
 		}
 		counted[i] = c
+	}
+	if b := r.o.Baseline; b != nil && b.Traffic != counted[0].digest {
+		// Before timing: a comparison of other traffic means nothing.
+		return nil, nil, badinput.Wrap(fmt.Errorf("the baseline %s replayed other traffic (%s, %d packets) than this replay (%d packets): replay the same capture, or the same synthetic traffic and seed",
+			r.o.BaselineName, b.Capture, b.Packets, len(counted[0].ids)))
 	}
 	timings := make([]*timing, len(seqs))
 	for i := range seqs {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
+	"github.com/xdpmicro/xdpmicro/internal/safefs"
 	"github.com/xdpmicro/xdpmicro/packets"
 	"github.com/xdpmicro/xdpmicro/results"
 )
@@ -181,4 +183,42 @@ func setTCPFlags(f []byte, l4, sum int, flags byte) {
 	}
 	c := ^uint16(acc)
 	f[sum], f[sum+1] = byte(c>>8), byte(c)
+}
+
+// TemplateCase is the packet synthetic traffic is made of: a built-in
+// case as bench's --class names it, or else the first packet of a packet
+// file or capture of that name.
+func TemplateCase(name string) (packets.Case, error) {
+	cs, err := packets.Select([]string{name})
+	if err == nil {
+		return cs[0], nil
+	}
+	f, openErr := safefs.Open(name)
+	if openErr != nil {
+		return packets.Case{}, fmt.Errorf("synthetic traffic of %q: neither a built-in case nor a file: %w", name, err)
+	}
+	head := make([]byte, 4)
+	_, _ = io.ReadFull(f, head)
+	f.Close()
+	if isCapture(head) {
+		cs, err = packets.ReadPcap(name, 1)
+	} else {
+		cs, err = packets.ReadFiles([]string{name})
+	}
+	if err != nil {
+		return packets.Case{}, err
+	}
+	return cs[0], nil
+}
+
+// isCapture says data starts as a pcap or pcapng file does.
+func isCapture(data []byte) bool {
+	if len(data) < 4 {
+		return false
+	}
+	switch binary.LittleEndian.Uint32(data) {
+	case 0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1, 0x0a0d0d0a:
+		return true
+	}
+	return false
 }
