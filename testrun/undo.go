@@ -89,27 +89,11 @@ func newUndoer(target *ebpf.Program, targetSpec *ebpf.ProgramSpec, writes []obje
 			}
 			m = shadows[m]
 		}
-		value, err := w.ValueOn(cpu)
+		write, err := writeInsns(w, m, cpu)
 		if err != nil {
-			return nil, fmt.Errorf("undoer: %w", err)
+			return nil, err
 		}
-		keyAt := int16(-maxUndoStack)
-		valueAt := keyAt + int16(align8(len(w.Key)))
-		if align8(len(w.Key))+align8(len(value)) > maxUndoStack {
-			return nil, fmt.Errorf("map %s's key and value, %d bytes, do not fit an undoer's stack", w.Map, len(w.Key)+len(value))
-		}
-		// The bytes first: storing them goes through R1.
-		insns = append(insns, storeBytes(keyAt, w.Key)...)
-		if value != nil {
-			insns = append(insns, storeBytes(valueAt, value)...)
-		}
-		insns = append(insns, asm.LoadMapPtr(asm.R1, m.FD()), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, int32(keyAt)))
-		if value == nil {
-			insns = append(insns, asm.FnMapDeleteElem.Call())
-			continue
-		}
-		insns = append(insns, asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, int32(valueAt)),
-			asm.Mov.Imm(asm.R4, int32(ebpf.UpdateAny)), asm.FnMapUpdateElem.Call())
+		insns = append(insns, write...)
 	}
 	if timed {
 		insns = append(insns, clockInsns(u.clock)...)
@@ -136,6 +120,31 @@ func newUndoer(target *ebpf.Program, targetSpec *ebpf.ProgramSpec, writes []obje
 	}
 	ok = true
 	return u, nil
+}
+
+// writeInsns write w back into m (w's map, or the floor's shadow of it):
+// its old value of cpu, or a delete of a key the run added.
+func writeInsns(w object.UndoWrite, m *ebpf.Map, cpu int) (asm.Instructions, error) {
+	value, err := w.ValueOn(cpu)
+	if err != nil {
+		return nil, fmt.Errorf("undoer: %w", err)
+	}
+	keyAt := int16(-maxUndoStack)
+	valueAt := keyAt + int16(align8(len(w.Key)))
+	if align8(len(w.Key))+align8(len(value)) > maxUndoStack {
+		return nil, fmt.Errorf("map %s's key and value, %d bytes, do not fit an undoer's stack", w.Map, len(w.Key)+len(value))
+	}
+	// The bytes first: storing them goes through R1.
+	insns := storeBytes(keyAt, w.Key)
+	if value != nil {
+		insns = append(insns, storeBytes(valueAt, value)...)
+	}
+	insns = append(insns, asm.LoadMapPtr(asm.R1, m.FD()), asm.Mov.Reg(asm.R2, asm.RFP), asm.Add.Imm(asm.R2, int32(keyAt)))
+	if value == nil {
+		return append(insns, asm.FnMapDeleteElem.Call()), nil
+	}
+	return append(insns, asm.Mov.Reg(asm.R3, asm.RFP), asm.Add.Imm(asm.R3, int32(valueAt)),
+		asm.Mov.Imm(asm.R4, int32(ebpf.UpdateAny)), asm.FnMapUpdateElem.Call()), nil
 }
 
 // clockInsns add the time since R7 was read from the kernel's clock, and
