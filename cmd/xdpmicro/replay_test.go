@@ -85,6 +85,24 @@ func TestReplayBadInput(t *testing.T) {
 		{"replay", notPcap, "--cpu", "-2"},
 		{"replay", notPcap, "--output", "/nonexistent/dir/r.json"},
 		{"replay", notPcap, "--map-init", "no/such/maps.yaml"},
+		{"replay", notPcap, "--flows", "100"},
+		{"replay", notPcap, "--seed", "3"},
+		{"replay", "--synthetic", "no-such-class"},
+		{"replay", "--synthetic", "icmp-echo"},
+		{"replay", "--synthetic", notPcap},
+		{"replay", "--synthetic", "tcp-syn", notPcap, "v4"},
+		{"replay", "--synthetic", "tcp-syn", "--flows", "0"},
+		{"replay", "--synthetic", "tcp-syn", "--flows", "16777217"},
+		{"replay", "--synthetic", "tcp-syn", "--zipf", "-1"},
+		{"replay", "--synthetic", "tcp-syn", "--new-flows", "150%"},
+		{"replay", "--synthetic", "tcp-syn", "--new-flows", "some"},
+		{"replay", "--synthetic", "tcp-syn", "--packets", "0"},
+		{"replay", "--synthetic", "tcp-syn", "--baseline", "never-saved", "--baseline-dir", t.TempDir()},
+		{"replay", "--synthetic", "tcp-syn", "--baseline", "../bad"},
+		{"replay", "--synthetic", "tcp-syn", "--save-baseline", "a", "--before", "v3", "--after", "v4"},
+		{"replay", "--synthetic", "tcp-syn", "--baseline", "a", "--before", "v3", "--after", "v4"},
+		{"replay", "--synthetic", "tcp-syn", "--report", notPcap + "/page"},
+		{"replay", "--synthetic", "tcp-syn", "--baseline", "bench", "--baseline-dir", benchBaselineDir(t)},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			code, stdout, stderr := runCLI(args...)
@@ -199,4 +217,80 @@ func TestReplayInterrupt(t *testing.T) {
 	if left := kerneltest.ProgramsLeft(t, "flowtable", before, 5*time.Second); len(left) > 0 {
 		t.Errorf("programs named flowtable still loaded after the signal: %v", left)
 	}
+}
+
+// benchBaselineDir holds a bench baseline named "bench" and nothing a
+// replay reads: a replay's baseline of that name is missing.
+func benchBaselineDir(t *testing.T) string {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bench.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Synthetic traffic through the connection tracker, as a user types it:
+// every packet a new flow over more flows than the LRU holds, then 500
+// packets over 50 flows whose kinds are exact (50 first packets miss,
+// the rest hit); a baseline saved and a later replay of the same traffic
+// compared with it, on the HTML page too; another seed is other traffic,
+// refused; nothing stays loaded.
+func TestReplaySynthetic(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	before := kerneltest.Programs(t, "flowtable")
+	dir, page := t.TempDir(), filepath.Join(t.TempDir(), "page")
+	base := []string{"replay", "--synthetic", "udp-dns", "../../bpf/testdata/flowtable.o", "--program", "flowtable", "--replays", "2", "--baseline-dir", dir}
+	rep := replayJSON(t, append(base, "--flows", "5000", "--new-flows", "100%", "--packets", "6000")...)
+	if k := rep.Kinds; len(k) != 1 || !strings.Contains(k[0].Name, "miss + insert") || k[0].Packets != 6000 {
+		t.Errorf("every packet a new flow: kinds %+v", k)
+	}
+	small := append(base, "--flows", "50", "--zipf", "1.1", "--packets", "500", "--seed", "9")
+	rep = replayJSON(t, append(small, "--save-baseline", "small")...)
+	kinds := map[string]int{}
+	for _, k := range rep.Kinds {
+		kinds[k.Name] = k.Packets
+	}
+	firsts := 0
+	for _, p := range rep.Paths {
+		if strings.Contains(p.Name, "miss + insert") {
+			firsts += p.Packets
+		}
+	}
+	if firsts != kinds["XDP_TX: .bss: updated; flows: miss + insert"] || firsts > 50 || kinds["XDP_TX: .bss: updated; flows: hit, updated"] != 500-firsts {
+		t.Errorf("kinds %v: want each flow's first packet a miss, the rest hits", kinds)
+	}
+	cmp := replayJSON(t, append(small, "--baseline", "small", "--report", page)...)
+	if cmp.Change == nil || cmp.Before == nil || cmp.Change.Against != "baseline small" || len(cmp.Change.Kinds) != len(rep.Kinds) {
+		t.Fatalf("no comparison with the baseline: %+v", cmp.Change)
+	}
+	for _, f := range []string{"index.html", "sequence.svg", "groups.svg"} {
+		if _, err := os.Stat(filepath.Join(page, f)); err != nil {
+			t.Errorf("the page's %s: %v", f, err)
+		}
+	}
+	code, _, stderr := runCLI(append(base, "--flows", "50", "--zipf", "1.1", "--packets", "500", "--seed", "10", "--baseline", "small")...)
+	if code != exitUsage || !strings.Contains(stderr, "other traffic") {
+		t.Errorf("another seed against the baseline: exit %d, %q; want %d and other traffic", code, stderr, exitUsage)
+	}
+	if left := kerneltest.ProgramsLeft(t, "flowtable", before, 5*time.Second); len(left) > 0 {
+		t.Errorf("programs named flowtable still loaded after the replays: %v", left)
+	}
+}
+
+// replayJSON runs a replay to its JSON.
+func replayJSON(t *testing.T, args ...string) *results.Replay {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "replay.json")
+	if code, _, stderr := runCLI(append(args, "--format", "json", "-o", out, "-q")...); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep results.Replay
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return &rep
 }
