@@ -42,6 +42,11 @@ func (f benchFlags) programNames(cmd *cobra.Command, opts *xdpmicro.Options) ([]
 	case f.output.html != "":
 		return nil, usageError(errors.New("--report draws one program: choose it with --program"))
 	}
+	// Bad options are the same for every program: one line, exit 2,
+	// before any is measured.
+	if _, err := opts.Complete(); err != nil {
+		return nil, f.load.hint(err)
+	}
 	for _, p := range skipped {
 		fmt.Fprintf(cmd.ErrOrStderr(), "xdpmicro: note: %s (%s) is not measured: %s\n", report.PrintableLine(p.Name), p.Type, report.PrintableLine(notMeasured(p)))
 	}

@@ -99,3 +99,13 @@ func TestBenchBundledPairOwnPrograms(t *testing.T) {
 		t.Errorf("instructions %d → %d, want two more after", b, a)
 	}
 }
+
+// A bad option on an object of several programs is one line and exit 2,
+// before any program is measured, not a line a program and exit 1.
+func TestBenchEveryProgramBadOption(t *testing.T) {
+	kerneltest.RequireBPFAlone(t)
+	code, stdout, stderr := runCLI("bench", mixed, "--state", "bogus")
+	if code != exitUsage || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "bad map state") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want exit %d and one line naming the bad state", code, stdout, stderr, exitUsage)
+	}
+}
