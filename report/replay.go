@@ -188,10 +188,24 @@ func writeChangeTable(w io.Writer, what string, groups []results.ReplayPathChang
 	t := lightTable(w, tw.CellAlignment{Global: tw.AlignRight, PerColumn: []tw.Align{tw.AlignLeft}})
 	t.Header(what, "packets", "insns", "before, ns", "after, ns", "change % [95% CI]", "verdict")
 	for _, p := range groups {
-		_ = t.Append(wrapCell(p.Name, 56), fmt.Sprint(p.Packets), fmt.Sprintf("%d → %d", p.BeforeIn, p.AfterIn), printable.NS(p.Before),
-			printable.NS(p.After), fmt.Sprintf("%+.1f [%+.1f %+.1f]", p.Change.Point, p.Change.Lower, p.Change.Upper), p.Verdict)
+		_ = t.Append(ReplayChangeCells(p))
 	}
 	return t.Render()
+}
+
+// ReplayChangeCells are a group's cells in the change table: a group met on
+// one side only has no change, and no figures on the other.
+func ReplayChangeCells(p results.ReplayPathChange) []string {
+	insns := fmt.Sprintf("%d → %d", p.BeforeIn, p.AfterIn)
+	before, after := printable.NS(p.Before), printable.NS(p.After)
+	change := fmt.Sprintf("%+.1f [%+.1f %+.1f]", p.Change.Point, p.Change.Lower, p.Change.Upper)
+	switch p.Verdict {
+	case results.ReplayOnlyAfter:
+		insns, before, change = fmt.Sprintf("— → %d", p.AfterIn), "—", "—"
+	case results.ReplayOnlyBefore:
+		insns, after, change = fmt.Sprintf("%d → —", p.BeforeIn), "—", "—"
+	}
+	return []string{wrapCell(p.Name, 56), fmt.Sprint(p.Packets), insns, before, after, change, p.Verdict}
 }
 
 // replayBMF is the replay in Bencher Metric Format: PROGRAM/mean, the

@@ -228,6 +228,18 @@ type ReplayChange struct {
 	PPSPerCore [2]float64 `json:"pps_per_core"`
 }
 
+// Verdicts of a group that a comparison with a saved replay met on one
+// side only: it has no change.
+const (
+	ReplayOnlyAfter  = "not in the baseline"
+	ReplayOnlyBefore = "only in the baseline"
+)
+
+// OneSided says the group was met on one side only.
+func (p ReplayPathChange) OneSided() bool {
+	return p.Verdict == ReplayOnlyAfter || p.Verdict == ReplayOnlyBefore
+}
+
 // ReplayPathChange is one path group's change.
 type ReplayPathChange struct {
 	Name    string         `json:"name"`

@@ -7,7 +7,9 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
@@ -100,11 +102,12 @@ func replayRows(r *results.Replay) ([]string, [][]htmlCell) {
 	var rows [][]htmlCell
 	if c := r.Change; c != nil {
 		for _, k := range c.Kinds {
-			rows = append(rows, []htmlCell{{Text: printable.Line(k.Name)}, {Text: fmt.Sprint(k.Packets), Class: "num"},
-				{Text: fmt.Sprintf("%d → %d", k.BeforeIn, k.AfterIn), Class: "num"},
-				{Text: printable.NS(k.Before), Class: "num"}, {Text: printable.NS(k.After), Class: "num"},
-				{Text: fmt.Sprintf("%+.1f [%+.1f %+.1f]", k.Change.Point, k.Change.Lower, k.Change.Upper), Class: "num"},
-				{Text: k.Verdict, Class: "verdict " + k.Verdict}})
+			cells := report.ReplayChangeCells(k)
+			row := []htmlCell{{Text: printable.Line(k.Name)}}
+			for _, text := range cells[1:6] {
+				row = append(row, htmlCell{Text: text, Class: "num"})
+			}
+			rows = append(rows, append(row, htmlCell{Text: k.Verdict, Class: "verdict " + strings.ReplaceAll(k.Verdict, " ", "_")}))
 		}
 		return []string{"packets that (after)", "packets", "insns", "before, ns", "after, ns", "change % [95 % CI]", "verdict"}, rows
 	}
@@ -264,7 +267,9 @@ func groupsFigure(r *results.Replay) *figure {
 		f.add("before: share of the time", bt)
 		tm.Color = withAlpha(sideColors[1], 190)
 	}
+	// Room on the right for the labels; ticks only where shares are.
 	p.X.Min, p.X.Max = 0, 175
+	p.X.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}}
 	p.Y.Min, p.Y.Max = 0.4, float64(len(bars))+0.6
 	p.Add(plotter.NewGrid())
 	return f

@@ -38,8 +38,8 @@ var savedMethod = fmt.Sprintf("each side's replays' spread as one more replay's 
 
 // Verdicts of a group met on one side only.
 const (
-	onlyAfter  = "not in the baseline"
-	onlyBefore = "only in the baseline"
+	onlyAfter  = results.ReplayOnlyAfter
+	onlyBefore = results.ReplayOnlyBefore
 )
 
 // compareSaved makes after's result its comparison with a replay saved
