@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/internal/badinput"
 	"github.com/xdpmicro/xdpmicro/internal/jsonsize"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 
@@ -274,11 +273,13 @@ func ReplayBaselinePath(dir, name string) (string, error) {
 	return path[:len(path)-len(".json")] + ".replay.json", nil
 }
 
-// SaveBaseline stores the replay as a baseline, atomically.
+// SaveBaseline stores the replay as a baseline, atomically: of a
+// comparison with an earlier baseline, the replay itself, so that each
+// run can be saved as the next one's baseline.
 func (r *Replay) SaveBaseline(dir, name string) (string, error) {
-	if r.Change != nil {
-		return "", badinput.New("a comparison of two replays is no baseline: save one build's replay")
-	}
+	own := *r
+	own.Before, own.Change = nil, nil
+	r = &own
 	path, err := ReplayBaselinePath(dir, name)
 	if err != nil {
 		return "", err
