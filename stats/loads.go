@@ -177,7 +177,7 @@ func AtPhase(points, factors []float64, phase Phase, perGroup int, e Estimator, 
 			return Loads{}, err
 		}
 		phase.RefHalf, phase.LeftOut, phase.AtSlow = 0, len(points)-len(kept), !atFast
-		if other := min(phase.Fast, phase.Groups-phase.Fast); float64(other) >= SplitShare*float64(phase.Groups) {
+		if other := min(phase.Fast, phase.Groups-phase.Fast); splits(other, phase.Groups) {
 			if _, out := partition(groups, factors, atFast); len(out) > 0 {
 				phase.Split, phase.Other = true, stat.Mean(out, nil)
 				l = l.Spanning(phase.Other)
@@ -270,6 +270,20 @@ func (l Loads) WithWander(w, confidence float64) Loads {
 // slow one, ×1.25 above its neighbours: a fifth spans it (the corpus,
 // docs/measurement-notes.md).
 const SplitShare = 0.2
+
+// FewGroups is the fewest groups whose share of the other speed tells
+// how often it comes: in a shorter run, any group of it makes the
+// interval span it. Ten runs of two first-state cases, 7 or 8 groups
+// each, on a host whose mix of speeds moved between runs: three that met
+// the slow speed in one group stood narrow at the fast one, and two of
+// them left out the ten runs' median.
+const FewGroups = 10
+
+// splits says whether a run that met the other speed in other of its
+// groups spans it (SplitShare, FewGroups).
+func splits(other, groups int) bool {
+	return other > 0 && (float64(other) >= SplitShare*float64(groups) || groups < FewGroups)
+}
 
 // partition is the loads of the groups at the fast phase's side atFast,
 // and the others'.

@@ -161,6 +161,11 @@ type Config struct {
 	// run should know at once: that it waits for another xdpmicro run to
 	// free the measuring CPU (cpulock.go), or will take longer than Budget.
 	Notice func(string)
+	// PutBackTimed says an earlier run of the same programs and cases
+	// timed the first state's put-backs (CaseResult.PutBack): this one
+	// does not time them again, which costs some 50 ms a case of calls
+	// outside the dispatcher.
+	PutBackTimed bool
 }
 
 // AnchorPolicy says when to hold XDP programs in the dispatcher.

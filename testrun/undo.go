@@ -295,6 +295,9 @@ func (p *plan) undo(progs []*program, res *Result) error {
 				c.LRUMap, c.LRUEntries = recycledLRU(c.undo.Writes())
 			}
 		}
+		if p.cfg.PutBackTimed {
+			continue
+		}
 		if err := p.putBackCost(progs, res, ci); err != nil {
 			return err
 		}
@@ -325,7 +328,7 @@ func recycledLRU(writes []object.UndoWrite) (name string, entries uint32) {
 // side stands for the median of its calls.
 const (
 	putBackRepeat = 2000
-	putBackCalls  = 5
+	putBackCalls  = 3
 )
 
 // putBackCost times, inside BPF, what each program's undoer and the

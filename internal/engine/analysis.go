@@ -110,14 +110,36 @@ func withHostWander(r *results.Run, confidence float64) {
 			if c.Stats == nil || c.Stats.Loads == nil {
 				continue
 			}
+			if c.Net != nil {
+				net := stats.Loads{Estimate: *c.Net}
+				if r.Floor != nil && i < len(r.Floor.Results) {
+					if other, ok := otherNet(*c, r.Floor.Results[i]); ok {
+						net.Phase = &stats.Phase{Split: true, Other: other}
+						net = net.Spanning(other)
+					}
+				}
+				net.Estimate = net.WithWander(wander, confidence).Estimate
+				c.Net = &net.Estimate
+			}
 			l := c.Stats.Loads.WithWander(wander, confidence)
 			c.Stats.Loads = &l
-			if c.Net != nil {
-				net := stats.Loads{Estimate: *c.Net}.WithWander(wander, confidence).Estimate
-				c.Net = &net
-			}
 		}
 	}
+}
+
+// otherNet is, where a case's run met each speed in enough groups for
+// its figure to span both (stats.SplitShare), its net at the other
+// speed: the program's loads there less the floor's, less what its
+// put-back cost beyond the floor's. The net spans it as the figure does.
+func otherNet(c, floor results.Case) (float64, bool) {
+	if floor.Stats == nil || floor.Stats.Loads == nil {
+		return 0, false
+	}
+	cp, fp := c.Stats.Loads.Phase, floor.Stats.Loads.Phase
+	if cp == nil || fp == nil || !cp.Split || !fp.Split {
+		return 0, false
+	}
+	return cp.Other - fp.Other - c.PutBackOver, true
 }
 
 // overLoads sets, for every case of a program loaded more than once, its
@@ -407,21 +429,33 @@ func subtractFloor(ctx context.Context, programs []results.Program, floor result
 	}
 	for p := range programs {
 		for i := range programs[p].Results {
-			lessPutBack(&programs[p].Results[i], floor.Results[i])
+			lessPutBack(&programs[p].Results[i], putBackOf(programs[p], i), putBackOf(floor, i))
 		}
 	}
 	return nil
+}
+
+// putBackOf is case i's put-back time as the load that timed it read it:
+// the first group's loads do (testrun.Config.PutBackTimed); 0 if none.
+func putBackOf(p results.Program, i int) float64 {
+	for _, q := range append([]results.Program{p}, p.Placements...) {
+		if i < len(q.Results) && q.Results[i].PutBack != 0 {
+			return q.Results[i].PutBack
+		}
+	}
+	return 0
 }
 
 // lessPutBack takes out of an undone case's net what its put-back cost
 // beyond the floor's, each timed inside BPF: the floor's undoer makes the
 // same calls on maps of its own, but its delete finds nothing where the
 // program's frees what the run before inserted.
-func lessPutBack(c *results.Case, floor results.Case) {
-	if c.Net == nil || !c.Undone || c.PutBack == 0 || floor.PutBack == 0 {
+func lessPutBack(c *results.Case, own, floor float64) {
+	if c.Net == nil || !c.Undone || own == 0 || floor == 0 {
 		return
 	}
-	d := c.PutBack - floor.PutBack
+	c.PutBack = own
+	d := own - floor
 	c.Net.Point, c.Net.Lower, c.Net.Upper = c.Net.Point-d, c.Net.Lower-d, c.Net.Upper-d
 	c.PutBackOver = d
 }

@@ -162,7 +162,8 @@ func (o *runner) groupConfig(g, size int, start time.Time, obs Observer) testrun
 	}
 	if g > 0 {
 		cfg.Warmup = laterWarmup
-		cfg.Notice = nil // said once, by the first group
+		cfg.Notice = nil        // said once, by the first group
+		cfg.PutBackTimed = true // by the first group, whose loads the analysis reads it from
 	}
 	return cfg
 }
