@@ -101,6 +101,10 @@ func (r doc) bmf(out map[string]map[string]any) map[string]map[string]any {
 				e := c.Stats.Of(r.Settings.ChosenEstimator())
 				measures["latency"] = bmfMetric{Value: e.Point, Lower: e.Lower, Upper: e.Upper}
 			}
+			if n := c.Net; n != nil {
+				// What a replay's net-latency is too: the program's own.
+				measures["net-latency"] = bmfMetric{Value: n.Point, Lower: n.Lower, Upper: n.Upper}
+			}
 			if c.Instructions > 0 {
 				measures["instructions"] = bmfCount{Value: float64(c.Instructions)}
 			}

@@ -57,6 +57,7 @@ func kernelsBMF(runs results.KernelRuns) map[string]map[string]any {
 			for name, measures := range (doc{&k.Reports[i]}).bmf(map[string]map[string]any{}) {
 				if k.Emulated {
 					delete(measures, "latency")
+					delete(measures, "net-latency")
 				}
 				if len(measures) > 0 {
 					out[name+"@"+k.Name()] = measures

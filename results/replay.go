@@ -51,6 +51,10 @@ type Replay struct {
 	// Floor is the floor's mean per run, as the program was timed.
 	ReplayMeans []float64 `json:"replay_means_ns"`
 	Floor       float64   `json:"floor_ns"`
+	// FloorWarm is the floor's cost a run in a warm loop of repeats, as
+	// bench's figures hold it beside a program's own: Mean plus it is in
+	// bench's terms (InBenchTerms), where Floor is a call of one run's.
+	FloorWarm float64 `json:"floor_warm_ns,omitempty"`
 	// P50, P90 and P99 are per packet, over every timed run of every
 	// replay, net of the floor's mean.
 	P50 float64 `json:"p50_ns"`
@@ -356,4 +360,10 @@ func checkReplay(r *Replay) error {
 		}
 	}
 	return checkFigures(reflect.ValueOf(r).Elem(), "")
+}
+
+// InBenchTerms is e, a figure net of the floor, as bench would give it:
+// with the floor's cost a run in a warm loop (FloorWarm) added back.
+func (r *Replay) InBenchTerms(e stats.Estimate) stats.Estimate {
+	return stats.Estimate{Point: e.Point + r.FloorWarm, Lower: e.Lower + r.FloorWarm, Upper: e.Upper + r.FloorWarm}
 }

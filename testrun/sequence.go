@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
@@ -261,6 +262,41 @@ func (s *Sequence) Time(frame []byte) (ret, ns uint32, err error) {
 func (s *Sequence) TimeFloor(frame []byte) (uint32, error) {
 	_, ns, err := s.run(s.floor, frame)
 	return ns, err
+}
+
+// floorWarmRepeat and floorWarmCalls: the floor's cost a run in a warm
+// loop is the median of a few calls of many runs, each the kernel's
+// whole-ns mean, so within half a nanosecond.
+const (
+	floorWarmRepeat = 100000
+	floorWarmCalls  = 3
+)
+
+// FloorWarm is the floor's empty program's cost a run in a warm loop of
+// repeats (what bench's figures hold beside a program's own), ns, on the
+// sequence's CPU: a replay's mean net of the floor plus this is in
+// bench's terms.
+func (s *Sequence) FloorWarm(frame []byte) (float64, error) {
+	if s.linkLayer {
+		frame = object.AppendBehindLinkHeader(nil, frame)
+	}
+	var calls []float64
+	err := s.Pin(func() error {
+		for range floorWarmCalls {
+			_, ns, _, _, err := callRestarting(s.floor.Prog.FD(), frame, s.ctxIn, floorWarmRepeat)
+			if err != nil {
+				return s.floor.RunError(err, frame, s.ctxIn)
+			}
+			// The kernel gives the whole ns below the mean.
+			calls = append(calls, float64(ns)+0.5)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	slices.Sort(calls)
+	return calls[len(calls)/2], nil
 }
 
 func (s *Sequence) run(l *object.Loaded, frame []byte) (ret, ns uint32, err error) {

@@ -191,6 +191,12 @@ func checkReplayBMF(t *testing.T, out string) {
 	if !ok || mean.Lower == nil || mean.Upper == nil || *mean.Lower > mean.Value || *mean.Upper < mean.Value {
 		t.Errorf("flowtable/mean's latency %+v: want a value within its bounds", mean)
 	}
+	// latency is in bench's terms: net-latency plus the floor's cost a
+	// run in a warm loop, a positive few ns.
+	net, ok := bmf["flowtable/mean"]["net-latency"]
+	if !ok || !(mean.Value > net.Value) || *mean.Lower-*net.Lower != mean.Value-net.Value {
+		t.Errorf("flowtable/mean: latency %+v, net-latency %+v: want latency the net shifted up by the warm floor", mean, net)
+	}
 }
 
 // A signal mid-replay: exit 128 + signal, nothing written, nothing left

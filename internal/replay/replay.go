@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/xdpmicro/xdpmicro/internal/badinput"
@@ -200,9 +201,16 @@ func (r *runner) all(ctx context.Context, seqs []*testrun.Sequence) ([]*results.
 			return nil, nil, err
 		}
 	}
+	first, err := r.firstFrame()
+	if err != nil {
+		return nil, nil, err
+	}
 	reps := make([]*results.Replay, len(seqs))
 	for i, s := range seqs {
 		reps[i] = assemble(s, r.o.Programs[i], counted[i], timings[i])
+		if reps[i].FloorWarm, err = s.FloorWarm(first); err != nil {
+			return nil, nil, fmt.Errorf("the floor in a warm loop: %w", err)
+		}
 		if r.o.Reference {
 			ref, err := r.reference(ctx, s)
 			if err != nil {
@@ -212,6 +220,21 @@ func (r *runner) all(ctx context.Context, seqs []*testrun.Sequence) ([]*results.
 		}
 	}
 	return reps, timings, nil
+}
+
+// firstFrame is the traffic's first packet: the floor's frame in a warm
+// loop (Sequence.FloorWarm).
+func (r *runner) firstFrame() ([]byte, error) {
+	s, err := open(r.o)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	frame, err := s.next()
+	if err != nil {
+		return nil, fmt.Errorf("the traffic's first packet: %w", err)
+	}
+	return slices.Clone(frame), nil
 }
 
 // each streams the capture's packets, at most the limit, to f with
