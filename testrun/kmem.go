@@ -1,8 +1,12 @@
 package testrun
 
 import (
+	"bytes"
 	"slices"
 
+	"github.com/cilium/ebpf"
+
+	"github.com/xdpmicro/xdpmicro/bpf"
 	"github.com/xdpmicro/xdpmicro/internal/kmem"
 )
 
@@ -21,6 +25,9 @@ func (p *plan) fitKernelMemory(budget uint64) error {
 			for _, o := range p.others[i] {
 				g.Others = kmem.SatAdd(g.Others, o.Chosen.Footprint().Copy())
 			}
+			if c.Info.Type == ebpf.XDP {
+				g.Others = kmem.SatAdd(g.Others, p.restorerBytes())
+			}
 			groups, k = append(groups, g), len(keys)-1
 		}
 		groups[k].Want++
@@ -28,4 +35,27 @@ func (p *plan) fitKernelMemory(budget uint64) error {
 	per, err := kmem.Fit(groups, budget, candidatesPerLoad, p.cfg.Counts == nil)
 	p.candidates = per
 	return err
+}
+
+// restorerBytes is what a load's frame restorer may hold: its frames, one
+// a case (restore.c's struct frame), and its code. Which cases a restorer
+// serves is known only after the checking runs, so every XDP load is
+// counted one.
+func (p *plan) restorerBytes() uint64 {
+	spec, err := ebpf.LoadCollectionSpecFromReader(bytes.NewReader(bpf.Restorer()))
+	if err != nil {
+		return 0 // the run will say so when it loads one
+	}
+	var total uint64
+	for name, ms := range spec.Maps {
+		if name == "frames" {
+			ms = ms.Copy()
+			ms.MaxEntries = uint32(max(len(p.cfg.Cases), 1))
+		}
+		total = kmem.SatAdd(total, kmem.MapBytes(ms, 1))
+	}
+	for _, ps := range spec.Programs {
+		total = kmem.SatAdd(total, kmem.ProgramBytes(ps))
+	}
+	return total
 }
