@@ -499,7 +499,9 @@ type htmlPage struct {
 	Cases          []htmlCase
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageHead opens every page the package writes: its title and the style
+// both pages share, the rest of each page's style to follow.
+const pageHead = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -508,7 +510,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1400px; }
 pre { font-size: 12px; line-height: 1.25; overflow-x: auto; background: #f7f7f7; padding: 1em; }
 figure { margin: 1em 0; }
-figure.summary img { max-width: 100%; }
+`
+
+var pageTemplate = template.Must(template.New("page").Parse(pageHead + `figure.summary img { max-width: 100%; }
 div.cases { max-width: 100%; overflow-x: auto; margin: 1em 0; }
 table.cases { border-collapse: collapse; font-size: 14px; }
 table.cases th, table.cases td { padding: 0.25em 0.6em; border-bottom: 1px solid #ddd; text-align: left; white-space: nowrap; vertical-align: top; }

@@ -293,16 +293,7 @@ type replayPage struct {
 	Table            string
 }
 
-var replayTemplate = template.Must(template.New("replay").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{{.Title}}</title>
-<style>
-body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1400px; }
-pre { font-size: 12px; line-height: 1.25; overflow-x: auto; background: #f7f7f7; padding: 1em; }
-figure { margin: 1em 0; }
-figure img { max-width: 100%; }
+var replayTemplate = template.Must(template.New("replay").Parse(pageHead + `figure img { max-width: 100%; }
 table.cases { border-collapse: collapse; font-size: 14px; margin: 1em 0; }
 table.cases th, table.cases td { padding: 0.25em 0.6em; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
 table.cases td.num { text-align: right; font-variant-numeric: tabular-nums; font-family: monospace; font-size: 13px; white-space: nowrap; }
