@@ -1,11 +1,8 @@
 package results
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
-
-	"github.com/xdpmicro/xdpmicro/internal/jsonsize"
 )
 
 // ParseProfile reads a profile as profile --format json writes it (a
@@ -15,11 +12,8 @@ import (
 // names it in errors.
 func ParseProfile(path string, data []byte) (*ProfileReport, error) {
 	var rep ProfileReport
-	if err := jsonsize.Check(data, &rep, maxDecoded(len(data))); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
-	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	if err := decodeSaved(path, data, &rep); err != nil {
+		return nil, err
 	}
 	if err := rep.Check(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"time"
 
-	"github.com/xdpmicro/xdpmicro/internal/jsonsize"
 	"github.com/xdpmicro/xdpmicro/internal/safefs"
 
 	"github.com/xdpmicro/xdpmicro/stats"
@@ -325,11 +324,8 @@ func LoadReplayBaseline(dir, name string) (*Replay, error) {
 // one build's, with the figures a comparison reads.
 func ParseReplay(path string, data []byte) (*Replay, error) {
 	var r Replay
-	if err := jsonsize.Check(data, &r, maxDecoded(len(data))); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	if err := decodeSaved(path, data, &r); err != nil {
+		return nil, err
 	}
 	if err := checkReplay(&r); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)

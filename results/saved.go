@@ -48,14 +48,23 @@ func Read(path string) (*Run, error) {
 	return Parse(path, data)
 }
 
+// decodeSaved decodes a saved file's data into v, bounded in memory
+// before it is decoded; path names it in errors, which wrap ErrBadResult.
+func decodeSaved(path string, data []byte, v any) error {
+	if err := jsonsize.Check(data, v, maxDecoded(len(data))); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	}
+	return nil
+}
+
 // Parse reads a saved result from data; path names it in errors.
 func Parse(path string, data []byte) (*Run, error) {
 	var r Run
-	if err := jsonsize.Check(data, &r, maxDecoded(len(data))); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrBadResult, path, err)
+	if err := decodeSaved(path, data, &r); err != nil {
+		return nil, err
 	}
 	if r.Schema != Schema {
 		return nil, fmt.Errorf("%w: %s has schema %q, want %q", ErrBadResult, path, r.Schema, Schema)
