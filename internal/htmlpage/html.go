@@ -91,14 +91,7 @@ func (r doc) writeHTML(dir string) error {
 		}
 	}
 	page.Reading = r.reading(bins, curves)
-	var out bytes.Buffer
-	if err := pageTemplate.Execute(&out, page); err != nil {
-		return err
-	}
-	if err := d.WriteFile("index.html", out.Bytes()); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
+	return writeIndex(d, pageTemplate, page)
 }
 
 const (
@@ -562,3 +555,15 @@ details.case > summary h2 { display: inline; font-size: 1.3em; margin-right: 0.5
 
 // doc is a report as this package renders it.
 type doc struct{ *results.Run }
+
+// writeIndex writes page through t as d's index.html.
+func writeIndex(d *safefs.Dir, t *template.Template, page any) error {
+	var out bytes.Buffer
+	if err := t.Execute(&out, page); err != nil {
+		return err
+	}
+	if err := d.WriteFile("index.html", out.Bytes()); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}

@@ -54,14 +54,7 @@ func WriteReplayHTML(dir string, r *results.Replay) error {
 	if err := writeFigure(d, replayGroupsFile, groupsFigure(r)); err != nil {
 		return err
 	}
-	var html bytes.Buffer
-	if err := replayTemplate.Execute(&html, page); err != nil {
-		return err
-	}
-	if err := d.WriteFile("index.html", html.Bytes()); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
+	return writeIndex(d, replayTemplate, page)
 }
 
 func replayTitle(r *results.Replay) string {
