@@ -180,7 +180,7 @@ func (c comparison) linesChangedNotes() []note {
 }
 
 // putBackText says how a first-state case's maps were put back between
-// its runs, and what of it the net leaves out.
+// its runs, and what the program's put-back cost beyond the floor's.
 func putBackText(c results.Case) string {
 	switch {
 	case !c.Undone:
@@ -189,7 +189,7 @@ func putBackText(c results.Case) string {
 		return "the maps put back before each run inside the kernel, the floor's runs making the same calls on maps of their own"
 	}
 	return fmt.Sprintf("the maps put back before each run inside the kernel, %s ns a run timed inside BPF, %s ns more than the floor's "+
-		"same calls on maps of its own, which the net leaves out too", printable.NS(c.PutBack), printable.NS(c.PutBackOver))
+		"same calls on maps of its own, which the net keeps", printable.NS(c.PutBack), printable.NS(c.PutBackOver))
 }
 
 // recycledText names the miss a first-state case timed where its

@@ -191,11 +191,10 @@ type Case struct {
 	Undone bool `json:"undone,omitempty"`
 	// PutBack is, for an undone case, what the put-back took a run inside
 	// BPF, in ns: a program's delete that frees what the run before
-	// inserted may cost more than the floor's, which finds nothing, and
-	// the net takes the difference out.
+	// inserted may cost more than the floor's, which finds nothing.
 	PutBack float64 `json:"put_back_ns,omitempty"`
-	// PutBackOver is how much more than the floor's the put-back took,
-	// which the net leaves out (analysis); it may be negative.
+	// PutBackOver is how much more than the floor's the put-back took; it
+	// may be negative. The net keeps it (analysis says why).
 	PutBackOver float64 `json:"put_back_over_floor_ns,omitempty"`
 	// LRUMap and LRUEntries name an LRU map whose new entry an undone
 	// case's put-back deletes, and its size: each run's insert takes back
